@@ -1,0 +1,75 @@
+"""The requirement catalog: every testable statement of the spec, kept as data.
+
+The TOML files beside this module hold one `[[requirement]]` table per
+statement (format in README.md). They are validated when loaded, so a typo in
+the catalog is an error at collection, not a silently missing requirement.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+LEVELS = ("MUST", "SHOULD", "MAY", "UNSPECIFIED")
+PROTOCOLS = ("invoke", "agui", "mcp", "metadata", "auth", "general")
+_REQUIRED = ("id", "level", "section", "quote", "expect", "protocol")
+CATALOG_DIR = Path(__file__).resolve().parent
+
+
+class CatalogError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    level: str
+    section: str
+    quote: str
+    expect: str
+    protocol: str
+    scenario: str = ""
+    supply: str = ""
+    note: str = ""
+
+    @property
+    def testable(self) -> bool:
+        return self.level != "UNSPECIFIED"
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if v != ""}
+
+
+def _parse(path: Path) -> list[Requirement]:
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    out = []
+    for n, row in enumerate(data.get("requirement", []), 1):
+        where = f"{path.name} requirement #{n} ({row.get('id', '?')})"
+        missing = [k for k in _REQUIRED if not isinstance(row.get(k), str) or not row.get(k)]
+        if missing:
+            raise CatalogError(f"{where}: missing or empty {', '.join(missing)}")
+        unknown = set(row) - set(Requirement.__dataclass_fields__)
+        if unknown:
+            raise CatalogError(f"{where}: unknown keys {sorted(unknown)}")
+        if row["level"] not in LEVELS:
+            raise CatalogError(f"{where}: level {row['level']!r} not one of {LEVELS}")
+        if row["protocol"] not in PROTOCOLS:
+            raise CatalogError(f"{where}: protocol {row['protocol']!r} not one of {PROTOCOLS}")
+        if row["level"] == "UNSPECIFIED" and not row.get("supply"):
+            raise CatalogError(f"{where}: an UNSPECIFIED entry must say how the fact is supplied (`supply`)")
+        out.append(Requirement(**row))
+    return out
+
+
+@cache
+def load(directory: Path = CATALOG_DIR) -> dict[str, Requirement]:
+    """All requirements by id, in file order; raises CatalogError on any defect."""
+    catalog: dict[str, Requirement] = {}
+    for path in sorted(directory.glob("*.toml")):
+        for req in _parse(path):
+            if req.id in catalog:
+                raise CatalogError(f"duplicate requirement id {req.id} in {path.name}")
+            catalog[req.id] = req
+    return catalog

@@ -1,0 +1,1 @@
+"""Checks: plain functions over recordings, one module per protocol surface."""

@@ -1,0 +1,298 @@
+"""Record once, check many.
+
+A Session starts every scenario the selected checks need, concurrently, in a
+background event loop (slow ones first), so a run costs about its longest
+scenario. Checks are evaluated synchronously as their recordings arrive.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+import time
+import traceback
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance import catalog
+from conformance.outcomes import NotAssessed, Observation
+from conformance.registry import CHECKS, SCENARIOS, Check, Scenario
+from conformance.target import Target
+from conformance.wire.http import Client, Exchange, Limits
+from conformance.wire.redact import Redactor
+
+EVIDENCE_EXCHANGES = 4
+EVIDENCE_CHARS = 3000
+
+
+@dataclass
+class Recording:
+    """What one scenario left behind: its exchanges in order and the facts it wants checks to know."""
+    scenario: str
+    target: Target
+    exchanges: list[Exchange] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def main(self) -> Exchange:
+        if not self.exchanges:
+            raise AssertionError(f"scenario {self.scenario} sent no request")
+        return self.exchanges[0]
+
+    def get(self, label: str) -> Exchange:
+        for ex in self.exchanges:
+            if ex.label == label:
+                return ex
+        raise NotAssessed(f"scenario {self.scenario} did not reach step {label!r} "
+                          f"(it recorded {[e.label for e in self.exchanges]})")
+
+    def labelled(self, prefix: str) -> list[Exchange]:
+        return [e for e in self.exchanges if e.label.startswith(prefix)]
+
+
+class ScenarioFailed(Exception):
+    """A scenario could not complete (the server answered something it could not continue from)."""
+
+
+class Context:
+    """What a scenario function works with: the target, the client, and unique keys per run."""
+
+    _counter = itertools.count(1)
+
+    def __init__(self, session: "Session", scenario: Scenario):
+        self.session = session
+        self.scenario = scenario
+        self.target = session.target
+        self.client = session.client
+        self.recording = Recording(scenario.name, session.target)
+
+    # -- facts and prompts -------------------------------------------------------------
+    def need(self, fact: str) -> Any:
+        value = getattr(self.target, fact)
+        if value in (None, ""):
+            raise NotAssessed(f"needs {self.target.option_for(fact)}, which was not given")
+        return value
+
+    def agent_scenario(self, name: str) -> dict[str, Any]:
+        entry = self.target.profile.scenario(name)
+        if entry is None:
+            raise NotAssessed(f"the profile maps no prompt for the scenario {name!r}")
+        return entry
+
+    def prompt(self, name: str) -> str:
+        entry = self.agent_scenario(name)
+        if "prompt" not in entry:
+            raise NotAssessed(f"the scenario {name!r} needs the conformance agent or a profile prompt")
+        return entry["prompt"]
+
+    def conformance_agent(self, why: str) -> None:
+        if not self.target.profile.is_conformance_agent:
+            raise NotAssessed(f"needs the conformance agent ({why}); the profile's agent is custom")
+
+    def unique(self, label: str = "k") -> str:
+        """A key no earlier run used: sessions, thread ids, run ids."""
+        return f"conf-{self.target.run_tag}-{label}-{next(self._counter)}"
+
+    def agent_path(self, operation: str, agent_id: str | None = None) -> str:
+        agent = agent_id if agent_id is not None else self.need("agent_id")
+        return f"/v1/agents/{agent}/{operation}"
+
+    def metadata_path(self, agent_id: str | None = None) -> str:
+        agent = agent_id if agent_id is not None else self.need("agent_id")
+        return f"/.well-known/oauth-protected-resource/v1/agents/{agent}/mcp"
+
+    def bearer(self, credential: str | None = "api_key") -> dict[str, str]:
+        """Authorization header from a credential fact name; None: no header."""
+        if credential is None:
+            return {}
+        return {"Authorization": f"Bearer {self.need(credential)}"}
+
+    # -- talking ---------------------------------------------------------------------
+    async def send(self, method: str, path: str, *, label: str, credential: str | None = "api_key",
+                   headers: dict[str, str] | None = None, limits: Limits | None = None, **kw) -> Exchange:
+        all_headers = {**self.bearer(credential), **(headers or {})}
+        ex = await self.client.send(method, path, headers=all_headers, label=label,
+                                    limits=limits, **kw)
+        self.recording.exchanges.append(ex)
+        return ex
+
+    async def post(self, path: str, body: Any = None, *, label: str, **kw) -> Exchange:
+        if body is not None and "content" not in kw:
+            kw["json"] = body
+        return await self.send("POST", path, label=label, **kw)
+
+    def note(self, **facts: Any) -> None:
+        self.recording.facts.update(facts)
+
+
+@dataclass
+class CheckResult:
+    check: str
+    requirements: tuple[str, ...]
+    status: str            # passed | failed | not_assessed | info | error
+    message: str = ""
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    duration: float = 0.0
+
+
+class Session:
+    """One certification run: a background loop records scenarios; checks are judged on demand."""
+
+    def __init__(self, target: Target, checks: list[Check], *, concurrency: int = 12):
+        self.target = target
+        self.checks = checks
+        self.redactor = Redactor(target.secrets)
+        t = target.profile.timeouts
+        self.limits = Limits(connect=t.connect, headers=t.headers, idle=t.idle, total=t.request)
+        self.concurrency = concurrency
+        self._futures: dict[str, Future] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self.client: Client | None = None
+        self.preflight_error: str | None = None
+        self.started_at = time.monotonic()
+        self.results: dict[str, CheckResult] = {}
+
+    # -- lifecycle ------------------------------------------------------------------
+    def start(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            self.client = Client(self.target.base_url, ca_bundle=self.target.ca_bundle,
+                                 insecure=self.target.insecure, limits=self.limits,
+                                 secrets=self.target.secrets)
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="conformance-recorder", daemon=True)
+        self._thread.start()
+        ready.wait()
+        self.preflight_error = self._call(self._preflight(), timeout=self.limits.connect + self.limits.headers + 5)
+        if self.preflight_error:
+            return
+        needed = {s for c in self.checks for s in c.scenarios}
+        sem_holder: dict[str, asyncio.Semaphore] = {}
+        for name in sorted(needed, key=lambda s: (not SCENARIOS[s].slow, s)):
+            self._futures[name] = asyncio.run_coroutine_threadsafe(
+                self._record(SCENARIOS[name], sem_holder), self._loop)
+
+    def close(self) -> None:
+        if not self._loop:
+            return
+        for fut in self._futures.values():
+            fut.cancel()
+        if self.client:
+            try:
+                self._call(self.client.aclose(), timeout=5)
+            except Exception:
+                pass
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop = None
+
+    def _call(self, coro, timeout: float):
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    async def _preflight(self) -> str | None:
+        """Can we reach the target at all? If not, the verdict is `error`, not a pile of failures."""
+        path = f"/.well-known/oauth-protected-resource/v1/agents/{self.target.agent_id or 'agt_preflight'}/mcp"
+        ex = await self.client.send("GET", path, label="preflight",
+                                    limits=Limits(connect=self.limits.connect, headers=self.limits.headers,
+                                                  idle=self.limits.idle, total=self.limits.connect + self.limits.headers))
+        if ex.status is None:
+            return f"target unreachable at {self.target.base_url}: {ex.error}"
+        return None
+
+    async def _record(self, scn: Scenario, sem_holder: dict) -> Recording | BaseException:
+        sem = sem_holder.setdefault("sem", asyncio.Semaphore(self.concurrency))
+        async with sem:
+            ctx = Context(self, scn)
+            try:
+                await asyncio.wait_for(scn.fn(ctx), timeout=scn.deadline)
+                return ctx.recording
+            except NotAssessed as exc:
+                return exc
+            except asyncio.TimeoutError:
+                exc = ScenarioFailed(f"scenario {scn.name} did not finish within its {scn.deadline:g} s deadline")
+            except AssertionError as exc_:
+                exc = ScenarioFailed(f"scenario {scn.name} could not continue: {exc_}")
+            except Exception as exc_:  # a server answer the scenario could not use; never a traceback to the user
+                exc = ScenarioFailed(f"scenario {scn.name} could not continue: {type(exc_).__name__}: {exc_}")
+                exc.detail = traceback.format_exc(limit=3)
+            exc.recording = ctx.recording
+            return exc
+
+    # -- judging --------------------------------------------------------------------
+    def recording(self, name: str, timeout: float | None = None) -> Recording | BaseException:
+        fut = self._futures[name]
+        return fut.result(timeout if timeout is not None else SCENARIOS[name].deadline + 30)
+
+    def assess(self, check: Check) -> CheckResult:
+        t0 = time.monotonic()
+        result = self._assess(check)
+        result.duration = time.monotonic() - t0
+        result.message = self.redactor.redact(result.message)
+        self.results[check.id] = result
+        return result
+
+    def _assess(self, check: Check) -> CheckResult:
+        mk = lambda status, msg="", ev=(): CheckResult(check.id, check.requirements, status, msg, list(ev))
+        if self.preflight_error:
+            return mk("error", self.preflight_error)
+        recs = []
+        for name in check.scenarios:
+            got = self.recording(name)
+            if isinstance(got, NotAssessed):
+                return mk("not_assessed", str(got))
+            if isinstance(got, ScenarioFailed):
+                return mk("failed", str(got), self._evidence([got.recording]))
+            if isinstance(got, BaseException):
+                return mk("error", f"scenario {name}: {type(got).__name__}: {got}")
+            recs.append(got)
+        try:
+            note = check.fn(*recs)
+        except NotAssessed as exc:
+            return mk("not_assessed", str(exc))
+        except Observation as exc:
+            return mk("info", str(exc), self._evidence(recs))
+        except AssertionError as exc:
+            return mk("failed", str(exc) or f"{check.id} failed", self._evidence(recs))
+        except Exception as exc:  # the server's answer broke an assumption the check relies on
+            return mk("failed", f"unexpected response shape ({type(exc).__name__}: {exc})", self._evidence(recs))
+        return mk("passed", note if isinstance(note, str) else "")
+
+    def _evidence(self, recs: list[Recording]) -> list[dict[str, Any]]:
+        out = []
+        for rec in recs:
+            for ex in rec.exchanges[:EVIDENCE_EXCHANGES]:
+                out.append({"scenario": rec.scenario, "label": ex.label,
+                            "transcript": self.redactor.redact(ex.transcript(EVIDENCE_CHARS))})
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        s = self.client.stats if self.client else None
+        return {
+            "wall_seconds": round(time.monotonic() - self.started_at, 3),
+            "requests": getattr(s, "requests", 0),
+            "agent_runs": getattr(s, "agent_runs", 0),
+            "bytes_received": getattr(s, "bytes_received", 0),
+            "waits_429": getattr(s, "waits_429", 0),
+        }
+
+
+def select(checks: dict[str, Check], *, level: str = "may", protocols: set[str] | None = None) -> tuple[list[Check], dict[str, str]]:
+    """The checks to run, and for the others the reason they are not assessed."""
+    reqs = catalog.load()
+    allowed = {"must": {"MUST"}, "should": {"MUST", "SHOULD"}, "may": {"MUST", "SHOULD", "MAY"}}[level]
+    chosen, skipped = [], {}
+    for c in checks.values():
+        if protocols is not None and not c.protocols <= protocols:
+            skipped[c.id] = f"protocol excluded by --protocols ({', '.join(sorted(c.protocols - protocols))})"
+        elif not any(reqs[r].level in allowed for r in c.requirements):
+            skipped[c.id] = f"below --level {level}"
+        else:
+            chosen.append(c)
+    return chosen, skipped

@@ -1,0 +1,12 @@
+"""What a check or scenario can say besides pass (return) and fail (AssertionError)."""
+
+
+class NotAssessed(Exception):
+    """The check cannot run here: a missing credential, no prompt, an excluded protocol.
+
+    Never counted as passed; the reason names the option that would let it run.
+    """
+
+
+class Observation(Exception):
+    """The spec leaves this open: the check reports what it saw, it does not judge."""

@@ -1,0 +1,136 @@
+"""Scenarios (exchanges recorded once) and checks (plain functions over recordings).
+
+A scenario is an async function that talks to the server through a Context and
+leaves behind a Recording. A check is a plain function that takes the
+recordings of the scenarios it names, in order, and raises AssertionError with
+a precise message when the server is wrong. Both register by decorator:
+
+    @scenario("invoke.plain_json", protocol="invoke", prompts=("plain_reply",))
+    async def plain_json(ctx): ...
+
+    @check("INV-RES-001", scenarios=["invoke.plain_json"])
+    def result_is_json_200(rec): ...
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from conformance import catalog
+
+PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    fn: Callable[..., Awaitable[Any]]
+    protocol: str
+    needs: tuple[str, ...] = ()      # target facts, e.g. "access_token", "extra_data_field"
+    prompts: tuple[str, ...] = ()    # agent scenarios whose prompts it sends
+    slow: bool = False               # started first (e.g. the 16 s silence)
+    deadline: float = 90.0           # overall seconds for the whole scenario
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    fn: Callable[..., Any]
+    requirements: tuple[str, ...]
+    scenarios: tuple[str, ...]
+    doc: str = ""
+    module: str = ""
+
+    @property
+    def protocols(self) -> set[str]:
+        return {SCENARIOS[s].protocol for s in self.scenarios}
+
+    @property
+    def slow(self) -> bool:
+        return any(SCENARIOS[s].slow for s in self.scenarios)
+
+
+SCENARIOS: dict[str, Scenario] = {}
+CHECKS: dict[str, Check] = {}
+
+
+class RegistryError(ValueError):
+    pass
+
+
+def _first_line(fn) -> str:
+    return (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
+
+
+def scenario(name: str, *, protocol: str, needs=(), prompts=(), slow=False, deadline=90.0):
+    if protocol not in PROTOCOLS:
+        raise RegistryError(f"scenario {name}: protocol {protocol!r} not one of {PROTOCOLS}")
+
+    def register(fn):
+        if name in SCENARIOS and SCENARIOS[name].fn is not fn:
+            raise RegistryError(f"scenario {name} registered twice")
+        SCENARIOS[name] = Scenario(name, fn, protocol, tuple(needs), tuple(prompts), slow, deadline, _first_line(fn))
+        return fn
+
+    return register
+
+
+def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str | None = None):
+    if not requirements:
+        raise RegistryError("a check must name at least one requirement")
+
+    def register(fn):
+        module = fn.__module__.rsplit(".", 1)[-1]
+        check_id = f"{module}.{name or fn.__name__}"
+        if check_id in CHECKS and CHECKS[check_id].fn is not fn:
+            raise RegistryError(f"check {check_id} registered twice")
+        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), fn.__module__)
+        return fn
+
+    return register
+
+
+_loaded = False
+
+
+def load_all() -> dict[str, Check]:
+    """Import every module of conformance.scenarios and conformance.checks, then validate."""
+    global _loaded
+    if not _loaded:
+        for pkg_name in ("conformance.scenarios", "conformance.checks"):
+            pkg = importlib.import_module(pkg_name)
+            for info in pkgutil.iter_modules(pkg.__path__):
+                importlib.import_module(f"{pkg_name}.{info.name}")
+        validate()
+        _loaded = True
+    return CHECKS
+
+
+def validate() -> None:
+    """A check naming an unknown requirement or scenario is an error at collection."""
+    reqs = catalog.load()
+    problems = []
+    for c in CHECKS.values():
+        for r in c.requirements:
+            if r not in reqs:
+                problems.append(f"check {c.id} names unknown requirement {r}")
+            elif not reqs[r].testable:
+                problems.append(f"check {c.id} names {r}, which is UNSPECIFIED (nothing to judge)")
+        for s in c.scenarios:
+            if s not in SCENARIOS:
+                problems.append(f"check {c.id} names unknown scenario {s}")
+    if problems:
+        raise RegistryError("; ".join(problems))
+
+
+def coverage() -> dict[str, list[str]]:
+    """requirement id -> ids of the checks that cover it (empty list: uncovered)."""
+    load_all()
+    cov: dict[str, list[str]] = {rid: [] for rid in catalog.load()}
+    for c in CHECKS.values():
+        for r in c.requirements:
+            cov[r].append(c.id)
+    return cov

@@ -1,0 +1,1 @@
+"""Scenarios: each records one exchange (or a short conversation) with the server."""

@@ -1,0 +1,162 @@
+"""The facts about the server under test, and the profile of the agent it runs.
+
+Every fact the spec leaves unshown (the extra-data field's name, an access
+token, the agent's slug …) comes from an option or the profile; a check that
+needs a fact nobody supplied is not assessed, with the option named.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+# name -> (option, environment variable); secrets are read from the environment first.
+FACTS: dict[str, tuple[str, str]] = {
+    "base_url": ("--base-url", "CONFORMANCE_BASE_URL"),
+    "agent_id": ("--agent-id", "CONFORMANCE_AGENT_ID"),
+    "api_key": ("--api-key", "CONFORMANCE_API_KEY"),
+    "access_token": ("--access-token", "CONFORMANCE_ACCESS_TOKEN"),
+    "other_agent_id": ("--other-agent-id", "CONFORMANCE_OTHER_AGENT_ID"),
+    "revoked_key": ("--revoked-key", "CONFORMANCE_REVOKED_KEY"),
+    "expired_token": ("--expired-token", "CONFORMANCE_EXPIRED_TOKEN"),
+    "undeployed_agent_id": ("--undeployed-agent-id", "CONFORMANCE_UNDEPLOYED_AGENT_ID"),
+    "agent_slug": ("--agent-slug", "CONFORMANCE_AGENT_SLUG"),
+    "auth_url": ("--auth-url", "CONFORMANCE_AUTH_URL"),
+    "extra_data_field": ("--extra-data-field", "CONFORMANCE_EXTRA_DATA_FIELD"),
+    "ca_bundle": ("--ca-bundle", "CONFORMANCE_CA_BUNDLE"),
+    "profile": ("--profile", "CONFORMANCE_PROFILE"),
+}
+SECRET_FACTS = ("api_key", "access_token", "revoked_key", "expired_token")
+
+# The conformance agent's scenarios (shared/design/conformance-agent.md): default prompt and reply.
+AGENT_SCENARIOS: dict[str, dict[str, Any]] = {
+    "plain_reply": {"prompt": "say conformance", "reply": "conformance"},
+    "streamed_reply": {"prompt": "chunks 5 hello, conformance", "reply": "hello, conformance"},
+    "tool_call": {"prompt": 'tool lookup {"q":"x"}\nsay done', "reply": "done", "tool": "lookup"},
+    "step": {"prompt": "step plan\nsay done", "reply": "done", "step": "plan"},
+    "silence": {"prompt": "sleep 16\nsay awake", "reply": "awake", "silent_seconds": 16},
+    "failure_after_output": {"prompt": "say partial\nfail boom", "reply": "partial"},
+    "failure_before_output": {"prompt": "fail boom", "reply": ""},
+    "question_and_resume": {"prompt": "ask What is your name?\nsay thanks", "question": "What is your name?",
+                            "reply_after_resume_suffix": "thanks"},
+    # These need the conformance agent's directives; a profile may still map them.
+    "text_round_trip": {"directive": "say-json"},
+    "params_passthrough": {"prompt": "echo params"},
+    "messages_passthrough": {"prompt": "echo messages"},
+    "session_affinity": {"prompt": "count"},
+}
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 10.0
+    headers: float = 30.0
+    idle: float = 30.0
+    request: float = 60.0        # one ordinary exchange, body included
+    ping_tolerance: float = 1.5  # network allowance on top of the spec's 15 s ping interval
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a user says about an agent that is not (only) the conformance agent."""
+    agent: str = "conformance"   # "conformance": the scripted agent; "custom": only the mapped scenarios run
+    scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra_data_field: str | None = None
+    timeouts: Timeouts = Timeouts()
+    source: str = ""
+
+    @classmethod
+    def load(cls, path: str | None) -> "Profile":
+        if not path:
+            return cls()
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+        unknown = set(data) - {"agent", "scenarios", "extra_data_field", "timeouts"}
+        if unknown:
+            raise ValueError(f"profile {path}: unknown keys {sorted(unknown)}")
+        if data.get("agent", "conformance") not in ("conformance", "custom"):
+            raise ValueError(f"profile {path}: agent must be 'conformance' or 'custom'")
+        for name in data.get("scenarios", {}):
+            if name not in AGENT_SCENARIOS:
+                raise ValueError(f"profile {path}: unknown scenario {name!r}; known: {sorted(AGENT_SCENARIOS)}")
+        timeouts = Timeouts(**data.get("timeouts", {}))
+        return cls(data.get("agent", "conformance"), data.get("scenarios", {}), data.get("extra_data_field"),
+                   timeouts, str(path))
+
+    @property
+    def is_conformance_agent(self) -> bool:
+        return self.agent == "conformance"
+
+    def scenario(self, name: str) -> dict[str, Any] | None:
+        """The prompt (and expectations) for an agent scenario, or None when not mapped."""
+        if name in self.scenarios:
+            entry = self.scenarios[name]
+            return None if entry.get("prompt") in (None, "") else dict(entry)
+        if self.is_conformance_agent:
+            return dict(AGENT_SCENARIOS[name])
+        return None
+
+
+@dataclass(frozen=True)
+class Target:
+    base_url: str
+    agent_id: str | None = None
+    api_key: str | None = None
+    access_token: str | None = None
+    other_agent_id: str | None = None
+    revoked_key: str | None = None
+    expired_token: str | None = None
+    undeployed_agent_id: str | None = None
+    agent_slug: str | None = None
+    auth_url: str | None = None
+    extra_data_field: str | None = None
+    ca_bundle: str | None = None
+    insecure: bool = False
+    profile: Profile = Profile()
+    run_tag: str = field(default_factory=lambda: secrets.token_hex(4))
+    depth: int = 1               # multiplies the examples of generated-input checks
+    seed: int | None = None
+    embedded: bool = False       # the target is our own reference server
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(v for k in SECRET_FACTS if (v := getattr(self, k)))
+
+    def option_for(self, fact: str) -> str:
+        return FACTS[fact][0] if fact in FACTS else fact
+
+    def public(self) -> dict[str, Any]:
+        """Facts safe to print: secrets replaced by whether they were given."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "profile":
+                v = v.source or None
+            elif f.name in SECRET_FACTS:
+                v = "(given)" if v else None
+            out[f.name] = v
+        return out
+
+    def with_facts(self, **facts: Any) -> "Target":
+        return replace(self, **{k: v for k, v in facts.items() if v is not None})
+
+
+def from_server_facts(facts: dict[str, Any], **overrides: Any) -> Target:
+    """A Target for our reference server (its `serve --json` facts)."""
+    known = {f.name for f in fields(Target)}
+    values = {k: v for k, v in facts.items() if k in known}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    values.setdefault("embedded", True)
+    return Target(**values)
+
+
+def env_or(option_value: Any, fact: str) -> Any:
+    """Environment first for secrets (so they stay off command lines), option first otherwise."""
+    env = os.environ.get(FACTS[fact][1]) if fact in FACTS else None
+    if fact in SECRET_FACTS:
+        return env or option_value
+    return option_value if option_value not in (None, "") else env

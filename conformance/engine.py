@@ -157,19 +157,13 @@ class Session:
     # -- lifecycle ------------------------------------------------------------------
     def start(self) -> None:
         self._loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        def run() -> None:
-            asyncio.set_event_loop(self._loop)
-            self.client = Client(self.target.base_url, ca_bundle=self.target.ca_bundle,
-                                 insecure=self.target.insecure, limits=self.limits,
-                                 secrets=self.target.secrets)
-            ready.set()
-            self._loop.run_forever()
-
-        self._thread = threading.Thread(target=run, name="conformance-recorder", daemon=True)
+        self._thread = threading.Thread(target=self._loop.run_forever, name="conformance-recorder", daemon=True)
         self._thread.start()
-        ready.wait()
+        try:
+            self.client = self._call(self._make_client(), timeout=10)
+        except ValueError as exc:   # e.g. plain http:// to a remote host: the run cannot judge
+            self.preflight_error = str(exc)
+            return
         self.preflight_error = self._call(self._preflight(), timeout=self.limits.connect + self.limits.headers + 5)
         if self.preflight_error:
             return
@@ -178,6 +172,10 @@ class Session:
         for name in sorted(needed, key=lambda s: (not SCENARIOS[s].slow, s)):
             self._futures[name] = asyncio.run_coroutine_threadsafe(
                 self._record(SCENARIOS[name], sem_holder), self._loop)
+
+    async def _make_client(self) -> Client:
+        return Client(self.target.base_url, ca_bundle=self.target.ca_bundle, insecure=self.target.insecure,
+                      limits=self.limits, secrets=self.target.secrets)
 
     def close(self) -> None:
         if not self._loop:

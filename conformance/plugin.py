@@ -39,6 +39,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--insecure", dest="conf_insecure", action="store_true", help="do not verify TLS certificates")
     g.addoption("--depth", dest="conf_depth", type=int, default=1,
                 help="multiplies the examples of generated-input checks (cost grows with it)")
+    g.addoption("--thorough", dest="conf_thorough", action="store_true",
+                help="also run the slow checks (the ping repeating over two 15 s intervals: ~31 s)")
     g.addoption("--seed", dest="conf_seed", type=int, default=None, help="seed for generated inputs")
     g.addoption("--concurrency", dest="conf_concurrency", type=int, default=12,
                 help="scenarios recorded at once (default 12)")
@@ -99,7 +101,8 @@ class Run:
         if profile.extra_data_field and not facts.get("extra_data_field"):
             facts["extra_data_field"] = profile.extra_data_field
         common = dict(profile=profile, insecure=bool(self.config.getoption("conf_insecure")),
-                      depth=max(1, self.config.getoption("conf_depth")), seed=self.config.getoption("conf_seed"))
+                      depth=max(1, self.config.getoption("conf_depth")), seed=self.config.getoption("conf_seed"),
+                      thorough=bool(self.config.getoption("conf_thorough")))
         if not facts["base_url"]:
             from conformance.server import ReferenceServer, ServerConfig
             self.server = ReferenceServer(ServerConfig())

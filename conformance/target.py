@@ -120,6 +120,7 @@ class Target:
     run_tag: str = field(default_factory=lambda: secrets.token_hex(4))
     depth: int = 1               # multiplies the examples of generated-input checks
     seed: int | None = None
+    thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
     embedded: bool = False       # the target is our own reference server
 
     @property

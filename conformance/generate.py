@@ -1,0 +1,75 @@
+"""Generated inputs (hypothesis), drawn once per run so a scenario can send them.
+
+A scenario cannot shrink against a remote server without paying for every
+shrink step, so examples are drawn up front, deterministically from the run's
+seed, and a failing check shows the exact example that failed.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+
+T = TypeVar("T")
+
+# Characters that break naive framing: line terminators of every kind, quotes, escapes,
+# astral-plane emoji, U+2028/U+2029 (JSON-legal, JavaScript-hostile), NUL-free.
+TRICKY = ["\n", "\r", "\r\n", "\n\n", '"', "\\", "'", "\t", "\u2028", "\u2029", "\U0001f600", "é", "data: x",
+          "event: done", ":", " ", "\u00a0", "\ufeff"]
+FIXED_TEXTS = [
+    "line one\nline two\r\nline three\rend",
+    'quotes " and \\ backslash',
+    "emoji \U0001f680 and U+2028 \u2028 U+2029 \u2029 here",
+    "\n\nleading and trailing blank lines\n\n",
+    "data: looks like a frame\n\nevent: done\n\n",
+    "x" * 20000,
+]
+
+_text_chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+reply_text = st.one_of(
+    st.text(_text_chars, min_size=1, max_size=200),
+    st.lists(st.one_of(st.sampled_from(TRICKY), st.text(_text_chars, min_size=1, max_size=20)),
+             min_size=1, max_size=30).map("".join),
+    st.integers(1000, 60000).map(lambda n: ("long line " * (n // 10 + 1))[:n]),
+)
+
+_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**53) + 1, 2**53 - 1),
+                       st.floats(allow_nan=False, allow_infinity=False, width=32).filter(lambda f: f == f),
+                       st.text(_text_chars, max_size=40))
+json_value = st.recursive(_json_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=5), st.dictionaries(st.text(_text_chars, min_size=1, max_size=12), inner, max_size=5)),
+    max_leaves=20)
+
+
+def small_json(max_bytes: int = 1500):
+    """JSON values whose canonical JSON stays well inside a size (e.g. the 4 KB extra data)."""
+    return json_value.filter(lambda v: len(json.dumps(v, ensure_ascii=False).encode()) <= max_bytes)
+
+
+def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) -> list[T]:
+    """n examples of a strategy, deterministic for a seed (no database, no shrinking)."""
+    drawn: list[T] = []
+
+    @settings(max_examples=max(1, n), database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck), derandomize=seed is None)
+    @given(strategy)
+    def collect(value: T) -> None:
+        if len(drawn) < n:
+            drawn.append(value)
+
+    if seed is not None:
+        from hypothesis import seed as with_seed
+        collect = with_seed(seed)(collect)
+    collect()
+    return drawn
+
+
+def texts(n: int, seed: int | None = None) -> list[str]:
+    """Half fixed tricky texts, half generated ones (all fixed ones come in at depth >= 2)."""
+    fixed = FIXED_TEXTS[:min(len(FIXED_TEXTS), max(1, n // 2))]
+    return fixed + examples(reply_text, max(0, n - len(fixed)), seed)
+
+
+def canonical_bytes(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -1,0 +1,92 @@
+"""Generated inputs sent once over every protocol, shared by the round-trip and cross-protocol checks.
+
+`generated.round_trip`: each run's prompt is several `say-json` lines of
+generated text (one text piece each); `facts["texts"][i]` is run i's expected
+reply (the pieces joined). The same prompts go over invoke JSON
+(`invoke-json-{i}`), invoke stream (`invoke-sse-{i}`), AG-UI (`agui-{i}`) and
+MCP (`mcp-{i}`).
+
+`generated.params`: `facts["params"][i]` is a generated object of extra fields
+sent with `echo params`: as top-level invoke fields (`invoke-{i}`) and as
+unknown top-level AG-UI fields (`agui-{i}`).
+"""
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import strategies as st
+
+from conformance import generate
+from conformance.protocols import (SSE, agui_input, invoke_body, mcp_call, mcp_headers, say_json, tool_name)
+from conformance.registry import scenario
+
+TEXTS_PER_RUN = 4
+RUNS_PER_PROTOCOL = 2
+PARAM_RUNS = 3
+# Names the service interprets on invoke or AG-UI: generated extra fields must not collide with them.
+INTERPRETED = {"prompt", "sessionId", "stream", "messages", "threadId", "runId", "resume"}
+
+
+def _groups(texts: list[str], size: int) -> list[list[str]]:
+    return [texts[i:i + size] for i in range(0, len(texts), size)]
+
+
+async def mcp_tool(ctx) -> str | None:
+    """The tool name: from --agent-slug, else from tools/list (None if the server will not say)."""
+    if ctx.target.agent_slug:
+        return tool_name(ctx.target.agent_slug)
+    ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                                                     "io.modelcontextprotocol/clientCapabilities": {}}}},
+                        headers=mcp_headers("tools/list"), label="mcp-tools-list")
+    try:
+        tools = ex.json()["result"]["tools"]
+        return tools[0]["name"]
+    except (AssertionError, KeyError, IndexError, TypeError):
+        return None
+
+
+@scenario("generated.round_trip", protocol="invoke", prompts=("text_round_trip",), deadline=60)
+async def round_trip(ctx):
+    """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
+    ctx.conformance_agent("the exact text round trip uses `say-json`")
+    n = TEXTS_PER_RUN * RUNS_PER_PROTOCOL * ctx.target.depth
+    groups = _groups(generate.texts(n, ctx.target.seed), TEXTS_PER_RUN)
+    prompts = ["\n".join(say_json(t) for t in g) for g in groups]
+    ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
+    tool = await mcp_tool(ctx)
+    ctx.note(tool=tool)
+    invoke, agui, mcp = ctx.agent_path("invoke"), ctx.agent_path("agui"), ctx.agent_path("mcp")
+    sends = []
+    for i, prompt in enumerate(prompts):
+        sends.append(ctx.post(invoke, invoke_body(prompt, ctx.unique("rt")), label=f"invoke-json-{i}"))
+        sends.append(ctx.post(invoke, invoke_body(prompt, ctx.unique("rt"), stream=True), label=f"invoke-sse-{i}"))
+        sends.append(ctx.post(agui, agui_input(prompt, thread=ctx.unique("rt")), headers={"Accept": SSE},
+                              label=f"agui-{i}"))
+        if tool:
+            sends.append(ctx.post(mcp, mcp_call(tool, prompt, session=ctx.unique("rt"), id=i + 1),
+                                  headers=mcp_headers("tools/call", name=tool), label=f"mcp-{i}"))
+    await asyncio.gather(*sends)
+    ctx.recording.exchanges.sort(key=lambda e: e.label)
+
+
+_field_name = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1,
+                      max_size=16).filter(lambda k: k not in INTERPRETED)
+extra_fields = st.dictionaries(_field_name, generate.json_value, min_size=1, max_size=6).filter(
+    lambda d: len(generate.canonical_bytes(d)) <= 1500)
+
+
+@scenario("generated.params", protocol="invoke", prompts=("params_passthrough",), deadline=60)
+async def params(ctx):
+    """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
+    ctx.conformance_agent("the pass-through probe uses `echo params`")
+    prompt = ctx.prompt("params_passthrough")
+    sent = generate.examples(extra_fields, PARAM_RUNS * ctx.target.depth, ctx.target.seed)
+    ctx.note(params=sent)
+    invoke, agui = ctx.agent_path("invoke"), ctx.agent_path("agui")
+    await asyncio.gather(*(
+        coro for i, extra in enumerate(sent) for coro in (
+            ctx.post(invoke, {**extra, **invoke_body(prompt, ctx.unique("pp"))}, label=f"invoke-{i}"),
+            ctx.post(agui, {**extra, **agui_input(prompt, thread=ctx.unique("pp"))}, headers={"Accept": SSE},
+                     label=f"agui-{i}"))))
+    ctx.recording.exchanges.sort(key=lambda e: e.label)

@@ -1,0 +1,81 @@
+"""Secret redaction for transcripts, errors and reports."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterable
+from urllib.parse import quote, quote_plus
+
+__all__ = ["Redactor", "MASK"]
+
+MASK = "«redacted»"
+
+# "Bearer <token68>" / "Basic <token68>" anywhere.  The look-ahead keeps
+# auth-params such as ``Bearer resource_metadata="…"`` (WWW-Authenticate)
+# readable: a token68 is never followed by "=…" or a quote.
+_SCHEME_TOKEN = re.compile(
+    r"(?i)\b((?:bearer|basic)[ \t]+)(?!" + re.escape(MASK) + r")([A-Za-z0-9\-._~+/]+=*)(?![=A-Za-z0-9\-._~+/\"'])"
+)
+# header lines / key-value pairs such as "Authorization: <anything>" or
+# '"authorization": "<anything>"'
+_AUTH_VALUE = re.compile(
+    r"(?im)((?>\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*"
+    r"(?:(?:bearer|basic)[ \t]+)?))(?!" + re.escape(MASK) + r")([^\s\"',;]+)"
+)
+
+
+def _variants(secret: str) -> set[str]:
+    out = {
+        secret,
+        quote(secret, safe=""),
+        quote(secret),
+        quote_plus(secret),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json.dumps(secret)[1:-1].replace("/", "\\/"),
+    }
+    for v in list(out):
+        if "%" in v:  # lowercase percent-escapes
+            out.add(re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), v))
+    return {v for v in out if v}
+
+
+class Redactor:
+    """Replaces known secrets (and their URL-encoded / JSON-escaped forms)
+    with ``«redacted»`` and always masks credentials after ``Bearer``."""
+
+    mask = MASK
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets: set[str] = set()
+        self._pattern: re.Pattern[str] | None = None
+        for s in secrets:
+            self.add(s)
+
+    def add(self, secret: str | None) -> None:
+        if not secret or not isinstance(secret, str) or secret in self._secrets:
+            return
+        self._secrets.add(secret)
+        variants: set[str] = set()
+        for s in self._secrets:
+            variants |= _variants(s)
+        ordered = sorted(variants, key=len, reverse=True)
+        self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        return frozenset(self._secrets)
+
+    def redact(self, text: str) -> str:
+        if not text:
+            return text
+        if not isinstance(text, str):
+            text = str(text)
+        if self._pattern is not None:
+            text = self._pattern.sub(MASK, text)
+        text = _AUTH_VALUE.sub(lambda m: m.group(1) + MASK, text)
+        text = _SCHEME_TOKEN.sub(lambda m: m.group(1) + MASK, text)
+        return text
+
+    __call__ = redact

@@ -1,0 +1,211 @@
+"""POST /v1/agents/{agentId}/agui: an AG-UI 1.0 run, always streamed.
+
+Unnamed ``data:`` frames, one AG-UI event each (camelCase, as the ag_ui 1.0
+models serialize). Mapping of agent events:
+
+* text pieces: one assistant message (TEXT_MESSAGE_START, one CONTENT per piece,
+  TEXT_MESSAGE_END) for each run of consecutive pieces;
+* a tool call: TOOL_CALL_START, TOOL_CALL_ARGS (canonical JSON of the arguments),
+  TOOL_CALL_END, TOOL_CALL_RESULT (role ``tool``, content = the tool's result);
+* a step: STEP_STARTED then STEP_FINISHED;
+* ``ask``: RUN_FINISHED with outcome ``{"type": "interrupt", "interrupts": [...]}``
+  (one Interrupt: ``id``, ``reason: "question"``, ``message``: the question);
+* ``fail``: RUN_ERROR (``message``, ``code: "agent_error"``), and no RUN_FINISHED;
+* silence: a ``: ping`` comment every ``ping_interval`` seconds since the last write.
+
+RUN_FINISHED.result is the text this stream carried.
+
+Resuming: a request with a non-empty ``resume`` (a list of AG-UI ResumeEntry, or
+one entry as an object) on the ``threadId`` of a paused run continues that run.
+The entries must answer exactly the interrupts the run ended with: an unknown
+``interruptId``, a missing or duplicated answer, or a thread with no paused run
+is refused with ``validation_failed`` before any stream, and the paused run is
+left as it was. The agent gets the entry's ``payload`` (the whole entry when it
+has none). A resumed run is the same run continuing: ``count`` does not go up,
+and it keeps the params and messages it started with. A new run (no ``resume``)
+on a paused thread abandons the question.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .agent import Ask, Fail, Idle, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
+from .asgi import DisconnectWatch, Request, Send, dumps, start_stream, stream_end, stream_write
+
+if TYPE_CHECKING:
+    from .app import Service
+
+INTERPRETED = ("threadId", "runId", "messages", "resume")
+MAX_SESSION_KEY = 256
+PING = b": ping\n\n"
+
+
+def _text_of(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "".join(parts)
+    return None
+
+
+def _resume_entries(value: Any) -> tuple[list[dict[str, Any]] | None, str | None]:
+    entries = [value] if isinstance(value, dict) else value
+    if not isinstance(entries, list):
+        return None, "must be an array of resume entries (or one entry)"
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            return None, f"entry {i} must be an object"
+        if not isinstance(entry.get("interruptId"), str):
+            return None, f"entry {i}: interruptId must be a string"
+        if entry.get("status") not in ("resolved", "cancelled"):
+            return None, f"entry {i}: status must be 'resolved' or 'cancelled'"
+    return entries, None
+
+
+def validate(body: dict[str, Any]) -> tuple[list[tuple[str, str]], str | None, list[dict[str, Any]]]:
+    """(errors, prompt, resume entries)."""
+    errors: list[tuple[str, str]] = []
+    if "threadId" in body:
+        tid = body["threadId"]
+        if not isinstance(tid, str) or not 1 <= len(tid) <= MAX_SESSION_KEY:
+            errors.append(("threadId", f"must be a string of 1 to {MAX_SESSION_KEY} characters"))
+    if "runId" in body and not isinstance(body["runId"], str):
+        errors.append(("runId", "must be a string"))
+    prompt: str | None = None
+    messages = body.get("messages", [])
+    if not isinstance(messages, list):
+        errors.append(("messages", "must be an array of messages"))
+    else:
+        for i, message in enumerate(messages):
+            if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+                errors.append((f"messages[{i}]", "must be a message object with a string role"))
+                break
+        else:
+            for message in reversed(messages):
+                if message["role"] == "user":
+                    prompt = _text_of(message.get("content"))
+                    if prompt is None:
+                        errors.append(("messages", "the last user message has no text content"))
+                    break
+    entries: list[dict[str, Any]] = []
+    if "resume" in body and body["resume"] is not None:
+        parsed, problem = _resume_entries(body["resume"])
+        if problem:
+            errors.append(("resume", problem))
+        else:
+            entries = parsed or []
+    return errors, prompt, entries
+
+
+async def handle(service: Service, req: Request, send: Send, agent_id: str) -> None:
+    from .app import Refusal
+
+    try:
+        gate = service.gate(req, agent_id)
+        body = await service.json_object(req, gate.headers)
+        errors, prompt, entries = validate(body)
+        if errors:
+            raise service.validation_failed(errors, gate.headers)
+        if prompt is None and not entries:
+            raise Refusal(400, "invalid_request", "Send at least one user message, or a resume.",
+                          headers=gate.headers)
+        thread_id = body.get("threadId") or new_id("thr_")
+        agent = gate.agent
+        paused: Paused | None = None
+        answer: Any = None
+        if entries:
+            instance = service.org.sessions.peek(agent.id, thread_id)
+            paused = instance.paused if instance is not None else None
+            answer = _check_resume(service, paused, entries, gate.headers)
+            instance.paused = None  # type: ignore[union-attr]  # _check_resume proved it exists
+        else:
+            instance = service.org.sessions.get(agent.id, thread_id)
+    except Refusal as refusal:
+        await service.refuse(send, req, refusal)
+        return
+
+    run_id = body["runId"] if "runId" in body else new_id("run_")
+    if paused is not None:
+        ctx = paused.context
+        script = paused.script
+        events = resumed_steps(paused, answer)
+    else:
+        instance.paused = None
+        params = {k: v for k, v in body.items() if k not in INTERPRETED}
+        ctx = RunContext(params=params, messages=body.get("messages") or [], run_number=instance.start_run())
+        script = parse(prompt or "")
+        events = steps(script, ctx)
+
+    await start_stream(send, gate.headers)
+    await stream_write(send, _frame({"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id}))
+    texts: list[str] = []
+    message_id: str | None = None
+    ending: dict[str, Any]
+
+    async with DisconnectWatch(req.receive):
+        ending = {"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id, "outcome": {"type": "success"}}
+        async for event in paced(events, service.config.ping_interval):
+            t = type(event)
+            if t is Idle:
+                await stream_write(send, PING)
+                continue
+            if t is Text:
+                if message_id is None:
+                    message_id = new_id("msg_")
+                    await stream_write(send, _frame({"type": "TEXT_MESSAGE_START", "messageId": message_id,
+                                                     "role": "assistant"}))
+                texts.append(event.text)
+                await stream_write(send, _frame({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id,
+                                                 "delta": event.text}))
+                continue
+            if message_id is not None:
+                await stream_write(send, _frame({"type": "TEXT_MESSAGE_END", "messageId": message_id}))
+                message_id = None
+            if t is ToolCall:
+                await _tool_call(send, event)
+            elif t is Step:
+                await stream_write(send, _frame({"type": "STEP_STARTED", "stepName": event.name}))
+                await stream_write(send, _frame({"type": "STEP_FINISHED", "stepName": event.name}))
+            elif t is Ask:
+                instance.paused = Paused(script=script, context=ctx, ask=event)
+                ending["outcome"] = {"type": "interrupt", "interrupts": [
+                    {"id": event.id, "reason": "question", "message": event.question}]}
+            elif t is Fail:
+                ending = {"type": "RUN_ERROR", "message": event.message, "code": "agent_error"}
+        if message_id is not None:
+            await stream_write(send, _frame({"type": "TEXT_MESSAGE_END", "messageId": message_id}))
+    if ending["type"] == "RUN_FINISHED":
+        ending["result"] = "".join(texts)
+    await stream_end(send, _frame(ending))
+
+
+def _check_resume(service: Service, paused: Paused | None, entries: list[dict[str, Any]], headers) -> Any:
+    """The answer the agent gets; raises validation_failed unless the entries answer every interrupt."""
+    if paused is None:
+        raise service.validation_failed([("resume", "no paused run on this threadId")], headers)
+    ids = [e["interruptId"] for e in entries]
+    expected = paused.ask.id
+    unknown = [i for i in ids if i != expected]
+    if unknown:
+        raise service.validation_failed([("resume", f"unknown interruptId {unknown[0]!r}")], headers)
+    if len(ids) != 1:
+        raise service.validation_failed([("resume", "each interrupt must be answered exactly once")], headers)
+    entry = entries[0]
+    return entry["payload"] if "payload" in entry else entry
+
+
+async def _tool_call(send: Send, call: ToolCall) -> None:
+    await stream_write(send, _frame({"type": "TOOL_CALL_START", "toolCallId": call.id, "toolCallName": call.name}))
+    await stream_write(send, _frame({"type": "TOOL_CALL_ARGS", "toolCallId": call.id, "delta": call.result}))
+    await stream_write(send, _frame({"type": "TOOL_CALL_END", "toolCallId": call.id}))
+    await stream_write(send, _frame({"type": "TOOL_CALL_RESULT", "messageId": new_id("msg_"),
+                                     "toolCallId": call.id, "content": call.result, "role": "tool"}))
+
+
+def _frame(event: dict[str, Any]) -> bytes:
+    return b"data: " + dumps(event) + b"\n\n"

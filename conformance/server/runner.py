@@ -1,0 +1,205 @@
+"""Start and stop the reference server: uvicorn over HTTPS in a background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from typing import Any
+
+import uvicorn
+
+from .app import build_app
+from .config import ServerConfig
+from .org import seed_organization
+from .tls import make_certs
+
+START_TIMEOUT = 15.0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn with a quick shutdown: in-flight requests get ``grace`` seconds, then every connection is aborted.
+
+    (uvicorn's own shutdown waits on idle TLS keep-alive connections until its timeout.)
+    """
+
+    grace: float = 1.0
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        state = self.server_state
+        for connection in list(state.connections):
+            connection.shutdown()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.grace
+        while state.tasks and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        tasks = list(state.tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=1.0)
+        for connection in list(state.connections):
+            transport = getattr(connection, "transport", None)
+            if transport is not None:
+                transport.abort()
+        await asyncio.sleep(0)
+
+
+def _url_host(host: str) -> str:
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if ip.is_unspecified:
+        return "127.0.0.1" if ip.version == 4 else "[::1]"
+    return f"[{host}]" if ip.version == 6 else host
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            family = socket.AF_INET6
+    except ValueError:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family = infos[0][0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+class ReferenceServer:
+    """The reference server with the conformance agent built in.
+
+    ``with ReferenceServer(cfg) as srv: srv.facts, srv.base_url`` — or ``start()``
+    / ``stop()``; ``stop()`` is idempotent.
+    """
+
+    def __init__(self, config: ServerConfig | None = None) -> None:
+        self.config = config or ServerConfig()
+        self.facts: dict[str, Any] = {}
+        self.base_url: str = ""
+        self.port: int = 0
+        self.app: Any = None
+        self.organization: Any = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._sock: socket.socket | None = None
+        self._tempdir: str | None = None
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> ReferenceServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> ReferenceServer:
+        with self._lock:
+            if self._thread is not None:
+                return self
+            try:
+                self._start()
+            except BaseException:
+                self._cleanup()
+                raise
+            return self
+
+    def _start(self) -> None:
+        cfg = self.config
+        self._sock = _bind(cfg.host, cfg.port)
+        self.port = self._sock.getsockname()[1]
+        self.base_url = f"https://{_url_host(cfg.host)}:{self.port}"
+        cert_dir = cfg.cert_dir
+        if cert_dir is None:
+            cert_dir = self._tempdir = tempfile.mkdtemp(prefix="conformance-server-")
+        certs = make_certs(cert_dir, cfg.host, cfg.ca_path)
+
+        org = seed_organization(seed=cfg.seed, rate_limit_burst=cfg.rate_limit_burst,
+                                rate_limit_per_second=cfg.rate_limit_per_second)
+        for agent in org.agents.values():
+            agent.version_number = cfg.version_number
+        self.organization = org
+        main_agent = org.agents[org.facts["agent_id"]]
+        self.facts = {
+            "base_url": self.base_url,
+            **org.facts,
+            "auth_url": cfg.auth_url or f"{self.base_url}/oauth",
+            "extra_data_field": cfg.extra_data_field,
+            "ca_bundle": certs.ca_path,
+            "tool_name": main_agent.tool_name,
+            "mcp_protocol_versions": ["2026-07-28", "2025-11-25"],
+            "ping_interval": cfg.ping_interval,
+            "max_body_bytes": cfg.max_body_bytes,
+            "max_extra_bytes": cfg.max_extra_bytes,
+            "validation_status": cfg.validation_status,
+        }
+        app = build_app(cfg, org, self.facts)
+        self.app = cfg.wrap_app(app, self.facts) if cfg.wrap_app is not None else app
+
+        uv_config = uvicorn.Config(
+            self.app,
+            ssl_certfile=certs.cert_path,
+            ssl_keyfile=certs.key_path,
+            loop="uvloop",
+            http="httptools",
+            ws="none",
+            lifespan="off",
+            log_config=None,
+            log_level="error",
+            access_log=cfg.access_log,
+            timeout_graceful_shutdown=cfg.shutdown_grace,
+            timeout_keep_alive=30,
+            server_header=False,
+        )
+        self._server = _Server(uv_config)
+        self._server.grace = cfg.shutdown_grace
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
+                                        name="conformance-reference-server", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("the reference server failed to start")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the reference server did not start in time")
+            time.sleep(0.005)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._cleanup()
+
+    def _cleanup(self) -> None:
+        server, thread = self._server, self._thread
+        if server is not None:
+            server.should_exit = True
+        if thread is not None:
+            thread.join(timeout=self.config.shutdown_grace + 10)
+        self._server = None
+        self._thread = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._tempdir is not None:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
+
+    @property
+    def inflight(self) -> int:
+        """Requests the server is working on now (each is one task)."""
+        server = self._server
+        return len(server.server_state.tasks) if server is not None else 0
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()

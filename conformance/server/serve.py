@@ -1,0 +1,81 @@
+"""``conformance serve``: run the reference server alone until SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+
+from .config import ServerConfig
+from .runner import ReferenceServer
+
+_FACT_LABELS = [
+    ("base_url", "Base URL"),
+    ("agent_id", "Conformance agent id"),
+    ("agent_slug", "Conformance agent slug"),
+    ("tool_name", "MCP tool"),
+    ("other_agent_id", "Second deployed agent id"),
+    ("undeployed_agent_id", "Suspended agent id"),
+    ("api_key", "API key"),
+    ("access_token", "Access token (bound to the conformance agent)"),
+    ("revoked_key", "Revoked API key"),
+    ("expired_token", "Expired access token"),
+    ("auth_url", "Authorization server"),
+    ("extra_data_field", "Invoke extra data field"),
+    ("ca_bundle", "CA bundle"),
+]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="conformance serve", description="Run the reference server (a local sandbox).")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0, help="0 (default): any free port")
+    p.add_argument("--json", action="store_true", help="print one JSON line with the server's facts once ready")
+    p.add_argument("--seed", type=int, default=None, help="deterministic ids and credentials")
+    p.add_argument("--cert-dir", default=None, help="where to write the CA and server certificate")
+    p.add_argument("--auth-url", default=None, help="the authorization server the metadata names")
+    p.add_argument("--ping-interval", type=float, default=15.0)
+    p.add_argument("--extra-data-field", default="data")
+    return p
+
+
+def serve_main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        print("conformance serve: --port must be 0..65535", file=sys.stderr)
+        return 2
+    config = ServerConfig(host=args.host, port=args.port, seed=args.seed, cert_dir=args.cert_dir,
+                          auth_url=args.auth_url, ping_interval=args.ping_interval,
+                          extra_data_field=args.extra_data_field)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    server = ReferenceServer(config)
+    try:
+        try:
+            server.start()
+        except OSError as exc:
+            print(f"conformance serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps(server.facts, separators=(",", ":")), flush=True)
+        else:
+            width = max(len(label) for _, label in _FACT_LABELS)
+            print("Reference server ready (a local sandbox: these credentials are for testing only).")
+            for key, label in _FACT_LABELS:
+                print(f"  {label:<{width}}  {server.facts[key]}")
+            print("Press Ctrl+C to stop.", flush=True)
+        while not stop.wait(0.5):
+            if not server.running:
+                print("conformance serve: the server stopped unexpectedly", file=sys.stderr)
+                return 1
+        return 0
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def main() -> None:
+    raise SystemExit(serve_main(sys.argv[1:]))

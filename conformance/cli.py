@@ -42,7 +42,7 @@ def run(args: list[str]) -> int:
     import pytest
 
     pytest_args = ["--pyargs", "conformance.test_suite", "-c", os.devnull, "--rootdir", os.getcwd(),
-                   "-p", "no:cacheprovider", "-q", "-rfEs", "--tb=no", "-W", "ignore::DeprecationWarning"]
+                   "-p", "no:cacheprovider", "--assert=plain", "-q", "-rfEs", "--tb=no", "-W", "ignore::DeprecationWarning"]
     if not any(a == "--report-dir" or a.startswith("--report-dir=") for a in args):
         pytest_args += ["--report-dir", "reports"]
     code = pytest.main(pytest_args + args)

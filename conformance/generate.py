@@ -7,11 +7,16 @@ seed, and a failing check shows the exact example that failed.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 T = TypeVar("T")
+
+# Hypothesis parses source with `ast`, whose recursion bookkeeping is not thread-safe on CPython 3.11
+# ("AST constructor recursion depth mismatch"): every draw in the process takes this lock.
+GENERATION_LOCK = threading.RLock()   # re-entrant: callers may hold it around several draws
 
 # Characters that break naive framing: line terminators of every kind, quotes, escapes,
 # astral-plane emoji, U+2028/U+2029 (JSON-legal, JavaScript-hostile), NUL-free.
@@ -61,7 +66,8 @@ def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) ->
     if seed is not None:
         from hypothesis import seed as with_seed
         collect = with_seed(seed)(collect)
-    collect()
+    with GENERATION_LOCK:
+        collect()
     return drawn
 
 

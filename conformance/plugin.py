@@ -8,6 +8,7 @@ there. Verdict and exit status follow shared/design/runner-contract.md.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance_check: one check of the conformance suite")
     if not _is_conformance_run(config):
         return
+    if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
+        raise pytest.UsageError("the conformance suite records each scenario once and shares it between checks; "
+                                "use --concurrency N instead of pytest-xdist's -n")
+    _stop_assertion_rewriting()
     out = Path(config.getoption("conf_report_dir") or "reports")
     out.mkdir(parents=True, exist_ok=True)
     config._conformance_report_dir = out
@@ -66,6 +71,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config.option, "htmlpath") and not config.option.htmlpath:
         config.option.htmlpath = str(out / "report.html")
         config.option.self_contained_html = True
+
+
+def _stop_assertion_rewriting() -> None:
+    """Scenarios import modules lazily from worker threads; pytest's rewriter parses them with `ast`,
+    which is not thread-safe on CPython 3.11 ("AST constructor recursion depth mismatch"). Checks carry
+    their own messages, so a conformance run loses nothing without it."""
+    from _pytest.assertion.rewrite import AssertionRewritingHook
+    sys.meta_path[:] = [h for h in sys.meta_path if not isinstance(h, AssertionRewritingHook)]
 
 
 # -- the run ---------------------------------------------------------------------------

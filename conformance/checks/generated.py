@@ -1,0 +1,184 @@
+"""Cross-protocol checks: the same generated input gives the same reply and params on every protocol.
+
+Over the lead's `generated.round_trip` (the same `say-json` prompts over invoke
+JSON, invoke stream, AG-UI and MCP) and `generated.params` (the same extra fields
+with `echo params` over invoke and AG-UI). A difference is shown side by side:
+every protocol's reply escaped with repr and cut around the first difference, so
+one mangled character on one protocol is visible at a glance.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from conformance.outcomes import NotAssessed
+from conformance.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
+from conformance.registry import check
+
+CONTEXT_BEFORE = 24
+CONTEXT_AFTER = 40
+
+
+# -- reading one reply per protocol (None plus a reason when the answer holds no reply) -----------
+def _invoke_json(ex) -> str:
+    body = ex.json()
+    assert isinstance(body, dict) and isinstance(body.get("result"), str), \
+        f"no string `result` in the invoke body: {ex.body[:200]!r}"
+    return body["result"]
+
+
+def _invoke_sse(ex) -> str:
+    return invoke_stream_text(ex)
+
+
+def _agui(ex) -> str:
+    return agui_text(agui_events(ex))
+
+
+def _mcp(ex) -> str:
+    msg = mcp_response(ex)
+    result = msg.get("result")
+    assert isinstance(result, dict), f"the MCP answer is not a result: {json.dumps(msg)[:200]}"
+    return mcp_text(result)
+
+
+READERS: dict[str, Callable[[Any], str]] = {"invoke-json": _invoke_json, "invoke-sse": _invoke_sse,
+                                            "agui": _agui, "mcp": _mcp}
+
+
+def read_reply(ex) -> tuple[str | None, str]:
+    """(reply, "") or (None, why): a protocol whose answer cannot be read is shown, not compared."""
+    if ex.status != 200:
+        return None, f"status {ex.status}" + (f" ({ex.error})" if ex.error else "")
+    kind = ex.label.rsplit("-", 1)[0]
+    try:
+        return READERS[kind](ex), ""
+    except (AssertionError, ValueError, TypeError, AttributeError) as exc:
+        return None, str(exc).splitlines()[0][:160]
+
+
+# -- showing a difference -----------------------------------------------------------------------
+def first_difference(values: list[str]) -> int:
+    """Index of the first code point where the strings differ (the shortest length if one is a prefix)."""
+    shortest = min(len(v) for v in values)
+    for i in range(shortest):
+        if len({v[i] for v in values}) > 1:
+            return i
+    return shortest
+
+
+def side_by_side(replies: dict[str, str | None], reasons: dict[str, str], expected: str | None = None) -> str:
+    """The replies (and the expected text) escaped with repr, cut around their first difference."""
+    shown = {**({"expected": expected} if expected is not None else {}),
+             **{k: v for k, v in replies.items() if v is not None}}
+    at = first_difference(list(shown.values())) if shown else 0
+    start = max(0, at - CONTEXT_BEFORE)
+    width = max(len(k) for k in [*shown, *reasons]) if shown or reasons else 8
+    lines = [f"first difference at code point {at}; showing [{start}:{at + CONTEXT_AFTER}]:"]
+    for name, text in shown.items():
+        cut = text[start:at + CONTEXT_AFTER]
+        lines.append(f"  {name:<{width}} {'…' if start else ' '}{cut!r}{'…' if len(text) > at + CONTEXT_AFTER else ''}"
+                     f"  ({len(text)} code points)")
+    for name, why in reasons.items():
+        lines.append(f"  {name:<{width}} (no reply: {why})")
+    return "\n".join(lines)
+
+
+def _runs(rec) -> dict[int, dict[str, Any]]:
+    """Exchanges of a generated scenario grouped by run index: {i: {"invoke-json": ex, ...}}."""
+    runs: dict[int, dict[str, Any]] = {}
+    for ex in rec.exchanges:
+        kind, _, index = ex.label.rpartition("-")
+        if index.isdigit() and kind:
+            runs.setdefault(int(index), {})[kind] = ex
+    return runs
+
+
+@check("GEN-XPROTO-001", scenarios=["generated.round_trip"])
+def same_reply_on_every_protocol(rec) -> str:
+    """Sends the same generated say-json prompts over invoke JSON, invoke stream, AG-UI and MCP; every reply is the same text."""
+    texts = rec.facts.get("texts") or []
+    runs = _runs(rec)
+    if not runs:
+        raise NotAssessed("the round-trip scenario sent no generated prompt")
+    problems, compared = [], 0
+    for i, by_kind in sorted(runs.items()):
+        replies, reasons = {}, {}
+        for kind in READERS:
+            if kind in by_kind:
+                replies[kind], why = read_reply(by_kind[kind])
+                if why:
+                    reasons[kind] = why
+        readable = {k: v for k, v in replies.items() if v is not None}
+        if len(readable) < 2:
+            continue                        # nothing to compare: each protocol's own checks judge the answer
+        compared += 1
+        if len(set(readable.values())) > 1:
+            expected = texts[i] if i < len(texts) and isinstance(texts[i], str) else None
+            problems.append(f"run {i}: the replies differ\n" + side_by_side(replies, reasons, expected))
+    if not compared:
+        raise NotAssessed("no generated prompt produced a readable reply on two protocols or more")
+    assert not problems, "the same prompt gave different replies over the protocols:\n" + "\n".join(problems[:3])
+    missing = sorted({k for r in runs.values() for k in READERS if k not in r})
+    return f"{compared} generated prompts gave one reply on every protocol" + \
+        (f" (not sent: {', '.join(missing)})" if missing else "")
+
+
+def _echoed_params(ex) -> tuple[Any, str]:
+    kind = ex.label.rsplit("-", 1)[0]
+    reader = {"invoke": _invoke_json, "agui": _agui}.get(kind)
+    if reader is None:
+        return None, f"unknown label {ex.label}"
+    if ex.status != 200:
+        return None, f"status {ex.status}"
+    try:
+        text = reader(ex)
+        return json.loads(text), ""
+    except (AssertionError, ValueError, TypeError) as exc:
+        return None, f"the reply is not canonical JSON of params: {str(exc).splitlines()[0][:120]}"
+
+
+@check("GEN-XPROTO-002", scenarios=["generated.params"])
+def same_params_on_every_protocol(rec) -> str:
+    """Sends the same generated extra fields with `echo params` over invoke and AG-UI; both params hold them unchanged."""
+    sent_all = rec.facts.get("params") or []
+    runs = _runs(rec)
+    problems, compared = [], 0
+    for i, by_kind in sorted(runs.items()):
+        if i >= len(sent_all) or not isinstance(sent_all[i], dict):
+            continue
+        sent = sent_all[i]
+        echoed = {kind: _echoed_params(ex) for kind, ex in sorted(by_kind.items())}
+        readable = {k: v for k, (v, why) in echoed.items() if not why}
+        if len(readable) < 2:
+            continue
+        compared += 1
+        for key, value in sent.items():
+            got = {k: (p.get(key, "<absent>") if isinstance(p, dict) else "<params not an object>")
+                   for k, p in readable.items()}
+            if any(not _same_value(g, value) for g in got.values()):
+                rows = "\n".join(f"  {k:<7} {_repr(g)}" for k, g in got.items())
+                problems.append(f"run {i}, field {key!r}:\n  sent    {_repr(value)}\n{rows}")
+                break
+    if not compared:
+        raise NotAssessed("no run echoed params on two protocols")
+    assert not problems, "the same extra fields reached the agent differently:\n" + "\n".join(problems[:3])
+    return f"{compared} generated field sets reached params unchanged over invoke and AG-UI"
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """JSON equality: 1 and 1.0 are the same number (JSON has one number type), but True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _repr(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=True, sort_keys=True) if value != "<absent>" else value
+    return text if len(text) <= limit else text[:limit] + "…"

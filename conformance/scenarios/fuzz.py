@@ -1,0 +1,572 @@
+"""Schemathesis against the target: generated requests per operation, judged by the spec.
+
+`schemas/openapi.yaml` is loaded once; per operation, positive and negative cases
+are drawn deterministically (the run's seed), sent with a bounded timeout in a
+worker thread, and every answer runs schemathesis' own checks (no 5xx, a status
+and content type the document allows, response headers) and the suite's custom
+checks (registered with `@schemathesis.check`): refusals have the error body with
+a `req_` request id, bodies and frames match the shared schemas, negative data the
+spec names is refused, a missing `Authorization` is refused.
+
+Every finding is tagged with the catalog requirement it breaks: a negative case is
+"must refuse" only for the defects a requirement states (prompt missing or not a
+string, `stream` not boolean, a session key of 0 or more than 256 characters, a body
+that is not a JSON object, AG-UI without a user message or resume); other schema
+violations (a message without `id`, a non-array `messages`) are sent but only the
+answer's shape is judged.
+
+Cost: cases that could start a run are bounded per operation (PLAN's third column x depth);
+positive cases go first, and a server that accepts negative data stops being fed
+once the budget is spent. Prompts are prefixed so the conformance agent echoes them
+(no generated `sleep` or `fail`), session keys are replaced by unique ones.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from conformance import generate, schemas
+from conformance.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
+from conformance.registry import scenario
+from conformance.wire.sse import parse_sse
+
+OPENAPI = schemas.SCHEMA_DIR / "openapi.yaml"
+PROMPT_PREFIX = "fuzz "            # not a directive word: the conformance agent echoes the prompt
+REQUEST_TIMEOUT = 10.0             # seconds per generated request (echo runs are short)
+TIME_BUDGET = 45.0                 # seconds of sending per operation; later cases are skipped
+MAX_EXCERPT = 300
+MAX_CASES_KEPT = 200
+
+# per operation and depth 1: (positive cases, negative cases, cases that may start a run)
+PLAN = {
+    "invoke": (3, 20, 4),
+    "agui": (2, 14, 3),
+    "mcp": (4, 8, 1),
+    "metadata": (4, 0, 0),
+}
+OPERATIONS = {"invoke": ("POST", "/v1/agents/{agentId}/invoke"), "agui": ("POST", "/v1/agents/{agentId}/agui"),
+              "mcp": ("POST", "/v1/agents/{agentId}/mcp"),
+              "metadata": ("GET", "/.well-known/oauth-protected-resource/v1/agents/{agentId}/mcp")}
+
+# -- which negative data the spec says is refused ------------------------------------------------
+# (requirement, error code the refusal must carry or None, description)
+Defect = tuple[str, str | None, str]
+
+
+def invoke_defects(body: Any) -> list[Defect]:
+    if not isinstance(body, dict):
+        return [("INV-ERR-005", None, "the body is not a JSON object")]
+    out: list[Defect] = []
+    if "prompt" not in body:
+        out.append(("INV-ERR-004", None, "no `prompt`"))
+    elif not isinstance(body["prompt"], str):
+        out.append(("INV-ERR-002", "validation_failed", "`prompt` is not a string"))
+    if "stream" in body and not isinstance(body["stream"], bool):
+        out.append(("INV-ERR-003", "validation_failed", "`stream` is not a boolean"))
+    sid = body.get("sessionId")
+    if isinstance(sid, str) and not 1 <= len(sid) <= 256:
+        out.append(("INV-SESS-006", "validation_failed", f"`sessionId` has {len(sid)} characters"))
+    return out
+
+
+def agui_defects(body: Any) -> list[Defect]:
+    if not isinstance(body, dict):
+        return [("AGUI-ERR-001", None, "the body is not a JSON object (no user message, no resume)")]
+    out: list[Defect] = []
+    msgs = body.get("messages")
+    has_user = isinstance(msgs, list) and any(isinstance(m, dict) and m.get("role") == "user" for m in msgs)
+    if "resume" not in body and not has_user:
+        if "messages" not in body:
+            out.append(("AGUI-ERR-001", "invalid_request", "neither `messages` nor `resume`"))
+        elif msgs == []:
+            out.append(("AGUI-ERR-002", "invalid_request", "`messages` is empty and no `resume`"))
+        elif isinstance(msgs, list) and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in msgs):
+            out.append(("AGUI-ERR-003", "invalid_request", "no message has role `user` and no `resume`"))
+    tid = body.get("threadId")
+    if isinstance(tid, str) and not 1 <= len(tid) <= 256:
+        out.append(("AGUI-SESS-004", "validation_failed", f"`threadId` has {len(tid)} characters"))
+    return out
+
+
+DEFECTS: dict[str, Callable[[Any], list[Defect]]] = {"invoke": invoke_defects, "agui": agui_defects}
+
+
+def expected_code(defects: list[Defect]) -> str | None:
+    """The `error.code` a refusal must carry: only when every defect states the same one."""
+    codes = {d[1] for d in defects}
+    return codes.pop() if len(codes) == 1 else None
+
+
+# -- what a case is, and how its answer is judged -------------------------------------------------
+@dataclass
+class Probe:
+    op: str
+    kind: str                          # positive | negative | no-auth | other-agent
+    case: Any                          # the schemathesis Case
+    defects: list[Defect] = field(default_factory=list)
+    body: Any = None                   # the body as sent (Python value; bytes for raw bodies)
+    applied: list[str] = field(default_factory=list)    # schemas the answer was validated against
+
+    @property
+    def may_run(self) -> bool:
+        if self.op in ("invoke", "agui"):
+            return self.kind != "no-auth"
+        return self.op == "mcp" and self.kind != "no-auth" and isinstance(self.body, dict) \
+            and self.body.get("method") == "tools/call"
+
+
+def status_requirement(p: Probe, stream_selected: bool) -> list[str]:
+    """The requirement an unexpected status (5xx, undeclared) or content type of this case breaks."""
+    if p.kind == "no-auth":
+        return {"invoke": ["AUTH-KEY-002"], "agui": ["AUTH-KEY-003"], "mcp": ["AUTH-MCP-003"]}[p.op]
+    if p.defects:
+        return sorted({d[0] for d in p.defects})
+    if p.op == "invoke":
+        if p.kind == "positive":
+            return ["INV-SEL-001"] if stream_selected else ["INV-RES-001"]
+        return ["GEN-ERR-001"]
+    if p.op == "agui":
+        return ["AGUI-FRAME-001"] if p.kind == "positive" else ["GEN-ERR-001"]
+    if p.op == "mcp":
+        return ["MCP-ERR-001"]
+    return ["META-DOC-001"] if p.kind == "positive" else ["META-STATE-002"]
+
+
+class Finding(AssertionError):
+    """A custom-check failure that knows the requirements it breaks."""
+
+    def __init__(self, requirements: list[str], message: str):
+        super().__init__(message)
+        self.requirements = requirements
+
+
+def _json_body(response) -> Any:
+    try:
+        return json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _ctype(response) -> str:
+    """The media type of a schemathesis Response (its headers: lowercase keys, list values)."""
+    value = response.headers.get("content-type") or [""]
+    return (value[0] if isinstance(value, list) else value).split(";")[0].strip().lower()
+
+
+# The probe a custom check judges is set per call: schemathesis calls checks with (ctx, response, case).
+_current = threading.local()
+
+
+def _probe() -> Probe:
+    return _current.probe
+
+
+def refusal_is_4xx(ctx, response, case) -> None:
+    """Negative data the spec names, or a missing credential, is refused with a 4xx (no run)."""
+    p = _probe()
+    if p.kind == "no-auth" or p.defects:
+        if not 400 <= response.status_code < 500:
+            why = "no `Authorization` header" if p.kind == "no-auth" else "; ".join(d[2] for d in p.defects)
+            raise Finding(status_requirement(p, False),
+                          f"expected a 4xx refusal ({why}), got {response.status_code}")
+
+
+def refusal_carries_code(ctx, response, case) -> None:
+    """A refusal whose defects all state one `error.code` carries that code."""
+    p = _probe()
+    if p.op not in ("invoke", "agui") or not 400 <= response.status_code < 500:
+        return
+    want = "unauthenticated" if p.kind == "no-auth" else expected_code(p.defects)
+    doc = _json_body(response)
+    got = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
+    if want and isinstance(got, str) and got != want:
+        raise Finding(status_requirement(p, False), f"expected error.code {want!r}, got {got!r}")
+
+
+def refusal_is_json_error(ctx, response, case) -> None:
+    """A refusal of invoke/AG-UI is a JSON error body, not an event stream (MCP: a JSON-RPC error)."""
+    p = _probe()
+    if not 400 <= response.status_code < 500 or response.status_code == 404 and p.op == "metadata":
+        return
+    ct = _ctype(response)
+    if ct != "application/json":
+        rid = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
+               "metadata": ["META-STATE-003"]}[p.op]
+        raise Finding(rid, f"a {response.status_code} refusal came as {ct or 'no content type'!r}, "
+                           f"not an application/json error body")
+
+
+def mcp_unauthenticated(ctx, response, case) -> None:
+    """MCP without a credential answers 401 with JSON-RPC error -32600 (AUTH-MCP-003/009)."""
+    p = _probe()
+    if p.op != "mcp" or p.kind != "no-auth":
+        return
+    if response.status_code != 401:
+        raise Finding(["AUTH-MCP-003"], f"expected 401 without a credential, got {response.status_code}")
+    doc = _json_body(response)
+    code = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
+    if code != -32600:
+        raise Finding(["AUTH-MCP-009"], f"expected JSON-RPC error.code -32600 on the 401, got {code!r}")
+
+
+def mcp_response_id(ctx, response, case) -> None:
+    """A JSON-RPC response carries the request's id (an error may carry null)."""
+    p = _probe()
+    if p.op != "mcp" or _ctype(response) != "application/json" or not isinstance(p.body, dict):
+        return
+    doc = _json_body(response)
+    if not isinstance(doc, dict) or "id" not in doc:
+        return                                  # shape is the schema check's business
+    sent = p.body.get("id")
+    sent_ok = "id" in p.body and type(sent) in (str, int)
+    if "result" in doc and sent_ok and (doc["id"] != sent or type(doc["id"]) is not type(sent)):
+        raise Finding(["MCP-METH-005"], f"response id {doc['id']!r} is not the request's id {sent!r}")
+    if "error" in doc and sent_ok and doc["id"] is not None and doc["id"] != sent:
+        raise Finding(["MCP-ERR-001"], f"error id {doc['id']!r} is neither the request's id {sent!r} nor null")
+
+
+def bodies_match_schemas(ctx, response, case) -> None:
+    """Every body and stream frame matches its shared JSON Schema (field-mapped to requirements)."""
+    from conformance.checks.schemas import body_violations   # imported late: checks load after scenarios
+    p = _probe()
+    ct = _ctype(response)
+    frames = None
+    if ct == SSE:
+        frames = [(e.event, e.data) for e in parse_sse(response.content).events if e.dispatched]
+    found = body_violations(p.op, response.status_code, ct, response.content, frames,
+                            p.body if isinstance(p.body, dict) else None, "answer", p.applied)
+    if found:
+        raise Finding(sorted({v.requirement for v in found}), "; ".join(v.text for v in found[:3]))
+
+
+CUSTOM_CHECKS = [refusal_is_4xx, refusal_carries_code, refusal_is_json_error, mcp_unauthenticated,
+                 mcp_response_id, bodies_match_schemas]
+
+
+_load_lock = threading.Lock()   # the four fuzz scenarios start together, each in its own thread
+
+
+def _schemathesis():
+    with _load_lock:   # functools.cache alone lets concurrent first calls import schemathesis twice at once
+        return _load_schemathesis()
+
+
+@functools.cache
+def _load_schemathesis():
+    """Import schemathesis, register the custom checks once, load the document once."""
+    import schemathesis
+    from schemathesis import checks as st_checks
+    from schemathesis.specs.openapi import checks as oa_checks
+
+    for fn in CUSTOM_CHECKS:
+        schemathesis.check(fn)
+    schema = schemathesis.openapi.from_path(str(OPENAPI))
+    builtin = [st_checks.not_a_server_error, oa_checks.status_code_conformance,
+               oa_checks.content_type_conformance, oa_checks.response_headers_conformance]
+    ops = {}
+    for res in schema.get_all_operations():
+        op = res.ok()
+        for name, (method, path) in OPERATIONS.items():
+            if op.method.upper() == method and op.path == path:
+                ops[name] = op
+    return schemathesis, schema, builtin, ops
+
+
+_generation_lock = generate.GENERATION_LOCK   # hypothesis draws one thing at a time, process-wide
+
+
+def builtin_requirements(failure, p: Probe, stream_selected: bool) -> list[str]:
+    """Map a schemathesis built-in failure to the requirement it breaks."""
+    text = f"{getattr(failure, 'title', '')} {getattr(failure, 'message', '')}".lower()
+    if "header" in text:
+        if "www-authenticate" in text:
+            return ["AUTH-MCP-008"]
+        if "retry-after" in text:
+            return ["MCP-ERR-003"] if p.op == "mcp" else ["GEN-RATE-003"]
+        if "x-ratelimit-remaining" in text:
+            return ["GEN-RATE-002"]
+    return status_requirement(p, stream_selected)
+
+
+# -- building cases ----------------------------------------------------------------------------
+class Plan:
+    def __init__(self, target, unique: Callable[[str], str]):
+        self.target = target
+        self.unique = unique
+        self.agent = target.agent_id
+        self.auth = {"Authorization": f"Bearer {target.api_key}"}
+
+    def fixed_headers(self, op: str, body: Any = None) -> dict[str, str]:
+        if op == "metadata":
+            return {}
+        if op == "mcp":
+            method = body.get("method") if isinstance(body, dict) and isinstance(body.get("method"), str) else None
+            h = {"MCP-Protocol-Version": MCP_VERSION, "Accept": "application/json, text/event-stream",
+                 "Mcp-Method": method if method and method.isascii() and method.isprintable() else "tools/call"}
+            return {**self.auth, **h}
+        return {**self.auth}
+
+    def sanitize(self, op: str, body: Any, positive: bool) -> Any:
+        """Echo-mode prompts, unique session keys; positive bodies lose fields whose acceptance is open."""
+        if not isinstance(body, dict):
+            return body
+        body = dict(body)
+        if op == "invoke":
+            if isinstance(body.get("prompt"), str):
+                body["prompt"] = PROMPT_PREFIX + body["prompt"]
+            if isinstance(body.get("sessionId"), str) and 1 <= len(body["sessionId"]) <= 256:
+                body["sessionId"] = self.unique("fz")
+            if positive:
+                body.pop("messages", None)            # item shape not shown: a refusal would be legitimate
+                self._trim_extras(body, ("prompt", "sessionId", "stream"))
+        elif op == "agui":
+            msgs = body.get("messages")
+            if isinstance(msgs, list):
+                body["messages"] = [self._echo_message(m, positive) for m in msgs]
+            if isinstance(body.get("threadId"), str) and 1 <= len(body["threadId"]) <= 256:
+                body["threadId"] = self.unique("fz")
+            if positive:
+                body.pop("resume", None)              # no paused run to answer: behaviour not shown
+                if not any(isinstance(m, dict) and m.get("role") == "user" for m in body.get("messages", [])):
+                    body.setdefault("messages", []).append({"id": "fz-1", "role": "user", "content": PROMPT_PREFIX})
+                self._trim_extras(body, ("threadId", "runId", "messages"))
+        elif op == "mcp":
+            params = body.get("params")
+            if positive and "id" not in body:
+                body["id"] = len(repr(body)) % 1000 + 1     # a request, not a notification: it gets a response
+            if positive and "params" not in body:
+                params = body["params"] = {}
+            if positive and isinstance(params, dict):
+                meta = dict(params.get("_meta") or {}) if isinstance(params.get("_meta"), dict) else {}
+                meta[META_VERSION] = MCP_VERSION
+                meta.setdefault(META_CAPS, {})
+                body["params"] = {**params, "_meta": meta}
+            args = params.get("arguments") if isinstance(params, dict) else None
+            if isinstance(args, dict) and isinstance(args.get("prompt"), str):
+                body["params"]["arguments"] = {**args, "prompt": PROMPT_PREFIX + args["prompt"]}
+        return body
+
+    @staticmethod
+    def _echo_message(m: Any, positive: bool) -> Any:
+        if not isinstance(m, dict):
+            return m
+        m = dict(m)
+        if positive:
+            m["role"] = "user" if m.get("role") == "user" else "assistant"
+            for k in ("id", "content"):
+                if not isinstance(m.get(k), str):
+                    m[k] = "fz"
+        if m.get("role") == "user" and isinstance(m.get("content"), str):
+            m["content"] = PROMPT_PREFIX + m["content"]
+        return m
+
+    @staticmethod
+    def _trim_extras(body: dict, keep: tuple[str, ...]) -> None:
+        """Extra fields stay well inside the 4 KB extra-data bound whatever field the server uses for it."""
+        for k in [k for k in body if k not in keep]:
+            if len(generate.canonical_bytes(body[k])) > 1500:
+                del body[k]
+
+
+def draw(op_obj, mode, n: int, seed: int | None, path_params: dict | None, headers: dict) -> list:
+    if n <= 0:
+        return []
+    from hypothesis.errors import Unsatisfiable
+    with _generation_lock:
+        strategy = op_obj.as_strategy(generation_mode=mode, path_parameters=path_params, headers=headers)
+        try:
+            return generate.examples(strategy, n, seed)
+        except Unsatisfiable:
+            return []
+
+
+def build_probes(name: str, plan: Plan, depth: int, seed: int | None) -> list[Probe]:
+    st, _schema, _builtin, ops = _schemathesis()
+    from schemathesis import GenerationMode
+    op = ops[name]
+    n_pos, n_neg, _ = (x * depth for x in PLAN[name])
+    probes: list[Probe] = []
+    if name == "metadata":
+        own = draw(op, GenerationMode.POSITIVE, 1, seed, {"agentId": plan.agent}, {})
+        probes += [Probe(name, "positive", c) for c in own]
+        probes += [Probe(name, "other-agent", c) for c in draw(op, GenerationMode.POSITIVE, n_pos, seed, None, {})]
+        return probes
+    fixed = plan.fixed_headers(name)
+    path = {"agentId": plan.agent}
+    for mode, kind, n in ((GenerationMode.POSITIVE, "positive", n_pos), (GenerationMode.NEGATIVE, "negative", n_neg)):
+        for case in draw(op, mode, n, seed, path, fixed):
+            probes.append(_probe_for(name, kind, case, plan))
+    if probes:   # the first positive body again, without a credential
+        first = next((p for p in probes if p.kind == "positive"), probes[0])
+        headers = {k: v for k, v in plan.fixed_headers(name, first.body).items() if k != "Authorization"}
+        bare = op.schema.make_case(operation=op, path_parameters=dict(path), headers=headers, body=first.body,
+                                   media_type="application/json")
+        probes.append(Probe(name, "no-auth", bare, [], first.body))
+    return probes
+
+
+def _probe_for(name: str, kind: str, case, plan: Plan) -> Probe:
+    body = plan.sanitize(name, case.body, positive=kind == "positive")
+    if body is not case.body:
+        case.body = body
+    if name == "mcp":
+        case.headers = {**(case.headers or {}), **plan.fixed_headers(name, body)}
+    defects = DEFECTS[name](body) if name in DEFECTS and not isinstance(body, (bytes, bytearray)) else []
+    if name in DEFECTS and isinstance(body, (bytes, bytearray)):
+        defects = _raw_defects(name, body)
+    return Probe(name, kind, case, defects, body)
+
+
+def _raw_defects(name: str, raw: bytes) -> list[Defect]:
+    try:
+        doc = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        rid = "INV-ERR-005" if name == "invoke" else "AGUI-ERR-001"
+        return [(rid, None, "the body is not valid JSON")]
+    return DEFECTS[name](doc)
+
+
+# -- sending and judging -------------------------------------------------------------------------
+def _redacted_request(p: Probe, secrets: tuple[str, ...]) -> dict[str, Any]:
+    headers = {k: v for k, v in (p.case.headers or {}).items() if k.lower() != "authorization"}
+    headers["Authorization"] = "(none)" if p.kind == "no-auth" else "Bearer ***"
+    body = p.body
+    if isinstance(body, (bytes, bytearray)):
+        shown = repr(bytes(body))[:MAX_EXCERPT]
+    else:
+        shown = json.dumps(body, ensure_ascii=False)[:MAX_EXCERPT] if body is not None else ""
+    for s in secrets:
+        shown = shown.replace(s, "***")
+    return {"method": p.case.method.upper(), "path": p.case.formatted_path, "headers": headers, "body": shown}
+
+
+def _distinct(probes: list[Probe]) -> list[Probe]:
+    """Drop cases identical to an earlier one (hypothesis repeats small examples such as b'\\x00')."""
+    seen, out = set(), []
+    for p in probes:
+        key = (p.kind, repr(p.body), repr(sorted((p.case.headers or {}).items())), repr(p.case.path_parameters))
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def _stream_selected(p: Probe) -> bool:
+    return isinstance(p.body, dict) and p.body.get("stream") is True
+
+
+def run_operation(name: str, target, unique: Callable[[str], str]) -> dict[str, Any]:
+    """Blocking: draw, send and judge the generated cases of one operation (runs in a worker thread)."""
+    st, _schema, builtin, _ops = _schemathesis()
+    plan = Plan(target, unique)
+    probes = build_probes(name, plan, max(1, target.depth), target.seed)
+    probes = _distinct(probes)
+    probes.sort(key=lambda p: p.kind != "positive")          # positives first: they own the run budget
+    run_cap = PLAN[name][2] * max(1, target.depth)
+    verify: Any = False if target.insecure else (target.ca_bundle or True)
+    out = {"operation": name, "requests": 0, "runs": 0, "skipped": 0, "statuses": {}, "cases": [],
+           "generated": len(probes)}
+    t0 = time.monotonic()
+    accepted_refusal = False
+    for p in probes:
+        # A case the spec says is refused is sent until one is wrongly accepted (then the server has
+        # shown the failure, and each further one would cost a run); any other case that could start a
+        # run needs the budget.
+        over = out["runs"] >= run_cap and (not p.defects or accepted_refusal)
+        if p.may_run and over or time.monotonic() - t0 > TIME_BUDGET:
+            out["skipped"] += 1
+            continue
+        record = _send_and_judge(p, st, builtin, target, verify, out)
+        accepted_refusal |= bool(p.defects and record.get("run"))
+        out["cases"].append(record)
+    return out
+
+
+def _send_and_judge(p: Probe, st, builtin, target, verify, out: dict[str, Any]) -> dict[str, Any]:
+    record: dict[str, Any] = {"kind": p.kind, "request": _redacted_request(p, target.secrets),
+                              "defects": [d[2] for d in p.defects], "exercised": [], "findings": []}
+    out["requests"] += 1
+    try:
+        response = p.case.call(base_url=target.base_url, verify=verify, timeout=REQUEST_TIMEOUT,
+                               allow_redirects=False)
+    except Exception as exc:                                # the server's fault or the network's
+        record.update(status=None, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        record["findings"].append({"requirements": status_requirement(p, _stream_selected(p)),
+                                   "check": "transport", "message": f"no answer: {record['error']}"})
+        record["exercised"] = status_requirement(p, _stream_selected(p))
+        return record
+    status = response.status_code
+    out["statuses"][str(status)] = out["statuses"].get(str(status), 0) + 1
+    ct = _ctype(response)
+    ran = p.may_run and 200 <= status < 300
+    out["runs"] += int(ran)
+    record.update(status=status, content_type=ct, run=ran,
+                  answer=response.content[:MAX_EXCERPT].decode("utf-8", "replace"))
+    _current.probe = p
+    try:
+        p.case.validate_response(response, checks=builtin + CUSTOM_CHECKS)
+    except (BaseExceptionGroup, Exception) as group:               # FailureGroup: one entry per failed check
+        for failure in getattr(group, "exceptions", [group]):
+            record["findings"].append(_finding(failure, p))
+    finally:
+        _current.probe = None
+    from conformance.checks.schemas import MAPS
+    exercised = set(status_requirement(p, _stream_selected(p))) | _shape_requirements(p, status)
+    for name in p.applied:
+        exercised |= {"META-STATE-003"} if p.op == "metadata" and name == "error-body" else set(MAPS[name].values())
+    for f in record["findings"]:
+        exercised |= set(f["requirements"])
+    record["exercised"] = sorted(exercised)
+    return record
+
+
+def _finding(failure, p: Probe) -> dict[str, Any]:
+    exc = getattr(failure, "exception", None)
+    if isinstance(exc, Finding):
+        return {"requirements": exc.requirements, "check": getattr(failure, "title", "custom"), "message": str(exc)}
+    msg = f"{getattr(failure, 'title', type(failure).__name__)}: {getattr(failure, 'message', str(failure))}"
+    return {"requirements": builtin_requirements(failure, p, _stream_selected(p)),
+            "check": getattr(failure, "title", type(failure).__name__), "message": " ".join(msg.split())[:400]}
+
+
+def _shape_requirements(p: Probe, status: int) -> set[str]:
+    """Requirements the custom checks judged on this answer besides the schema fields."""
+    out: set[str] = set()
+    if p.op == "agui" and 400 <= status < 500:
+        out.add("AGUI-ERR-005")
+    if p.op == "mcp" and p.kind == "no-auth":
+        out |= {"AUTH-MCP-003", "AUTH-MCP-008", "AUTH-MCP-009"}
+    if p.op == "metadata" and p.kind != "positive" and status != 404:
+        out.add("META-STATE-003")
+    return out
+
+
+def _fuzz_scenario(name: str):
+    protocol = name
+
+    async def fuzz(ctx):
+        if name != "metadata":
+            ctx.need("api_key")
+        ctx.need("agent_id")
+        if name in ("invoke", "agui"):
+            ctx.conformance_agent("generated prompts rely on the conformance agent's echo mode")
+        result = await asyncio.to_thread(run_operation, name, ctx.target, ctx.unique)
+        if ctx.client is not None:          # the run's cost report counts these requests too
+            ctx.client.stats.requests += result["requests"]
+            ctx.client.stats.agent_runs += result["runs"]
+        ctx.note(fuzz=result, summary=f"schemathesis {name}: {result['requests']} requests, "
+                                      f"{result['runs']} agent runs, statuses {result['statuses']}"
+                                      + (f", {result['skipped']} skipped (budget)" if result["skipped"] else ""))
+
+    fuzz.__doc__ = f"Schemathesis-generated {name} requests (positive, negative, no credential), judged per case."
+    fuzz.__name__ = f"fuzz_{name}"
+    return scenario(f"fuzz.{name}", protocol=protocol, deadline=TIME_BUDGET + 30)(fuzz)
+
+
+for _name in PLAN:
+    _fuzz_scenario(_name)

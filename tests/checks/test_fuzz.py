@@ -1,0 +1,120 @@
+"""The schemathesis scenarios and their checks: pass on the reference server within the cost share, fail a
+server that answers one refusal with a 500 or with a malformed error body, and classify negative data only
+as the spec does."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance import registry
+from conformance.api import certify
+from conformance.scenarios import fuzz
+from conformance.server import ReferenceServer, ServerConfig
+from conformance.target import from_server_facts
+from tests.selftest.zoo import load_zoo
+
+REQUEST_BUDGET, RUN_BUDGET = 80, 10
+
+
+def fuzz_checks() -> list[str]:
+    return [c.id for c in registry.load_all().values() if c.module.endswith("checks.fuzz")]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    with ReferenceServer(ServerConfig()) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def report(reference):
+    return certify(from_server_facts(reference.facts), check_ids=fuzz_checks())
+
+
+def test_passes_on_the_reference_server(report):
+    bad = [(c["id"], c["message"][:400]) for c in report["checks"] if c["status"] not in ("passed", "not_assessed")]
+    assert not bad
+    passed = [c for c in report["checks"] if c["status"] == "passed"]
+    assert len(passed) >= 40, f"only {len(passed)} fuzz checks judged anything"
+    for rid in ("GEN-ERR-001", "GEN-ERR-004", "INV-ERR-002", "INV-ERR-004", "INV-ERR-005", "AGUI-ERR-001",
+                "AUTH-KEY-002", "AUTH-KEY-003", "AUTH-MCP-003", "MCP-ERR-001", "META-DOC-001", "META-STATE-002"):
+        assert any(rid in c["requirements"] and c["status"] == "passed" for c in report["checks"]), rid
+
+
+def test_cost_share_and_counts_in_the_note(report):
+    assert report["cost"]["requests"] <= REQUEST_BUDGET, report["cost"]
+    assert report["cost"]["agent_runs"] <= RUN_BUDGET, report["cost"]
+    notes = [c["message"] for c in report["checks"] if c["status"] == "passed"]
+    assert any("schemathesis invoke:" in n and "agent runs" in n for n in notes)
+
+
+def test_no_credential_in_the_recording(reference):
+    target = from_server_facts(reference.facts)
+    result = fuzz.run_operation("invoke", target, lambda label: f"conf-test-{label}")
+    text = json.dumps(result)
+    for secret in target.secrets:
+        assert secret not in text
+    assert any(c["kind"] == "no-auth" and c["request"]["headers"]["Authorization"] == "(none)"
+               for c in result["cases"])
+
+
+def _judge_broken(name: str, requirement: str) -> dict:
+    b = load_zoo()[name]
+    with ReferenceServer(b.server_config()) as srv:
+        target = from_server_facts(srv.facts)
+        report = certify(target, check_ids=fuzz_checks())
+    row = next(r for r in report["requirements"] if r["id"] == requirement)
+    assert not any(s in json.dumps(report) for s in target.secrets)
+    return {"row": row, "report": report}
+
+
+def test_fails_a_server_that_answers_a_refusal_with_500():
+    got = _judge_broken("INV-ERR-005-invalid-json-answers-500", "INV-ERR-005")
+    assert got["row"]["status"] == "failed", got["row"]
+    assert "500" in got["row"]["message"] and "not valid JSON" in got["row"]["message"]
+    assert "sent (negative" in got["row"]["message"]       # the reproducing request (credential redacted)
+
+
+def test_fails_a_server_with_a_malformed_error_body():
+    got = _judge_broken("GEN-ERR-004-validation-request-id-without-req", "GEN-ERR-004")
+    assert got["row"]["status"] == "failed", got["row"]
+    assert "requestId" in got["row"]["message"]
+    # the malformed requestId breaks only the requirement that states it
+    others = {r["id"]: r["status"] for r in got["report"]["requirements"]
+              if r["id"] in ("GEN-ERR-001", "GEN-ERR-002", "GEN-ERR-003", "INV-ERR-002")}
+    assert set(others.values()) <= {"passed", "not_assessed"}, others
+
+
+@pytest.mark.parametrize("body, expected", [
+    (b"\x00", ["INV-ERR-005"]),
+    ([1, 2], ["INV-ERR-005"]),
+    ({"stream": True}, ["INV-ERR-004"]),
+    ({"prompt": 42}, ["INV-ERR-002"]),
+    ({"prompt": "x", "stream": "yes"}, ["INV-ERR-003"]),
+    ({"prompt": "x", "sessionId": ""}, ["INV-SESS-006"]),
+    ({"prompt": "x", "sessionId": "s" * 257}, ["INV-SESS-006"]),
+    ({"prompt": "x", "sessionId": 42}, []),          # type not stated as a refusal: only the answer's shape is judged
+    ({"prompt": "x", "messages": 5}, []),
+])
+def test_invoke_negative_data_is_must_refuse_only_where_the_spec_says(body, expected):
+    found = fuzz._raw_defects("invoke", body) if isinstance(body, bytes) else fuzz.invoke_defects(body)
+    assert [d[0] for d in found] == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    ({"runId": "r"}, ["AGUI-ERR-001"]),
+    ({"messages": []}, ["AGUI-ERR-002"]),
+    ({"messages": [{"id": "1", "role": "assistant", "content": "x"}]}, ["AGUI-ERR-003"]),
+    ({"resume": []}, []),
+    ({"messages": [{"role": "user", "content": "x"}]}, []),     # a message without id: not stated as a refusal
+    ({"messages": [{"id": "1", "role": "user", "content": "x"}], "threadId": ""}, ["AGUI-SESS-004"]),
+])
+def test_agui_negative_data_is_must_refuse_only_where_the_spec_says(body, expected):
+    assert [d[0] for d in fuzz.agui_defects(body)] == expected
+
+
+def test_refusal_code_is_asserted_only_when_every_defect_states_the_same():
+    assert fuzz.expected_code([("INV-ERR-002", "validation_failed", ""), ("INV-ERR-003", "validation_failed", "")]) \
+        == "validation_failed"
+    assert fuzz.expected_code([("INV-ERR-004", None, ""), ("INV-ERR-003", "validation_failed", "")]) is None

@@ -1,0 +1,141 @@
+"""Credentials and agent addressing, one scenario per protocol: the API key accepted, then refusals that start no
+run (no, empty, unknown, revoked or expired credentials, another scheme, a credential outside the header, a token
+bound to another agent, malformed / unknown / undeployed agent ids).
+
+A step that needs a credential or id the user did not supply is skipped; the skip reason (naming the option) is
+left in `facts["skipped"]`, so the checks of that step are not assessed, never passed.
+"""
+from __future__ import annotations
+
+import base64
+import re
+import secrets
+from typing import Any, Awaitable, Callable
+
+from conformance import protocols as p
+from conformance.engine import Context
+from conformance.outcomes import NotAssessed
+from conformance.registry import scenario
+from conformance.scenarios.mcp import call_tool, tool_name
+
+BODY_CREDENTIAL_FIELD = "access_token"   # RFC 6750 §2.2 form-parameter name, the usual misplaced spot
+
+
+def service_prefix(api_key: str | None) -> str:
+    """The `<svc>` part of `<svc>_live_…`; a neutral stand-in when the key does not show it."""
+    m = re.match(r"^(.+?)_live_.", api_key or "")
+    return m.group(1) if m else "svc"
+
+
+def unknown_credential(ctx: Context, kind: str) -> str:
+    return f"{service_prefix(ctx.target.api_key)}_{kind}_{secrets.token_hex(16)}"
+
+
+def random_agent(ctx: Context, prefix: str = "agt_") -> str:
+    return prefix + "conf" + secrets.token_hex(8)
+
+
+async def optional(ctx: Context, label: str, facts: tuple[str, ...], send: Callable[[], Awaitable[Any]]) -> None:
+    """Send a step that needs optional facts, or record why it was skipped."""
+    try:
+        for fact in facts:
+            ctx.need(fact)
+    except NotAssessed as exc:
+        ctx.recording.facts.setdefault("skipped", {})[label] = str(exc)
+        return
+    await send()
+
+
+def _headers(ctx: Context, kind: str) -> tuple[str | None, dict[str, str]]:
+    """(credential fact, extra headers) for a credential variant."""
+    if kind == "empty-bearer":
+        return None, {"Authorization": "Bearer"}
+    if kind == "basic-scheme":
+        token = base64.b64encode(f"conformance:{ctx.need('api_key')}".encode()).decode()
+        return None, {"Authorization": f"Basic {token}"}
+    if kind == "unknown-key":
+        return None, {"Authorization": f"Bearer {unknown_credential(ctx, 'live')}"}
+    if kind == "unknown-token":
+        return None, {"Authorization": f"Bearer {unknown_credential(ctx, 'oat')}"}
+    return {"no-credential": None, "revoked-key": "revoked_key", "expired-token": "expired_token",
+            "access-token": "access_token"}.get(kind, "api_key"), {}
+
+
+# Credential variants per protocol, with the facts each needs.
+INVOKE_AGUI_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("basic-scheme", ()),
+                           ("unknown-key", ()), ("revoked-key", ("revoked_key",)))
+MCP_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("unknown-key", ()), ("unknown-token", ()),
+                   ("revoked-key", ("revoked_key",)), ("expired-token", ("expired_token",)))
+
+
+def _body(ctx: Context, protocol: str, prompt: str) -> dict[str, Any]:
+    key = ctx.unique(f"auth-{protocol}")
+    return p.invoke_body(prompt, key) if protocol == "invoke" else p.agui_input(prompt, thread=key)
+
+
+async def _invoke_or_agui(ctx: Context, protocol: str) -> None:
+    prompt = ctx.prompt("plain_reply")
+    ctx.note(reply=ctx.agent_scenario("plain_reply").get("reply"), protocol=protocol)
+
+    async def post(label: str, kind: str = "api-key", agent: str | None = None) -> None:
+        credential, headers = _headers(ctx, kind)
+        await ctx.post(ctx.agent_path(protocol, agent), _body(ctx, protocol, prompt), label=label,
+                       credential=credential, headers=headers)
+
+    await post("accepted")
+    for kind, facts in INVOKE_AGUI_CREDENTIALS:
+        await optional(ctx, kind, facts, lambda kind=kind: post(kind, kind))
+    await optional(ctx, "other-agent-token", ("access_token", "other_agent_id"),
+                   lambda: post("other-agent-token", "access-token", ctx.need("other_agent_id")))
+    await post("malformed-agent", agent=random_agent(ctx, "xyz_"))
+    await post("unknown-agent", agent=random_agent(ctx))
+    await optional(ctx, "undeployed-agent", ("undeployed_agent_id",),
+                   lambda: post("undeployed-agent", agent=ctx.need("undeployed_agent_id")))
+
+
+@scenario("access.invoke", protocol="invoke", prompts=("plain_reply",))
+async def access_invoke(ctx: Context) -> None:
+    """Invoke: the API key accepted, then credential refusals and agent addressing (no run starts)."""
+    await _invoke_or_agui(ctx, "invoke")
+
+
+@scenario("access.agui", protocol="agui", prompts=("plain_reply",))
+async def access_agui(ctx: Context) -> None:
+    """AG-UI: the API key accepted, then credential refusals and agent addressing (no run starts)."""
+    await _invoke_or_agui(ctx, "agui")
+
+
+@scenario("access.mcp", protocol="mcp", prompts=("plain_reply",))
+async def access_mcp(ctx: Context) -> None:
+    """MCP: the access token accepted on its agent; 401s for no/empty/unknown/revoked/expired credentials and for a
+    credential outside the header; a token on another agent; malformed and undeployed agent ids."""
+    tool, prompt = await tool_name(ctx), ctx.prompt("plain_reply")
+    ctx.note(tool=tool, reply=ctx.agent_scenario("plain_reply").get("reply"))
+
+    async def call(label: str, kind: str = "api-key", agent: str | None = None, **kw: Any) -> None:
+        credential, headers = _headers(ctx, kind)
+        await call_tool(ctx, tool, prompt, label=label, id=label, session=ctx.unique("auth-mcp"), agent_id=agent,
+                        credential=credential, headers=headers, **kw)
+
+    await optional(ctx, "accepted-token", ("access_token",), lambda: call("accepted-token", "access-token"))
+    for kind, facts in MCP_CREDENTIALS:
+        await optional(ctx, kind, facts, lambda kind=kind: call(kind, kind))
+
+    async def outside_header(label: str, fact: str, where: str) -> None:
+        secret = ctx.need(fact)
+        path = ctx.agent_path("mcp")
+        if where == "query":
+            await call(label, "no-credential", agent=None, query=secret)
+        else:
+            body = p.mcp_call(tool, prompt, session=ctx.unique("auth-mcp"), id=label)
+            body[BODY_CREDENTIAL_FIELD] = secret
+            await ctx.post(path, body, label=label, credential=None, headers=p.mcp_headers("tools/call", name=tool))
+
+    await outside_header("query-key", "api_key", "query")
+    await optional(ctx, "query-token", ("access_token",), lambda: outside_header("query-token", "access_token", "query"))
+    await outside_header("body-key", "api_key", "body")
+    await optional(ctx, "other-agent-token", ("access_token", "other_agent_id"),
+                   lambda: call("other-agent-token", "access-token", ctx.need("other_agent_id")))
+    await call("malformed-agent", agent=random_agent(ctx, "xyz_"))
+    await optional(ctx, "undeployed-agent", ("undeployed_agent_id",),
+                   lambda: call("undeployed-agent", agent=ctx.need("undeployed_agent_id")))

@@ -1,0 +1,441 @@
+"""MCP scenarios: the 2026-07-28 calls, the 2025-11-25 handshake, sessions, progress streams,
+paused runs, protocol refusals, an optional rate-limit probe and the official `mcp` client.
+
+Every request is built by `conformance.protocols`; where the spec leaves a shape open
+(the elicitation form, the retry of a paused call) the upstream MCP 2026-07-28 shapes of the
+`mcp_types` package are used, and the checks say so.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+from urllib.parse import quote
+
+from conformance import protocols as p
+from conformance.engine import Context
+from conformance.outcomes import NotAssessed
+from conformance.registry import scenario
+from conformance.wire.http import Exchange
+
+LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
+UNKNOWN_VERSION = "1999-01-01"
+PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
+QUERY_CREDENTIAL_PARAM = "access_token"  # RFC 6750 §2.3's query parameter: a credential outside the header
+RATE_PROBE_MAX = 300                    # requests the thorough rate-limit probe may send
+RATE_PROBE_BATCH = 25
+RATE_PROBE_CHEAP = 20                   # X-RateLimit-Remaining at or below this: probe by default
+
+
+# -- shared helpers (also used by scenarios/auth.py and scenarios/metadata.py) ----------------
+def request_json(ex: Exchange) -> Any:
+    """The JSON body the suite sent in an exchange (None if none)."""
+    try:
+        return json.loads(ex.request_body) if ex.request_body else None
+    except ValueError:
+        return None
+
+
+async def rpc(ctx: Context, method: str, params: dict[str, Any] | None = None, *, label: str, id: Any = 1,
+              version: str | None = p.MCP_VERSION, header_version: str | None | object = ..., meta_version: Any = ...,
+              mcp_name: str | None = None, capabilities: dict[str, Any] | None = None, progress_token: Any = None,
+              agent_id: str | None = None, credential: str | None = "api_key", headers: dict[str, Any] | None = None,
+              drop_headers: tuple[str, ...] = (), body: Any = None, query: str | None = None, **kw: Any) -> Exchange:
+    """One MCP request. `header_version` / `meta_version` override the header and the `_meta` version separately
+    (`...`: same as `version`; None: left out); `drop_headers` removes routing headers."""
+    if body is None:
+        body = p.mcp_request(method, params, id=id, version=None, progress_token=progress_token)
+        mv = version if meta_version is ... else meta_version
+        if mv is not None:
+            body.setdefault("params", {}).setdefault("_meta", {})
+            body["params"]["_meta"][p.META_VERSION] = mv
+            body["params"]["_meta"].setdefault(p.META_CAPS, capabilities or {})
+    hv = version if header_version is ... else header_version
+    hdrs: dict[str, Any] = p.mcp_headers(method, version=hv, name=mcp_name)
+    for name in drop_headers:
+        hdrs.pop(name, None)
+    hdrs.update(headers or {})
+    path = ctx.agent_path("mcp", agent_id)
+    if query is not None:
+        encoded = quote(query, safe="")
+        if encoded != query:
+            ctx.client.redactor.add(encoded)  # the credential as it appears in the URL stays out of transcripts
+        path += f"?{QUERY_CREDENTIAL_PARAM}={encoded}"
+    return await ctx.post(path, body, label=label, credential=credential, headers=hdrs, **kw)
+
+
+async def call_tool(ctx: Context, tool: str, prompt: str | None, *, label: str, session: str | None = None,
+                    resume: Any = None, id: Any = 1, send_name: bool = True, extra_params: dict[str, Any] | None = None,
+                    **kw: Any) -> Exchange:
+    args: dict[str, Any] = {}
+    if prompt is not None:
+        args["prompt"] = prompt
+    if session is not None:
+        args["session_id"] = session
+    if resume is not None:
+        args["resume"] = resume
+    params = {"name": tool, "arguments": args, **(extra_params or {})}
+    return await rpc(ctx, "tools/call", params, label=label, id=id, mcp_name=tool if send_name else None, **kw)
+
+
+def _single_tool_name(ex: Exchange) -> str | None:
+    try:
+        tools = ex.json().get("result", {}).get("tools")
+    except (AssertionError, AttributeError):
+        return None
+    if isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict) \
+            and isinstance(tools[0].get("name"), str) and tools[0]["name"]:
+        return tools[0]["name"]
+    return None
+
+
+async def tool_name(ctx: Context) -> str:
+    """The agent's tool: learned once per run from `tools/list` (shared by every scenario), else from
+    `--agent-slug`. A scenario that cannot name the tool cannot call it."""
+    memo = ctx.session.__dict__.setdefault("_mcp_tool_memo", {})
+    if "future" not in memo:
+        memo["future"] = asyncio.ensure_future(_lookup_tool(ctx))
+    name, why = await asyncio.shield(memo["future"])
+    if name is None:
+        raise AssertionError(why)
+    return name
+
+
+async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
+    ex = await ctx.client.send("POST", ctx.agent_path("mcp"), label="tool-lookup",
+                               headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
+                               json=p.mcp_request("tools/list", id="tool-lookup"))
+    name = _single_tool_name(ex)
+    if name:
+        return name, ""
+    if ctx.target.agent_slug:
+        return p.tool_name(ctx.target.agent_slug), ""
+    return None, (f"could not learn the tool name: tools/list answered {ex.status} without exactly one named tool, "
+                  "and no --agent-slug was given")
+
+
+# -- 2026-07-28 and 2025-11-25 basics ---------------------------------------------------------
+@scenario("mcp.modern", protocol="mcp", prompts=("plain_reply", "tool_call"))
+async def modern(ctx: Context) -> None:
+    """2026-07-28 without initialize: server/discover, tools/list, a call with Mcp-Name, a call without it."""
+    plain, tool_prompt = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("tool_call")
+    await rpc(ctx, "server/discover", label="discover", id="disc-1")
+    await rpc(ctx, "tools/list", label="list", id=2)
+    tool = await tool_name(ctx)
+    ctx.note(tool=tool, replies={"call": plain.get("reply"), "call-noname": tool_prompt.get("reply")})
+    await call_tool(ctx, tool, plain["prompt"], label="call", id="call-3", session=ctx.unique("mcp-plain"))
+    await call_tool(ctx, tool, tool_prompt["prompt"], label="call-noname", id=4, send_name=False,
+                    session=ctx.unique("mcp-tool"))
+
+
+@scenario("mcp.legacy", protocol="mcp", prompts=("plain_reply",))
+async def legacy(ctx: Context) -> None:
+    """2025-11-25: initialize (no version header), then tools/list and tools/call with MCP-Protocol-Version: 2025-11-25."""
+    plain = ctx.agent_scenario("plain_reply")
+    init = {"protocolVersion": p.MCP_LEGACY_VERSION, "capabilities": {}, "clientInfo": LEGACY_CLIENT_INFO}
+    await rpc(ctx, "initialize", init, label="initialize", id=1, version=None)
+    await rpc(ctx, "tools/list", label="list", id=2, version=p.MCP_LEGACY_VERSION, meta_version=None)
+    tool = await tool_name(ctx)
+    ctx.note(tool=tool, replies={"call": plain.get("reply")})
+    await call_tool(ctx, tool, plain["prompt"], label="call", id=3, version=p.MCP_LEGACY_VERSION, meta_version=None,
+                    session=ctx.unique("mcp-legacy"))
+
+
+# -- results ----------------------------------------------------------------------------------
+@scenario("mcp.failures", protocol="mcp", prompts=("failure_after_output", "failure_before_output"))
+async def failures(ctx: Context) -> None:
+    """Two failing runs (after and before output) without a progress token."""
+    tool = await tool_name(ctx)
+    for label, name in (("fail-after", "failure_after_output"), ("fail-before", "failure_before_output")):
+        await call_tool(ctx, tool, ctx.prompt(name), label=label, id=label, session=ctx.unique(label))
+
+
+@scenario("mcp.sessions", protocol="mcp", prompts=("session_affinity",))
+async def sessions(ctx: Context) -> None:
+    """`count` twice on a fresh session_id, then once without session_id and once on the returned sessionId."""
+    ctx.conformance_agent("`count` replies are the run numbers of a session")
+    tool, prompt = await tool_name(ctx), ctx.prompt("session_affinity")
+    key = ctx.unique("mcp-count")
+    ctx.note(session=key)
+    await call_tool(ctx, tool, prompt, label="given-1", id=1, session=key)
+    await call_tool(ctx, tool, prompt, label="given-2", id=2, session=key)
+    first = await call_tool(ctx, tool, prompt, label="generated-1", id=3)
+    try:
+        generated = p.mcp_response(first)["result"]["structuredContent"]["sessionId"]
+    except (AssertionError, KeyError, TypeError):
+        return  # the checks report the missing sessionId; nothing to continue with
+    if isinstance(generated, str) and generated:
+        ctx.note(generated=generated)
+        await call_tool(ctx, tool, prompt, label="generated-2", id=4, session=generated)
+
+
+# -- progress streams -------------------------------------------------------------------------
+@scenario("mcp.progress", protocol="mcp", prompts=("streamed_reply",))
+async def progress(ctx: Context) -> None:
+    """The streamed-reply prompt with a string progress token, then with an integer one."""
+    tool, entry = await tool_name(ctx), ctx.agent_scenario("streamed_reply")
+    tokens = {"string-token": ctx.unique("progress"), "integer-token": 7301}
+    ctx.note(tokens=tokens, reply=entry.get("reply"))
+    for n, (label, token) in enumerate(tokens.items(), 1):
+        await call_tool(ctx, tool, entry["prompt"], label=label, id=f"prog-{n}" if n == 1 else 100 + n,
+                        progress_token=token, session=ctx.unique(label))
+
+
+# -- paused runs ------------------------------------------------------------------------------
+@scenario("mcp.pause_text", protocol="mcp", prompts=("question_and_resume",))
+async def pause_text(ctx: Context) -> None:
+    """A client without elicitation asks the question prompt, then answers with the `resume` argument."""
+    tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
+    key = ctx.unique("mcp-pause")
+    ctx.note(session=key, answer=PAUSE_ANSWER, question=entry.get("question"),
+             suffix=entry.get("reply_after_resume_suffix"))
+    await call_tool(ctx, tool, entry["prompt"], label="ask", id=1, session=key)
+    await call_tool(ctx, tool, None, label="resume", id=2, session=key, resume=PAUSE_ANSWER)
+
+
+def form_answer(schema: Any) -> dict[str, Any]:
+    """Content answering an elicitation form: every property of the requested schema filled in."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    content: dict[str, Any] = {}
+    for name, prop in (props or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = prop.get("type")
+        if isinstance(prop.get("enum"), list) and prop["enum"]:
+            content[name] = prop["enum"][0]
+        elif kind in ("number", "integer"):
+            content[name] = 1
+        elif kind == "boolean":
+            content[name] = True
+        elif kind == "array":
+            items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+            content[name] = list((items.get("enum") or ["Ada"])[:1])
+        else:
+            content[name] = "Ada"
+    return content
+
+
+def elicitation_requests(result: Any) -> tuple[dict[str, Any], str | None] | None:
+    """(form elicitation requests by key, requestState) of an upstream 2026-07-28 InputRequiredResult, or None."""
+    if not isinstance(result, dict) or result.get("resultType") != "input_required":
+        return None
+    from mcp_types._v2026_07_28 import ElicitRequest, InputRequiredResult
+    from pydantic import ValidationError
+    try:
+        parsed = InputRequiredResult.model_validate(result)
+    except ValidationError:
+        return None
+    forms = {key: req.model_dump(by_alias=True, exclude_none=True) for key, req in (parsed.input_requests or {}).items()
+             if isinstance(req, ElicitRequest) and getattr(req.params, "mode", "form") == "form"}
+    return (forms, parsed.request_state) if forms else None
+
+
+@scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",))
+async def pause_elicit(ctx: Context) -> None:
+    """A client declaring form elicitation asks the question prompt, then retries with the form answered
+    (upstream 2026-07-28 InputRequiredResult: inputResponses + requestState)."""
+    tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
+    key = ctx.unique("mcp-elicit")
+    caps = {"elicitation": {"form": {}}}
+    ctx.note(session=key, question=entry.get("question"), suffix=entry.get("reply_after_resume_suffix"))
+    first = await call_tool(ctx, tool, entry["prompt"], label="ask", id=1, session=key, capabilities=caps)
+    try:
+        result = p.mcp_response(first).get("result")
+    except AssertionError:
+        return
+    found = elicitation_requests(result)
+    if found is None:
+        ctx.note(form=None)
+        return
+    forms, state = found
+    responses = {k: {"action": "accept", "content": form_answer(f["params"].get("requestedSchema"))}
+                 for k, f in forms.items()}
+    ctx.note(form=forms, answers={k: r["content"] for k, r in responses.items()})
+    extra: dict[str, Any] = {"inputResponses": responses}
+    if state is not None:
+        extra["requestState"] = state
+    await call_tool(ctx, tool, entry["prompt"], label="retry", id=2, session=key, capabilities=caps,
+                    extra_params=extra)
+
+
+# -- protocol refusals (no run starts) --------------------------------------------------------
+@scenario("mcp.refusals", protocol="mcp", prompts=("plain_reply",))
+async def refusals(ctx: Context) -> None:
+    """Requests the spec's table refuses: unknown versions, headers that do not match the body, missing routing
+    headers, a wrong Content-Type, an unsupported method, an unknown tool, a call without prompt, an unknown agent."""
+    tool, prompt = await tool_name(ctx), ctx.prompt("plain_reply")
+    ctx.note(tool=tool, unknown_version=UNKNOWN_VERSION)
+    other_version = p.MCP_LEGACY_VERSION
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("version-unknown", dict(version=UNKNOWN_VERSION)),
+        ("version-mismatch", dict(header_version=p.MCP_VERSION, meta_version=other_version)),
+        ("method-mismatch", dict(headers={"Mcp-Method": "tools/list"})),
+        ("name-mismatch", dict(mcp_name=tool + "_other")),
+        ("method-missing", dict(drop_headers=("Mcp-Method",))),
+        ("version-header-missing", dict(header_version=None)),
+        ("content-type", dict(content=None)),
+        ("unknown-tool", dict(tool=tool + "_nope")),
+        ("no-prompt", dict(prompt=None)),
+        ("unknown-agent", dict(agent_id="agt_" + ctx.unique("nope").replace("-", ""))),
+    ]
+    for n, (label, case) in enumerate(cases, 1):
+        case = dict(case)
+        name = case.pop("tool", tool)
+        text = case.pop("prompt", prompt)
+        args = {"prompt": text} if text is not None else {}
+        args["session_id"] = ctx.unique("refused")
+        if label == "content-type":
+            body = p.mcp_request("tools/call", {"name": name, "arguments": args}, id=n)
+            await ctx.post(ctx.agent_path("mcp"), label=label, content=json.dumps(body).encode(),
+                           headers={**p.mcp_headers("tools/call", name=name), "Content-Type": "text/plain"})
+            continue
+        if "mcp_name" not in case:
+            case["mcp_name"] = name
+        await rpc(ctx, "tools/call", {"name": name, "arguments": args}, label=label, id=n, **case)
+    init = {"protocolVersion": UNKNOWN_VERSION, "capabilities": {}, "clientInfo": LEGACY_CLIENT_INFO}
+    await rpc(ctx, "initialize", init, label="initialize-unknown", id="init-x", version=None)
+    await rpc(ctx, "resources/list", label="unsupported-method", id="meth-x")
+
+
+@scenario("mcp.rate_limit", protocol="mcp", deadline=120.0)
+async def rate_limit(ctx: Context) -> None:
+    """One tools/list; then, with --thorough or when its X-RateLimit-Remaining shows at most 20 requests left (a
+    429 is then cheap to reach), more tools/list in batches until one answers 429 (at most 300)."""
+    def send(label: str, n: int):
+        return ctx.client.send("POST", ctx.agent_path("mcp"), label=label, retry_429=False,
+                               headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
+                               json=p.mcp_request("tools/list", id=n))
+
+    first = await send("probe-0", 0)
+    ctx.recording.exchanges.append(first)
+    remaining = (first.header("x-ratelimit-remaining") or "").strip()
+    nearly_spent = remaining.isascii() and remaining.isdigit() and int(remaining) <= RATE_PROBE_CHEAP
+    sent = 1
+    if first.status != 429 and not (ctx.target.thorough or nearly_spent):
+        raise NotAssessed("the 429 probe loads the server; it runs only with --thorough "
+                          f"(or when X-RateLimit-Remaining shows at most {RATE_PROBE_CHEAP} requests left)")
+    while first.status != 429 and sent < RATE_PROBE_MAX:
+        got = await asyncio.gather(*(send(f"burst-{sent + i}", sent + i) for i in range(RATE_PROBE_BATCH)))
+        sent += RATE_PROBE_BATCH
+        limited = [ex for ex in got if ex.status == 429]
+        if limited:
+            ctx.recording.exchanges.append(limited[0])
+            break
+    ctx.note(sent=sent)
+
+
+# -- the official client ----------------------------------------------------------------------
+@scenario("mcp.official_client", protocol="mcp", prompts=("plain_reply", "question_and_resume"), deadline=60.0)
+async def official_client(ctx: Context) -> None:
+    """The official `mcp` Python client (2026-07-28 with elicitation, and the 2025-11-25 handshake) lists the tool
+    and calls it with the plain-reply and the question prompts."""
+    plain, question = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("question_and_resume")
+    ctx.note(expected=plain.get("reply"), question=question.get("question"),
+             suffix=question.get("reply_after_resume_suffix"))
+    runs = {}
+    for mode in ("2026-07-28", "legacy"):
+        runs[mode] = await drive_official_client(ctx, mode, plain["prompt"], question["prompt"],
+                                                 session=ctx.unique(f"sdk-{mode}"), resume=PAUSE_ANSWER)
+    ctx.note(runs=runs)
+
+
+CLIENT_STEP_SECONDS = 25.0
+
+
+def _client_ssl(ctx: Context):
+    import ssl
+    context = ssl.create_default_context()
+    if ctx.target.insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    elif ctx.target.ca_bundle:
+        context.load_verify_locations(cafile=ctx.target.ca_bundle)
+    return context
+
+
+def _count_into(ctx: Context, counts: dict[str, int]):
+    """httpx2 event hooks: the official client's requests (and the runs they start) join the run's cost."""
+    stats = ctx.client.stats
+
+    async def on_request(request) -> None:
+        counts["requests"] += 1
+        stats.requests += 1
+
+    async def on_response(response) -> None:
+        request = response.request
+        try:
+            doc = json.loads(request.content) if request.method == "POST" else None
+        except Exception:  # noqa: BLE001 - a streamed body: not a tools/call of ours
+            doc = None
+        if isinstance(doc, dict) and doc.get("method") == "tools/call" and 200 <= response.status_code < 300:
+            counts["agent_runs"] += 1
+            stats.agent_runs += 1
+
+    return {"request": [on_request], "response": [on_response]}
+
+
+async def drive_official_client(ctx: Context, mode: str, plain_prompt: str, question_prompt: str, *, session: str,
+                                resume: Any) -> dict[str, Any]:
+    """Run the official client in one mode; returns what it saw (never raises for what the server does).
+
+    2026-07-28: with an elicitation callback (the SDK answers an InputRequiredResult and retries).
+    legacy (2025-11-25 handshake): no elicitation, so the question comes back as text and is answered with the
+    `resume` argument on the same session_id."""
+    import httpx2
+    import mcp_types as types
+    from mcp.client.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    url = ctx.target.base_url.rstrip("/") + ctx.agent_path("mcp")
+    counts = {"requests": 0, "agent_runs": 0}
+    out: dict[str, Any] = {"step": "connect", "counts": counts, "elicited": []}
+
+    async def elicit(_context, params):
+        schema = getattr(params, "requested_schema", None)
+        if hasattr(schema, "model_dump"):
+            schema = schema.model_dump(by_alias=True, exclude_none=True)
+        content = form_answer(schema)
+        out["elicited"].append({"message": getattr(params, "message", None), "content": content})
+        return types.ElicitResult(action="accept", content=content)
+
+    def text_of(result) -> tuple[str, bool]:
+        return "".join(getattr(b, "text", "") for b in result.content if getattr(b, "type", None) == "text"), \
+            bool(result.is_error)
+
+    headers = {"Authorization": f"Bearer {ctx.need('api_key')}"}
+    try:
+        async with httpx2.AsyncClient(verify=_client_ssl(ctx), headers=headers, event_hooks=_count_into(ctx, counts),
+                                      timeout=httpx2.Timeout(CLIENT_STEP_SECONDS), trust_env=False) as hc:
+            kwargs: dict[str, Any] = {"mode": mode, "cache": None}
+            if mode != "legacy":
+                kwargs["elicitation_callback"] = elicit
+            async with asyncio.timeout(CLIENT_STEP_SECONDS):
+                async with Client(streamable_http_client(url, http_client=hc, terminate_on_close=False),
+                                  **kwargs) as client:
+                    out["protocol_version"] = client.protocol_version
+                    out["step"] = "list_tools"
+                    listed = await client.list_tools()
+                    out["tools"] = [t.name for t in listed.tools]
+                    tool = out["tools"][0] if len(out["tools"]) == 1 else await tool_name(ctx)
+                    out["step"] = "call plain"
+                    out["plain"], out["plain_is_error"] = text_of(await client.call_tool(tool, {"prompt": plain_prompt}))
+                    out["step"] = "call question"
+                    first = await client.call_tool(tool, {"prompt": question_prompt, "session_id": session})
+                    out["question"], out["question_is_error"] = text_of(first)
+                    if mode == "legacy":
+                        out["step"] = "call resume"
+                        answered = await client.call_tool(tool, {"session_id": session, "resume": resume})
+                        out["resumed"], out["resumed_is_error"] = text_of(answered)
+                        out["resume_value"] = resume
+        out["step"] = "done"
+    except BaseException as exc:  # noqa: BLE001 - the client failing is the finding, never a crash of the suite
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, asyncio.CancelledError)) and not isinstance(
+                exc, TimeoutError):
+            raise
+        out["error"] = ctx.client.redact(f"{type(exc).__name__}: {_exc_text(exc)}")[:600]
+    return out
+
+
+def _exc_text(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(f"{type(e).__name__}: {_exc_text(e)}" for e in exc.exceptions[:3])
+    return str(exc) or "(no message)"

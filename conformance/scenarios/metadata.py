@@ -1,0 +1,41 @@
+"""Sign-in metadata (RFC 9728): the document with and without credentials, 404s for agents that do not run, and
+the `resource_metadata` URL of an MCP 401 followed to the document. No agent run."""
+from __future__ import annotations
+
+from conformance.checks.auth import challenge_params
+from conformance.engine import Context
+from conformance.registry import scenario
+from conformance.scenarios.mcp import call_tool, tool_name
+from conformance.scenarios.auth import optional, random_agent, unknown_credential
+
+
+@scenario("metadata.document", protocol="metadata")
+async def document(ctx: Context) -> None:
+    """GET the metadata without a credential, with the API key and with an unknown bearer; GET it for an unknown,
+    a malformed and the undeployed agent id."""
+    path = ctx.metadata_path()
+    await ctx.send("GET", path, label="doc", credential=None)
+    await ctx.send("GET", path, label="doc-key")
+    await ctx.send("GET", path, label="doc-unknown-bearer", credential=None,
+                   headers={"Authorization": f"Bearer {unknown_credential(ctx, 'live')}"})
+    await ctx.send("GET", ctx.metadata_path(random_agent(ctx)), label="unknown-agent", credential=None)
+    await ctx.send("GET", ctx.metadata_path(random_agent(ctx, "xyz_")), label="malformed-agent", credential=None)
+    await optional(ctx, "undeployed-agent", ("undeployed_agent_id",),
+                   lambda: ctx.send("GET", ctx.metadata_path(ctx.need("undeployed_agent_id")),
+                                    label="undeployed-agent", credential=None))
+
+
+@scenario("metadata.challenge", protocol="metadata")
+async def challenge(ctx: Context) -> None:
+    """An MCP tools/call without a credential (401), then a GET of its challenge's `resource_metadata` URL when that
+    URL lies under the base URL (the suite never follows a server to another host)."""
+    tool = await tool_name(ctx)
+    ex = await call_tool(ctx, tool, "say conformance", label="challenge", id="challenge", credential=None)
+    try:
+        url = challenge_params(ex).get("resource_metadata")
+    except AssertionError:
+        return
+    base = ctx.target.base_url.rstrip("/") + "/"
+    ctx.note(resource_metadata=url)
+    if isinstance(url, str) and url.startswith(base):
+        await ctx.send("GET", url, label="followed", credential=None)

@@ -7,6 +7,7 @@ scenario. Checks are evaluated synchronously as their recordings arrive.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import threading
 import time
@@ -60,11 +61,11 @@ class Context:
 
     _counter = itertools.count(1)
 
-    def __init__(self, session: "Session", scenario: Scenario):
+    def __init__(self, session: "Session", scenario: Scenario, client: Client):
         self.session = session
         self.scenario = scenario
         self.target = session.target
-        self.client = session.client
+        self.client = client
         self.recording = Recording(scenario.name, session.target)
 
     # -- facts and prompts -------------------------------------------------------------
@@ -136,8 +137,20 @@ class CheckResult:
     duration: float = 0.0
 
 
+@dataclass
+class Lane:
+    """An event loop in its own thread with its own client. Timing-sensitive scenarios get a lane of
+    their own, so busy work on the shared lane (parsing other streams) cannot delay their timestamps."""
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+    client: Client | None = None
+
+    def call(self, coro, timeout: float):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+
 class Session:
-    """One certification run: a background loop records scenarios; checks are judged on demand."""
+    """One certification run: background lanes record scenarios; checks are judged on demand."""
 
     def __init__(self, target: Target, checks: list[Check], *, concurrency: int = 12):
         self.target = target
@@ -147,67 +160,77 @@ class Session:
         self.limits = Limits(connect=t.connect, headers=t.headers, idle=t.idle, total=t.request)
         self.concurrency = concurrency
         self._futures: dict[str, Future] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self.client: Client | None = None
+        self._lanes: list[Lane] = []
         self.preflight_error: str | None = None
         self.started_at = time.monotonic()
         self.results: dict[str, CheckResult] = {}
 
+    @property
+    def client(self) -> Client | None:
+        return self._lanes[0].client if self._lanes else None
+
     # -- lifecycle ------------------------------------------------------------------
+    def _lane(self, name: str) -> Lane:
+        loop = asyncio.new_event_loop()
+        lane = Lane(loop, threading.Thread(target=loop.run_forever, name=name, daemon=True))
+        lane.thread.start()
+        self._lanes.append(lane)
+        lane.client = lane.call(self._make_client(), timeout=10)
+        return lane
+
     def start(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="conformance-recorder", daemon=True)
-        self._thread.start()
         try:
-            self.client = self._call(self._make_client(), timeout=10)
+            shared = self._lane("conformance-recorder")
         except ValueError as exc:   # e.g. plain http:// to a remote host: the run cannot judge
             self.preflight_error = str(exc)
             return
-        self.preflight_error = self._call(self._preflight(), timeout=self.limits.connect + self.limits.headers + 5)
+        self.preflight_error = shared.call(self._preflight(shared.client),
+                                           timeout=self.limits.connect + self.limits.headers + 5)
         if self.preflight_error:
             return
         needed = {s for c in self.checks for s in c.scenarios}
-        sem_holder: dict[str, asyncio.Semaphore] = {}
-        for name in sorted(needed, key=lambda s: (not SCENARIOS[s].slow, s)):
+        sem = asyncio.Semaphore(self.concurrency)
+        for name in sorted(needed, key=lambda s: (SCENARIOS[s].last, not SCENARIOS[s].isolated, s)):
+            scn = SCENARIOS[name]
+            lane = self._lane(f"conformance-{name}") if scn.isolated else shared
+            before = [f for n, f in self._futures.items() if scn.last and not SCENARIOS[n].isolated]
             self._futures[name] = asyncio.run_coroutine_threadsafe(
-                self._record(SCENARIOS[name], sem_holder), self._loop)
+                self._record(scn, lane.client, None if scn.isolated else sem, after=before), lane.loop)
 
     async def _make_client(self) -> Client:
         return Client(self.target.base_url, ca_bundle=self.target.ca_bundle, insecure=self.target.insecure,
                       limits=self.limits, secrets=self.target.secrets)
 
     def close(self) -> None:
-        if not self._loop:
-            return
+        """Stop every lane; idempotent. The clients' counters stay readable for the report."""
         for fut in self._futures.values():
             fut.cancel()
-        if self.client:
+        for lane in self._lanes:
+            if not lane.loop.is_running():
+                continue
             try:
-                self._call(self.client.aclose(), timeout=5)
+                lane.call(lane.client.aclose(), timeout=5)
             except Exception:
                 pass
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        self._loop = None
+            lane.loop.call_soon_threadsafe(lane.loop.stop)
+            lane.thread.join(timeout=10)
 
-    def _call(self, coro, timeout: float):
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
-
-    async def _preflight(self) -> str | None:
+    async def _preflight(self, client: Client) -> str | None:
         """Can we reach the target at all? If not, the verdict is `error`, not a pile of failures."""
         path = f"/.well-known/oauth-protected-resource/v1/agents/{self.target.agent_id or 'agt_preflight'}/mcp"
-        ex = await self.client.send("GET", path, label="preflight",
-                                    limits=Limits(connect=self.limits.connect, headers=self.limits.headers,
-                                                  idle=self.limits.idle, total=self.limits.connect + self.limits.headers))
+        ex = await client.send("GET", path, label="preflight",
+                               limits=Limits(connect=self.limits.connect, headers=self.limits.headers,
+                                             idle=self.limits.idle, total=self.limits.connect + self.limits.headers))
         if ex.status is None:
             return f"target unreachable at {self.target.base_url}: {ex.error}"
         return None
 
-    async def _record(self, scn: Scenario, sem_holder: dict) -> Recording | BaseException:
-        sem = sem_holder.setdefault("sem", asyncio.Semaphore(self.concurrency))
-        async with sem:
-            ctx = Context(self, scn)
+    async def _record(self, scn: Scenario, client: Client, sem: asyncio.Semaphore | None,
+                      after: list[Future] = ()) -> Recording | BaseException:
+        if after:
+            await asyncio.wait([asyncio.wrap_future(f) for f in after])
+        async with sem or contextlib.nullcontext():
+            ctx = Context(self, scn, client)
             try:
                 await asyncio.wait_for(scn.fn(ctx), timeout=scn.deadline)
                 return ctx.recording
@@ -271,14 +294,9 @@ class Session:
         return out
 
     def stats(self) -> dict[str, Any]:
-        s = self.client.stats if self.client else None
-        return {
-            "wall_seconds": round(time.monotonic() - self.started_at, 3),
-            "requests": getattr(s, "requests", 0),
-            "agent_runs": getattr(s, "agent_runs", 0),
-            "bytes_received": getattr(s, "bytes_received", 0),
-            "waits_429": getattr(s, "waits_429", 0),
-        }
+        total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
+        return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
+                **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429")}}
 
 
 def select(checks: dict[str, Check], *, level: str = "may", protocols: set[str] | None = None) -> tuple[list[Check], dict[str, str]]:

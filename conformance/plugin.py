@@ -117,10 +117,9 @@ class Run:
                       depth=max(1, self.config.getoption("conf_depth")), seed=self.config.getoption("conf_seed"),
                       thorough=bool(self.config.getoption("conf_thorough")))
         if not facts["base_url"]:
-            from conformance.server import ReferenceServer, ServerConfig
-            self.server = ReferenceServer(ServerConfig())
-            self.server.start()
-            return from_server_facts(self.server.facts, **common)
+            from conformance.embedded import EmbeddedServer
+            self.server = EmbeddedServer()
+            return from_server_facts(self.server.start(), **common)
         if not facts["agent_id"]:
             raise ValueError("--agent-id is required with --base-url")
         return Target(**{k: v for k, v in facts.items() if v is not None}, **common)

@@ -33,6 +33,13 @@ class Scenario:
     slow: bool = False               # started first (e.g. the 16 s silence)
     deadline: float = 90.0           # overall seconds for the whole scenario
     doc: str = ""
+    timing: bool = False             # its checks judge arrival times
+    last: bool = False               # started once the shared lane's other scenarios are done (e.g. a load probe)
+
+    @property
+    def isolated(self) -> bool:
+        """Recorded on a lane of its own, so its timestamps measure the server, not our other work."""
+        return self.slow or self.timing
 
 
 @dataclass(frozen=True)
@@ -65,14 +72,16 @@ def _first_line(fn) -> str:
     return (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
 
 
-def scenario(name: str, *, protocol: str, needs=(), prompts=(), slow=False, deadline=90.0):
+def scenario(name: str, *, protocol: str, needs=(), prompts=(), slow=False, deadline=90.0, timing=False,
+             last=False):
     if protocol not in PROTOCOLS:
         raise RegistryError(f"scenario {name}: protocol {protocol!r} not one of {PROTOCOLS}")
 
     def register(fn):
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:
             raise RegistryError(f"scenario {name} registered twice")
-        SCENARIOS[name] = Scenario(name, fn, protocol, tuple(needs), tuple(prompts), slow, deadline, _first_line(fn))
+        SCENARIOS[name] = Scenario(name, fn, protocol, tuple(needs), tuple(prompts), slow, deadline,
+                                   _first_line(fn), timing, last)
         return fn
 
     return register

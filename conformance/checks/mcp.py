@@ -698,17 +698,31 @@ def unknown_agent(rec: Recording):
     mcp_refused(rec, "unknown-agent", 404, INVALID_REQUEST)
 
 
-@check("MCP-ERR-003", scenarios=["mcp.rate_limit"])
-def rate_limited(rec: Recording):
-    """A 429 from the MCP endpoint has a JSON-RPC error body and an integer `Retry-After`."""
+def probed_429(rec: Recording) -> Exchange:
     limited = [ex for ex in rec.exchanges if ex.status == 429]
     if not limited:
         raise NotAssessed(f"no 429 within {rec.facts.get('sent')} requests")
-    ex = limited[0]
-    body = rpc_error(ex, "the 429")
+    return limited[0]
+
+
+def retry_after_seconds(ex: Exchange) -> str:
     retry = (ex.header("retry-after") or "").strip()
     assert retry.isascii() and retry.isdigit(), f"the 429's Retry-After is {retry!r}, expected whole seconds"
-    return f"code {body['error']['code']}, Retry-After {retry}"
+    return retry
+
+
+@check("MCP-ERR-003", scenarios=["mcp.rate_limit"])
+def rate_limited(rec: Recording):
+    """A 429 from the MCP endpoint has a JSON-RPC error body and an integer `Retry-After`."""
+    ex = probed_429(rec)
+    body = rpc_error(ex, "the 429")
+    return f"code {body['error']['code']}, Retry-After {retry_after_seconds(ex)}"
+
+
+@check("GEN-RATE-003", scenarios=["mcp.rate_limit"])
+def probed_429_has_retry_after(rec: Recording):
+    """The 429 the rate-limit probe provoked carries `Retry-After` in whole seconds."""
+    return f"Retry-After {retry_after_seconds(probed_429(rec))}"
 
 
 # -- the official client ----------------------------------------------------------------------

@@ -22,7 +22,7 @@ LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
 UNKNOWN_VERSION = "1999-01-01"
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
 QUERY_CREDENTIAL_PARAM = "access_token"  # RFC 6750 §2.3's query parameter: a credential outside the header
-RATE_PROBE_MAX = 300                    # requests the thorough rate-limit probe may send
+RATE_PROBE_MAX = 600                    # requests the thorough rate-limit probe may send
 RATE_PROBE_BATCH = 25
 RATE_PROBE_CHEAP = 20                   # X-RateLimit-Remaining at or below this: probe by default
 
@@ -296,10 +296,11 @@ async def refusals(ctx: Context) -> None:
     await rpc(ctx, "resources/list", label="unsupported-method", id="meth-x")
 
 
-@scenario("mcp.rate_limit", protocol="mcp", deadline=120.0)
+@scenario("mcp.rate_limit", protocol="mcp", deadline=120.0, last=True)
 async def rate_limit(ctx: Context) -> None:
     """One tools/list; then, with --thorough or when its X-RateLimit-Remaining shows at most 20 requests left (a
-    429 is then cheap to reach), more tools/list in batches until one answers 429 (at most 300)."""
+    429 is then cheap to reach), more tools/list in batches until one answers 429 (at most X-RateLimit-Remaining
+    plus a batch, and never more than 600). Started last, so the 429s it provokes disturb no other scenario."""
     def send(label: str, n: int):
         return ctx.client.send("POST", ctx.agent_path("mcp"), label=label, retry_429=False,
                                headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
@@ -313,7 +314,9 @@ async def rate_limit(ctx: Context) -> None:
     if first.status != 429 and not (ctx.target.thorough or nearly_spent):
         raise NotAssessed("the 429 probe loads the server; it runs only with --thorough "
                           f"(or when X-RateLimit-Remaining shows at most {RATE_PROBE_CHEAP} requests left)")
-    while first.status != 429 and sent < RATE_PROBE_MAX:
+    budget = min(RATE_PROBE_MAX, int(remaining) + RATE_PROBE_BATCH) if remaining.isascii() and remaining.isdigit() \
+        else RATE_PROBE_MAX
+    while first.status != 429 and sent < budget:
         got = await asyncio.gather(*(send(f"burst-{sent + i}", sent + i) for i in range(RATE_PROBE_BATCH)))
         sent += RATE_PROBE_BATCH
         limited = [ex for ex in got if ex.status == 429]

@@ -38,7 +38,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--auth-url", default=None, help="the authorization server the metadata names")
     p.add_argument("--ping-interval", type=float, default=15.0)
     p.add_argument("--extra-data-field", default="data")
+    p.add_argument("--rate-limit-burst", type=int, default=None, help="requests in the burst allowance")
+    p.add_argument("--rate-limit-per-second", type=float, default=None, help="refill rate of the allowance")
+    p.add_argument("--until-stdin-closes", action="store_true",
+                   help="also stop when standard input closes (a parent process that dies takes the server along)")
     return p
+
+
+def _stop_on_stdin_eof(stop: threading.Event) -> None:
+    def watch() -> None:
+        while sys.stdin.buffer.read(4096):
+            pass
+        stop.set()
+
+    threading.Thread(target=watch, name="stdin-watch", daemon=True).start()
 
 
 def serve_main(argv: list[str]) -> int:
@@ -46,12 +59,16 @@ def serve_main(argv: list[str]) -> int:
     if not 0 <= args.port <= 65535:
         print("conformance serve: --port must be 0..65535", file=sys.stderr)
         return 2
+    limits = {k: v for k, v in (("rate_limit_burst", args.rate_limit_burst),
+                                ("rate_limit_per_second", args.rate_limit_per_second)) if v is not None}
     config = ServerConfig(host=args.host, port=args.port, seed=args.seed, cert_dir=args.cert_dir,
                           auth_url=args.auth_url, ping_interval=args.ping_interval,
-                          extra_data_field=args.extra_data_field)
+                          extra_data_field=args.extra_data_field, **limits)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     server = ReferenceServer(config)
+    if args.until_stdin_closes:
+        _stop_on_stdin_eof(stop)
     try:
         try:
             server.start()

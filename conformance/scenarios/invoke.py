@@ -1,0 +1,342 @@
+"""Invoke scenarios (`POST /v1/agents/{agentId}/invoke`): each talks to the server once and leaves a Recording.
+
+| scenario | what it sends | requests / agent runs |
+|---|---|---|
+| `invoke.runs` | every mappable agent scenario (plain, streamed, tool call, step, both failures) once as JSON and once as a stream | 12 / 12 |
+| `invoke.selection` | the plain reply under each combination of `stream` and `Accept`, without `sessionId` | 6 / 6 |
+| `invoke.timing` | `say early`, `sleep 2`, `say late` as JSON and as a stream | 2 / 2 |
+| `invoke.sessions` | `count` on a fresh key twice, on a second fresh key, and without a key then on the key returned | 5 / 5 |
+| `invoke.key_lengths` | the plain reply with session keys of 1 and 256 characters | 2 / 2 |
+| `invoke.params` | `echo params` with unknown fields of every JSON type | 1 / 1 |
+| `invoke.messages` | `echo messages` with a `messages` list | 1 / 1 |
+| `invoke.big_body` | an echo-mode prompt of about 0.5 MB | 1 / 1 |
+| `invoke.refusals` | ten requests that must be refused, then `count` on the keys four of them carried | 14 / 4 |
+| `invoke.extra_data` | 2 KB and 8 KB in the extra data field (`--extra-data-field`), then `count` | 3 / 2 |
+| `invoke.cleartext` | the plain reply over `http://` to the same host and port (loopback only), then `count` | 2 / 1 |
+
+Requests a refusal must answer carry a fresh `sessionId` where they can, and a later
+`count` on that key proves that the refusal started no run (`facts["no_run"]`).
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import ipaddress
+import secrets
+from typing import Any
+from urllib.parse import urlsplit
+
+from conformance.engine import Context
+from conformance.outcomes import NotAssessed
+from conformance.protocols import SSE, canonical, invoke_body
+from conformance.registry import scenario
+from conformance.wire.http import Exchange, Limits
+
+# The agent scenarios every invoke run covers, in the order the recording keeps them.
+RUNS = ("plain_reply", "streamed_reply", "tool_call", "step", "failure_after_output", "failure_before_output")
+COMPLETED_RUNS = ("plain_reply", "streamed_reply", "tool_call", "step")
+FAILED_RUNS = ("failure_after_output", "failure_before_output")
+INTERPRETED = ("prompt", "sessionId", "stream", "messages")
+
+ACCEPT_JSON = {"Accept": "application/json"}
+ACCEPT_SSE = {"Accept": SSE}
+NO_ACCEPT = {"Accept": None}          # removes the client's default `Accept: */*`
+
+TIMING_PROMPT = "say early\nsleep 2\nsay late"
+TIMING_SLEEP_S = 2.0
+
+# Unknown top-level fields of every JSON type; their names avoid anything a service could interpret.
+PASS_PARAMS: dict[str, Any] = {
+    "confString": "text",
+    "confEmptyString": "",
+    "confInteger": 42,
+    "confNegative": -7,
+    "confFloat": 2.5,
+    "confTrue": True,
+    "confFalse": False,
+    "confNull": None,
+    "confObject": {"nested": {"deep": [1, "two", {"three": 3}]}, "empty": {}},
+    "confArray": [1, "a", None, True, [], {"k": "v"}],
+    "confUnicode": "h\u00e9llo \u2713 \U0001f600 \u2028 line\nbreak \"quoted\" \\ back",
+    "conf\u00dcnicodeKey \u2713": "unicode key",
+}
+PASS_MESSAGES = [{"role": "user", "content": "first \u2713"}, {"role": "assistant", "content": "second\nline"}]
+
+BIG_BODY_BYTES = 500_000       # well inside 1 MB (however MB is counted)
+HUGE_BODY_BYTES = 2_000_000    # well outside
+EXTRA_INSIDE_BYTES = 2_000     # well inside 4 KB
+EXTRA_OUTSIDE_BYTES = 8_000    # well outside
+CLEARTEXT_LIMITS = Limits(connect=5.0, headers=5.0, idle=5.0, total=10.0, max_body=1 << 20)
+
+
+# -- helpers ------------------------------------------------------------------------------
+def stream_limits(ctx: Context) -> Limits | None:
+    """Shorter idle for streams of the conformance agent: its prompts here are never silent for
+    more than 2 s, so a server that keeps a finished stream open costs 10 s, not 30."""
+    if not ctx.target.profile.is_conformance_agent:
+        return None
+    base = ctx.session.limits
+    return dataclasses.replace(base, idle=min(base.idle, 10.0))
+
+
+def padded_key(ctx: Context, label: str, length: int) -> str:
+    key = ctx.unique(label)
+    return (key + "-" + "x" * length)[:length] if len(key) < length else key[:length]
+
+
+def sized_value(size: int, structured: bool) -> Any:
+    """A JSON value whose compact JSON is `size` bytes (ASCII but one ✓, so any serialisation stays close)."""
+    if structured:
+        value: dict[str, Any] = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"],
+                                 "nested": {"a": {"b": ["c", {"d": -1}]}}, "filler": ""}
+    else:
+        value = {"filler": ""}
+    base = len(canonical(value).encode())
+    value["filler"] = "y" * max(0, size - base)
+    return value
+
+
+async def run_then_count(ctx: Context, refusal, label: str, key: str) -> None:
+    """Send a request that must be refused, then `count` on the key it carried (the proof that no run started)."""
+    await refusal
+    proof = ctx.recording.facts.get("count_prompt")
+    if proof is None:
+        return
+    await ctx.post(ctx.agent_path("invoke"), invoke_body(proof, key), headers=ACCEPT_JSON, label=f"after-{label}")
+    ctx.recording.facts["no_run"][label] = {"count_label": f"after-{label}", "session": key}
+
+
+def count_prompt(ctx: Context) -> str | None:
+    """The session-affinity prompt, or None (noted) when the profile maps none."""
+    try:
+        return ctx.prompt("session_affinity")
+    except NotAssessed as exc:
+        ctx.note(no_run_reason=str(exc))
+        return None
+
+
+def sort_by(ctx: Context, order: list[str]) -> None:
+    rank = {label: i for i, label in enumerate(order)}
+    ctx.recording.exchanges.sort(key=lambda e: (rank.get(e.label, len(rank)), e.label))
+
+
+# -- scenarios ------------------------------------------------------------------------------
+@scenario("invoke.runs", protocol="invoke", prompts=RUNS)
+async def runs(ctx: Context) -> None:
+    """Each agent scenario of RUNS once non-streaming (`json-<name>`) and once streaming (`sse-<name>`)."""
+    path = ctx.agent_path("invoke")
+    expected: dict[str, dict[str, Any]] = {}
+    skipped: dict[str, str] = {}
+    sends = []
+    for name in RUNS:
+        try:
+            prompt = ctx.prompt(name)
+        except NotAssessed as exc:
+            skipped[name] = str(exc)
+            continue
+        expected[name] = ctx.agent_scenario(name)
+        sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name)), headers=ACCEPT_JSON, label=f"json-{name}"))
+        sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name), stream=True), headers=ACCEPT_SSE,
+                              label=f"sse-{name}", limits=stream_limits(ctx)))
+    if not expected:
+        raise NotAssessed("the profile maps none of the agent scenarios " + ", ".join(RUNS))
+    ctx.note(scenarios=expected, skipped=skipped, path=path)
+    await asyncio.gather(*sends)
+    sort_by(ctx, [f"{kind}-{name}" for name in RUNS for kind in ("json", "sse")])
+
+
+# label -> (body fields besides the prompt, headers, what the spec makes of it)
+SELECTION = {
+    "stream-true-no-accept": ({"stream": True}, NO_ACCEPT, "sse"),
+    "accept-sse-no-stream": ({}, ACCEPT_SSE, "sse"),
+    "no-stream-no-accept": ({}, NO_ACCEPT, "json"),
+    "no-stream-accept-json": ({}, ACCEPT_JSON, "json"),
+    "stream-false-no-accept": ({"stream": False}, NO_ACCEPT, "json"),
+    "stream-false-accept-sse": ({"stream": False}, ACCEPT_SSE, "open"),
+}
+
+
+@scenario("invoke.selection", protocol="invoke", prompts=("plain_reply",))
+async def selection(ctx: Context) -> None:
+    """The plain reply under each combination of `stream` and `Accept`, without a `sessionId`."""
+    prompt = ctx.prompt("plain_reply")
+    path = ctx.agent_path("invoke")
+    ctx.note(reply=ctx.agent_scenario("plain_reply").get("reply"))
+    await asyncio.gather(*(
+        ctx.post(path, {"prompt": prompt, **fields}, headers=headers, label=label,
+                 limits=stream_limits(ctx) if form != "json" else None)
+        for label, (fields, headers, form) in SELECTION.items()))
+    sort_by(ctx, list(SELECTION))
+
+
+@scenario("invoke.timing", protocol="invoke", timing=True)
+async def timing(ctx: Context) -> None:
+    """`say early`, `sleep 2`, `say late` as JSON (`json`) and as a stream (`sse`)."""
+    ctx.conformance_agent("a known pause needs the `sleep` directive")
+    path = ctx.agent_path("invoke")
+    ctx.note(prompt=TIMING_PROMPT, sleep_s=TIMING_SLEEP_S, first="early", reply="earlylate")
+    await asyncio.gather(
+        ctx.post(path, invoke_body(TIMING_PROMPT, ctx.unique("timing")), headers=ACCEPT_JSON, label="json"),
+        ctx.post(path, invoke_body(TIMING_PROMPT, ctx.unique("timing"), stream=True), headers=ACCEPT_SSE,
+                 label="sse"))
+    sort_by(ctx, ["json", "sse"])
+
+
+@scenario("invoke.sessions", protocol="invoke", prompts=("session_affinity",))
+async def sessions(ctx: Context) -> None:
+    """`count` on a fresh key K twice, then on a fresh key K2; `count` without a key, then on the key returned."""
+    prompt = ctx.prompt("session_affinity")
+    path = ctx.agent_path("invoke")
+    key, other = ctx.unique("same"), ctx.unique("other")
+    ctx.note(key=key, other=other)
+
+    async def same_key() -> None:
+        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label="count-1")
+        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label="count-2")
+        await ctx.post(path, invoke_body(prompt, other), headers=ACCEPT_JSON, label="count-other")
+
+    async def generated_key() -> None:
+        first = await ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, label="generated-1")
+        returned = _session_of(first)
+        ctx.note(generated=returned)
+        if returned is not None:
+            await ctx.post(path, invoke_body(prompt, returned), headers=ACCEPT_JSON, label="generated-2")
+
+    await asyncio.gather(same_key(), generated_key())
+    sort_by(ctx, ["count-1", "count-2", "count-other", "generated-1", "generated-2"])
+
+
+def _session_of(ex: Exchange) -> str | None:
+    try:
+        body = ex.json()
+    except AssertionError:
+        return None
+    sid = body.get("sessionId") if isinstance(body, dict) else None
+    return sid if isinstance(sid, str) and 1 <= len(sid) <= 256 else None
+
+
+@scenario("invoke.key_lengths", protocol="invoke", prompts=("plain_reply",))
+async def key_lengths(ctx: Context) -> None:
+    """The plain reply with a `sessionId` of 1 character (`key-1`) and of 256 characters (`key-256`)."""
+    prompt = ctx.prompt("plain_reply")
+    path = ctx.agent_path("invoke")
+    keys = {"key-1": secrets.choice("abcdefghijklmnopqrstuvwxyz"), "key-256": padded_key(ctx, "len256", 256)}
+    ctx.note(keys=keys)
+    await asyncio.gather(*(ctx.post(path, invoke_body(prompt, k), headers=ACCEPT_JSON, label=label)
+                           for label, k in keys.items()))
+    sort_by(ctx, list(keys))
+
+
+@scenario("invoke.params", protocol="invoke", prompts=("params_passthrough",))
+async def params(ctx: Context) -> None:
+    """`echo params` with unknown fields of every JSON type, plus `sessionId`, `stream: false` and `messages: []`."""
+    prompt = ctx.prompt("params_passthrough")
+    extra = {k: v for k, v in PASS_PARAMS.items() if k != ctx.target.extra_data_field}
+    body = {**extra, **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
+    ctx.note(params=extra, interpreted=[k for k in INTERPRETED if k in body])
+    await ctx.post(ctx.agent_path("invoke"), body, headers=ACCEPT_JSON, label="params")
+
+
+@scenario("invoke.messages", protocol="invoke", prompts=("messages_passthrough",))
+async def messages(ctx: Context) -> None:
+    """`echo messages` with a two-item `messages` list of `{role, content}` objects."""
+    prompt = ctx.prompt("messages_passthrough")
+    ctx.note(messages=PASS_MESSAGES)
+    await ctx.post(ctx.agent_path("invoke"), invoke_body(prompt, ctx.unique("messages"), messages=PASS_MESSAGES),
+                   headers=ACCEPT_JSON, label="messages")
+
+
+@scenario("invoke.big_body", protocol="invoke")
+async def big_body(ctx: Context) -> None:
+    """An echo-mode prompt making the body about 0.5 MB (well inside 1 MB)."""
+    ctx.conformance_agent("the size probe relies on echo mode (the reply is the prompt)")
+    head = "conformance echo of a large prompt "
+    prompt = head + ("0123456789abcdef" * (BIG_BODY_BYTES // 16))[: BIG_BODY_BYTES - len(head) - 100]
+    ctx.note(prompt_length=len(prompt))
+    await ctx.post(ctx.agent_path("invoke"), invoke_body(prompt, ctx.unique("big")), headers=ACCEPT_JSON,
+                   label="half-mb")
+
+
+@scenario("invoke.refusals", protocol="invoke", prompts=("plain_reply", "session_affinity"))
+async def refusals(ctx: Context) -> None:
+    """Ten requests that must be refused before any run; then `count` on the fresh keys four of them carried."""
+    prompt = ctx.prompt("plain_reply")
+    path = ctx.agent_path("invoke")
+    missing_agent = f"agt_conformance_missing_{secrets.token_hex(8)}"
+    keys = {label: ctx.unique(label) for label in ("prompt-number", "stream-string", "prompt-missing", "body-2mb")}
+    padding = "x" * HUGE_BODY_BYTES
+    sends = {
+        "stream-no-agent": ctx.post(ctx.agent_path("invoke", missing_agent), invoke_body(prompt, stream=True),
+                                    headers=ACCEPT_SSE, label="stream-no-agent"),
+        "prompt-number": ctx.post(path, {"prompt": 42, "sessionId": keys["prompt-number"]}, headers=ACCEPT_JSON,
+                                  label="prompt-number"),
+        "stream-string": ctx.post(path, invoke_body(prompt, keys["stream-string"], stream="yes"), headers=ACCEPT_JSON,
+                                  label="stream-string"),
+        "prompt-missing": ctx.post(path, {"sessionId": keys["prompt-missing"]}, headers=ACCEPT_JSON,
+                                   label="prompt-missing"),
+        "not-json": ctx.post(path, content=b'{"prompt": "say conformance", ', label="not-json",
+                             headers={**ACCEPT_JSON, "Content-Type": "application/json"}),
+        "json-array": ctx.post(path, [invoke_body(prompt)], headers=ACCEPT_JSON, label="json-array"),
+        "body-2mb": ctx.post(path, invoke_body(prompt, keys["body-2mb"], conformancePadding=padding),
+                             headers=ACCEPT_JSON, label="body-2mb"),
+        "key-257": ctx.post(path, invoke_body(prompt, padded_key(ctx, "len257", 257)), headers=ACCEPT_JSON,
+                            label="key-257"),
+        "key-empty": ctx.post(path, invoke_body(prompt, ""), headers=ACCEPT_JSON, label="key-empty"),
+        "no-credential": ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, credential=None,
+                                  label="no-credential"),
+    }
+    ctx.note(refusals=list(sends), missing_agent=missing_agent, no_run={}, count_prompt=count_prompt(ctx))
+    await asyncio.gather(*(run_then_count(ctx, coro, label, keys[label]) if label in keys else coro
+                           for label, coro in sends.items()))
+    sort_by(ctx, list(sends) + [f"after-{label}" for label in keys])
+
+
+@scenario("invoke.extra_data", protocol="invoke", needs=("extra_data_field",),
+          prompts=("params_passthrough", "plain_reply", "session_affinity"))
+async def extra_data(ctx: Context) -> None:
+    """About 2 KB in the extra data field with `echo params` (`extra-2kb`); about 8 KB (`extra-8kb`), then `count`."""
+    field = ctx.need("extra_data_field")
+    echo = ctx.prompt("params_passthrough")
+    plain = ctx.prompt("plain_reply")
+    path = ctx.agent_path("invoke")
+    inside = sized_value(EXTRA_INSIDE_BYTES, structured=True)
+    outside = sized_value(EXTRA_OUTSIDE_BYTES, structured=False)
+    key = ctx.unique("extra-8kb")
+    ctx.note(field=field, inside=inside, refusals=["extra-8kb"], no_run={}, count_prompt=count_prompt(ctx))
+    await asyncio.gather(
+        ctx.post(path, invoke_body(echo, ctx.unique("extra-2kb"), **{field: inside}), headers=ACCEPT_JSON,
+                 label="extra-2kb"),
+        run_then_count(ctx, ctx.post(path, invoke_body(plain, key, **{field: outside}), headers=ACCEPT_JSON,
+                                     label="extra-8kb"), "extra-8kb", key))
+    sort_by(ctx, ["extra-2kb", "extra-8kb", "after-extra-8kb"])
+
+
+def is_loopback(host: str) -> bool:
+    h = host.strip("[]").lower()
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
+
+
+@scenario("invoke.cleartext", protocol="invoke", prompts=("plain_reply", "session_affinity"), deadline=40)
+async def cleartext(ctx: Context) -> None:
+    """The plain reply over `http://` to the base URL's host and port (loopback targets only), then `count` over the base URL."""
+    base = urlsplit(ctx.target.base_url)
+    host = base.hostname or ""
+    if not is_loopback(host):
+        raise NotAssessed("the cleartext probe carries a credential, so it is only sent to loopback targets "
+                          f"(the base URL's host {host!r} is not one)")
+    port = base.port or (443 if base.scheme == "https" else 80)
+    netloc = f"[{host}]" if ":" in host else host
+    url = f"http://{netloc}:{port}{ctx.agent_path('invoke')}"
+    key = ctx.unique("cleartext")
+    proof = count_prompt(ctx)
+    ctx.note(url=url, session=key, count_label="after-cleartext" if proof else None)
+    await ctx.post(url, invoke_body(ctx.prompt("plain_reply"), key), headers=ACCEPT_JSON, label="cleartext",
+                   limits=CLEARTEXT_LIMITS, retry_429=False)
+    if proof is not None:
+        await ctx.post(ctx.agent_path("invoke"), invoke_body(proof, key), headers=ACCEPT_JSON,
+                       label="after-cleartext")

@@ -1,4 +1,7 @@
 """The catalog is data validated at load; a check naming an unknown id is an error at collection."""
+import re
+from pathlib import Path
+
 import pytest
 
 from conformance import catalog, registry
@@ -44,3 +47,39 @@ def test_every_check_names_known_requirements_and_scenarios():
     registry.load_all()
     registry.validate()
     assert registry.CHECKS, "no check registered"
+
+
+SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "agent-invocation-service.md"
+AGENT_SCENARIOS = {"plain reply", "streamed reply", "exact text round trip", "tool call", "step",
+                   "silence longer than the ping interval", "failure after output", "failure before output",
+                   "question and resume", "params pass-through", "messages pass-through", "session affinity",
+                   "refusal"}
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _verbatim(quote: str, spec: str) -> bool:
+    pos = 0
+    for part in filter(None, (_normal(p) for p in quote.split("…"))):
+        pos = spec.find(part, pos)
+        if pos < 0:
+            return False
+        pos += len(part)
+    return True
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason=f"the spec is not beside the checkout ({SPEC})")
+def test_every_quote_is_verbatim_spec_text():
+    spec = _normal(SPEC.read_text(encoding="utf-8"))
+    bad = [f"{r.id}: {r.quote[:80]!r}" for r in catalog.load().values() if not _verbatim(r.quote, spec)]
+    assert not bad, "quotes that are not in the spec:\n" + "\n".join(bad)
+
+
+def test_ids_and_scenarios_are_well_formed():
+    bad = [r.id for r in catalog.load().values() if not re.fullmatch(r"(GEN|INV|AGUI|MCP|AUTH|META)-[A-Z]+-\d{3}", r.id)]
+    assert not bad, f"ids not of the form SURFACE-GROUP-NNN: {bad}"
+    unknown = {(r.id, s.strip()) for r in catalog.load().values() for s in r.scenario.split(",")
+               if s.strip() and s.strip() not in AGENT_SCENARIOS}
+    assert not unknown, f"scenario names not in the conformance agent's table: {sorted(unknown)}"

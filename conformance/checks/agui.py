@@ -1,0 +1,909 @@
+"""AG-UI checks: framing, event order, ids, prompt and pass-through, pings, failures, interrupt/resume,
+refusals, and compatibility with upstream AG-UI 1.0 (the `ag-ui-protocol` package).
+
+The stream checks judge every run a scenario lists in `facts["runs"]`; a run
+that did not answer a 200 event stream fails them with that reason, so no
+order or id check can pass on a run that never streamed.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Callable, Iterable
+
+from conformance import protocols as p
+from conformance import schemas
+from conformance.engine import Recording
+from conformance.outcomes import NotAssessed, Observation
+from conformance.registry import check
+from conformance.wire.http import Exchange
+from conformance.wire.sse import SSEComment, SSEEvent
+
+PING_INTERVAL = 15.0
+PING_TEXT = " ping"                      # SSEComment.text of the line `: ping`
+TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
+INTERPRETED = ("threadId", "runId", "messages", "resume")
+
+# Scenarios whose every run is judged by the framing, order, id and upstream-compatibility checks.
+STREAMS = ["agui.plain", "agui.streamed", "agui.tool", "agui.step", "agui.fail_after", "agui.fail_before",
+           "agui.interrupt"]
+
+
+# -- reading streams ------------------------------------------------------------------------------
+def short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    return repr(text[:limit] + "…") if len(text) > limit else repr(text)
+
+
+@dataclass
+class Run:
+    """One AG-UI answer a scenario expected to stream, with what the scenario sent."""
+    rec: Recording
+    label: str
+    ex: Exchange
+    want: dict[str, Any]
+
+    @property
+    def where(self) -> str:
+        return f"{self.rec.scenario} [{self.label}]"
+
+    @property
+    def frames(self) -> list[SSEEvent]:
+        return [f for f in self.ex.stream.events if f.dispatched] if self.ex.stream else []
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The frames whose data is a JSON object (others are judged by AGUI-FRAME-003/004 alone)."""
+        out = []
+        for frame in self.frames:
+            try:
+                value = frame.json()
+            except AssertionError:
+                continue
+            if isinstance(value, dict):
+                out.append(value)
+        return out
+
+    def of_type(self, *types: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("type") in types]
+
+    def first(self, type_: str) -> dict[str, Any]:
+        found = self.of_type(type_)
+        assert found, f"{self.where}: no {type_} event; the stream held {self.types()}"
+        return found[0]
+
+    def terminal(self) -> dict[str, Any]:
+        found = self.of_type(*TERMINAL)
+        assert found, f"{self.where}: no RUN_FINISHED or RUN_ERROR event; the stream held {self.types()}"
+        return found[-1]
+
+    def text(self) -> str:
+        return "".join(e["delta"] for e in self.of_type("TEXT_MESSAGE_CONTENT") if isinstance(e.get("delta"), str))
+
+    def types(self, limit: int = 14) -> str:
+        names = [str(e.get("type")) for e in self.events]
+        shown = ", ".join(names[:limit]) + (f", … ({len(names)} events)" if len(names) > limit else "")
+        return f"[{shown}]"
+
+    def reply(self) -> str:
+        """The reply carried by the content deltas; the expectation must be known."""
+        if self.want.get("reply") is None:
+            raise NotAssessed(f"{self.where}: the profile gives no expected reply for this run")
+        return self.text()
+
+
+def _streamed(rec: Recording, label: str) -> Exchange:
+    ex = rec.get(label)
+    assert ex.status == 200 and ex.stream is not None, (
+        f"{rec.scenario} [{label}]: expected a 200 text/event-stream answer to {ex.method} {ex.url}, got "
+        + (f"no response ({ex.error})" if ex.status is None else
+           f"status {ex.status}, Content-Type {ex.header('content-type')!r}: {short(ex.body.decode('utf-8', 'replace'))}"))
+    return ex
+
+
+def runs(*recs: Recording, kinds: Iterable[str] | None = None, labels: Iterable[str] | None = None,
+         keep: Callable[[dict[str, Any]], bool] | None = None) -> list[Run]:
+    """Every run the recordings expected to stream (optionally only some kinds, labels, or expectations)."""
+    out = []
+    for rec in recs:
+        for label, want in rec.facts.get("runs", {}).items():
+            if (kinds is None or want["kind"] in kinds) and (labels is None or label in labels) \
+                    and (keep is None or keep(want)):
+                out.append(Run(rec, label, _streamed(rec, label), want))
+    return out
+
+
+def one_run(rec: Recording, label: str) -> Run:
+    found = runs(rec, labels=[label])
+    if not found:
+        raise NotAssessed(rec.facts.get("no_resume") or f"scenario {rec.scenario} did not send {label!r}")
+    return found[0]
+
+
+def need_runs(found: list[Run], what: str) -> list[Run]:
+    if not found:
+        raise NotAssessed(f"no run of {what} was recorded")
+    return found
+
+
+def register(requirement: str, scenarios: list[str], name: str, doc: str, fn: Callable[..., Any]) -> None:
+    """Register a check built by a factory (one rule, several parameters): the docstring is set first."""
+    fn.__doc__ = doc
+    check(requirement, scenarios=scenarios, name=name)(fn)
+
+
+def fail_all(problems: list[str], header: str = "") -> None:
+    if problems:
+        shown = problems[:8] + ([f"… and {len(problems) - 8} more"] if len(problems) > 8 else [])
+        raise AssertionError((header + "\n  " if header else "") + "\n  ".join(shown))
+
+
+def text_diff(got: str, want: str) -> str:
+    i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    return (f"lengths {len(got)} vs {len(want)} characters, first difference at {i}: got {short(got[i:i + 40])}, "
+            f"expected {short(want[i:i + 40])}")
+
+
+# -- framing ------------------------------------------------------------------------------------
+@check("AGUI-FRAME-001", scenarios=["agui.plain"])
+def answers_event_stream(plain):
+    """Sends the plain prompt with `Accept: text/event-stream` and with no Accept header; both answer 200 text/event-stream."""
+    problems = []
+    for label in ("ids", "bare"):
+        ex = plain.get(label)
+        if ex.status != 200 or ex.content_type != "text/event-stream":
+            problems.append(f"[{label}] {ex.method} {ex.url} (Accept {_sent_header(ex, 'accept')!r}): "
+                            f"expected 200 text/event-stream, got status {ex.status}, Content-Type "
+                            f"{ex.header('content-type')!r}" + (f" ({ex.error})" if ex.error else ""))
+    fail_all(problems)
+
+
+@check("AGUI-FRAME-002", scenarios=STREAMS)
+def frames_are_unnamed(*recs):
+    """Runs every stream scenario; no frame carries a non-empty `event:` name (the spec's frames are unnamed `data:`)."""
+    problems = [f"{r.where}: frame {f.index} is named {f.event!r}: {short(f.data)}"
+                for r in runs(*recs) for f in r.ex.stream.events if f.event]
+    fail_all(problems, "AG-UI frames must be unnamed `data:` frames:")
+
+
+@check("AGUI-FRAME-003", scenarios=STREAMS)
+def frames_are_json_events(*recs):
+    """Runs every stream scenario; every frame's data is one JSON object with a non-empty string `type`."""
+    problems = []
+    for r in runs(*recs):
+        for f in r.frames:
+            try:
+                value = f.json()
+            except AssertionError as exc:
+                problems.append(f"{r.where}: {exc}")
+                continue
+            if not isinstance(value, dict) or not isinstance(value.get("type"), str) or not value["type"]:
+                problems.append(f"{r.where}: frame {f.index} is not a JSON object with a non-empty string "
+                                f"`type`: {short(f.data)}")
+    fail_all(problems, "every AG-UI frame must hold one JSON event with a `type`:")
+
+
+def _extra_after_json(data: str) -> str | None:
+    try:
+        _, end = json.JSONDecoder().raw_decode(data.lstrip())
+    except ValueError:
+        return "its data is not one complete JSON value (an event split across frames?)"
+    rest = data.lstrip()[end:].strip()
+    return f"more follows the first JSON value: {short(rest, 80)}" if rest else None
+
+
+@check("AGUI-FRAME-004", scenarios=STREAMS)
+def one_event_per_frame(*recs):
+    """Runs every stream scenario; each frame is blank-line terminated and holds exactly one whole JSON value."""
+    problems = []
+    for r in runs(*recs):
+        if r.ex.stream.end == "eof_mid_block":
+            problems.append(f"{r.where}: the stream ended inside a frame that no blank line closed: "
+                            f"{short(r.ex.stream.pending.decode('utf-8', 'replace'))}")
+        for f in r.frames:
+            why = _extra_after_json(f.data)
+            if why:
+                problems.append(f"{r.where}: frame {f.index}: {why}: {short(f.data)}")
+    fail_all(problems, "one JSON AG-UI event per frame:")
+
+
+def _sent_header(ex: Exchange, name: str) -> str:
+    return next((v for k, v in ex.request_headers.items() if k.lower() == name), "(none)")
+
+
+# -- order -------------------------------------------------------------------------------------
+@check("AGUI-ORDER-001", scenarios=STREAMS)
+def run_started_first(*recs):
+    """Runs every stream scenario; the first event is RUN_STARTED and it occurs once."""
+    problems = []
+    for r in runs(*recs):
+        types = [e.get("type") for e in r.events]
+        if not types or types[0] != "RUN_STARTED" or types.count("RUN_STARTED") != 1:
+            problems.append(f"{r.where}: expected RUN_STARTED first and once, got {r.types()}")
+    fail_all(problems)
+
+
+@check("AGUI-ORDER-002", scenarios=STREAMS)
+def one_terminal_event(*recs):
+    """Runs every stream scenario (success, failure, interrupt); exactly one RUN_FINISHED or RUN_ERROR in total."""
+    problems = [f"{r.where}: expected exactly one RUN_FINISHED or RUN_ERROR, got {len(r.of_type(*TERMINAL))}: {r.types()}"
+                for r in runs(*recs) if len(r.of_type(*TERMINAL)) != 1]
+    fail_all(problems)
+
+
+@check("AGUI-ORDER-003", scenarios=STREAMS)
+def terminal_event_is_last(*recs):
+    """Runs every stream scenario; RUN_FINISHED/RUN_ERROR is the last frame and the body ends after it (comments aside)."""
+    problems = []
+    for r in runs(*recs):
+        frames = r.frames
+        last_terminal = max((i for i, f in enumerate(frames) if _type_of(f) in TERMINAL), default=None)
+        if last_terminal is None:
+            problems.append(f"{r.where}: no RUN_FINISHED or RUN_ERROR: {r.types()}")
+        elif last_terminal != len(frames) - 1:
+            after = ", ".join(short(f.data, 60) for f in frames[last_terminal + 1:][:3])
+            problems.append(f"{r.where}: {len(frames) - 1 - last_terminal} frame(s) after the terminal event: {after}")
+        elif r.ex.stream.end != "eof" or r.ex.error:
+            problems.append(f"{r.where}: the body did not end after the terminal event "
+                            f"(stream end {r.ex.stream.end!r}{', ' + r.ex.error if r.ex.error else ''})")
+    fail_all(problems)
+
+
+def _type_of(frame: SSEEvent) -> Any:
+    try:
+        value = frame.json()
+    except AssertionError:
+        return None
+    return value.get("type") if isinstance(value, dict) else None
+
+
+@check("AGUI-ORDER-004", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])
+def normal_run_finishes(*recs):
+    """Runs prompts that end normally (plain, chunks, tool, step); each ends with RUN_FINISHED, not RUN_ERROR."""
+    problems = [f"{r.where}: a normal run ended with {r.terminal().get('type')}: {short(r.terminal())}"
+                for r in runs(*recs, kinds=["success"]) if r.terminal().get("type") != "RUN_FINISHED"]
+    fail_all(problems)
+
+
+def _is_text_or_run(type_: Any) -> bool:
+    return isinstance(type_, str) and type_.startswith(("RUN_", "TEXT_MESSAGE_"))
+
+
+@check("AGUI-ORDER-005", scenarios=["agui.tool", "agui.step"])
+def tool_and_step_events_between(*recs):
+    """Runs the tool-call and step prompts; some event other than RUN_*/TEXT_MESSAGE_* lies between start and end."""
+    seen, problems = {}, []
+    for r in runs(*recs):
+        types = [e.get("type") for e in r.events]
+        inner = types[1:-1] if len(types) >= 2 else []
+        others = [t for t in inner if not _is_text_or_run(t)]
+        if types[:1] != ["RUN_STARTED"] or not types or types[-1] not in TERMINAL or not others:
+            problems.append(f"{r.where}: expected a tool or step event between RUN_STARTED and the terminal event, "
+                            f"got {r.types()}")
+        seen[r.label] = sorted({str(t) for t in others})
+    fail_all(problems)
+    return "types seen (not judged, AGUI-OPEN-002): " + "; ".join(f"{k}: {', '.join(v)}" for k, v in seen.items())
+
+
+@check("AGUI-ORDER-006", scenarios=["agui.plain", "agui.streamed"])
+def deltas_join_to_reply(*recs):
+    """Runs the plain and chunked prompts; the TEXT_MESSAGE_CONTENT deltas joined in order equal the reply."""
+    checked = need_runs(runs(*recs, keep=lambda w: w.get("reply") is not None), "a prompt with a known reply")
+    problems = [f"{r.where}: deltas joined are {short(r.text())}, expected {short(r.want['reply'])}"
+                for r in checked if r.text() != r.want["reply"]]
+    fail_all(problems)
+
+
+def _round_trips(rec: Recording) -> list[tuple[Run, str]]:
+    texts = rec.facts.get("texts") or []
+    if not texts:
+        raise NotAssessed("the round-trip scenario generated no texts")
+    return [(one_run_of(rec, f"agui-{i}", text), text) for i, text in enumerate(texts)]
+
+
+def one_run_of(rec: Recording, label: str, reply: str) -> Run:
+    return Run(rec, label, _streamed(rec, label), {"kind": "success", "reply": reply})
+
+
+@check("AGUI-ORDER-006", scenarios=["generated.round_trip"])
+def round_trip_deltas(rec):
+    """Sends generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json`; deltas join to each exactly."""
+    fail_all([f"{r.where}: the deltas differ from the generated text: {text_diff(r.text(), text)}"
+              for r, text in _round_trips(rec) if r.text() != text])
+
+
+# -- ids -----------------------------------------------------------------------------------------
+def _echo_check(event_type: str, field: str, sent_key: str) -> Callable[..., None]:
+    def judge(*recs):
+        checked = need_runs(runs(*recs, keep=lambda w: w.get(sent_key) is not None), f"a request with {field}")
+        problems = []
+        for r in checked:
+            got = r.first(event_type).get(field)
+            if got != r.want[sent_key]:
+                problems.append(f"{r.where}: sent {field} {short(r.want[sent_key], 60)}, {event_type}.{field} is "
+                                f"{short(got, 60)}")
+        fail_all(problems)
+    return judge
+
+
+register("AGUI-ID-001", ["agui.plain", "agui.key_lengths", "agui.session"], "thread_id_echoed_on_start",
+         "Sends threadId (also 1 and 256 characters long); RUN_STARTED.threadId equals it.",
+         _echo_check("RUN_STARTED", "threadId", "thread"))
+register("AGUI-ID-002", ["agui.plain", "agui.upstream_input"], "run_id_echoed_on_start",
+         "Sends runId; RUN_STARTED.runId equals it.", _echo_check("RUN_STARTED", "runId", "run"))
+register("AGUI-ID-003", ["agui.plain", "agui.upstream_input"], "run_id_echoed_on_finish",
+         "Sends runId; RUN_FINISHED.runId equals it.", _echo_check("RUN_FINISHED", "runId", "run"))
+
+
+@check("AGUI-ID-004", scenarios=STREAMS)
+def finish_thread_matches_start(*recs):
+    """Runs every stream scenario; RUN_FINISHED.threadId equals RUN_STARTED.threadId of the same stream."""
+    problems = []
+    for r in runs(*recs):
+        for fin in r.of_type("RUN_FINISHED"):
+            start = r.first("RUN_STARTED").get("threadId")
+            if fin.get("threadId") != start:
+                problems.append(f"{r.where}: RUN_STARTED.threadId {short(start, 60)} but RUN_FINISHED.threadId "
+                                f"{short(fin.get('threadId'), 60)}")
+    fail_all(problems)
+
+
+def _generated(value: Any, limit: int | None = None) -> str | None:
+    if not isinstance(value, str) or not value:
+        return f"{short(value, 60)} is not a non-empty string"
+    if limit is not None and len(value) > limit:
+        return f"{short(value, 60)} is {len(value)} characters long (at most {limit})"
+    return None
+
+
+@check("AGUI-ID-005", scenarios=["agui.plain", "agui.session"])
+def generated_thread_ids(plain, session):
+    """Runs without threadId; RUN_STARTED.threadId is generated (1 to 256 characters) and differs between runs."""
+    found = runs(plain, session, keep=lambda w: w.get("thread") is None)
+    problems, ids = [], {}
+    for r in need_runs(found, "a request without threadId"):
+        tid = r.first("RUN_STARTED").get("threadId")
+        why = _generated(tid, 256)
+        if why:
+            problems.append(f"{r.where}: sent no threadId; RUN_STARTED.threadId {why}")
+        else:
+            ids.setdefault(tid, []).append(r.where)
+    problems += [f"runs {', '.join(where)} without threadId all got threadId {short(tid, 60)}"
+                 for tid, where in ids.items() if len(where) > 1]
+    fail_all(problems)
+
+
+@check("AGUI-ID-006", scenarios=["agui.plain", "agui.session"])
+def generated_run_id(plain, session):
+    """Runs without runId; RUN_STARTED.runId is a non-empty string and RUN_FINISHED.runId equals it."""
+    problems = []
+    for r in need_runs(runs(plain, session, keep=lambda w: w.get("run") is None), "a request without runId"):
+        rid = r.first("RUN_STARTED").get("runId")
+        why = _generated(rid)
+        if why:
+            problems.append(f"{r.where}: sent no runId; RUN_STARTED.runId {why}")
+        elif r.first("RUN_FINISHED").get("runId") != rid:
+            problems.append(f"{r.where}: RUN_STARTED.runId {short(rid, 60)} but RUN_FINISHED.runId "
+                            f"{short(r.first('RUN_FINISHED').get('runId'), 60)}")
+    fail_all(problems)
+
+
+@check("AGUI-ID-007", scenarios=STREAMS)
+def message_start_role_assistant(*recs):
+    """Runs every stream scenario; every TEXT_MESSAGE_START has a `messageId` and `role` = `assistant`."""
+    problems = [f"{r.where}: TEXT_MESSAGE_START without messageId or with role other than 'assistant': {short(e)}"
+                for r in runs(*recs) for e in r.of_type("TEXT_MESSAGE_START")
+                if "messageId" not in e or e.get("role") != "assistant"]
+    fail_all(problems)
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+@check("AGUI-ID-008", scenarios=STREAMS)
+def content_belongs_to_started_message(*recs):
+    """Runs every stream scenario; every TEXT_MESSAGE_CONTENT has a string delta and a messageId a START announced."""
+    problems = []
+    for r in runs(*recs):
+        started: set[str] = set()
+        for e in r.events:
+            if e.get("type") == "TEXT_MESSAGE_START":
+                started.add(_key(e.get("messageId")))
+            elif e.get("type") == "TEXT_MESSAGE_CONTENT":
+                if not isinstance(e.get("delta"), str):
+                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT delta is not a string: {short(e)}")
+                if "messageId" not in e or _key(e.get("messageId")) not in started:
+                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT for messageId {short(e.get('messageId'), 60)}, "
+                                    f"which no earlier TEXT_MESSAGE_START announced")
+    fail_all(problems)
+
+
+# -- lifecycles (the official AG-UI client's verifyEvents rules) ------------------------------------
+LIFECYCLES = {
+    "TEXT_MESSAGE": ("messageId", "TEXT_MESSAGE_START", ("TEXT_MESSAGE_CONTENT",), "TEXT_MESSAGE_END", "text message"),
+    "TOOL_CALL": ("toolCallId", "TOOL_CALL_START", ("TOOL_CALL_ARGS",), "TOOL_CALL_END", "tool call"),
+    "STEP": ("stepName", "STEP_STARTED", (), "STEP_FINISHED", "step"),
+}
+
+
+def lifecycle_problems(r: Run, family: str) -> dict[str, list[str]]:
+    """Violations of one family's open/close rules: 'use' (open twice, use or close while not open), 'finish'
+    (still open at RUN_FINISHED)."""
+    key, opener, users, closer, noun = LIFECYCLES[family]
+    open_: dict[str, Any] = {}
+    out: dict[str, list[str]] = {"use": [], "finish": []}
+    for i, e in enumerate(r.events, 1):
+        t, k = e.get("type"), _key(e.get(key))
+        if t == opener:
+            if k in open_:
+                out["use"].append(f"{r.where}: event {i} {t} for {noun} {short(e.get(key), 60)}, already open")
+            open_[k] = e.get(key)
+        elif t in users or t == closer:
+            if k not in open_:
+                out["use"].append(f"{r.where}: event {i} {t} for {noun} {short(e.get(key), 60)}, which is not open")
+            elif t == closer:
+                del open_[k]
+        elif t == "RUN_FINISHED" and open_:
+            out["finish"].append(f"{r.where}: RUN_FINISHED while {noun}(s) {', '.join(short(v, 40) for v in open_.values())} "
+                                 f"are still open")
+    return out
+
+
+@check("AGUI-ID-009", scenarios=STREAMS)
+def messages_ended_before_finish(*recs):
+    """Runs every stream scenario; every started text message is ended (TEXT_MESSAGE_END) before RUN_FINISHED."""
+    fail_all([p_ for r in runs(*recs) for p_ in lifecycle_problems(r, "TEXT_MESSAGE")["finish"]])
+
+
+def _lifecycle_check(family: str) -> Callable[..., None]:
+    def judge(*recs):
+        problems = []
+        for r in runs(*recs):
+            found = lifecycle_problems(r, family)
+            problems += found["use"] + (found["finish"] if family != "TEXT_MESSAGE" else [])
+        fail_all(problems, "the official AG-UI client (verifyEvents) rejects this order:")
+    return judge
+
+
+for _req, _family, _doc in (
+        ("AGUI-COMPAT-003", "TEXT_MESSAGE", "Runs every stream scenario; text messages open once, and CONTENT/END come only while open."),
+        ("AGUI-COMPAT-004", "TOOL_CALL", "Runs every stream scenario; tool calls open once, ARGS/END only while open, none open at RUN_FINISHED."),
+        ("AGUI-COMPAT-005", "STEP", "Runs every stream scenario; steps start once, finish only if started, none open at RUN_FINISHED.")):
+    register(_req, STREAMS, f"{_family.lower()}_lifecycle", _doc, _lifecycle_check(_family))
+
+
+# -- sessions --------------------------------------------------------------------------------------
+def _replies(rec: Recording, wanted: dict[str, str]) -> list[str]:
+    problems = []
+    for label, reply in wanted.items():
+        r = one_run(rec, label)
+        if r.text() != reply:
+            problems.append(f"{r.where}: `count` replied {short(r.text(), 60)}, expected {reply!r}")
+    return problems
+
+
+@check("AGUI-SESS-001", scenarios=["agui.session"])
+def generated_thread_continues(session):
+    """Runs `count` without threadId (reply 1), then with the threadId RUN_STARTED gave it (reply 2)."""
+    assert session.facts.get("generated_thread") is not None, (
+        "the run without threadId got no string RUN_STARTED.threadId, so its session could not be continued")
+    fail_all(_replies(session, {"generated-1": "1", "generated-2": "2"}))
+
+
+@check("AGUI-SESS-002", scenarios=["agui.session"])
+def same_thread_same_instance(session):
+    """Runs `count` twice with one fresh threadId; the replies are 1 then 2."""
+    fail_all(_replies(session, {"fresh-1": "1", "fresh-2": "2"}))
+
+
+@check("GEN-SESS-002", scenarios=["agui.session"])
+def fresh_key_starts_at_one(session):
+    """Runs `count` on a fresh AG-UI threadId and on two generated ones; each replies 1 (a new instance)."""
+    fail_all(_replies(session, {"fresh-1": "1", "generated-1": "1", "generated-other": "1"}))
+
+
+@check("GEN-SESS-001", scenarios=["agui.cross_session"])
+def one_key_across_protocols(rec):
+    """Runs `count` with one fresh key as invoke sessionId, AG-UI threadId, MCP session_id; replies 1, 2, 3."""
+    if rec.facts.get("no_mcp"):
+        raise NotAssessed(rec.facts["no_mcp"])
+    invoke = rec.get("invoke")
+    body = invoke.json()
+    got_invoke = body.get("result") if isinstance(body, dict) else None
+    got_agui = Run(rec, "agui", _streamed(rec, "agui"), {"kind": "success", "reply": "2"}).text()
+    mcp = p.mcp_response(rec.get("mcp"))
+    result = mcp.get("result") if isinstance(mcp.get("result"), dict) else {}
+    got_mcp = p.mcp_text(result) if isinstance(result.get("content"), list) else None
+    got = [got_invoke, got_agui, got_mcp]
+    assert got == ["1", "2", "3"], (f"`count` with key {rec.facts['key']!r} over invoke, AG-UI and MCP replied "
+                                    f"{got}, expected ['1', '2', '3'] (one running instance)")
+
+
+@check("AGUI-SESS-003", scenarios=["agui.key_lengths"])
+def thread_id_bounds_accepted(rec):
+    """Runs the plain prompt with threadIds of 1 and 256 characters; both stream and end with RUN_FINISHED."""
+    fail_all([f"{r.where}: ended with {r.terminal().get('type')}" for r in runs(rec)
+              if r.terminal().get("type") != "RUN_FINISHED"])
+
+
+# -- refusals ----------------------------------------------------------------------------------------
+def refusal_problem(ex: Exchange, code: str | None = None) -> str | None:
+    """Why an answer is not a refusal before the stream with the error body (and `code`), or None."""
+    what = f"[{ex.label}] {ex.method} {ex.url}"
+    if ex.status is None:
+        return f"{what}: no response ({ex.error})"
+    if not 400 <= ex.status < 500 or ex.stream is not None:
+        return (f"{what}: expected a 4xx refusal before any stream, got status {ex.status}, Content-Type "
+                f"{ex.header('content-type')!r}: {short(ex.body.decode('utf-8', 'replace'))}")
+    try:
+        body = ex.json()
+        schemas.check("error-body", body, what)
+    except AssertionError as exc:
+        return str(exc)
+    if code is not None and body["error"]["code"] != code:
+        return f"{what}: status {ex.status} with error.code {body['error']['code']!r}, expected {code!r}"
+    return None
+
+
+def _refusal_check(labels: tuple[str, ...], code: str | None) -> Callable[..., None]:
+    def judge(rec):
+        fail_all([why for label in labels if (why := refusal_problem(rec.get(label), code))])
+    return judge
+
+
+for _req, _name, _labels, _code, _doc in (
+        ("AGUI-ERR-001", "refused_without_messages", ("no-messages",), "invalid_request",
+         "Sends neither messages nor resume; refused before any stream with a 4xx and invalid_request."),
+        ("AGUI-ERR-002", "refused_empty_messages", ("empty-messages",), "invalid_request",
+         "Sends `messages: []` and no resume; refused with a 4xx and invalid_request."),
+        ("AGUI-ERR-003", "refused_without_user_message", ("assistant-only",), "invalid_request",
+         "Sends only an assistant message and no resume; refused with a 4xx and invalid_request."),
+        ("AGUI-SESS-004", "refused_thread_id_out_of_bounds", ("thread-257", "thread-empty"), "validation_failed",
+         "Sends threadIds of 257 and 0 characters; each is refused before the stream with a 4xx and validation_failed."),
+        ("AGUI-LIM-002", "refused_two_megabytes", ("two-mb",), None,
+         "Sends a body of about 2 MB (well over 1 MB); refused before the stream with a 4xx and the error body."),
+        ("AGUI-ERR-005", "refusals_are_error_bodies", ("no-messages", "empty-messages", "assistant-only", "thread-257", "thread-empty", "two-mb",
+                          "agui-unknown-agent", "agui-no-credential", "agui-bad-credential"), None,
+         "Sends faulty AG-UI requests with Accept: text/event-stream; each answer is a JSON error body, not a stream.")):
+    register(_req, ["agui.refusals"], _name, _doc, _refusal_check(_labels, _code))
+
+
+@check("AGUI-ERR-004", scenarios=["agui.refusals"])
+def refusals_match_invoke(rec):
+    """Sends the same faults (unknown agent, no/bad credential, 257-character key) to AG-UI and invoke; same status and code."""
+    problems = []
+    for agui_label, invoke_label in (("agui-unknown-agent", "invoke-unknown-agent"),
+                                     ("agui-no-credential", "invoke-no-credential"),
+                                     ("agui-bad-credential", "invoke-bad-credential"),
+                                     ("thread-257", "invoke-session-257")):
+        a, i = rec.get(agui_label), rec.get(invoke_label)
+        got = [(ex.status, _error_code(ex)) for ex in (a, i)]
+        if got[0] != got[1] or got[0][0] is None or not 400 <= got[0][0] < 500:
+            problems.append(f"{agui_label}: AG-UI answered status {got[0][0]} code {got[0][1]!r}, invoke "
+                            f"answered status {got[1][0]} code {got[1][1]!r} (expected the same 4xx refusal)")
+    fail_all(problems)
+
+
+def _error_code(ex: Exchange) -> Any:
+    try:
+        body = ex.json()
+    except AssertionError:
+        return None
+    err = body.get("error") if isinstance(body, dict) else None
+    return err.get("code") if isinstance(err, dict) else None
+
+
+# -- prompt and result ------------------------------------------------------------------------------
+@check("AGUI-PROMPT-001", scenarios=["agui.last_user"])
+def last_user_message_is_prompt(rec):
+    """Sends [user `say first`, assistant, user `say conformance`] and [user `say conformance`, assistant]; replies `conformance`."""
+    fail_all([f"{r.where}: reply {short(r.reply())}, expected {short(r.want['reply'])} (only the last user "
+              f"message is the prompt)" for r in runs(rec) if r.reply() != r.want["reply"]])
+
+
+@check("AGUI-PROMPT-002", scenarios=["agui.messages"])
+def whole_message_list_reaches_agent(rec):
+    """Sends a history ending in `echo messages`; the reply is the canonical JSON of the list exactly as sent."""
+    r = one_run(rec, "echo-messages")
+    try:
+        got = json.loads(r.text())
+    except ValueError:
+        raise AssertionError(f"{r.where}: `echo messages` replied {short(r.text())}, not JSON") from None
+    assert got == rec.facts["messages"], (f"{r.where}: the agent received {short(got, 400)}, expected the list sent: "
+                                          f"{short(rec.facts['messages'], 400)}")
+
+
+@check("AGUI-PROMPT-003", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])
+def finished_result_is_reply(*recs):
+    """Runs prompts that end normally; RUN_FINISHED.result is a string equal to the reply."""
+    checked = need_runs(runs(*recs, kinds=["success"], keep=lambda w: w.get("reply") is not None),
+                        "a prompt with a known reply")
+    fail_all([f"{r.where}: RUN_FINISHED.result is {short(r.first('RUN_FINISHED').get('result'))}, expected "
+              f"{short(r.want['reply'])}" for r in checked if r.first("RUN_FINISHED").get("result") != r.want["reply"]])
+
+
+@check("AGUI-PROMPT-003", scenarios=["generated.round_trip"])
+def round_trip_result(rec):
+    """Sends generated texts as `say-json`; RUN_FINISHED.result equals each text exactly."""
+    problems = []
+    for r, text in _round_trips(rec):
+        got = r.first("RUN_FINISHED").get("result")
+        if got != text:
+            problems.append(f"{r.where}: RUN_FINISHED.result differs from the generated text: "
+                            + (text_diff(got, text) if isinstance(got, str) else f"got {short(got)}"))
+    fail_all(problems)
+
+
+@check("AGUI-PROMPT-004", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])
+def normal_outcome_success(*recs):
+    """Runs prompts that end normally; RUN_FINISHED.outcome.type is `success`."""
+    problems = []
+    for r in runs(*recs, kinds=["success"]):
+        outcome = r.first("RUN_FINISHED").get("outcome")
+        if not isinstance(outcome, dict) or outcome.get("type") != "success":
+            problems.append(f"{r.where}: RUN_FINISHED.outcome is {short(outcome)}, expected type 'success'")
+    fail_all(problems)
+
+
+# -- pass-through ---------------------------------------------------------------------------------
+def echoed_params(r: Run) -> dict[str, Any]:
+    try:
+        got = json.loads(r.text())
+    except ValueError:
+        raise AssertionError(f"{r.where}: `echo params` replied {short(r.text())}, not JSON") from None
+    assert isinstance(got, dict), f"{r.where}: `echo params` replied {short(got)}, not a JSON object"
+    return got
+
+
+def missing_params(r: Run, sent: dict[str, Any]) -> list[str]:
+    got = echoed_params(r)
+    return [f"{r.where}: sent {name} = {short(value, 120)}, the agent's params hold "
+            + (short(got[name], 120) if name in got else "no such field")
+            for name, value in sent.items() if name not in INTERPRETED and (name not in got or got[name] != value)]
+
+
+@check("AGUI-PASS-001", scenarios=["agui.params"])
+def forwarded_fields_reach_params(rec):
+    """Sends tools, state, context and forwardedProps with `echo params`; each reaches the agent unchanged."""
+    fail_all(missing_params(one_run(rec, "echo-params"), rec.facts["forwarded"]))
+
+
+@check("AGUI-PASS-002", scenarios=["agui.params"])
+def unknown_fields_reach_params(rec):
+    """Sends unknown top-level fields of every JSON type with `echo params`; each reaches the agent unchanged."""
+    fail_all(missing_params(one_run(rec, "echo-params"), rec.facts["unknown"]))
+
+
+@check("AGUI-PASS-002", scenarios=["generated.params"])
+def generated_fields_reach_params(rec):
+    """Sends generated extra fields (any JSON values, unicode names) with `echo params`; each reaches the agent."""
+    sent = rec.facts.get("params") or []
+    if not sent:
+        raise NotAssessed("the generated-params scenario generated no fields")
+    fail_all([m for i, extra in enumerate(sent)
+              for m in missing_params(one_run_of(rec, f"agui-{i}", ""), extra)])
+
+
+@check("AGUI-PASS-003", scenarios=["agui.params"])
+def interpreted_fields_withheld(rec):
+    """Sends threadId, runId and messages with `echo params`; none of the interpreted fields is in params."""
+    got = echoed_params(one_run(rec, "echo-params"))
+    leaked = [name for name in INTERPRETED if name in got]
+    assert not leaked, f"the agent's params hold interpreted field(s) {leaked}: {short(got, 300)}"
+
+
+# -- pings ----------------------------------------------------------------------------------------
+def _is_ping_line(line: bytes) -> bool:
+    return line.rstrip(b"\r\n") == b": ping"
+
+
+def ping_problems(r: Run, tolerance: float, min_pings: int) -> list[str]:
+    """Pings during the silence: at least `min_pings`, none carrying an event, no gap over 15 s + tolerance."""
+    items = r.ex.stream.items
+    pings = [i for i in items if isinstance(i, SSEComment) and i.text == PING_TEXT]
+    others = sorted({i.text for i in items if isinstance(i, SSEComment) and i.text != PING_TEXT})
+    ping_ids = {id(i) for i in pings}
+    anchors = [(i.t, "frame" if isinstance(i, SSEEvent) else "ping") for i in items
+               if (isinstance(i, SSEEvent) and i.dispatched) or id(i) in ping_ids]
+    problems = []
+    if len(pings) < min_pings:
+        problems.append(f"{r.where}: {len(pings)} comment line(s) exactly ': ping' during a "
+                        f"{r.rec.facts.get('silent_seconds')} s silence, expected at least {min_pings}"
+                        + (f" (other comments seen: {', '.join(repr(':' + t) for t in others[:5])})" if others else ""))
+    bound = PING_INTERVAL + tolerance
+    for (t0, k0), (t1, k1) in zip(anchors, anchors[1:]):
+        if t1 - t0 > bound:
+            problems.append(f"{r.where}: {t1 - t0:.1f} s passed between a {k0} at +{t0:.1f} s and the next {k1} at "
+                            f"+{t1:.1f} s with no ': ping' (at most {PING_INTERVAL:g} s + {tolerance:g} s tolerance)")
+    carried = [f for f in r.ex.stream.events if f.dispatched and any(_is_ping_line(ln) for ln in f.raw.splitlines())]
+    problems += [f"{r.where}: the ': ping' at frame {f.index} shares its block with data {short(f.data, 80)}: "
+                 "a ping must carry no event" for f in carried]
+    return problems
+
+
+def _ping_check(min_pings: int) -> Callable[..., None]:
+    def judge(rec):
+        tolerance = rec.target.profile.timeouts.ping_tolerance
+        fail_all([m for r in need_runs(runs(rec), "the silence") for m in ping_problems(r, tolerance, min_pings)])
+    return judge
+
+
+register("AGUI-PING-001", ["agui.silence"], "ping_during_silence",
+         "Runs `sleep 16`; a `: ping` comment comes at most 15 s (+ tolerance) after the last frame, carrying no event.",
+         _ping_check(1))
+register("AGUI-PING-002", ["agui.silence_long"], "ping_repeats",
+         "Runs `sleep 32` (--thorough); pings repeat: two or more, no gap between frames/pings over 15 s + tolerance.",
+         _ping_check(2))
+
+
+# -- failures -----------------------------------------------------------------------------------
+def _failure_check(label: str, partial: bool) -> Callable[..., None]:
+    def judge(rec):
+        r = one_run(rec, label)
+        types = [e.get("type") for e in r.events]
+        problems = []
+        if not types or types[0] != "RUN_STARTED" or types[-1] != "RUN_ERROR" or "RUN_FINISHED" in types:
+            problems.append(f"{r.where}: a failing run must stream RUN_STARTED … RUN_ERROR (last) with no "
+                            f"RUN_FINISHED; got {r.types()}")
+        if partial and r.want.get("reply") and r.want["reply"] not in r.text():
+            problems.append(f"{r.where}: the text sent before the failure ({short(r.want['reply'])}) is not in "
+                            f"the deltas {short(r.text())}")
+        fail_all(problems)
+    return judge
+
+
+register("AGUI-FAIL-001", ["agui.fail_after"], "failure_after_output",
+         "Runs `say partial` then `fail boom`; 200, deltas carry `partial`, RUN_ERROR last, no RUN_FINISHED.",
+         _failure_check("fail-after", True))
+register("AGUI-FAIL-002", ["agui.fail_before"], "failure_before_output",
+         "Runs `fail boom`; 200, RUN_STARTED, then RUN_ERROR last and no RUN_FINISHED.",
+         _failure_check("fail-before", False))
+
+
+@check("AGUI-FAIL-003", scenarios=["agui.fail_after", "agui.fail_before"])
+def run_error_has_message(*recs):
+    """Runs the two failing prompts; every RUN_ERROR carries `message`, a string."""
+    errors = [(r, e) for r in runs(*recs) for e in r.of_type("RUN_ERROR")]
+    need_runs([r for r, _ in errors], "RUN_ERROR")
+    fail_all([f"{r.where}: RUN_ERROR without a string message: {short(e)}" for r, e in errors
+              if not isinstance(e.get("message"), str)])
+    codes = sorted({str(e.get("code")) for _, e in errors if "code" in e})
+    return f"RUN_ERROR codes seen (not judged, AGUI-OPEN-001): {', '.join(codes) or 'none'}"
+
+
+# -- interrupt and resume ----------------------------------------------------------------------------
+@check("AGUI-INT-001", scenarios=["agui.interrupt"])
+def question_pauses_run(rec):
+    """Runs `ask What is your name?`; the stream ends with RUN_FINISHED whose outcome.type is `interrupt`, no RUN_ERROR."""
+    r = one_run(rec, "ask")
+    end = r.terminal()
+    outcome = end.get("outcome")
+    assert end.get("type") == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
+        and outcome.get("type") == "interrupt", (
+        f"{r.where}: expected RUN_FINISHED with outcome.type 'interrupt', got {short(end, 300)} (events {r.types()})")
+    return f"interrupts listed (AGUI-OPEN-003, not judged): {short(outcome.get('interrupts'), 300)}"
+
+
+@check("AGUI-INT-002", scenarios=["agui.interrupt"])
+def resume_continues_run(rec):
+    """Answers every listed interrupt with `resume` (AG-UI 1.0 ResumeEntry, payload {"name":"Ada"}); the run continues."""
+    r = one_run(rec, "resume")
+    end = r.terminal()
+    outcome = end.get("outcome")
+    problems = []
+    if end.get("type") != "RUN_FINISHED" or not isinstance(outcome, dict) or outcome.get("type") != "success":
+        problems.append(f"{r.where}: the resumed run ended with {short(end, 300)}, expected RUN_FINISHED with "
+                        f"outcome.type 'success'")
+    if r.want.get("reply") is not None and r.text() != r.want["reply"]:
+        problems.append(f"{r.where}: the resumed run replied {short(r.text())}, expected {short(r.want['reply'])} "
+                        f"(the answer, then the rest of the script)")
+    fail_all(problems)
+    return "resume sent as AG-UI 1.0 ResumeEntry objects (the spec does not show the shape)"
+
+
+@check("AGUI-INT-003", scenarios=["agui.interrupt"])
+def resume_without_messages_accepted(rec):
+    """Sends a request with `resume` and no `messages`; it is not refused: 200 with an event stream."""
+    one_run(rec, "resume")
+
+
+@check("AGUI-INT-004", scenarios=["agui.interrupt"])
+def resume_keeps_thread(rec):
+    """Resumes on the paused run's threadId; the resumed run's RUN_STARTED.threadId equals it."""
+    r = one_run(rec, "resume")
+    got = r.first("RUN_STARTED").get("threadId")
+    assert got == rec.facts["thread"], (f"{r.where}: resumed on threadId {rec.facts['thread']!r}, RUN_STARTED.threadId "
+                                        f"is {short(got, 80)}")
+
+
+def describe_answer(ex: Exchange) -> str:
+    if ex.status is None:
+        return f"no response ({ex.error})"
+    if ex.stream is not None:
+        events = [v for f in ex.stream.events if f.dispatched and isinstance(v := _safe_json(f), dict)]
+        end = next((e for e in reversed(events) if e.get("type") in TERMINAL), None)
+        outcome = end.get("outcome") if isinstance(end, dict) else None
+        detail = (end.get("type") if end else "no terminal event") + (
+            f" ({outcome.get('type')})" if isinstance(outcome, dict) else "")
+        return f"{ex.status} stream ending {detail}"
+    return f"{ex.status} {_error_code(ex) or ex.header('content-type')}"
+
+
+def _safe_json(frame: SSEEvent) -> Any:
+    try:
+        return frame.json()
+    except AssertionError:
+        return None
+
+
+@check("AGUI-INT-002", scenarios=["agui.resume_open"])
+def open_resume_cases(rec):
+    """Reports (does not judge) answers to an unknown interrupt, an empty `resume`, and a stale repeated resume."""
+    if rec.facts.get("no_resume"):
+        raise NotAssessed(rec.facts["no_resume"])
+    seen = {label: describe_answer(rec.get(label))
+            for label in ("unknown-interrupt", "empty-resume", "answer", "stale-answer")}
+    raise Observation("the spec leaves partial and stale resumes open; seen: "
+                      + "; ".join(f"{k}: {v}" for k, v in seen.items()))
+
+
+# -- limits --------------------------------------------------------------------------------------
+@check("AGUI-LIM-001", scenarios=["agui.big"])
+def half_megabyte_accepted(rec):
+    """Sends an echo-mode prompt making the body about 0.5 MB; it streams, ends with RUN_FINISHED, reply = prompt."""
+    r = one_run(rec, "half-mb")
+    assert r.terminal().get("type") == "RUN_FINISHED", f"{r.where}: ended with {short(r.terminal())}"
+    assert r.text() == r.want["reply"], f"{r.where}: the echo differs from the prompt: {text_diff(r.text(), r.want['reply'])}"
+
+
+# -- upstream compatibility ------------------------------------------------------------------------
+@cache
+def _event_adapter():
+    from ag_ui.core import Event
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Event)
+
+
+def _pydantic_reason(err: dict[str, Any]) -> str:
+    if err.get("type") in ("union_tag_invalid", "union_tag_not_found"):
+        return "`type` names no AG-UI 1.0 event"
+    where = ".".join(str(x) for x in err.get("loc", ())[1:]) or "$"
+    return f"{where}: {str(err.get('msg'))[:160]}"
+
+
+def upstream_problems(r: Run) -> list[str]:
+    from pydantic import ValidationError
+
+    problems = []
+    for i, e in enumerate(r.events, 1):
+        try:
+            _event_adapter().validate_python(e)
+        except ValidationError as exc:
+            why = "; ".join(_pydantic_reason(err) for err in exc.errors()[:3])
+            problems.append(f"{r.where}: event {i} {short(e.get('type'), 40)} is not an AG-UI 1.0 event ({why}): "
+                            f"{short(e, 200)}")
+    return problems
+
+
+@check("AGUI-COMPAT-001", scenarios=STREAMS + ["agui.upstream_input"])
+def events_validate_upstream(*recs):
+    """Runs every stream scenario; every event validates against the AG-UI 1.0 models (ag_ui.core, camelCase)."""
+    fail_all([m for r in runs(*recs) for m in upstream_problems(r)], "AG-UI 1.0 (ag-ui-protocol) rejects:")
+
+
+@check("AGUI-COMPAT-002", scenarios=["agui.upstream_input"])
+def upstream_input_accepted(rec):
+    """Sends a full AG-UI 1.0 RunAgentInput as the official client does; it streams upstream-valid events to RUN_FINISHED."""
+    r = one_run(rec, "upstream")
+    problems = upstream_problems(r)
+    for family in LIFECYCLES:
+        found = lifecycle_problems(r, family)
+        problems += found["use"] + found["finish"]
+    if r.terminal().get("type") != "RUN_FINISHED":
+        problems.append(f"{r.where}: ended with {short(r.terminal())}, expected RUN_FINISHED")
+    if r.want.get("reply") is not None and r.text() != r.want["reply"]:
+        problems.append(f"{r.where}: replied {short(r.text())}, expected {short(r.want['reply'])}")
+    fail_all(problems)

@@ -1,0 +1,358 @@
+"""AG-UI scenarios (`POST /v1/agents/{agentId}/agui`): runs recorded once, judged by conformance/checks/agui.py.
+
+Every run a scenario expects to stream is listed in `facts["runs"]` (label ->
+expectation), so the checks over "every stream" can never pass on a run that
+did not stream. An expectation holds `kind` ("success", "interrupt" or
+"error"), and where known the expected `reply`, the sent `thread` and `run`.
+
+The `resume` shape is not shown by the spec (AGUI-OPEN-003): interrupts are
+answered with AG-UI 1.0 ResumeEntry objects (`protocols.agui_resume`).
+"""
+from __future__ import annotations
+
+import asyncio
+import secrets
+import string
+from typing import Any
+
+from conformance import protocols as p
+from conformance.engine import Context
+from conformance.registry import scenario
+from conformance.wire.http import Exchange, Limits
+
+SSE_ACCEPT = {"Accept": p.SSE}
+RESUME_ANSWER = {"name": "Ada"}
+SILENCE_LONG_SECONDS = 32          # two ping intervals and then some (only with --thorough)
+INSIDE_LIMIT_BYTES = 500_000       # well inside the spec's "at most 1 MB"
+OUTSIDE_LIMIT_BYTES = 2 * 2**20    # well outside it (over 1 MB however a megabyte is counted)
+MAX_KEY = 256
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def expect(kind: str = "success", reply: str | None = None, thread: str | None = None, run: str | None = None,
+           **more: Any) -> dict[str, Any]:
+    return {"kind": kind, "reply": reply, "thread": thread, "run": run, **more}
+
+
+async def run_agui(ctx: Context, label: str, prompt: str | None = None, *, expectation: dict[str, Any] | None,
+                   thread: str | None = None, run: str | None = None, messages: list[dict[str, Any]] | None = None,
+                   accept: bool = True, limits: Limits | None = None, **extra: Any) -> Exchange:
+    """POST one RunAgentInput; `expectation` (None: not a run every-stream check should judge) goes to facts."""
+    body = p.agui_input(prompt, thread=thread, run=run, messages=messages, **extra)
+    headers = SSE_ACCEPT if accept else {"accept": None}
+    if expectation is not None:
+        ctx.recording.facts.setdefault("runs", {})[label] = expectation
+    return await ctx.post(ctx.agent_path("agui"), body, label=label, headers=headers, limits=limits)
+
+
+def stream_events(ex: Exchange) -> list[dict[str, Any]]:
+    """The JSON-object events of an answer; [] when it is no stream (never raises: a scenario reads hostile data)."""
+    if ex.stream is None:
+        return []
+    out = []
+    for frame in ex.stream.events:
+        try:
+            value = frame.json() if frame.dispatched else None
+        except AssertionError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def started_thread(ex: Exchange) -> str | None:
+    """RUN_STARTED.threadId of a run, if it is a string."""
+    for ev in stream_events(ex):
+        if ev.get("type") == "RUN_STARTED":
+            tid = ev.get("threadId")
+            return tid if isinstance(tid, str) else None
+    return None
+
+
+def outcome_interrupts(ex: Exchange) -> list[dict[str, Any]]:
+    """The interrupts a paused run lists on RUN_FINISHED.outcome (AG-UI 1.0 place; the spec shows none)."""
+    for ev in stream_events(ex):
+        outcome = ev.get("outcome") if ev.get("type") == "RUN_FINISHED" else None
+        if isinstance(outcome, dict) and isinstance(outcome.get("interrupts"), list):
+            return [i for i in outcome["interrupts"] if isinstance(i, dict)]
+    return []
+
+
+def padded_key(ctx: Context, label: str, length: int) -> str:
+    key = ctx.unique(label)
+    return (key + "-" + "k" * length)[:length]
+
+
+def silence_limits(ctx: Context, seconds: float) -> Limits:
+    """Room for a silence of `seconds`: the idle bound must outlast it even if no ping ever comes."""
+    t = ctx.target.profile.timeouts
+    return Limits(connect=t.connect, headers=t.headers, idle=max(t.idle, seconds + 10),
+                  total=max(t.request, seconds + 30))
+
+
+def reply_of(ctx: Context, name: str) -> str | None:
+    return ctx.agent_scenario(name).get("reply")
+
+
+# -- ordinary runs --------------------------------------------------------------------------------
+@scenario("agui.plain", protocol="agui", prompts=("plain_reply",), deadline=60)
+async def plain(ctx: Context):
+    """The plain reply twice: with Accept, threadId and runId (`ids`), then with none of the three (`bare`)."""
+    s = ctx.agent_scenario("plain_reply")
+    thread, run = ctx.unique("thr"), ctx.unique("run")
+    await run_agui(ctx, "ids", s["prompt"], thread=thread, run=run,
+                   expectation=expect(reply=s.get("reply"), thread=thread, run=run))
+    await run_agui(ctx, "bare", s["prompt"], accept=False, expectation=expect(reply=s.get("reply")))
+
+
+def _single(name: str, agent_scenario: str, kind: str, label: str, doc: str, **more: Any):
+    """A scenario of one run of one agent scenario (streamed reply, tool call, step, failures)."""
+
+    async def one_run(ctx: Context):
+        s = ctx.agent_scenario(agent_scenario)
+        thread = ctx.unique(label)
+        await run_agui(ctx, label, s["prompt"], thread=thread,
+                       expectation=expect(kind, s.get("reply"), thread=thread,
+                                          **{k: s.get(v) for k, v in more.items()}))
+
+    one_run.__doc__ = doc
+    one_run.__name__ = name.replace(".", "_")
+    return scenario(name, protocol="agui", prompts=(agent_scenario,), deadline=60)(one_run)
+
+
+_single("agui.streamed", "streamed_reply", "success", "streamed", "The streamed reply (`chunks 5 …`).")
+_single("agui.tool", "tool_call", "success", "tool", "A tool call, then `say done`.", tool="tool")
+_single("agui.step", "step", "success", "step", "A step, then `say done`.", step="step")
+_single("agui.fail_after", "failure_after_output", "error", "fail-after", "`say partial` then `fail boom`.")
+_single("agui.fail_before", "failure_before_output", "error", "fail-before", "`fail boom` before any output.")
+
+
+@scenario("agui.last_user", protocol="agui", deadline=60)
+async def last_user(ctx: Context):
+    """The prompt is the last user message: [user, assistant, user] and [user, assistant] lists."""
+    ctx.conformance_agent("the earlier messages are directives that must not run")
+    s = ctx.agent_scenario("plain_reply")
+    three = [p.agui_message("say first", "user", "m1"), p.agui_message("say x", "assistant", "m2"),
+             p.agui_message(s["prompt"], "user", "m3")]
+    two = [p.agui_message(s["prompt"], "user", "m1"), p.agui_message("say x", "assistant", "m2")]
+    await run_agui(ctx, "user-assistant-user", messages=three, thread=ctx.unique("last"),
+                   expectation=expect(reply=s["reply"]))
+    await run_agui(ctx, "user-assistant", messages=two, thread=ctx.unique("last"),
+                   expectation=expect(reply=s["reply"]))
+
+
+@scenario("agui.messages", protocol="agui", prompts=("messages_passthrough",), deadline=60)
+async def messages(ctx: Context):
+    """`echo messages` after a history with extra fields and non-ASCII text: the whole list reaches the agent."""
+    prompt = ctx.prompt("messages_passthrough")
+    sent = [
+        {"id": "h1", "role": "user", "content": "Grüße, 世界 \U0001f600"},
+        {"id": "h2", "role": "assistant", "content": "line one\nline two", "name": "helper"},
+        {"id": "h3", "role": "user", "content": "say ignored", "x-extra": {"kept": [1, 2.5, None, True]}},
+        {"id": "h4", "role": "user", "content": prompt},
+    ]
+    ctx.note(messages=sent)
+    await run_agui(ctx, "echo-messages", messages=sent, thread=ctx.unique("msgs"),
+                   expectation=expect(reply=p.canonical(sent)))
+
+
+PASS_FIELDS = {
+    "tools": [{"name": "lookup", "description": "find things", "parameters": {"type": "object", "properties": {}}}],
+    "state": {"counter": 3, "nested": {"list": [1, "two", None]}, "ünï": "cödé"},
+    "context": [{"description": "user locale", "value": "de-CH"}],
+    "forwardedProps": {"flag": True, "n": -12.5, "empty": {}},
+}
+UNKNOWN_FIELDS = {
+    "x_text": "plain", "x_number": 42, "x_float": 0.125, "x_null": None, "x_bool": False,
+    "x_object": {"a": {"b": [1, {"c": "d"}]}}, "x_array": [1, "two", [3]], "x_unicode": "naïve 東京 \U0001f680",
+}
+
+
+@scenario("agui.params", protocol="agui", prompts=("params_passthrough",), deadline=60)
+async def params(ctx: Context):
+    """`echo params` with tools/state/context/forwardedProps and unknown fields of every JSON type."""
+    prompt = ctx.prompt("params_passthrough")
+    extra = {**PASS_FIELDS, **UNKNOWN_FIELDS}
+    ctx.note(forwarded=PASS_FIELDS, unknown=UNKNOWN_FIELDS)
+    await run_agui(ctx, "echo-params", prompt, thread=ctx.unique("params"), run=ctx.unique("run"),
+                   expectation=expect(), **extra)
+
+
+@scenario("agui.session", protocol="agui", prompts=("session_affinity",), deadline=60)
+async def session(ctx: Context):
+    """`count` runs: A (no threadId) then B on A's generated threadId; C (no threadId); D, E on one fresh key."""
+    prompt = ctx.prompt("session_affinity")
+    a = await run_agui(ctx, "generated-1", prompt, expectation=expect(reply="1"))
+    generated = started_thread(a)
+    ctx.note(generated_thread=generated)
+    if generated is not None:
+        await run_agui(ctx, "generated-2", prompt, thread=generated, expectation=expect(reply="2", thread=generated))
+    await run_agui(ctx, "generated-other", prompt, expectation=expect(reply="1"))
+    key = ctx.unique("sess")
+    ctx.note(fresh_thread=key)
+    await run_agui(ctx, "fresh-1", prompt, thread=key, expectation=expect(reply="1", thread=key))
+    await run_agui(ctx, "fresh-2", prompt, thread=key, expectation=expect(reply="2", thread=key))
+
+
+@scenario("agui.key_lengths", protocol="agui", prompts=("plain_reply",), deadline=60)
+async def key_lengths(ctx: Context):
+    """The plain reply on threadIds at the exact bounds: 1 and 256 characters."""
+    s = ctx.agent_scenario("plain_reply")
+    one = secrets.choice(string.ascii_letters)
+    longest = padded_key(ctx, "len", MAX_KEY)
+    await run_agui(ctx, "thread-1", s["prompt"], thread=one, expectation=expect(reply=s.get("reply"), thread=one))
+    await run_agui(ctx, "thread-256", s["prompt"], thread=longest,
+                   expectation=expect(reply=s.get("reply"), thread=longest))
+
+
+@scenario("agui.big", protocol="agui", deadline=60)
+async def big(ctx: Context):
+    """An echo-mode prompt making the body about 0.5 MB (well inside 1 MB): it streams back unchanged."""
+    ctx.conformance_agent("echo mode returns the prompt unchanged")
+    prompt = "conformance echo of a big body\n" + ("0123456789abcdef" * (INSIDE_LIMIT_BYTES // 16))
+    ctx.note(prompt_chars=len(prompt))
+    await run_agui(ctx, "half-mb", prompt, thread=ctx.unique("big"), expectation=expect(reply=prompt))
+
+
+@scenario("agui.upstream_input", protocol="agui", prompts=("plain_reply",), deadline=60)
+async def upstream_input(ctx: Context):
+    """A full AG-UI 1.0 RunAgentInput (every field the official client sends) with the plain prompt."""
+    from ag_ui.core import RunAgentInput, UserMessage
+
+    s = ctx.agent_scenario("plain_reply")
+    thread, run = ctx.unique("upstream"), ctx.unique("run")
+    model = RunAgentInput(thread_id=thread, run_id=run, state={}, tools=[], context=[], forwarded_props={},
+                          messages=[UserMessage(id="u1", role="user", content=s["prompt"])])
+    body = model.model_dump(mode="json", by_alias=True)
+    ctx.note(body=body)
+    ctx.recording.facts.setdefault("runs", {})["upstream"] = expect(reply=s.get("reply"), thread=thread, run=run)
+    await ctx.post(ctx.agent_path("agui"), body, label="upstream", headers=SSE_ACCEPT)
+
+
+# -- interrupt and resume -----------------------------------------------------------------------
+def _resume_reply(ctx: Context, s: dict[str, Any]) -> str | None:
+    if "reply_after_resume" in s:
+        return s["reply_after_resume"]
+    if not ctx.target.profile.is_conformance_agent:
+        return None
+    return "answer: " + p.canonical(RESUME_ANSWER) + s.get("reply_after_resume_suffix", "")
+
+
+@scenario("agui.interrupt", protocol="agui", prompts=("question_and_resume",), deadline=60)
+async def interrupt(ctx: Context):
+    """`ask …` pauses the run; a request with only `resume` (AG-UI 1.0 ResumeEntry list) on its threadId continues."""
+    s = ctx.agent_scenario("question_and_resume")
+    thread = ctx.unique("ask")
+    ask = await run_agui(ctx, "ask", s["prompt"], thread=thread, expectation=expect("interrupt", thread=thread))
+    interrupts = outcome_interrupts(ask)
+    ctx.note(thread=thread, interrupts=interrupts, answer=RESUME_ANSWER)
+    if not interrupts:
+        ctx.note(no_resume=("the paused run listed no interrupts in RUN_FINISHED.outcome.interrupts, so no "
+                            "answer could be built (the spec does not show the resume shape; the suite uses "
+                            "AG-UI 1.0 ResumeEntry objects)"))
+        return
+    resume = p.agui_resume(interrupts, RESUME_ANSWER)
+    ctx.recording.facts["runs"]["resume"] = expect(reply=_resume_reply(ctx, s), thread=thread)
+    await ctx.post(ctx.agent_path("agui"), {"threadId": thread, "resume": resume}, label="resume",
+                   headers=SSE_ACCEPT)
+
+
+@scenario("agui.resume_open", protocol="agui", prompts=("question_and_resume",), deadline=60)
+async def resume_open(ctx: Context):
+    """What the spec leaves open: answers to an unknown interrupt, an empty `resume`, and a repeated (stale) one."""
+    s = ctx.agent_scenario("question_and_resume")
+    thread = ctx.unique("open")
+    ask = await run_agui(ctx, "ask", s["prompt"], thread=thread, expectation=None)
+    interrupts = outcome_interrupts(ask)
+    if not interrupts:
+        ctx.note(no_resume="the paused run listed no interrupts, so no resume variants were sent")
+        return
+    path = ctx.agent_path("agui")
+    unknown = [{"interruptId": "conformance-no-such-interrupt", "status": "resolved", "payload": RESUME_ANSWER}]
+    await ctx.post(path, {"threadId": thread, "resume": unknown}, label="unknown-interrupt", headers=SSE_ACCEPT)
+    await ctx.post(path, {"threadId": thread, "resume": []}, label="empty-resume", headers=SSE_ACCEPT)
+    good = p.agui_resume(interrupts, RESUME_ANSWER)
+    await ctx.post(path, {"threadId": thread, "resume": good}, label="answer", headers=SSE_ACCEPT)
+    await ctx.post(path, {"threadId": thread, "resume": good}, label="stale-answer", headers=SSE_ACCEPT)
+
+
+# -- refusals ---------------------------------------------------------------------------------
+@scenario("agui.refusals", protocol="agui", deadline=60)
+async def refusals(ctx: Context):
+    """Requests refused before any stream (Accept: text/event-stream on all), and invoke's answer to the same faults."""
+    agui, invoke = ctx.agent_path("agui"), ctx.agent_path("invoke")
+    prompt = "say conformance"
+    key = ctx.unique("ref")
+    long_key = padded_key(ctx, "long", MAX_KEY + 1)
+    unknown_agent = "agt_conformance" + secrets.token_hex(8)
+    big = p.agui_input(prompt, thread=key, padding="x" * OUTSIDE_LIMIT_BYTES)
+    cases = [
+        ("no-messages", agui, {"threadId": key}, {}),
+        ("empty-messages", agui, {"threadId": key, "messages": []}, {}),
+        ("assistant-only", agui, {"threadId": key, "messages": [p.agui_message("say x", "assistant", "a1")]}, {}),
+        ("thread-257", agui, p.agui_input(prompt, thread=long_key), {}),
+        ("thread-empty", agui, p.agui_input(prompt, thread=""), {}),
+        ("two-mb", agui, big, {}),
+        ("agui-unknown-agent", ctx.agent_path("agui", unknown_agent), p.agui_input(prompt), {}),
+        ("agui-no-credential", agui, p.agui_input(prompt), {"credential": None}),
+        ("agui-bad-credential", agui, p.agui_input(prompt), {"credential": None, "bad": True}),
+        ("invoke-unknown-agent", ctx.agent_path("invoke", unknown_agent), p.invoke_body(prompt), {}),
+        ("invoke-no-credential", invoke, p.invoke_body(prompt), {"credential": None}),
+        ("invoke-bad-credential", invoke, p.invoke_body(prompt), {"credential": None, "bad": True}),
+        ("invoke-session-257", invoke, p.invoke_body(prompt, long_key), {}),
+    ]
+    bad_credential = {"Authorization": "Bearer conformance-not-a-credential-" + secrets.token_hex(6)}
+
+    async def send(label: str, path: str, body: Any, opts: dict[str, Any]) -> None:
+        headers = {**SSE_ACCEPT, **(bad_credential if opts.get("bad") else {})}
+        await ctx.post(path, body, label=label, headers=headers, credential=opts.get("credential", "api_key"))
+
+    await asyncio.gather(*(send(*case) for case in cases))
+    order = {case[0]: i for i, case in enumerate(cases)}
+    ctx.recording.exchanges.sort(key=lambda e: order.get(e.label, len(order)))
+
+
+# -- silence and pings (slow) ---------------------------------------------------------------------
+@scenario("agui.silence", protocol="agui", prompts=("silence",), slow=True, deadline=50)
+async def silence(ctx: Context):
+    """`sleep 16` then `say awake`: a silence longer than one ping interval."""
+    s = ctx.agent_scenario("silence")
+    seconds = float(s.get("silent_seconds", 16))
+    ctx.note(silent_seconds=seconds)
+    await run_agui(ctx, "silence", s["prompt"], thread=ctx.unique("quiet"), limits=silence_limits(ctx, seconds),
+                   expectation=expect(reply=s.get("reply")))
+
+
+@scenario("agui.silence_long", protocol="agui", slow=True, deadline=80)
+async def silence_long(ctx: Context):
+    """`sleep 32` then `say awake` (only with --thorough): two ping intervals, so the ping must repeat."""
+    from conformance.outcomes import NotAssessed
+
+    if not ctx.target.thorough:
+        raise NotAssessed(f"needs --thorough: the ping repeating is seen only over a silence of "
+                          f"{SILENCE_LONG_SECONDS} s, which a default run does not spend")
+    ctx.conformance_agent("the long silence uses `sleep`")
+    ctx.note(silent_seconds=SILENCE_LONG_SECONDS)
+    await run_agui(ctx, "silence-long", f"sleep {SILENCE_LONG_SECONDS}\nsay awake", thread=ctx.unique("quiet"),
+                   limits=silence_limits(ctx, SILENCE_LONG_SECONDS), expectation=expect(reply="awake"))
+
+
+# -- one session key across the protocols (GEN-SESS) -------------------------------------------------
+@scenario("agui.cross_session", protocol="agui", prompts=("session_affinity",), deadline=60)
+async def cross_session(ctx: Context):
+    """`count` with one fresh key over invoke (`sessionId`), AG-UI (`threadId`) and MCP (`session_id`): 1, 2, 3."""
+    from conformance.scenarios.generated import mcp_tool
+
+    prompt = ctx.prompt("session_affinity")
+    key = ctx.unique("cross")
+    ctx.note(key=key)
+    await ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key), label="invoke")
+    await run_agui(ctx, "agui", prompt, thread=key, expectation=None)
+    tool = await mcp_tool(ctx)
+    ctx.note(tool=tool)
+    if tool is None:
+        ctx.note(no_mcp="tools/list named no tool and --agent-slug was not given")
+        return
+    await ctx.post(ctx.agent_path("mcp"), p.mcp_call(tool, prompt, session=key),
+                   headers=p.mcp_headers("tools/call", name=tool), label="mcp")
+

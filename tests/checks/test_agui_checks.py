@@ -1,0 +1,101 @@
+"""The AG-UI checks against the reference server: every MUST and SHOULD they cover passes (the thorough-only
+ping repetition aside, which is not assessed with the reason given), no check fails or errors, and the AG-UI
+scenarios stay within their cost share. With --thorough the ping repetition passes too (~32 s, its own test)."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from conformance import catalog, registry
+from conformance.api import certify
+from conformance.server import ReferenceServer, ServerConfig
+from conformance.target import from_server_facts
+
+IDS = [rid for rid, r in catalog.load().items() if rid.startswith("AGUI-") and r.testable] + \
+      ["GEN-SESS-001", "GEN-SESS-002"]
+THOROUGH_ONLY = {"AGUI-PING-002"}
+REQUEST_BUDGET, RUN_BUDGET = 80, 40      # the AG-UI share of a default run, generated inputs excluded
+
+
+def agui_checks(*, generated: bool) -> list[str]:
+    """The checks of conformance/checks/agui.py, with or without those over the shared generated scenarios."""
+    return [c.id for c in registry.load_all().values() if c.module.endswith(".agui")
+            and any(s.startswith("generated.") for s in c.scenarios) == generated]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ReferenceServer(ServerConfig()) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def report(server):
+    return certify(from_server_facts(server.facts), requirements=IDS, check_ids=agui_checks(generated=False))
+
+
+@pytest.fixture(scope="module")
+def generated_report(server):
+    return certify(from_server_facts(server.facts), requirements=IDS, check_ids=agui_checks(generated=True))
+
+
+def rows(report) -> dict[str, dict]:
+    return {r["id"]: r for r in report["requirements"] if r["id"] in IDS}
+
+
+def test_every_requirement_is_covered():
+    coverage = registry.coverage()
+    assert not [rid for rid in IDS if not coverage[rid]]
+
+
+def test_no_check_fails_or_errors(report, generated_report):
+    bad = [(c["id"], c["status"], c["message"][:300]) for rep in (report, generated_report)
+           for c in rep["checks"] if c["status"] in ("failed", "error")]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("rid", [r for r in IDS if r not in THOROUGH_ONLY])
+def test_requirement_passes_on_the_reference_server(report, rid):
+    row = rows(report)[rid]
+    assert row["status"] == "passed", f"{rid}: {row['status']}: {row.get('message', '')[:500]}"
+
+
+@pytest.mark.parametrize("rid", ["AGUI-ORDER-006", "AGUI-PROMPT-003", "AGUI-PASS-002"])
+def test_generated_inputs_pass(generated_report, rid):
+    row = rows(generated_report)[rid]
+    assert row["status"] == "passed", f"{rid}: {row['status']}: {row.get('message', '')[:500]}"
+
+
+def test_ping_repetition_is_thorough_only(report):
+    row = rows(report)["AGUI-PING-002"]
+    assert row["status"] == "not_assessed" and "needs --thorough" in row["message"], row
+
+
+def test_open_resume_cases_are_reported_not_judged(report):
+    check = next(c for c in report["checks"] if c["id"] == "agui.open_resume_cases")
+    assert check["status"] == "info" and "stale-answer" in check["message"], check
+
+
+def test_cost_share(report):
+    cost = report["cost"]
+    assert cost["requests"] <= REQUEST_BUDGET and cost["agent_runs"] <= RUN_BUDGET, cost
+
+
+def test_ping_repeats_with_thorough(server):
+    target = dataclasses.replace(from_server_facts(server.facts), thorough=True)
+    rep = certify(target, check_ids=["agui.ping_repeats"])
+    row = next(r for r in rep["requirements"] if r["id"] == "AGUI-PING-002")
+    assert row["status"] == "passed", row
+
+
+def test_ping_repeat_breakage_is_caught_with_thorough():
+    """The zoo's AGUI-PING-002 server (pings only once) fails AGUI-PING-002 when --thorough lets the check run."""
+    from tests.selftest.zoo import load_zoo
+
+    broken = load_zoo()["AGUI-PING-002-pings-only-once"]
+    with ReferenceServer(broken.server_config()) as srv:
+        target = dataclasses.replace(from_server_facts(srv.facts), thorough=True)
+        rep = certify(target, check_ids=["agui.ping_repeats"])
+    row = next(r for r in rep["requirements"] if r["id"] == "AGUI-PING-002")
+    assert row["status"] == "failed" and "expected at least 2" in row["message"], row

@@ -27,7 +27,7 @@ PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
 class Scenario:
     name: str
     fn: Callable[..., Awaitable[Any]]
-    protocol: str
+    protocols: tuple[str, ...]       # every protocol it sends requests over (--protocols filters on them)
     needs: tuple[str, ...] = ()      # target facts, e.g. "access_token", "extra_data_field"
     prompts: tuple[str, ...] = ()    # agent scenarios whose prompts it sends
     slow: bool = False               # started first (e.g. the 16 s silence)
@@ -53,7 +53,7 @@ class Check:
 
     @property
     def protocols(self) -> set[str]:
-        return {SCENARIOS[s].protocol for s in self.scenarios}
+        return {p for s in self.scenarios for p in SCENARIOS[s].protocols}
 
     @property
     def slow(self) -> bool:
@@ -72,15 +72,16 @@ def _first_line(fn) -> str:
     return (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
 
 
-def scenario(name: str, *, protocol: str, needs=(), prompts=(), slow=False, deadline=90.0, timing=False,
-             last=False):
-    if protocol not in PROTOCOLS:
-        raise RegistryError(f"scenario {name}: protocol {protocol!r} not one of {PROTOCOLS}")
+def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
+             timing=False, last=False):
+    protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
+    if not protocols or not set(protocols) <= set(PROTOCOLS):
+        raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {PROTOCOLS}")
 
     def register(fn):
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:
             raise RegistryError(f"scenario {name} registered twice")
-        SCENARIOS[name] = Scenario(name, fn, protocol, tuple(needs), tuple(prompts), slow, deadline,
+        SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
                                    _first_line(fn), timing, last)
         return fn
 

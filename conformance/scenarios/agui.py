@@ -277,7 +277,7 @@ async def resume_open(ctx: Context):
 
 
 # -- refusals ---------------------------------------------------------------------------------
-@scenario("agui.refusals", protocol="agui", deadline=60)
+@scenario("agui.refusals", protocol=("agui", "invoke"), deadline=60)
 async def refusals(ctx: Context):
     """Requests refused before any stream (Accept: text/event-stream on all), and invoke's answer to the same faults."""
     agui, invoke = ctx.agent_path("agui"), ctx.agent_path("invoke")
@@ -338,7 +338,7 @@ async def silence_long(ctx: Context):
 
 
 # -- one session key across the protocols (GEN-SESS) -------------------------------------------------
-@scenario("agui.cross_session", protocol="agui", prompts=("session_affinity",), deadline=60)
+@scenario("agui.cross_session", protocol=("agui", "invoke", "mcp"), prompts=("session_affinity",), deadline=60)
 async def cross_session(ctx: Context):
     """`count` with one fresh key over invoke (`sessionId`), AG-UI (`threadId`) and MCP (`session_id`): 1, 2, 3."""
     from conformance.scenarios.generated import mcp_tool

@@ -46,7 +46,7 @@ async def mcp_tool(ctx) -> str | None:
         return None
 
 
-@scenario("generated.round_trip", protocol="invoke", prompts=("text_round_trip",), deadline=60)
+@scenario("generated.round_trip", protocol=("invoke", "agui", "mcp"), prompts=("text_round_trip",), deadline=60)
 async def round_trip(ctx):
     """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
     ctx.conformance_agent("the exact text round trip uses `say-json`")
@@ -76,7 +76,7 @@ extra_fields = st.dictionaries(_field_name, generate.json_value, min_size=1, max
     lambda d: len(generate.canonical_bytes(d)) <= 1500)
 
 
-@scenario("generated.params", protocol="invoke", prompts=("params_passthrough",), deadline=60)
+@scenario("generated.params", protocol=("invoke", "agui"), prompts=("params_passthrough",), deadline=60)
 async def params(ctx):
     """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
     ctx.conformance_agent("the pass-through probe uses `echo params`")

@@ -25,7 +25,7 @@ async def document(ctx: Context) -> None:
                                     label="undeployed-agent", credential=None))
 
 
-@scenario("metadata.challenge", protocol="metadata")
+@scenario("metadata.challenge", protocol=("metadata", "mcp"))
 async def challenge(ctx: Context) -> None:
     """An MCP tools/call without a credential (401), then a GET of its challenge's `resource_metadata` URL when that
     URL lies under the base URL (the suite never follows a server to another host)."""

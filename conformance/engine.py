@@ -54,6 +54,7 @@ class Recording:
 
 class ScenarioFailed(Exception):
     """A scenario could not complete (the server answered something it could not continue from)."""
+    recording: "Recording | None" = None
 
 
 class Context:
@@ -227,29 +228,46 @@ class Session:
 
     async def _record(self, scn: Scenario, client: Client, sem: asyncio.Semaphore | None,
                       after: list[Future] = ()) -> Recording | BaseException:
+        ctx = Context(self, scn, client)
+        run_left = self.target.profile.timeouts.run - (time.monotonic() - self.started_at)
+        try:
+            await asyncio.wait_for(self._run_scenario(scn, ctx, sem, after), timeout=max(0.0, run_left))
+            return ctx.recording
+        except NotAssessed as exc:
+            return exc
+        except asyncio.TimeoutError:
+            exc = ScenarioFailed(f"scenario {scn.name} was cut off by the run's {self.target.profile.timeouts.run:g} s "
+                                 f"deadline (profile [timeouts] run)")
+        except ScenarioFailed as exc_:
+            exc = exc_
+        exc.recording = ctx.recording
+        return exc
+
+    async def _run_scenario(self, scn: Scenario, ctx: Context, sem: asyncio.Semaphore | None,
+                            after: list[Future]) -> None:
         if after:
             await asyncio.wait([asyncio.wrap_future(f) for f in after])
         async with sem or contextlib.nullcontext():
-            ctx = Context(self, scn, client)
             try:
                 await asyncio.wait_for(scn.fn(ctx), timeout=scn.deadline)
-                return ctx.recording
-            except NotAssessed as exc:
-                return exc
+            except (NotAssessed, ScenarioFailed):
+                raise
             except asyncio.TimeoutError:
-                exc = ScenarioFailed(f"scenario {scn.name} did not finish within its {scn.deadline:g} s deadline")
-            except AssertionError as exc_:
-                exc = ScenarioFailed(f"scenario {scn.name} could not continue: {exc_}")
-            except Exception as exc_:  # a server answer the scenario could not use; never a traceback to the user
-                exc = ScenarioFailed(f"scenario {scn.name} could not continue: {type(exc_).__name__}: {exc_}")
-                exc.detail = traceback.format_exc(limit=3)
-            exc.recording = ctx.recording
-            return exc
+                raise ScenarioFailed(f"scenario {scn.name} did not finish within its {scn.deadline:g} s deadline")
+            except AssertionError as exc:
+                raise ScenarioFailed(f"scenario {scn.name} could not continue: {exc}") from None
+            except Exception as exc:  # a server answer the scenario could not use; never a traceback to the user
+                failed = ScenarioFailed(f"scenario {scn.name} could not continue: {type(exc).__name__}: {exc}")
+                failed.detail = traceback.format_exc(limit=3)
+                raise failed from None
 
     # -- judging --------------------------------------------------------------------
     def recording(self, name: str, timeout: float | None = None) -> Recording | BaseException:
         fut = self._futures[name]
-        return fut.result(timeout if timeout is not None else SCENARIOS[name].deadline + 30)
+        try:
+            return fut.result(timeout if timeout is not None else self.target.profile.timeouts.run + 30)
+        except TimeoutError:
+            return ScenarioFailed(f"scenario {name} never reported back (the recorder is stuck)")
 
     def assess(self, check: Check) -> CheckResult:
         t0 = time.monotonic()
@@ -269,7 +287,7 @@ class Session:
             if isinstance(got, NotAssessed):
                 return mk("not_assessed", str(got))
             if isinstance(got, ScenarioFailed):
-                return mk("failed", str(got), self._evidence([got.recording]))
+                return mk("failed", str(got), self._evidence([got.recording] if got.recording else []))
             if isinstance(got, BaseException):
                 return mk("error", f"scenario {name}: {type(got).__name__}: {got}")
             recs.append(got)

@@ -58,6 +58,7 @@ class Timeouts:
     idle: float = 30.0
     request: float = 60.0        # one ordinary exchange, body included
     ping_tolerance: float = 1.5  # network allowance on top of the spec's 15 s ping interval
+    run: float = 150.0           # the whole recording phase: scenarios still running then are cut off
 
 
 @dataclass(frozen=True)

@@ -332,8 +332,11 @@ class Client:
         secrets: Iterable[str] = (),
         max_429_wait: float = 30.0,
         max_429_retries: int = 2,
+        breaker: int = 10,
     ) -> None:
         _check_url(base_url)
+        self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
+        self.cut_off = 0
         self.base_url = base_url
         self.limits = limits if limits is not None else Limits()
         self.max_429_wait = max_429_wait
@@ -463,7 +466,10 @@ class Client:
         waits: list[float] = []
         attempt = 0
         while True:
+            if self.cut_off >= self.breaker:
+                return self._not_sent(method, path, label)
             ex = await self._attempt(method, path, headers, json, content, label, lim, sse)
+            self.cut_off += _hit_a_limit(ex)
             ex.waited_429 = list(waits)
             if ex.status != 429 or not retry_429 or attempt >= self.max_429_retries:
                 return ex
@@ -476,6 +482,15 @@ class Client:
             self.stats.waits_429_seconds += wait
             await anyio.sleep(wait)
             attempt += 1
+
+    def _not_sent(self, method: str, path: str, label: str) -> Exchange:
+        """A hostile target cannot make the run download gigabytes or wait for hours: after `breaker`
+        exchanges were cut off by a deadline or the byte cap, further requests are not sent."""
+        return Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
+                        request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
+                        t_end=None, _redactor=self.redactor,
+                        error=f"not sent: {self.cut_off} earlier exchanges with this target were cut off by the "
+                              f"suite's deadlines or byte cap, so the run stopped sending requests")
 
     async def _attempt(
         self,
@@ -639,6 +654,13 @@ class Client:
         ex.error = error
         if rec is not None:
             ex.stream = rec.finish(end, t_end)
+
+
+def _hit_a_limit(ex: Exchange) -> bool:
+    """Was this exchange cut off by one of the suite's limits (not merely answered badly)?"""
+    if ex.stream is not None and ex.stream.end in ("deadline", "byte_cap"):
+        return True
+    return bool(ex.error) and any(w in ex.error for w in (" cap", "deadline", "idle: no data"))
 
 
 async def _close(resp: httpx.Response) -> None:

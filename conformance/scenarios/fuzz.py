@@ -23,12 +23,16 @@ once the budget is spent. Prompts are prefixed so the conformance agent echoes t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import datetime
 import functools
 import json
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+import httpx
 
 from conformance import generate, schemas
 from conformance.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
@@ -460,7 +464,7 @@ def _stream_selected(p: Probe) -> bool:
     return isinstance(p.body, dict) and p.body.get("stream") is True
 
 
-def run_operation(name: str, target, unique: Callable[[str], str]) -> dict[str, Any]:
+def run_operation(name: str, target, unique: Callable[[str], str], send: Callable[[Any], Any]) -> dict[str, Any]:
     """Blocking: draw, send and judge the generated cases of one operation (runs in a worker thread)."""
     st, _schema, builtin, _ops = _schemathesis()
     plan = Plan(target, unique)
@@ -468,7 +472,6 @@ def run_operation(name: str, target, unique: Callable[[str], str]) -> dict[str, 
     probes = _distinct(probes)
     probes.sort(key=lambda p: p.kind != "positive")          # positives first: they own the run budget
     run_cap = PLAN[name][2] * max(1, target.depth)
-    verify: Any = False if target.insecure else (target.ca_bundle or True)
     out = {"operation": name, "requests": 0, "runs": 0, "skipped": 0, "statuses": {}, "cases": [],
            "generated": len(probes)}
     t0 = time.monotonic()
@@ -481,19 +484,18 @@ def run_operation(name: str, target, unique: Callable[[str], str]) -> dict[str, 
         if p.may_run and over or time.monotonic() - t0 > TIME_BUDGET:
             out["skipped"] += 1
             continue
-        record = _send_and_judge(p, st, builtin, target, verify, out)
+        record = _send_and_judge(p, st, builtin, target, send, out)
         accepted_refusal |= bool(p.defects and record.get("run"))
         out["cases"].append(record)
     return out
 
 
-def _send_and_judge(p: Probe, st, builtin, target, verify, out: dict[str, Any]) -> dict[str, Any]:
+def _send_and_judge(p: Probe, st, builtin, target, send, out: dict[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] = {"kind": p.kind, "request": _redacted_request(p, target.secrets),
                               "defects": [d[2] for d in p.defects], "exercised": [], "findings": []}
     out["requests"] += 1
     try:
-        response = p.case.call(base_url=target.base_url, verify=verify, timeout=REQUEST_TIMEOUT,
-                               allow_redirects=False)
+        response = send(p)
     except Exception as exc:                                # the server's fault or the network's
         record.update(status=None, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
         record["findings"].append({"requirements": status_requirement(p, _stream_selected(p)),
@@ -546,6 +548,54 @@ def _shape_requirements(p: Probe, status: int) -> set[str]:
     return out
 
 
+# Headers schemathesis adds for its own transport; ours sets its own (identity encoding: the bytes as sent).
+_TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "connection", "content-length"}
+
+
+def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Response]:
+    """Sends a generated case through the run's bounded client (deadlines, byte cap, circuit breaker, cost
+    counted), from the worker thread, and hands schemathesis an httpx.Response to validate."""
+    def send(p: Probe) -> httpx.Response:
+        kw = p.case.as_transport_kwargs(base_url=ctx.target.base_url)
+        headers = {k: str(v) for k, v in (kw.get("headers") or {}).items() if k.lower() not in _TRANSPORT_HEADERS}
+        url = str(httpx.URL(kw["url"], params=kw.get("params") or None))
+        body = {"json": kw["json"]} if "json" in kw else {"content": _as_bytes(kw.get("data"))}
+        coro = ctx.send(kw["method"], url, label=f"fuzz-{p.kind}", credential=None, headers=headers,
+                        retry_429=False, limits=dataclasses.replace(ctx.client.limits, total=REQUEST_TIMEOUT), **body)
+        ex = asyncio.run_coroutine_threadsafe(coro, loop).result(REQUEST_TIMEOUT + 15)
+        if ex.status is None:
+            raise ConnectionError(ex.error or "no answer")
+        request = httpx.Request(ex.method, ex.url, headers=headers, content=ex.request_body or b"")
+        response = httpx.Response(ex.status, headers=ex.headers.multi_items(), content=ex.body, request=request)
+        response.elapsed = datetime.timedelta(seconds=ex.t_end or 0.0)
+        return response
+
+    return send
+
+
+def _as_bytes(data: Any) -> bytes | None:
+    if data is None or isinstance(data, bytes):
+        return data
+    return data.encode() if isinstance(data, str) else json.dumps(data).encode()
+
+
+async def in_daemon_thread(fn, *args):
+    """Like asyncio.to_thread, but a worker still busy when the run ends cannot hold the process open."""
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def work() -> None:
+        try:
+            result = fn(*args)
+        except BaseException as exc:                     # handed to the awaiting scenario
+            loop.call_soon_threadsafe(lambda: done.done() or done.set_exception(exc))
+        else:
+            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
+
+    threading.Thread(target=work, name="fuzz-worker", daemon=True).start()
+    return await done
+
+
 def _fuzz_scenario(name: str):
     protocol = name
 
@@ -555,10 +605,8 @@ def _fuzz_scenario(name: str):
         ctx.need("agent_id")
         if name in ("invoke", "agui"):
             ctx.conformance_agent("generated prompts rely on the conformance agent's echo mode")
-        result = await asyncio.to_thread(run_operation, name, ctx.target, ctx.unique)
-        if ctx.client is not None:          # the run's cost report counts these requests too
-            ctx.client.stats.requests += result["requests"]
-            ctx.client.stats.agent_runs += result["runs"]
+        result = await in_daemon_thread(run_operation, name, ctx.target, ctx.unique,
+                                        sender(ctx, asyncio.get_running_loop()))
         ctx.note(fuzz=result, summary=f"schemathesis {name}: {result['requests']} requests, "
                                       f"{result['runs']} agent runs, statuses {result['statuses']}"
                                       + (f", {result['skipped']} skipped (budget)" if result["skipped"] else ""))

@@ -18,7 +18,7 @@ from typing import Any
 
 from conformance import catalog
 from conformance.outcomes import NotAssessed, Observation
-from conformance.registry import CHECKS, SCENARIOS, Check, Scenario
+from conformance.registry import SCENARIOS, Check, Scenario
 from conformance.target import Target
 from conformance.wire.http import Client, Exchange, Limits
 from conformance.wire.redact import Redactor

@@ -7,7 +7,6 @@ there. Verdict and exit status follow shared/design/runner-contract.md.
 """
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from pathlib import Path

@@ -6,12 +6,10 @@ needs a fact nobody supplied is not assessed, with the option named.
 """
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import tomllib
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any
 
 # name -> (option, environment variable); secrets are read from the environment first.

@@ -588,7 +588,7 @@ async def in_daemon_thread(fn, *args):
         try:
             result = fn(*args)
         except BaseException as exc:                     # handed to the awaiting scenario
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_exception(exc))
+            loop.call_soon_threadsafe(lambda error=exc: done.done() or done.set_exception(error))
         else:
             loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
 

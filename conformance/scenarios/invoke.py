@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import ipaddress
 import secrets
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,7 +29,7 @@ from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.protocols import SSE, canonical, invoke_body
 from conformance.registry import scenario
-from conformance.wire.http import Exchange, Limits
+from conformance.wire.http import Exchange, Limits, is_loopback
 
 # The agent scenarios every invoke run covers, in the order the recording keeps them.
 RUNS = ("plain_reply", "streamed_reply", "tool_call", "step", "failure_after_output", "failure_before_output")
@@ -309,16 +308,6 @@ async def extra_data(ctx: Context) -> None:
         run_then_count(ctx, ctx.post(path, invoke_body(plain, key, **{field: outside}), headers=ACCEPT_JSON,
                                      label="extra-8kb"), "extra-8kb", key))
     sort_by(ctx, ["extra-2kb", "extra-8kb", "after-extra-8kb"])
-
-
-def is_loopback(host: str) -> bool:
-    h = host.strip("[]").lower()
-    if h == "localhost" or h.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(h).is_loopback
-    except ValueError:
-        return False
 
 
 @scenario("invoke.cleartext", protocol="invoke", prompts=("plain_reply", "session_affinity"), deadline=40)

@@ -44,12 +44,8 @@ async def rpc(ctx: Context, method: str, params: dict[str, Any] | None = None, *
     """One MCP request. `header_version` / `meta_version` override the header and the `_meta` version separately
     (`...`: same as `version`; None: left out); `drop_headers` removes routing headers."""
     if body is None:
-        body = p.mcp_request(method, params, id=id, version=None, progress_token=progress_token)
-        mv = version if meta_version is ... else meta_version
-        if mv is not None:
-            body.setdefault("params", {}).setdefault("_meta", {})
-            body["params"]["_meta"][p.META_VERSION] = mv
-            body["params"]["_meta"].setdefault(p.META_CAPS, capabilities or {})
+        body = p.mcp_request(method, params, id=id, version=version if meta_version is ... else meta_version,
+                             capabilities=capabilities, progress_token=progress_token)
     hv = version if header_version is ... else header_version
     hdrs: dict[str, Any] = p.mcp_headers(method, version=hv, name=mcp_name)
     for name in drop_headers:

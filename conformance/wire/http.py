@@ -87,7 +87,7 @@ def _clip(text: str, n: int) -> str:
     return text[:n] + f"… [{len(text) - n:,} more chars]"
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     h = host.strip("[]").lower()
     if h == "localhost" or h.endswith(".localhost"):
         return True
@@ -104,7 +104,7 @@ def _check_url(url: str) -> None:
         return
     if scheme == "http":
         host = parts.hostname or ""
-        if _is_loopback(host):
+        if is_loopback(host):
             return
         raise ValueError(
             f"refusing plain http:// to non-loopback host {host!r}: use https:// "

@@ -9,8 +9,10 @@ import pytest
 
 from conformance import catalog, registry
 from conformance.api import certify
-from conformance.server import ReferenceServer, ServerConfig
+from conformance.server import ReferenceServer
 from conformance.target import from_server_facts
+from tests.checks import support
+from tests.checks.support import checks_in
 
 IDS = [rid for rid, r in catalog.load().items() if rid.startswith("AGUI-") and r.testable] + \
       ["GEN-SESS-001", "GEN-SESS-002"]
@@ -19,15 +21,7 @@ REQUEST_BUDGET, RUN_BUDGET = 80, 40      # the AG-UI share of a default run, gen
 
 
 def agui_checks(*, generated: bool) -> list[str]:
-    """The checks of conformance/checks/agui.py, with or without those over the shared generated scenarios."""
-    return [c.id for c in registry.load_all().values() if c.module.endswith(".agui")
-            and any(s.startswith("generated.") for s in c.scenarios) == generated]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ReferenceServer(ServerConfig()) as srv:
-        yield srv
+    return checks_in("agui", generated=generated)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +35,7 @@ def generated_report(server):
 
 
 def rows(report) -> dict[str, dict]:
-    return {r["id"]: r for r in report["requirements"] if r["id"] in IDS}
+    return support.rows(report, IDS)
 
 
 def test_every_requirement_is_covered():

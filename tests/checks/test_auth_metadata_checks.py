@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from conformance import catalog, registry
+from conformance import catalog
 from conformance.api import certify
 from conformance.checks.auth import parse_challenges
-from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
+from tests.checks.support import checks_in
 
 IDS = [rid for rid, r in catalog.load().items()
        if r.testable and (rid.startswith(("AUTH-", "META-", "GEN-AGENT-")))]
@@ -18,13 +18,7 @@ NEVER_PROVOKED = {"META-STATE-003"}   # judged only when the endpoint refuses wi
 
 
 def my_checks() -> list[str]:
-    return [c.id for c in registry.load_all().values() if c.module.rsplit(".", 1)[-1] in ("auth", "metadata", "mcp")]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ReferenceServer(ServerConfig()) as srv:
-        yield srv
+    return checks_in("auth", "metadata", "mcp")
 
 
 @pytest.fixture(scope="module")

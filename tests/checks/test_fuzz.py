@@ -10,29 +10,23 @@ import httpx
 
 import pytest
 
-from conformance import registry
 from conformance.api import certify
 from conformance.scenarios import fuzz
-from conformance.server import ReferenceServer, ServerConfig
+from conformance.server import ReferenceServer
 from conformance.target import from_server_facts
+from tests.checks.support import checks_in
 from tests.selftest.zoo import load_zoo
 
 REQUEST_BUDGET, RUN_BUDGET = 80, 10
 
 
 def fuzz_checks() -> list[str]:
-    return [c.id for c in registry.load_all().values() if c.module.endswith("checks.fuzz")]
+    return checks_in("fuzz")
 
 
 @pytest.fixture(scope="module")
-def reference():
-    with ReferenceServer(ServerConfig()) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def report(reference):
-    return certify(from_server_facts(reference.facts), check_ids=fuzz_checks())
+def report(server):
+    return certify(from_server_facts(server.facts), check_ids=fuzz_checks())
 
 
 def test_passes_on_the_reference_server(report):
@@ -52,8 +46,8 @@ def test_cost_share_and_counts_in_the_note(report):
     assert any("schemathesis invoke:" in n and "agent runs" in n for n in notes)
 
 
-def test_no_credential_in_the_recording(reference):
-    target = from_server_facts(reference.facts)
+def test_no_credential_in_the_recording(server):
+    target = from_server_facts(server.facts)
     with httpx.Client(verify=ssl.create_default_context(cafile=target.ca_bundle)) as http:
         def send(p):
             kw = p.case.as_transport_kwargs(base_url=target.base_url)

@@ -17,6 +17,7 @@ from conformance import catalog, registry
 from conformance.api import certify
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
+from tests.checks.support import checks_in
 
 MODULE = "conformance.checks.invoke"
 NEEDS_429 = {"GEN-RATE-003"}
@@ -25,8 +26,7 @@ REQUEST_BUDGET, RUN_BUDGET = 110, 40      # the invoke share of a default run, g
 
 
 def invoke_checks(*, generated: bool | None = None) -> list[str]:
-    return [c.id for c in registry.load_all().values() if c.module == MODULE
-            and (generated is None or any(s.startswith("generated.") for s in c.scenarios) == generated)]
+    return checks_in("invoke", generated=generated)
 
 
 def covered_ids() -> list[str]:
@@ -36,12 +36,6 @@ def covered_ids() -> list[str]:
 
 
 IDS = covered_ids()
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ReferenceServer(ServerConfig()) as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")

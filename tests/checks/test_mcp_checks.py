@@ -6,23 +6,18 @@ import dataclasses
 
 import pytest
 
-from conformance import catalog, registry
+from conformance import catalog
 from conformance.api import certify
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
+from tests.checks import support
+from tests.checks.support import checks_in
 
 MCP_IDS = [rid for rid, r in catalog.load().items() if rid.startswith("MCP-") and r.testable]
 THOROUGH_ONLY = {"MCP-ERR-003"}
 
 
-def my_checks(*modules: str) -> list[str]:
-    return [c.id for c in registry.load_all().values() if c.module.rsplit(".", 1)[-1] in modules]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ReferenceServer(ServerConfig()) as srv:
-        yield srv
+my_checks = checks_in
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +26,7 @@ def report(server):
 
 
 def rows(report) -> dict[str, dict]:
-    return {r["id"]: r for r in report["requirements"] if r["id"] in MCP_IDS}
+    return support.rows(report, MCP_IDS)
 
 
 def test_no_check_fails_or_errors(report):

@@ -54,7 +54,7 @@ def traffic():
                     body = {"threadId": f"traffic-{name}",
                             "resume": agui_resume(outcome.get("interrupts", []), {"name": "Ada"})}
                     r = http.post(f"{agent}/agui", json=body, headers=auth)
-                    out += [(f"agui resume event", "agui-event", e) for e in frames(r)]
+                    out += [("agui resume event", "agui-event", e) for e in frames(r)]
             tool = tool_name(f["agent_slug"])
             mcp = f"{agent}/mcp"
             for name in ("plain_reply", "tool_call", "failure_after_output", "failure_before_output"):

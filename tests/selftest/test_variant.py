@@ -92,7 +92,7 @@ def certify_all(config: ServerConfig, name: str) -> dict:
 def test_suite_passes_the_variant() -> None:
     report = certify_all(variant_config(), "variant")
     bad = failures(report)
-    assert not bad, (f"the suite fails a correct server (variant.py) — suite bugs to report:\n  "
+    assert not bad, ("the suite fails a correct server (variant.py) — suite bugs to report:\n  "
                      + "\n  ".join(bad))
     assert report["verdict"] in ("conformant", "conformant-partial"), report["verdict_reason"]
 

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 import ssl
 from collections.abc import Iterator
 from typing import Any

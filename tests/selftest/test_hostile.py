@@ -20,7 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.selftest.conftest import record_result
+from tests.selftest.tables import record_result
 from tests.selftest.hostile import BEHAVIOURS, HostileServer, describe
 
 pytestmark = [pytest.mark.xdist_group("hostile"),

@@ -16,7 +16,7 @@ import pytest
 from conformance.api import certify
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
-from tests.selftest.conftest import record_result
+from tests.selftest.tables import record_result
 from tests.selftest.variant import EXTRA_FIELD, variant_config
 
 

@@ -19,7 +19,7 @@ from conformance.api import certify
 from conformance.report import FAIL_AS
 from conformance.server import ReferenceServer
 from conformance.target import Profile, Timeouts, from_server_facts
-from tests.selftest.conftest import record_result
+from tests.selftest.tables import record_result
 from tests.selftest.zoo import Broken, load_zoo
 
 ZOO = load_zoo()

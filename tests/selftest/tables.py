@@ -1,9 +1,10 @@
-"""Self-test plumbing: the zoo table, gathered across xdist workers and written at the end of the session.
+"""Self-test tables: the zoo table, gathered across xdist workers and written at the end of the session.
 
 Each zoo case writes one JSON file into a session directory (its path travels to the
 workers in an environment variable set by the controller); the controller (or the
 only process without xdist) turns them into ``reports/selftest-zoo.md`` and prints
-the table in the terminal summary. The hostile-server cases do the same into
+the table in the terminal summary. The hooks are wired in ``tests/conftest.py``: the
+controller of an xdist run loads only the initial conftests, never this folder's. The hostile-server cases do the same into
 ``reports/selftest-hostile.md``, the correct-server certifications (test_variant.py)
 into ``reports/selftest-variant.md``.
 """
@@ -42,7 +43,7 @@ def record_result(kind: str, name: str, data: dict[str, Any]) -> None:
     (folder / f"{safe}.json").write_text(json.dumps({"name": name, **data}))
 
 
-def pytest_configure(config: pytest.Config) -> None:
+def configure(config: pytest.Config) -> None:
     if not _is_worker(config) and not os.environ.get(RESULTS_ENV):
         path = tempfile.mkdtemp(prefix="conformance-selftest-")
         os.environ[RESULTS_ENV] = path
@@ -114,7 +115,7 @@ def _write(config: pytest.Config, name: str, lines: list[str]) -> Path:
     return out
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+def terminal_summary(terminalreporter, config: pytest.Config) -> None:
     if _is_worker(config):
         return
     for kind, fname, make in (("zoo", "selftest-zoo.md", zoo_table), ("hostile", "selftest-hostile.md", hostile_table),
@@ -129,7 +130,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
             terminalreporter.write_line(line)
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
+def unconfigure(config: pytest.Config) -> None:
     path = getattr(config, "_selftest_results", None)
     if path:
         shutil.rmtree(path, ignore_errors=True)

@@ -114,16 +114,15 @@ def tool_name(slug: str) -> str:
     return "ask_" + slug.replace("-", "_")
 
 
+def tool_arguments(prompt: str | None, session: str | None = None, resume: Any = None) -> dict[str, Any]:
+    """`arguments` of a tools/call: the ones given, under the spec's names."""
+    args = {"prompt": prompt, "session_id": session, "resume": resume}
+    return {k: v for k, v in args.items() if v is not None}
+
+
 def mcp_call(tool: str, prompt: str | None, *, session: str | None = None, resume: Any = None,
              id: Any = 1, **kw: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {}
-    if prompt is not None:
-        args["prompt"] = prompt
-    if session is not None:
-        args["session_id"] = session
-    if resume is not None:
-        args["resume"] = resume
-    return mcp_request("tools/call", {"name": tool, "arguments": args}, id=id, **kw)
+    return mcp_request("tools/call", {"name": tool, "arguments": tool_arguments(prompt, session, resume)}, id=id, **kw)
 
 
 def mcp_messages(ex: Exchange) -> list[dict[str, Any]]:

@@ -63,14 +63,7 @@ async def rpc(ctx: Context, method: str, params: dict[str, Any] | None = None, *
 async def call_tool(ctx: Context, tool: str, prompt: str | None, *, label: str, session: str | None = None,
                     resume: Any = None, id: Any = 1, send_name: bool = True, extra_params: dict[str, Any] | None = None,
                     **kw: Any) -> Exchange:
-    args: dict[str, Any] = {}
-    if prompt is not None:
-        args["prompt"] = prompt
-    if session is not None:
-        args["session_id"] = session
-    if resume is not None:
-        args["resume"] = resume
-    params = {"name": tool, "arguments": args, **(extra_params or {})}
+    params = {"name": tool, "arguments": p.tool_arguments(prompt, session, resume), **(extra_params or {})}
     return await rpc(ctx, "tools/call", params, label=label, id=id, mcp_name=tool if send_name else None, **kw)
 
 

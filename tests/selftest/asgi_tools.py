@@ -233,41 +233,29 @@ def rewrite_headers(app: ASGIApp, fn: Callable[[Headers, Scope, int], Any], wher
 
 def rewrite_json_response(app: ASGIApp, fn: Callable[..., Any], where: Where = None) -> ASGIApp:
     """``fn(obj, scope, status, headers) -> obj | (status, headers, obj) | bytes`` on JSON answers."""
-    _check_where(where)
+    async def on_json(raw: bytes, scope: Scope, status: int, headers: Headers) -> Any:
+        ok, obj = _loads(raw)
+        if not (_is_json_type(media_type(headers)) and ok and raw):  # a HEAD answer has no body to rewrite
+            return raw
+        out = await _maybe_await(fn(obj, scope, status, headers))
+        if isinstance(out, tuple) and len(out) == 3:
+            status, headers, out = out
+        return status, headers, out if isinstance(out, (bytes, bytearray)) else _dumps(out)
 
-    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if not matches(scope, where):
-            return await app(scope, receive, send)
-        start: Message | None = None
-        chunks: list[bytes] = []
+    return rewrite_body(app, on_json, where)
 
-        async def wrapped(msg: Message) -> None:
-            nonlocal start
-            if msg["type"] == "http.response.start":
-                if _is_json_type(media_type(msg.get("headers") or [])):
-                    start = msg
-                    return
-                return await send(msg)
-            if msg["type"] != "http.response.body" or start is None:
-                return await send(msg)
-            chunks.append(msg.get("body", b""))
-            if msg.get("more_body", False):
-                return
-            raw = b"".join(chunks)
-            status, headers = start["status"], list(start.get("headers") or [])
-            ok, obj = _loads(raw)
-            if ok and raw:  # a HEAD answer has no body to rewrite
-                out = await _maybe_await(fn(obj, scope, status, headers))
-                if isinstance(out, tuple) and len(out) == 3:
-                    status, headers, out = out
-                raw = out if isinstance(out, (bytes, bytearray)) else _dumps(out)
-                headers = with_header(list(headers), b"content-length", str(len(raw)).encode())
-            await send(dict(start, status=status, headers=headers))
-            await send({"type": "http.response.body", "body": bytes(raw), "more_body": False})
 
-        await app(scope, receive, wrapped)
+def rewrite_error(app: ASGIApp, fn: Callable[[dict, int], Any], where: Where = None) -> ASGIApp:
+    """``fn(error, status)`` mutates the `error` object of error bodies (invoke/AG-UI and JSON-RPC alike);
+    it may return a new status."""
+    def on_error(obj: Any, scope: Scope, status: int, headers: Headers) -> Any:
+        if isinstance(obj, dict) and isinstance(obj.get("error"), dict):
+            new = fn(obj["error"], status)
+            if isinstance(new, int):
+                return new, headers, obj
+        return obj
 
-    return middleware
+    return rewrite_json_response(app, on_error, where)
 
 
 def rewrite_body(app: ASGIApp, fn: Callable[..., Any], where: Where = None) -> ASGIApp:

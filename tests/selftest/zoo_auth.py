@@ -16,15 +16,7 @@ def known(facts) -> set[str]:
     return {facts[k] for k in ("api_key", "access_token", "revoked_key", "expired_token") if facts.get(k)}
 
 
-def on_error_body(app, fn, where):
-    """fn(error object, status) on invoke/AG-UI error bodies; may return a new status."""
-    def rewrite(obj, scope, status, headers):
-        if isinstance(obj, dict) and isinstance(obj.get("error"), dict):
-            new = fn(obj["error"], status)
-            if isinstance(new, int):
-                return new, headers, obj
-        return obj
-    return t.rewrite_json_response(app, rewrite, where=where)
+on_error_body = t.rewrite_error
 
 
 def on_401(app, fn, where="mcp"):

@@ -88,13 +88,7 @@ def on_results(app, fn: Callable[[dict[str, Any]], Any], where="mcp"):
 
 def on_errors(app, fn: Callable[[dict[str, Any], int], Any], where="mcp"):
     """fn(error, status) mutates every JSON-RPC error object; it may return a new status."""
-    def rewrite(obj, scope, status, headers):
-        if isinstance(obj, dict) and isinstance(obj.get("error"), dict):
-            new = fn(obj["error"], status)
-            if isinstance(new, int):
-                return new, headers, obj
-        return obj
-    return t.rewrite_json_response(app, rewrite, where=where)
+    return t.rewrite_error(app, fn, where)
 
 
 def on_request(app, fn: Callable[[dict[str, Any], dict], Any], where="mcp"):

@@ -117,23 +117,23 @@ async def _collect(req, send, script, ctx, common, started, headers) -> None:
     texts: list[str] = []
     events: list[dict[str, Any]] = []
     failure: Fail | None = None
+
+    def take(event: Any) -> None:
+        nonlocal failure
+        if type(event) is Text:
+            texts.append(event.text)
+        elif type(event) is Fail:
+            failure = event
+        else:
+            events.extend(events_of(event))
+
     if script.sleeps:
         async with DisconnectWatch(req.receive):
             async for event in paced(steps(script, ctx)):
-                if type(event) is Text:
-                    texts.append(event.text)
-                elif type(event) is Fail:
-                    failure = event
-                else:
-                    events.extend(events_of(event))
-    else:
+                take(event)
+    else:  # no sleep: no pacing and no disconnect watch, the fast path of the common case
         for event in steps(script, ctx):
-            if type(event) is Text:
-                texts.append(event.text)
-            elif type(event) is Fail:
-                failure = event
-            else:
-                events.extend(events_of(event))
+            take(event)
     result: dict[str, Any] = {
         "status": "failed" if failure else "completed",
         "result": "".join(texts),

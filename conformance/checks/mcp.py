@@ -17,6 +17,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, check
 from conformance.scenarios.mcp import UNKNOWN_VERSION, request_json
 from conformance.wire.http import Exchange
+from conformance.wire.sse import SSEEvent
 
 UNSUPPORTED_VERSION = -32022
 UPSTREAM_HEADER_MISMATCH = -32020
@@ -184,19 +185,21 @@ for _req, _label, _name, _doc in (
 
 @check("MCP-HDR-005", scenarios=REFUSALS)
 def method_header_required(rec: Recording):
-    """Sends a 2026-07-28 tools/call without Mcp-Method; HTTP 400 with a JSON-RPC error body."""
-    mcp_refused(rec, "method-missing", 400)
+    """Sends a 2026-07-28 tools/call without Mcp-Method; a 4xx with a JSON-RPC error body (the exact 400 is
+    MCP-HDR-006's SHOULD: that a missing header "does not match the body" is a reading of the spec)."""
+    mcp_refused(rec, "method-missing", None)
 
 
 @check("MCP-HDR-007", scenarios=REFUSALS)
 def version_header_required(rec: Recording):
-    """Sends tools/call with `_meta` version 2026-07-28 but no MCP-Protocol-Version header; HTTP 400, JSON-RPC error."""
-    mcp_refused(rec, "version-header-missing", 400)
+    """Sends tools/call with `_meta` version 2026-07-28 but no MCP-Protocol-Version header; a 4xx with a JSON-RPC
+    error body (the exact 400 is MCP-HDR-006's SHOULD)."""
+    mcp_refused(rec, "version-header-missing", None)
 
 
 @check("MCP-HDR-006", scenarios=REFUSALS)
 def missing_header_code(rec: Recording):
-    """The refusals of a missing Mcp-Method and a missing MCP-Protocol-Version carry code -32022."""
+    """The refusals of a missing Mcp-Method and a missing MCP-Protocol-Version are HTTP 400 with code -32022."""
     for label in ("method-missing", "version-header-missing"):
         mcp_refused(rec, label, 400, UNSUPPORTED_VERSION)
     return "spec reading: missing = not matching; upstream 2026-07-28 uses -32020 for missing headers"
@@ -318,10 +321,14 @@ def one_text_block(rec: Recording):
 def text_is_reply(rec: Recording):
     """The text block of the plain-reply and tool-call prompts equals their reply exactly."""
     replies = rec.facts.get("replies", {})
+    compared = 0
     for label, ex in labels(rec, *CALLS):
         text = text_block(result_of(ex, f"tools/call ({label})"), f"tools/call ({label})")
         if replies.get(label) is not None:
             assert text == replies[label], f"tools/call ({label}): expected {replies[label]!r}, got {short(text)}"
+            compared += 1
+    if not compared:
+        raise NotAssessed("the profile gives no expected reply for these prompts")
 
 
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
@@ -498,8 +505,8 @@ def response_is_last(rec: Recording):
         assert last.get("id") == want and type(last.get("id")) is type(want) and "result" in last, \
             f"{what}: the last frame is {short(last)}, expected the result for id {want!r}"
         items = ex.stream.items
-        tail = items[items.index(ex.stream.events[-1]) + 1:]
-        assert not tail, f"{what}: {len(tail)} item(s) follow the response (first: {short(getattr(tail[0], 'raw', b'').decode('utf-8', 'replace'), 80)})"
+        tail = [i for i in items[items.index(ex.stream.events[-1]) + 1:] if isinstance(i, SSEEvent)]  # comments are no frames
+        assert not tail, f"{what}: {len(tail)} frame(s) follow the response (first: {short(tail[0].raw.decode('utf-8', 'replace'), 80)})"
         assert ex.stream.end == "eof" and not ex.error, f"{what}: the stream did not end cleanly after the response " \
                                                         f"(end: {ex.stream.end}; {ex.error or ''})"
     each_stream(rec, one)
@@ -599,7 +606,8 @@ def question_as_text(rec: Recording):
 def resume_continues(rec: Recording):
     """Repeats the call with the session_id and `arguments.resume` {"name": "Ada"}; the run continues to the reply
     `answer: {"name":"Ada"}thanks`, `resultType` complete."""
-    result = result_of(rec.get("resume"), "resume")
+    labels = [e.label for e in rec.exchanges]
+    result = result_of(rec.get("resume-with-prompt" if "resume-with-prompt" in labels else "resume"), "resume")
     expected = conformance_reply(rec, rec.facts["answer"])
     text = text_block(result, "resume")
     assert text == expected, f"resume: expected the reply {expected!r}, got {short(text)}"
@@ -624,8 +632,13 @@ def eliciting_client_gets_form(rec: Recording):
     """Sends the question prompt declaring form elicitation; the answer asks for a form, it is not a finished result."""
     ex = rec.get("ask")
     how = asked_for_form(ex)
-    assert how, f"question prompt from a client that can elicit: expected a request for a form, got {got(ex)}"
-    return f"asked by {how}"
+    if how:
+        return f"asked by {how}"
+    answer = result_of(ex, "question prompt from a client that can elicit")   # a refusal or an error fails here
+    assert answer.get("resultType", "complete") != "complete", \
+        f"question prompt from a client that can elicit: expected a request for a form, got a finished result {got(ex)}"
+    raise NotAssessed(f"the answer is not a finished result, but not a form request the suite recognises either "
+                      f"(the spec does not show the form's shape; MCP-OPEN-001): {got(ex)}")
 
 
 @check("MCP-PAUSE-004", scenarios=["mcp.pause_elicit"])
@@ -662,14 +675,21 @@ def invalid_params(rec: Recording):
             f"tools/call ({label}): code {body['error']['code']}, expected -32602"
 
 
+# Errors whose HTTP status the spec's table does not give (it only lists -32601 and -32602 among "other codes"):
+# a JSON-RPC error under 200 is as legitimate for them as a 4xx.
+STATUS_OPEN = {"unsupported-method", "unknown-tool", "no-prompt", "content-type"}
+
+
 def refusals_keep_status(rec: Recording):
     """Every MCP refusal the suite provokes has a 4xx and a JSON-RPC error body whose `id` is the request's or null;
-    a JSON-RPC error under a 2xx is a refusal that lost its status."""
+    a JSON-RPC error under a 2xx is a refusal that lost its status (except where the spec gives no status)."""
     judged = 0
     for ex in rec.exchanges:
         if ex.status is None:
             continue
         what = f"{rec.scenario} {ex.label}"
+        if 200 <= ex.status < 300 and ex.label in STATUS_OPEN:
+            continue
         if 200 <= ex.status < 300:
             try:
                 msgs = p.mcp_messages(ex)

@@ -143,12 +143,15 @@ async def last_user(ctx: Context):
 
 @scenario("agui.messages", protocol="agui", prompts=("messages_passthrough",), deadline=60)
 async def messages(ctx: Context):
-    """`echo messages` after a history with extra fields and non-ASCII text: the whole list reaches the agent."""
+    """`echo messages` after a history with non-ASCII text and newlines: the whole list reaches the agent.
+
+    Items carry only the members the spec names (`id`, `role`, `content`): a server may validate messages
+    strictly, and the spec says nothing of other members."""
     prompt = ctx.prompt("messages_passthrough")
     sent = [
         {"id": "h1", "role": "user", "content": "Grüße, 世界 \U0001f600"},
-        {"id": "h2", "role": "assistant", "content": "line one\nline two", "name": "helper"},
-        {"id": "h3", "role": "user", "content": "say ignored", "x-extra": {"kept": [1, 2.5, None, True]}},
+        {"id": "h2", "role": "assistant", "content": "line one\nline two"},
+        {"id": "h3", "role": "user", "content": "say ignored"},
         {"id": "h4", "role": "user", "content": prompt},
     ]
     ctx.note(messages=sent)

@@ -179,7 +179,18 @@ async def pause_text(ctx: Context) -> None:
     ctx.note(session=key, answer=PAUSE_ANSWER, question=entry.get("question"),
              suffix=entry.get("reply_after_resume_suffix"))
     await call_tool(ctx, tool, entry["prompt"], label="ask", id=1, session=key)
-    await call_tool(ctx, tool, None, label="resume", id=2, session=key, resume=PAUSE_ANSWER)
+    first = await call_tool(ctx, tool, None, label="resume", id=2, session=key, resume=PAUSE_ANSWER)
+    if not answered_with_result(first):
+        # The spec does not say whether `prompt` goes along with `resume`: a server that requires it gets it.
+        await call_tool(ctx, tool, entry["prompt"], label="resume-with-prompt", id=3, session=key,
+                        resume=PAUSE_ANSWER)
+
+
+def answered_with_result(ex: Exchange) -> bool:
+    try:
+        return ex.status == 200 and "result" in p.mcp_response(ex)
+    except AssertionError:
+        return False
 
 
 def form_answer(schema: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ ordering rules; it prints what it saw. Skipped, with the reason, when `node` or 
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -20,17 +21,23 @@ from conformance.server import ReferenceServer, ServerConfig
 
 CLIENT_DIR = Path(__file__).parent / "agui"
 MISSING = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"the official AG-UI client needs {' and '.join(MISSING)}, "
-                                                      "which is not installed")
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"the official AG-UI client needs {' and '.join(MISSING)}, "
+                                                       "which is not installed"),
+              pytest.mark.xdist_group("agui-official-client")]
+INSTALLED = CLIENT_DIR / "node_modules" / ".conformance-installed"   # written only once `npm ci` has finished
 
 
 @pytest.fixture(scope="module")
 def client_ready() -> Path:
-    if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client").is_dir():
-        command = ["npm", "ci"] if (CLIENT_DIR / "package-lock.json").exists() else ["npm", "install"]
-        done = subprocess.run(command + ["--no-audit", "--no-fund"], cwd=CLIENT_DIR, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, f"{' '.join(command)} failed: {done.stderr[-2000:]}"
+    # One installer at a time, even across xdist workers: a worker must never see a half-written node_modules.
+    with open(CLIENT_DIR / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not INSTALLED.exists():
+            command = ["npm", "ci"] if (CLIENT_DIR / "package-lock.json").exists() else ["npm", "install"]
+            done = subprocess.run(command + ["--no-audit", "--no-fund"], cwd=CLIENT_DIR, capture_output=True,
+                                  text=True, timeout=300)
+            assert done.returncode == 0, f"{' '.join(command)} failed: {done.stderr[-2000:]}"
+            INSTALLED.write_text("npm ci finished\n")
     return CLIENT_DIR / "run.mjs"
 
 

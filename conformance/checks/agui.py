@@ -250,11 +250,15 @@ def terminal_event_is_last(*recs):
     fail_all(problems)
 
 
-def _type_of(frame: SSEEvent) -> Any:
+def _safe_json(frame: SSEEvent) -> Any:
     try:
-        value = frame.json()
+        return frame.json()
     except AssertionError:
         return None
+
+
+def _type_of(frame: SSEEvent) -> Any:
+    value = _safe_json(frame)
     return value.get("type") if isinstance(value, dict) else None
 
 
@@ -831,13 +835,6 @@ def describe_answer(ex: Exchange) -> str:
             f" ({outcome.get('type')})" if isinstance(outcome, dict) else "")
         return f"{ex.status} stream ending {detail}"
     return f"{ex.status} {_error_code(ex) or ex.header('content-type')}"
-
-
-def _safe_json(frame: SSEEvent) -> Any:
-    try:
-        return frame.json()
-    except AssertionError:
-        return None
 
 
 @check("AGUI-INT-002", scenarios=["agui.resume_open"])

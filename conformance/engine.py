@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import threading
 import time
@@ -15,6 +16,7 @@ import traceback
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from conformance import catalog
 from conformance.outcomes import NotAssessed, Observation
@@ -116,6 +118,7 @@ class Context:
         all_headers = {**self.bearer(credential), **(headers or {})}
         ex = await self.client.send(method, path, headers=all_headers, label=label,
                                     limits=limits, **kw)
+        ex.credential = credential if all_headers.get("Authorization") else None   # for the curl reproduction
         self.recording.exchanges.append(ex)
         return ex
 
@@ -136,6 +139,7 @@ class CheckResult:
     message: str = ""
     evidence: list[dict[str, Any]] = field(default_factory=list)
     duration: float = 0.0
+    supplementary: bool = False
 
 
 @dataclass
@@ -217,14 +221,57 @@ class Session:
             lane.thread.join(timeout=10)
 
     async def _preflight(self, client: Client) -> str | None:
-        """Can we reach the target at all? If not, the verdict is `error`, not a pile of failures."""
+        """Preconditions every scenario relies on. When one fails the verdict is `error` with one sentence
+        naming it, not a wall of MUST failures: the target answers (over TLS), the API key is accepted on a
+        plain call and the agent exists."""
+        quick = Limits(connect=self.limits.connect, headers=self.limits.headers, idle=self.limits.idle,
+                       total=self.limits.connect + self.limits.headers)
         path = f"/.well-known/oauth-protected-resource/v1/agents/{self.target.agent_id or 'agt_preflight'}/mcp"
-        ex = await client.send("GET", path, label="preflight",
-                               limits=Limits(connect=self.limits.connect, headers=self.limits.headers,
-                                             idle=self.limits.idle, total=self.limits.connect + self.limits.headers))
+        ex = await client.send("GET", path, label="preflight", limits=quick)
         if ex.status is None:
             return f"target unreachable at {self.target.base_url}: {ex.error}"
-        return None
+        return await self._credential_precondition(client, quick)
+
+    async def _credential_precondition(self, client: Client, limits: Limits) -> str | None:
+        """A plain call with the API key on each selected protocol until one accepts it: 401 everywhere means
+        the key was refused, 404 everywhere that the agent is unknown. A key refused on one protocol and
+        accepted on another is the server's deviation, left to the checks."""
+        t = self.target
+        if not (t.api_key and t.agent_id):
+            return None
+        answers = []
+        for protocol in ("invoke", "mcp"):
+            if not self._selected(protocol):
+                continue
+            ex = await client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=f"preflight-{protocol}",
+                                   limits=limits, **self._plain_call(protocol))
+            if ex.status not in (401, 404):
+                return None
+            answers.append(ex)
+        if not answers:
+            return None
+        where = "; ".join(f"POST {urlsplit(ex.url).path} answered {ex.status} {_error_code(ex) or ''}".rstrip()
+                          for ex in answers)
+        if all(ex.status == 401 for ex in answers):
+            return f"the API key given in {t.option_env('api_key')} was refused: {where}"
+        return f"the agent {t.agent_id} ({t.option_env('agent_id')}) was not found with the given API key: {where}"
+
+    def _selected(self, protocol: str) -> bool:
+        return any(protocol in SCENARIOS[s].protocols for c in self.checks for s in c.scenarios)
+
+    def _plain_call(self, protocol: str) -> dict[str, Any]:
+        """The simplest accepted request of a protocol: an invoke of the plain prompt, or MCP `tools/list`."""
+        t = self.target
+        auth = {"Authorization": f"Bearer {t.api_key}"}
+        if protocol == "invoke":
+            prompt = (t.profile.scenario("plain_reply") or {}).get("prompt", "say conformance")
+            return {"headers": {**auth, "Accept": "application/json"},
+                    "json": {"prompt": prompt, "sessionId": f"conf-{t.run_tag}-preflight"}}
+        version = "2026-07-28"
+        return {"headers": {**auth, "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": version,
+                            "Mcp-Method": "tools/list"},
+                "json": {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": version}}}}
 
     async def _record(self, scn: Scenario, client: Client, sem: asyncio.Semaphore | None,
                       after: list[Future] = ()) -> Recording | BaseException:
@@ -278,7 +325,8 @@ class Session:
         return result
 
     def _assess(self, check: Check) -> CheckResult:
-        mk = lambda status, msg="", ev=(): CheckResult(check.id, check.requirements, status, msg, list(ev))
+        mk = lambda status, msg="", ev=(): CheckResult(check.id, check.requirements, status, msg, list(ev),
+                                                       supplementary=check.supplementary)
         if self.preflight_error:
             return mk("error", self.preflight_error)
         recs = []
@@ -286,11 +334,18 @@ class Session:
             got = self.recording(name)
             if isinstance(got, NotAssessed):
                 return mk("not_assessed", str(got))
+            if isinstance(got, ScenarioFailed) and getattr(got, "detail", None):
+                return mk("error", f"suite fault in scenario {name} (not the server's): {got}",
+                          self._evidence([got.recording] if got.recording else []))
             if isinstance(got, ScenarioFailed):
                 return mk("failed", str(got), self._evidence([got.recording] if got.recording else []))
             if isinstance(got, BaseException):
-                return mk("error", f"scenario {name}: {type(got).__name__}: {got}")
+                return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
             recs.append(got)
+        limited = rate_limited_exchange(recs)
+        if limited is not None and not set(check.requirements) & rate_limit_requirements():
+            return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
+                                      f"answered 429 when the suite's retry budget ran out")
         try:
             note = check.fn(*recs)
         except NotAssessed as exc:
@@ -299,8 +354,9 @@ class Session:
             return mk("info", str(exc), self._evidence(recs))
         except AssertionError as exc:
             return mk("failed", str(exc) or f"{check.id} failed", self._evidence(recs))
-        except Exception as exc:  # the server's answer broke an assumption the check relies on
-            return mk("failed", f"unexpected response shape ({type(exc).__name__}: {exc})", self._evidence(recs))
+        except Exception as exc:  # a check that crashes is the suite's fault, never the server's
+            return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
+                      self._evidence(recs))
         return mk("passed", note if isinstance(note, str) else "")
 
     def _evidence(self, recs: list[Recording]) -> list[dict[str, Any]]:
@@ -315,6 +371,26 @@ class Session:
         total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
         return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
                 **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429")}}
+
+
+def _error_code(ex: Exchange) -> str | None:
+    try:
+        body = ex.json()
+        return str(body["error"]["code"])
+    except (AssertionError, KeyError, TypeError):
+        return None
+
+
+def rate_limited_exchange(recs: list[Recording]) -> Exchange | None:
+    """An exchange the server still answered 429 after the client's retry budget (the wire layer marks it)."""
+    return next((ex for rec in recs for ex in rec.exchanges if getattr(ex, "rate_limited", False)), None)
+
+
+@functools.cache
+def rate_limit_requirements() -> frozenset[str]:
+    """The requirements a 429 is evidence for: those whose sentence is about the rate limit."""
+    words = ("429", "Retry-After", "X-RateLimit-Remaining", "rate limit")
+    return frozenset(r.id for r in catalog.load().values() if any(w in r.quote for w in words))
 
 
 def select(checks: dict[str, Check], *, level: str = "may", protocols: set[str] | None = None) -> tuple[list[Check], dict[str, str]]:

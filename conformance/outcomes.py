@@ -10,3 +10,10 @@ class NotAssessed(Exception):
 
 class Observation(Exception):
     """The spec leaves this open: the check reports what it saw, it does not judge."""
+
+
+class SuiteFault(Exception):
+    """The suite itself broke (a generator, a missing resource, a crash in a scenario or check).
+
+    Never the server's fault: the requirements it touches are `error`, and the run's verdict is `error`
+    when a MUST is touched."""

@@ -50,6 +50,8 @@ class Check:
     scenarios: tuple[str, ...]
     doc: str = ""
     module: str = ""
+    supplementary: bool = False      # extra evidence (schemas over all traffic, generated inputs): its failure
+                                     # fails the requirement, its pass alone never satisfies it
 
     @property
     def protocols(self) -> set[str]:
@@ -88,7 +90,8 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
     return register
 
 
-def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str | None = None):
+def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str | None = None,
+          supplementary: bool = False):
     if not requirements:
         raise RegistryError("a check must name at least one requirement")
 
@@ -97,7 +100,8 @@ def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str 
         check_id = f"{module}.{name or fn.__name__}"
         if check_id in CHECKS and CHECKS[check_id].fn is not fn:
             raise RegistryError(f"check {check_id} registered twice")
-        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), fn.__module__)
+        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), fn.__module__,
+                                 supplementary)
         return fn
 
     return register

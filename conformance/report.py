@@ -1,7 +1,8 @@
 """From check results to requirement statuses, the verdict, and report.json.
 
-MUST failed → failed; SHOULD failed → warning; MAY failed → info. A requirement
-no check ran is not_assessed (with the reason); uncovered requirements say so.
+MUST failed → failed; SHOULD failed → warning; MAY failed → info. A requirement's
+status is the conjunction of its checks: passed only when every check that applies
+passed; partly assessed is not assessed; a suite fault is `error`, never `failed`.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from conformance import __version__, catalog
+from conformance import __version__, catalog, registry
 from conformance.engine import CheckResult
 
 FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
@@ -37,6 +38,42 @@ class Baseline:
         return cls({i for i in ids if i}, path)
 
 
+def _lines(results: Iterable[CheckResult]) -> str:
+    return "; ".join(f"{r.check}: {r.message}" if r.message else r.check for r in results)
+
+
+def _status_of(level: str, got: list[CheckResult], unrun: list[str]) -> tuple[str, str]:
+    """A requirement's status is the conjunction of its evidence.
+
+    Failed if any check failed; error if a check met a suite fault; passed only if every primary check
+    passed (supplementary checks, over all traffic or generated inputs, fail a requirement but never pass
+    it alone). Partly assessed is not assessed, saying what was seen. Info never satisfies a MUST."""
+    by = {s: [r for r in got if r.status == s] for s in ("failed", "error", "passed", "info", "not_assessed")}
+    if by["failed"]:
+        return FAIL_AS[level], _lines(by["failed"])
+    if by["error"]:
+        return "error", _lines(by["error"])
+    primary = lambda rs: [r for r in rs if not r.supplementary]
+    missing = [*(f"{r.check}: {r.message}" for r in primary(by["not_assessed"])), *unrun]
+    if level == "MUST":
+        missing += [f"{r.check}: only observed, which never satisfies a MUST ({r.message})" for r in by["info"]]
+    passed = primary(by["passed"])
+    if missing:
+        seen = passed + ([] if level == "MUST" else by["info"])
+        prefix = f"partly assessed ({_lines(seen)} passed); not assessed: " if seen else ""
+        return "not_assessed", prefix + "; ".join(missing)
+    if by["info"]:
+        return "info", _lines(by["info"])
+    if not passed:
+        return "not_assessed", "only supplementary evidence was seen: " + _lines(by["passed"] + by["not_assessed"])
+    return "passed", _lines(r for r in by["passed"] if r.message)
+
+
+def _is_supplementary(check_id: str) -> bool:
+    c = registry.CHECKS.get(check_id)
+    return bool(c and c.supplementary)
+
+
 def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[str]],
                      not_run: dict[str, str], baseline: Baseline = Baseline()) -> list[dict[str, Any]]:
     by_req: dict[str, list[CheckResult]] = {}
@@ -51,21 +88,17 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
         got = by_req.get(rid, [])
         row = {"id": rid, "level": req.level, "section": req.section, "checks": checks,
                "quote": req.quote}
-        failed = [r for r in got if r.status in ("failed", "error")]
         if not checks:
             row.update(status="not_assessed", message="uncovered: no check covers this requirement")
-        elif failed:
-            row.update(status=FAIL_AS[req.level], message="; ".join(f"{r.check}: {r.message}" for r in failed))
-            row["evidence"] = [e for r in failed for e in r.evidence]
-        elif any(r.status == "passed" for r in got):
-            infos = [f"{r.check}: {r.message}" for r in got if r.message]
-            row.update(status="passed", message="; ".join(infos))
-        elif any(r.status == "info" for r in got):
-            row.update(status="info", message="; ".join(f"{r.check}: {r.message}" for r in got if r.status == "info"))
         else:
-            reasons = [f"{r.check}: {r.message}" for r in got if r.status == "not_assessed"]
-            reasons += [f"{c}: {not_run[c]}" for c in checks if c in not_run]
-            row.update(status="not_assessed", message="; ".join(reasons) or "not run")
+            judged = {r.check for r in got}
+            unrun = [f"{c}: {not_run.get(c, 'not run')}" for c in checks
+                     if c not in judged and not _is_supplementary(c)]
+            status, message = _status_of(req.level, got, unrun)
+            row.update(status=status, message=message or "")
+            evidence = [e for r in got if r.status in ("failed", "error", "info") for e in r.evidence]
+            if status != "passed" and evidence:
+                row["evidence"] = evidence
         if rid in baseline.known:
             row["baselined"] = True
         rows.append(row)
@@ -73,18 +106,49 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
 
 
 def verdict(rows: list[dict[str, Any]], *, ran: int, error: str | None = None) -> tuple[str, str]:
+    """The run's verdict and its reason. A baselined MUST failure waives the exit status, never the verdict."""
     if error:
         return "error", error
     if ran == 0:
-        return "error", "no check ran"
+        return "error", "no check could judge anything"
     must = [r for r in rows if r["level"] == "MUST"]
-    failing = [r["id"] for r in must if r["status"] == "failed" and not r.get("baselined")]
+    faults = [r["id"] for r in must if r["status"] == "error"]
+    if faults:
+        return "error", f"the suite could not judge {len(faults)} MUST requirement(s) (a fault of the suite, " \
+                        f"not of the server): {', '.join(faults)}"
+    failing = [r["id"] for r in must if r["status"] == "failed"]
     if failing:
-        return "non-conformant", f"{len(failing)} MUST requirement(s) failed: {', '.join(failing)}"
+        waived = [r for r in failing if _baselined(rows, r)]
+        why = f"{len(failing)} MUST requirement(s) failed: {', '.join(failing)}"
+        if waived:
+            why += f" (waived by the baseline, so the exit status is 0: {', '.join(waived)})" if len(waived) == len(failing) \
+                else f" ({len(waived)} of them waived by the baseline: {', '.join(waived)})"
+        return "non-conformant", why
     missing = [r["id"] for r in must if r["status"] == "not_assessed"]
     if missing:
         return "conformant-partial", f"{len(missing)} MUST requirement(s) not assessed: {', '.join(missing)}"
     return "conformant", "every MUST requirement was assessed and passed"
+
+
+def _baselined(rows: list[dict[str, Any]], rid: str) -> bool:
+    return any(r["id"] == rid and r.get("baselined") for r in rows)
+
+
+def waived(rows: list[dict[str, Any]]) -> list[str]:
+    """MUST failures the baseline waives."""
+    return [r["id"] for r in rows if r["level"] == "MUST" and r["status"] == "failed" and r.get("baselined")]
+
+
+def exit_code(rep: dict[str, Any], *, require_complete: bool = False) -> int:
+    """The contract's exit status. A non-conformant verdict whose every MUST failure is baselined exits 0:
+    the baseline waives the failures for CI, the verdict still says non-conformant."""
+    v = rep["verdict"]
+    if v == "non-conformant" and rep.get("waived") and set(rep["waived"]) >= set(
+            r["id"] for r in rep["requirements"] if r["level"] == "MUST" and r["status"] == "failed"):
+        return 0
+    if v == "conformant-partial" and require_complete:
+        return 3
+    return EXIT[v]
 
 
 def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[str, list[str]],
@@ -97,15 +161,18 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
     for r in rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     stale = sorted(r["id"] for r in rows if r.get("baselined") and r["status"] == "passed")
+    seed = options.get("seed", target.get("seed"))
     return {
         "verdict": v,
         "verdict_reason": why,
         "target": {k: target.get(k) for k in ("base_url", "agent_id", "embedded")},
         "suite": {"version": __version__},
-        "options": options,
+        "seed": seed,
+        "options": {**options, "seed": seed},
         "summary": counts,
         "cost": stats,
         "baseline": {"file": baseline.source, "known": sorted(baseline.known), "stale": stale} if baseline.source else None,
+        "waived": waived(rows),
         "requirements": rows,
         "unspecified": [{"id": q.id, "quote": q.quote, "supply": q.supply, "section": q.section}
                         for q in catalog.load().values() if not q.testable],

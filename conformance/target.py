@@ -122,12 +122,21 @@ class Target:
     thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
     embedded: bool = False       # the target is our own reference server
 
+    def __post_init__(self) -> None:
+        if self.seed is None:   # every run has a seed, so every run can be reproduced with --seed
+            object.__setattr__(self, "seed", secrets.randbelow(2**32))
+
     @property
     def secrets(self) -> tuple[str, ...]:
         return tuple(v for k in SECRET_FACTS if (v := getattr(self, k)))
 
     def option_for(self, fact: str) -> str:
         return FACTS[fact][0] if fact in FACTS else fact
+
+    def option_env(self, fact: str) -> str:
+        """How a user names a fact: its environment variable for secrets, its option otherwise."""
+        option, env = FACTS.get(fact, (fact, fact))
+        return env if fact in SECRET_FACTS else option
 
     def public(self) -> dict[str, Any]:
         """Facts safe to print: secrets replaced by whether they were given."""

@@ -83,7 +83,7 @@ def register() -> None:
     for operation, rids in REQUIREMENTS.items():
         for rid in dict.fromkeys(rids):          # ordered, without repeats
             fn = _fuzz_check(operation, rid)
-            check(rid, scenarios=[f"fuzz.{operation}"], name=fn.__name__)(fn)
+            check(rid, scenarios=[f"fuzz.{operation}"], name=fn.__name__, supplementary=True)(fn)
 
 
 register()

@@ -1081,7 +1081,7 @@ def rate_limit_remaining_is_count(*recs: Recording) -> str:
     return f"{len(values)} values seen" if values else "no answer carried `X-RateLimit-Remaining`"
 
 
-@check("GEN-RATE-003", scenarios=RATE_SCENARIOS)
+@check("GEN-RATE-003", scenarios=RATE_SCENARIOS, supplementary=True)   # a 429 here is by chance; the probe judges
 def retry_after_is_seconds(*recs: Recording) -> str:
     """Collects every 429 of the invoke scenarios; each carries `Retry-After` in whole seconds."""
     exchanges = all_exchanges(recs)

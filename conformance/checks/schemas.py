@@ -315,7 +315,7 @@ def register_schema_checks() -> list[str]:
         for name in wanted:
             if name in SCENARIOS:
                 fn = _schema_check(rid, name)
-                check(rid, scenarios=[name], name=fn.__name__)(fn)
+                check(rid, scenarios=[name], name=fn.__name__, supplementary=True)(fn)
                 made.append(fn.__name__)
     return made
 

@@ -230,12 +230,13 @@ class Session:
         ex = await client.send("GET", path, label="preflight", limits=quick)
         if ex.status is None:
             return f"target unreachable at {self.target.base_url}: {ex.error}"
-        return await self._credential_precondition(client, quick)
+        return await self._credential_precondition(client, quick, agent_known=ex.status == 200)
 
-    async def _credential_precondition(self, client: Client, limits: Limits) -> str | None:
+    async def _credential_precondition(self, client: Client, limits: Limits, *, agent_known: bool) -> str | None:
         """A plain call with the API key on each selected protocol until one accepts it: 401 everywhere means
-        the key was refused, 404 everywhere that the agent is unknown. A key refused on one protocol and
-        accepted on another is the server's deviation, left to the checks."""
+        the key was refused, 404 everywhere (and no sign-in metadata either) that the agent is unknown. A key
+        refused on one protocol and accepted on another, or an agent whose metadata answers but whose
+        operations do not, is the server's deviation, left to the checks."""
         t = self.target
         if not (t.api_key and t.agent_id):
             return None
@@ -254,6 +255,8 @@ class Session:
                           for ex in answers)
         if all(ex.status == 401 for ex in answers):
             return f"the API key given in {t.option_env('api_key')} was refused: {where}"
+        if agent_known:
+            return None
         return f"the agent {t.agent_id} ({t.option_env('agent_id')}) was not found with the given API key: {where}"
 
     def _selected(self, protocol: str) -> bool:

@@ -23,6 +23,7 @@ from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, Observation
 from conformance.registry import check
+from conformance.scenarios.agui import stream_events
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEComment, SSEEvent
 
@@ -56,20 +57,12 @@ class Run:
 
     @property
     def frames(self) -> list[SSEEvent]:
-        return [f for f in self.ex.stream.events if f.dispatched] if self.ex.stream else []
+        return self.ex.stream.dispatched if self.ex.stream else []
 
     @property
     def events(self) -> list[dict[str, Any]]:
         """The frames whose data is a JSON object (others are judged by AGUI-FRAME-003/004 alone)."""
-        out = []
-        for frame in self.frames:
-            try:
-                value = frame.json()
-            except AssertionError:
-                continue
-            if isinstance(value, dict):
-                out.append(value)
-        return out
+        return stream_events(self.ex)
 
     def of_type(self, *types: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e.get("type") in types]
@@ -310,7 +303,7 @@ def _is_text_or_run(type_: Any) -> bool:
 def tool_and_step_events_between(*recs):
     """Runs the tool-call and step prompts; some event other than RUN_*/TEXT_MESSAGE_* lies between start and end."""
     seen, problems = {}, []
-    for r in runs(*recs):
+    for r in need_runs(runs(*recs), "the tool-call or step prompt"):
         types = [e.get("type") for e in r.events]
         inner = types[1:-1] if len(types) >= 2 else []
         others = [t for t in inner if not _is_text_or_run(t)]
@@ -641,7 +634,7 @@ def _error_code(ex: Exchange) -> Any:
 def last_user_message_is_prompt(rec):
     """Sends [user `say first`, assistant, user `say conformance`] and [user `say conformance`, assistant]; replies `conformance`."""
     fail_all([f"{r.where}: reply {short(r.reply())}, expected {short(r.want['reply'])} (only the last user "
-              f"message is the prompt)" for r in runs(rec) if r.reply() != r.want["reply"]])
+              f"message is the prompt)" for r in need_runs(runs(rec), "a message list") if r.reply() != r.want["reply"]])
 
 
 @check("AGUI-PROMPT-002", scenarios=["agui.messages"])
@@ -913,7 +906,7 @@ def describe_answer(ex: Exchange) -> str:
     if ex.status is None:
         return f"no response ({ex.error})"
     if ex.stream is not None:
-        events = [v for f in ex.stream.events if f.dispatched and isinstance(v := _safe_json(f), dict)]
+        events = [v for f in ex.stream.dispatched if isinstance(v := _safe_json(f), dict)]
         end = next((e for e in reversed(events) if e.get("type") in TERMINAL), None)
         outcome = end.get("outcome") if isinstance(end, dict) else None
         detail = (end.get("type") if end else "no terminal event") + (

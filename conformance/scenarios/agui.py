@@ -55,9 +55,9 @@ def stream_events(ex: Exchange) -> list[dict[str, Any]]:
     if ex.stream is None:
         return []
     out = []
-    for frame in ex.stream.events:
+    for frame in ex.stream.dispatched:
         try:
-            value = frame.json() if frame.dispatched else None
+            value = frame.json()
         except AssertionError:
             continue
         if isinstance(value, dict):

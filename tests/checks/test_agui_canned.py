@@ -134,7 +134,8 @@ def test_only_non_json_frames_fail_framing_and_nothing_else():
 
 def test_no_run_recorded_is_not_assessed():
     rec = canned.recording("agui.plain", [], facts={"runs": {}})
-    for name in ("frames_are_unnamed", "run_started_first", "events_validate_upstream"):
+    for name in ("frames_are_unnamed", "run_started_first", "events_validate_upstream",
+                 "tool_and_step_events_between", "last_user_message_is_prompt", "deltas_join_to_reply"):
         with pytest.raises(NotAssessed):
             check(name)(rec)
 

@@ -73,3 +73,34 @@ def test_a_pause_listing_no_ids_resumes_with_the_profile_shape(unlisted):
     report = certify(dataclasses.replace(target), requirements=list(RESUME_IDS), check_ids=ids)
     for rid in RESUME_IDS:
         assert row(report, rid)["status"] == "passed", row(report, rid)
+
+
+def agui_post(srv, body: dict) -> "httpx.Response":
+    import ssl
+
+    import httpx
+
+    f = srv.facts
+    with httpx.Client(verify=ssl.create_default_context(cafile=f["ca_bundle"]), timeout=20) as c:
+        return c.post(f"{f['base_url']}/v1/agents/{f['agent_id']}/agui", json=body,
+                      headers={"Authorization": f"Bearer {f['api_key']}", "Accept": "text/event-stream"})
+
+
+def ask(thread: str) -> dict:
+    return {"threadId": thread, "messages": [{"id": "u1", "role": "user", "content": "ask Name?\nsay thanks"}]}
+
+
+def test_the_variants_make_their_choices(unlisted):
+    """Proof the servers above really differ (so their green rows mean something)."""
+    from tests.selftest.variant import variant_config
+
+    with ReferenceServer(variant_config()) as srv:
+        r = agui_post(srv, ask("thr-variant"))
+    body = r.content.replace(b"\r\n", b"\n")
+    assert r.headers["content-type"] == "text/event-stream; charset=utf-8" and r.headers["x-accel-buffering"] == "no"
+    assert body.index(b"\nretry: 3000\n\n") < body.index(b"data:")          # a standalone retry block first
+    assert b'"timestamp"' in body and b'"responseSchema"' in body and b'"interrupts"' in body
+    r = agui_post(unlisted, ask("thr-unlisted"))
+    assert b'"interrupt"' in r.content and b'"interrupts"' not in r.content
+    r = agui_post(unlisted, {"threadId": "thr-unlisted", "resume": {"answer": {"name": "Ada"}}})
+    assert r.status_code == 200 and b"thanks" in r.content

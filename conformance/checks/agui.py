@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 from conformance import protocols as p
 from conformance import schemas
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, Observation
+from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.scenarios.agui import stream_events
 from conformance.wire.http import Exchange

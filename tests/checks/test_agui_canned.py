@@ -238,8 +238,8 @@ def test_a_pause_that_lists_nothing_to_answer_is_not_assessed(listed):
 
 
 def test_open_resume_cases_never_count_as_evidence():
-    rec = canned.recording("agui.resume_open", [
-        refusal(400, "validation_failed").__class__(**{**refusal(400, "validation_failed").__dict__, "label": label})
-        for label in ("unknown-interrupt", "empty-resume", "answer", "stale-answer")], facts={})
+    labels = ("unknown-interrupt", "empty-resume", "answer", "stale-answer")
+    rec = canned.recording("agui.resume_open", [dataclasses.replace(refusal(400, "validation_failed"), label=label)
+                                                for label in labels], facts={})
     with pytest.raises(NotAssessed, match="reported, not judged"):
         check("open_resume_cases")(rec)

@@ -3,8 +3,6 @@
 (resumed with the shape the profile entry `[resume] agui` gives)."""
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from conformance import catalog, registry
@@ -70,7 +68,7 @@ def test_a_pause_listing_no_ids_is_not_assessed_without_the_profile_entry(unlist
 def test_a_pause_listing_no_ids_resumes_with_the_profile_shape(unlisted):
     target = from_server_facts(unlisted.facts, profile=RESUME_PROFILE)
     ids = [c for c in agui_checks(slow=False) if set(registry.load_all()[c].requirements) & set(RESUME_IDS)]
-    report = certify(dataclasses.replace(target), requirements=list(RESUME_IDS), check_ids=ids)
+    report = certify(target, requirements=list(RESUME_IDS), check_ids=ids)
     for rid in RESUME_IDS:
         assert row(report, rid)["status"] == "passed", row(report, rid)
 

@@ -6,6 +6,7 @@ needs a fact nobody supplied is not assessed, with the option named.
 """
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import tomllib
@@ -67,6 +68,10 @@ class Profile:
     extra_data_field: str | None = None
     timeouts: Timeouts = Timeouts()
     source: str = ""
+    # protocol -> the shape of a `resume` answer (the spec does not show it): a JSON value (or its JSON text) in
+    # which the string "$payload" stands for the answer and "$interruptId" for one interrupt id the paused run
+    # listed (a list item naming "$interruptId" is repeated once per listed interrupt).
+    resume: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: str | None) -> "Profile":
@@ -74,7 +79,7 @@ class Profile:
             return cls()
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
-        unknown = set(data) - {"agent", "scenarios", "extra_data_field", "timeouts"}
+        unknown = set(data) - {"agent", "scenarios", "extra_data_field", "timeouts", "resume"}
         if unknown:
             raise ValueError(f"profile {path}: unknown keys {sorted(unknown)}")
         if data.get("agent", "conformance") not in ("conformance", "custom"):
@@ -83,8 +88,16 @@ class Profile:
             if name not in AGENT_SCENARIOS:
                 raise ValueError(f"profile {path}: unknown scenario {name!r}; known: {sorted(AGENT_SCENARIOS)}")
         timeouts = Timeouts(**data.get("timeouts", {}))
+        resume = {}
+        for protocol, shape in data.get("resume", {}).items():
+            if protocol not in ("agui", "mcp"):
+                raise ValueError(f"profile {path}: [resume] {protocol}: unknown protocol; known: agui, mcp")
+            try:
+                resume[protocol] = json.loads(shape) if isinstance(shape, str) else shape
+            except ValueError as exc:
+                raise ValueError(f"profile {path}: [resume] {protocol} is not JSON: {exc}") from None
         return cls(data.get("agent", "conformance"), data.get("scenarios", {}), data.get("extra_data_field"),
-                   timeouts, str(path))
+                   timeouts, str(path), resume)
 
     @property
     def is_conformance_agent(self) -> bool:

@@ -1,9 +1,15 @@
 """AG-UI checks: framing, event order, ids, prompt and pass-through, pings, failures, interrupt/resume,
 refusals, and compatibility with upstream AG-UI 1.0 (the `ag-ui-protocol` package).
 
-The stream checks judge every run a scenario lists in `facts["runs"]`; a run
-that did not answer a 200 event stream fails them with that reason, so no
-order or id check can pass on a run that never streamed.
+Every run a scenario lists in `facts["runs"]` has one requirement that owns it (the plain reply:
+AGUI-FRAME-001; the tool call and step: AGUI-ORDER-005; the failures: AGUI-FAIL-001/002; the question:
+AGUI-INT-001; the resume: AGUI-INT-002/003; …). That requirement's check fails a run that did not answer a
+200 event stream. The checks over every stream (framing, order, ids, upstream compatibility) judge only what
+streamed (`streams`): one deviation, one failure. A check with nothing to look at (no run streamed, no frame,
+no JSON event, no event of the kind it judges) is not assessed, never passed.
+
+Only dispatched SSE blocks are frames (`SSEEvent.dispatched`): a block with no data line (a standalone
+`retry:` or `id:` block) and comment lines dispatch nothing, so no check sees them as frames.
 """
 from __future__ import annotations
 
@@ -15,13 +21,14 @@ from typing import Any, Callable, Iterable
 from conformance import protocols as p
 from conformance import schemas
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, Observation
+from conformance.outcomes import NotAssessed
 from conformance.registry import check
+from conformance.scenarios.agui import stream_events
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEComment, SSEEvent
 
 PING_INTERVAL = 15.0
-PING_TEXT = " ping"                      # SSEComment.text of the line `: ping`
+PING_TEXT = " ping"                      # SSEComment.text of the line `: ping` (the exact form, AGUI-PING-003)
 TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
 INTERPRETED = ("threadId", "runId", "messages", "resume")
 
@@ -50,20 +57,12 @@ class Run:
 
     @property
     def frames(self) -> list[SSEEvent]:
-        return [f for f in self.ex.stream.events if f.dispatched] if self.ex.stream else []
+        return self.ex.stream.dispatched if self.ex.stream else []
 
     @property
     def events(self) -> list[dict[str, Any]]:
         """The frames whose data is a JSON object (others are judged by AGUI-FRAME-003/004 alone)."""
-        out = []
-        for frame in self.frames:
-            try:
-                value = frame.json()
-            except AssertionError:
-                continue
-            if isinstance(value, dict):
-                out.append(value)
-        return out
+        return stream_events(self.ex)
 
     def of_type(self, *types: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e.get("type") in types]
@@ -102,16 +101,42 @@ def _streamed(rec: Recording, label: str) -> Exchange:
     return ex
 
 
+def answered_stream(ex: Exchange) -> bool:
+    return ex.status == 200 and ex.stream is not None
+
+
 def runs(*recs: Recording, kinds: Iterable[str] | None = None, labels: Iterable[str] | None = None,
-         keep: Callable[[dict[str, Any]], bool] | None = None) -> list[Run]:
-    """Every run the recordings expected to stream (optionally only some kinds, labels, or expectations)."""
+         keep: Callable[[dict[str, Any]], bool] | None = None, lenient: bool = False,
+         own: Iterable[str] = ()) -> list[Run]:
+    """Every run the recordings expected to stream (optionally only some kinds, labels, or expectations).
+
+    A run that did not answer a 200 event stream fails the caller, unless `lenient`: then it is left out
+    (another requirement owns it), except the labels in `own`."""
     out = []
+    own = set(own)
     for rec in recs:
         for label, want in rec.facts.get("runs", {}).items():
             if (kinds is None or want["kind"] in kinds) and (labels is None or label in labels) \
                     and (keep is None or keep(want)):
+                if lenient and label not in own and not answered_stream(rec.get(label)):
+                    continue
                 out.append(Run(rec, label, _streamed(rec, label), want))
     return out
+
+
+def streams(*recs: Recording, need: str = "events", **filters: Any) -> list[Run]:
+    """The runs that streamed something to judge, for the checks over every stream: `need` "frames" (a dispatched
+    frame, or an unterminated one) or "events" (a JSON object event). NotAssessed when none did."""
+    found = [r for r in runs(*recs, lenient=True, **filters)
+             if (r.frames or r.ex.stream.pending.strip() if need == "frames" else r.events)]
+    return need_runs(found, f"a stream with {'SSE frames' if need == 'frames' else 'JSON events'}")
+
+
+def need_items(items: list[Any], what: str) -> list[Any]:
+    """Nothing to look at is not assessed, never passed."""
+    if not items:
+        raise NotAssessed(f"nothing to judge: no {what} in any stream")
+    return items
 
 
 def one_run(rec: Recording, label: str) -> Run:
@@ -163,7 +188,7 @@ def answers_event_stream(plain):
 def frames_are_unnamed(*recs):
     """Runs every stream scenario; no frame carries a non-empty `event:` name (the spec's frames are unnamed `data:`)."""
     problems = [f"{r.where}: frame {f.index} is named {f.event!r}: {short(f.data)}"
-                for r in runs(*recs) for f in r.ex.stream.events if f.event]
+                for r in streams(*recs, need="frames") for f in r.frames if f.event]
     fail_all(problems, "AG-UI frames must be unnamed `data:` frames:")
 
 
@@ -171,7 +196,7 @@ def frames_are_unnamed(*recs):
 def frames_are_json_events(*recs):
     """Runs every stream scenario; every frame's data is one JSON object with a non-empty string `type`."""
     problems = []
-    for r in runs(*recs):
+    for r in streams(*recs, need="frames"):
         for f in r.frames:
             try:
                 value = f.json()
@@ -197,7 +222,7 @@ def _extra_after_json(data: str) -> str | None:
 def one_event_per_frame(*recs):
     """Runs every stream scenario; each frame is blank-line terminated and holds exactly one whole JSON value."""
     problems = []
-    for r in runs(*recs):
+    for r in streams(*recs, need="frames"):
         if r.ex.stream.end == "eof_mid_block":
             problems.append(f"{r.where}: the stream ended inside a frame that no blank line closed: "
                             f"{short(r.ex.stream.pending.decode('utf-8', 'replace'))}")
@@ -217,7 +242,7 @@ def _sent_header(ex: Exchange, name: str) -> str:
 def run_started_first(*recs):
     """Runs every stream scenario; the first event is RUN_STARTED and it occurs once."""
     problems = []
-    for r in runs(*recs):
+    for r in streams(*recs):
         types = [e.get("type") for e in r.events]
         if not types or types[0] != "RUN_STARTED" or types.count("RUN_STARTED") != 1:
             problems.append(f"{r.where}: expected RUN_STARTED first and once, got {r.types()}")
@@ -228,7 +253,7 @@ def run_started_first(*recs):
 def one_terminal_event(*recs):
     """Runs every stream scenario (success, failure, interrupt); exactly one RUN_FINISHED or RUN_ERROR in total."""
     problems = [f"{r.where}: expected exactly one RUN_FINISHED or RUN_ERROR, got {len(r.of_type(*TERMINAL))}: {r.types()}"
-                for r in runs(*recs) if len(r.of_type(*TERMINAL)) != 1]
+                for r in streams(*recs) if len(r.of_type(*TERMINAL)) != 1]
     fail_all(problems)
 
 
@@ -236,7 +261,7 @@ def one_terminal_event(*recs):
 def terminal_event_is_last(*recs):
     """Runs every stream scenario; RUN_FINISHED/RUN_ERROR is the last frame and the body ends after it (comments aside)."""
     problems = []
-    for r in runs(*recs):
+    for r in streams(*recs):
         frames = r.frames
         last_terminal = max((i for i, f in enumerate(frames) if _type_of(f) in TERMINAL), default=None)
         if last_terminal is None:
@@ -266,7 +291,7 @@ def _type_of(frame: SSEEvent) -> Any:
 def normal_run_finishes(*recs):
     """Runs prompts that end normally (plain, chunks, tool, step); each ends with RUN_FINISHED, not RUN_ERROR."""
     problems = [f"{r.where}: a normal run ended with {r.terminal().get('type')}: {short(r.terminal())}"
-                for r in runs(*recs, kinds=["success"]) if r.terminal().get("type") != "RUN_FINISHED"]
+                for r in streams(*recs, kinds=["success"]) if r.terminal().get("type") != "RUN_FINISHED"]
     fail_all(problems)
 
 
@@ -278,7 +303,7 @@ def _is_text_or_run(type_: Any) -> bool:
 def tool_and_step_events_between(*recs):
     """Runs the tool-call and step prompts; some event other than RUN_*/TEXT_MESSAGE_* lies between start and end."""
     seen, problems = {}, []
-    for r in runs(*recs):
+    for r in need_runs(runs(*recs), "the tool-call or step prompt"):
         types = [e.get("type") for e in r.events]
         inner = types[1:-1] if len(types) >= 2 else []
         others = [t for t in inner if not _is_text_or_run(t)]
@@ -293,7 +318,8 @@ def tool_and_step_events_between(*recs):
 @check("AGUI-ORDER-006", scenarios=["agui.plain", "agui.streamed"])
 def deltas_join_to_reply(*recs):
     """Runs the plain and chunked prompts; the TEXT_MESSAGE_CONTENT deltas joined in order equal the reply."""
-    checked = need_runs(runs(*recs, keep=lambda w: w.get("reply") is not None), "a prompt with a known reply")
+    checked = need_runs(runs(*recs, keep=lambda w: w.get("reply") is not None, lenient=True, own=["streamed"]),
+                        "a prompt with a known reply")
     problems = [f"{r.where}: deltas joined are {short(r.text())}, expected {short(r.want['reply'])}"
                 for r in checked if r.text() != r.want["reply"]]
     fail_all(problems)
@@ -320,7 +346,7 @@ def round_trip_deltas(rec):
 # -- ids -----------------------------------------------------------------------------------------
 def _echo_check(event_type: str, field: str, sent_key: str) -> Callable[..., None]:
     def judge(*recs):
-        checked = need_runs(runs(*recs, keep=lambda w: w.get(sent_key) is not None), f"a request with {field}")
+        checked = streams(*recs, keep=lambda w: w.get(sent_key) is not None)
         problems = []
         for r in checked:
             got = r.first(event_type).get(field)
@@ -344,7 +370,9 @@ register("AGUI-ID-003", ["agui.plain", "agui.upstream_input"], "run_id_echoed_on
 def finish_thread_matches_start(*recs):
     """Runs every stream scenario; RUN_FINISHED.threadId equals RUN_STARTED.threadId of the same stream."""
     problems = []
-    for r in runs(*recs):
+    found = streams(*recs)
+    need_items([e for r in found for e in r.of_type("RUN_FINISHED")], "RUN_FINISHED event")
+    for r in found:
         for fin in r.of_type("RUN_FINISHED"):
             start = r.first("RUN_STARTED").get("threadId")
             if fin.get("threadId") != start:
@@ -365,9 +393,9 @@ def _generated(value: Any, limit: int | None = None) -> str | None:
 def generated_thread_ids(plain, session):
     """Runs without threadId; RUN_STARTED.threadId is generated (1 to 256 characters). That two generated keys differ
     is not stated; a fresh key starting a new instance is judged at SHOULD (GEN-SESS-002)."""
-    found = runs(plain, session, keep=lambda w: w.get("thread") is None)
+    found = streams(plain, session, keep=lambda w: w.get("thread") is None)
     fail_all([f"{r.where}: sent no threadId; RUN_STARTED.threadId {why}"
-              for r in need_runs(found, "a request without threadId")
+              for r in found
               if (why := _generated(r.first("RUN_STARTED").get("threadId"), 256))])
 
 
@@ -375,7 +403,7 @@ def generated_thread_ids(plain, session):
 def generated_run_id(plain, session):
     """Runs without runId; RUN_STARTED.runId is a non-empty string and RUN_FINISHED.runId equals it."""
     problems = []
-    for r in need_runs(runs(plain, session, keep=lambda w: w.get("run") is None), "a request without runId"):
+    for r in streams(plain, session, keep=lambda w: w.get("run") is None):
         rid = r.first("RUN_STARTED").get("runId")
         why = _generated(rid)
         if why:
@@ -389,9 +417,10 @@ def generated_run_id(plain, session):
 @check("AGUI-ID-007", scenarios=STREAMS)
 def message_start_role_assistant(*recs):
     """Runs every stream scenario; every TEXT_MESSAGE_START has a `messageId` and `role` = `assistant`."""
+    starts = need_items([(r, e) for r in streams(*recs) for e in r.of_type("TEXT_MESSAGE_START")],
+                        "TEXT_MESSAGE_START event")
     problems = [f"{r.where}: TEXT_MESSAGE_START without messageId or with role other than 'assistant': {short(e)}"
-                for r in runs(*recs) for e in r.of_type("TEXT_MESSAGE_START")
-                if "messageId" not in e or e.get("role") != "assistant"]
+                for r, e in starts if "messageId" not in e or e.get("role") != "assistant"]
     fail_all(problems)
 
 
@@ -403,7 +432,9 @@ def _key(value: Any) -> str:
 def content_belongs_to_started_message(*recs):
     """Runs every stream scenario; every TEXT_MESSAGE_CONTENT has a string delta and a messageId a START announced."""
     problems = []
-    for r in runs(*recs):
+    found = streams(*recs)
+    need_items([e for r in found for e in r.of_type("TEXT_MESSAGE_CONTENT")], "TEXT_MESSAGE_CONTENT event")
+    for r in found:
         started: set[str] = set()
         for e in r.events:
             if e.get("type") == "TEXT_MESSAGE_START":
@@ -451,13 +482,19 @@ def lifecycle_problems(r: Run, family: str) -> dict[str, list[str]]:
 @check("AGUI-ID-009", scenarios=STREAMS)
 def messages_ended_before_finish(*recs):
     """Runs every stream scenario; every started text message is ended (TEXT_MESSAGE_END) before RUN_FINISHED."""
-    fail_all([p_ for r in runs(*recs) for p_ in lifecycle_problems(r, "TEXT_MESSAGE")["finish"]])
+    found = streams(*recs)
+    need_items([e for r in found for e in r.of_type("TEXT_MESSAGE_START")], "TEXT_MESSAGE_START event")
+    fail_all([p_ for r in found for p_ in lifecycle_problems(r, "TEXT_MESSAGE")["finish"]])
 
 
 def _lifecycle_check(family: str) -> Callable[..., None]:
+    key, opener, users, closer, noun = LIFECYCLES[family]
+
     def judge(*recs):
         problems = []
-        for r in runs(*recs):
+        judged = streams(*recs)
+        need_items([e for r in judged for e in r.of_type(opener, *users, closer)], f"{noun} event")
+        for r in judged:
             found = lifecycle_problems(r, family)
             problems += found["use"] + (found["finish"] if family != "TEXT_MESSAGE" else [])
         fail_all(problems, "the official AG-UI client (verifyEvents) rejects this order:")
@@ -521,7 +558,7 @@ def one_key_across_protocols(rec):
 @check("AGUI-SESS-003", scenarios=["agui.key_lengths"])
 def thread_id_bounds_accepted(rec):
     """Runs the plain prompt with threadIds of 1 and 256 characters; both stream and end with RUN_FINISHED."""
-    fail_all([f"{r.where}: ended with {r.terminal().get('type')}" for r in runs(rec)
+    fail_all([f"{r.where}: ended with {r.terminal().get('type')}" for r in need_runs(runs(rec), "a bound threadId")
               if r.terminal().get("type") != "RUN_FINISHED"])
 
 
@@ -597,7 +634,7 @@ def _error_code(ex: Exchange) -> Any:
 def last_user_message_is_prompt(rec):
     """Sends [user `say first`, assistant, user `say conformance`] and [user `say conformance`, assistant]; replies `conformance`."""
     fail_all([f"{r.where}: reply {short(r.reply())}, expected {short(r.want['reply'])} (only the last user "
-              f"message is the prompt)" for r in runs(rec) if r.reply() != r.want["reply"]])
+              f"message is the prompt)" for r in need_runs(runs(rec), "a message list") if r.reply() != r.want["reply"]])
 
 
 @check("AGUI-PROMPT-002", scenarios=["agui.messages"])
@@ -615,8 +652,7 @@ def whole_message_list_reaches_agent(rec):
 @check("AGUI-PROMPT-003", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])
 def finished_result_is_reply(*recs):
     """Runs prompts that end normally; RUN_FINISHED.result is a string equal to the reply."""
-    checked = need_runs(runs(*recs, kinds=["success"], keep=lambda w: w.get("reply") is not None),
-                        "a prompt with a known reply")
+    checked = streams(*recs, kinds=["success"], keep=lambda w: w.get("reply") is not None)
     fail_all([f"{r.where}: RUN_FINISHED.result is {short(r.first('RUN_FINISHED').get('result'))}, expected "
               f"{short(r.want['reply'])}" for r in checked if r.first("RUN_FINISHED").get("result") != r.want["reply"]])
 
@@ -637,7 +673,7 @@ def round_trip_result(rec):
 def normal_outcome_success(*recs):
     """Runs prompts that end normally; RUN_FINISHED.outcome.type is `success`."""
     problems = []
-    for r in runs(*recs, kinds=["success"]):
+    for r in streams(*recs, kinds=["success"]):
         outcome = r.first("RUN_FINISHED").get("outcome")
         if not isinstance(outcome, dict) or outcome.get("type") != "success":
             problems.append(f"{r.where}: RUN_FINISHED.outcome is {short(outcome)}, expected type 'success'")
@@ -692,24 +728,37 @@ def interpreted_fields_withheld(rec):
 
 
 # -- pings ----------------------------------------------------------------------------------------
+def is_ping(comment: SSEComment) -> bool:
+    """A keep-alive ping by the MUST's reading: a comment line whose text begins with `ping` (one leading space
+    aside, as SSE drops one from field values): `: ping`, `:ping`, `: ping - 2026-11-22 21:59:45+00:00`
+    (sse-starlette's default). `: keepalive` is not a ping."""
+    text = comment.text[1:] if comment.text.startswith(" ") else comment.text
+    return text.startswith("ping")
+
+
+def pings_of(r: Run) -> list[SSEComment]:
+    return [i for i in r.ex.stream.items if isinstance(i, SSEComment) and is_ping(i)]
+
+
 def ping_problems(r: Run, tolerance: float, min_pings: int) -> list[str]:
-    """Pings during the silence: at least `min_pings` comment lines exactly `: ping`, no gap over 15 s + tolerance."""
+    """Pings during the silence: at least `min_pings` comment lines beginning with `ping`, and no gap between
+    frames or pings over 15 s + tolerance (arrival times)."""
     items = r.ex.stream.items
-    pings = [i for i in items if isinstance(i, SSEComment) and i.text == PING_TEXT]
-    others = sorted({i.text for i in items if isinstance(i, SSEComment) and i.text != PING_TEXT})
+    pings = pings_of(r)
+    others = sorted({i.text for i in items if isinstance(i, SSEComment) and not is_ping(i)})
     ping_ids = {id(i) for i in pings}
     anchors = [(i.t, "frame" if isinstance(i, SSEEvent) else "ping") for i in items
                if (isinstance(i, SSEEvent) and i.dispatched) or id(i) in ping_ids]
     problems = []
     if len(pings) < min_pings:
-        problems.append(f"{r.where}: {len(pings)} comment line(s) exactly ': ping' during a "
+        problems.append(f"{r.where}: {len(pings)} comment line(s) beginning with 'ping' during a "
                         f"{r.rec.facts.get('silent_seconds')} s silence, expected at least {min_pings}"
                         + (f" (other comments seen: {', '.join(repr(':' + t) for t in others[:5])})" if others else ""))
     bound = PING_INTERVAL + tolerance
     for (t0, k0), (t1, k1) in zip(anchors, anchors[1:]):
         if t1 - t0 > bound:
             problems.append(f"{r.where}: {t1 - t0:.1f} s passed between a {k0} at +{t0:.1f} s and the next {k1} at "
-                            f"+{t1:.1f} s with no ': ping' (at most {PING_INTERVAL:g} s + {tolerance:g} s tolerance)")
+                            f"+{t1:.1f} s with no ping comment (at most {PING_INTERVAL:g} s + {tolerance:g} s tolerance)")
     # A ping is a comment line: it carries no event by construction (an `event: ping` frame is not counted at all).
     # A comment line written just before a data line of the next frame is still a comment (WHATWG), so it counts.
     return problems
@@ -723,11 +772,19 @@ def _ping_check(min_pings: int) -> Callable[..., None]:
 
 
 register("AGUI-PING-001", ["agui.silence"], "ping_during_silence",
-         "Runs `sleep 16`; a `: ping` comment comes at most 15 s (+ tolerance) after the last frame, carrying no event.",
+         "Runs `sleep 16`; a comment beginning with `ping` comes at most 15 s (+ tolerance) after the last frame.",
          _ping_check(1))
 register("AGUI-PING-002", ["agui.silence_long"], "ping_repeats",
          "Runs `sleep 32` (--thorough); pings repeat: two or more, no gap between frames/pings over 15 s + tolerance.",
          _ping_check(2))
+
+
+@check("AGUI-PING-003", scenarios=["agui.silence"])
+def ping_is_exactly_colon_ping(rec):
+    """Runs `sleep 16`; every keep-alive comment during the silence is exactly the line `: ping`."""
+    pings = need_items([(r, c) for r in streams(rec) for c in pings_of(r)], "ping comment")
+    fail_all([f"{r.where}: the keep-alive comment at +{c.t:.1f} s is {':' + c.text!r}, the spec's form is ': ping'"
+              for r, c in pings if c.text != PING_TEXT])
 
 
 # -- failures -----------------------------------------------------------------------------------
@@ -757,8 +814,7 @@ register("AGUI-FAIL-002", ["agui.fail_before"], "failure_before_output",
 @check("AGUI-FAIL-003", scenarios=["agui.fail_after", "agui.fail_before"])
 def run_error_has_message(*recs):
     """Runs the two failing prompts; every RUN_ERROR carries `message`, a string."""
-    errors = [(r, e) for r in runs(*recs) for e in r.of_type("RUN_ERROR")]
-    need_runs([r for r, _ in errors], "RUN_ERROR")
+    errors = need_items([(r, e) for r in streams(*recs) for e in r.of_type("RUN_ERROR")], "RUN_ERROR event")
     fail_all([f"{r.where}: RUN_ERROR without a string message: {short(e)}" for r, e in errors
               if not isinstance(e.get("message"), str)])
     codes = sorted({str(e.get("code")) for _, e in errors if "code" in e})
@@ -778,24 +834,46 @@ def question_pauses_run(rec):
     return f"interrupts listed (AGUI-OPEN-003, not judged): {short(outcome.get('interrupts'), 300)}"
 
 
-def resumed_run(rec: Recording, *, invalid_request_fails: bool = False) -> Run:
-    """The resumed run. The spec does not show the `resume` shape, so a 4xx refusal of the AG-UI 1.0 shape the suite
-    sends is not assessed, not failed (except `invalid_request`, which says the resume was not taken as one)."""
-    if any(e.label == "resume" for e in rec.exchanges):
-        ex = rec.get("resume")
-        if ex.status is not None and 400 <= ex.status < 500:
-            code = _error_code(ex)
-            assert not (invalid_request_fails and code == "invalid_request"), \
-                f"{rec.scenario} [resume]: a request with `resume` and no `messages` was refused with invalid_request"
-            raise NotAssessed(f"the server refused the resume ({ex.status}, code {code!r}); it was sent as AG-UI 1.0 "
-                              f"ResumeEntry objects, and the spec does not show the resume shape")
-    return one_run(rec, "resume")
+def resumed_run(rec: Recording, requirement: str) -> Run:
+    """The resumed run, as judged for `requirement`.
+
+    The resume was built only from what the paused run showed (or the profile's shape), so a refusal is evidence:
+    `invalid_request` says a resume without messages was not taken as one (AGUI-INT-003); any other refusal, or
+    no stream, says the paused run did not continue (AGUI-INT-002). Each is judged on its own requirement only;
+    the others are not assessed with that reason. Nothing sent (nothing to answer): not assessed, with why."""
+    if not any(e.label == "resume" for e in rec.exchanges):
+        raise NotAssessed(rec.facts.get("no_resume") or f"scenario {rec.scenario} sent no resume")
+    ex = rec.get("resume")
+    if answered_stream(ex):
+        return one_run(rec, "resume")
+    code = _error_code(ex)
+    refused = describe_answer(ex)
+    if code == "invalid_request":
+        assert requirement != "AGUI-INT-003", (
+            f"{rec.scenario} [resume]: a request with `resume` and no `messages` was refused with invalid_request "
+            f"({refused}); sent {short(_sent_body(ex), 300)}")
+        raise NotAssessed(f"the resume was refused with invalid_request ({refused}): judged by AGUI-INT-003")
+    if requirement == "AGUI-INT-002":
+        raise AssertionError(
+            f"{rec.scenario} [resume]: the run paused on threadId {rec.facts.get('thread')!r} listing interrupts "
+            f"{short(rec.facts.get('interrupts'), 200)}; the resume built from them "
+            f"({rec.facts.get('resume_basis')}) was sent as {short(_sent_body(ex), 300)}; expected the paused run to "
+            f"continue (200 event stream), got {refused}: {short(ex.body.decode('utf-8', 'replace'), 300)}. "
+            f"(A server that takes another resume shape can name it with the profile entry `[resume] agui`.)")
+    raise NotAssessed(f"the resume was not answered with a stream ({refused}): judged by AGUI-INT-002")
+
+
+def _sent_body(ex: Exchange) -> Any:
+    try:
+        return json.loads(ex.request_body or b"null")
+    except ValueError:
+        return ex.request_body
 
 
 @check("AGUI-INT-002", scenarios=["agui.interrupt"])
 def resume_continues_run(rec):
-    """Answers every listed interrupt with `resume` (AG-UI 1.0 ResumeEntry, payload {"name":"Ada"}); the run continues."""
-    r = resumed_run(rec)
+    """Answers the paused run with `resume` built from the interrupts it listed (payload {"name":"Ada"}); the run continues."""
+    r = resumed_run(rec, "AGUI-INT-002")
     end = r.terminal()
     outcome = end.get("outcome")
     problems = []
@@ -806,19 +884,19 @@ def resume_continues_run(rec):
         problems.append(f"{r.where}: the resumed run replied {short(r.text())}, expected {short(r.want['reply'])} "
                         f"(the answer, then the rest of the script)")
     fail_all(problems)
-    return "resume sent as AG-UI 1.0 ResumeEntry objects (the spec does not show the shape)"
+    return f"resume sent as {rec.facts.get('resume_basis')} (the spec does not show the shape)"
 
 
 @check("AGUI-INT-003", scenarios=["agui.interrupt"])
 def resume_without_messages_accepted(rec):
     """Sends a request with `resume` and no `messages`; it is not refused with `invalid_request`: 200 with a stream."""
-    resumed_run(rec, invalid_request_fails=True)
+    resumed_run(rec, "AGUI-INT-003")
 
 
 @check("AGUI-INT-004", scenarios=["agui.interrupt"])
 def resume_keeps_thread(rec):
     """Resumes on the paused run's threadId; the resumed run's RUN_STARTED.threadId equals it."""
-    r = resumed_run(rec)
+    r = resumed_run(rec, "AGUI-INT-004")
     got = r.first("RUN_STARTED").get("threadId")
     assert got == rec.facts["thread"], (f"{r.where}: resumed on threadId {rec.facts['thread']!r}, RUN_STARTED.threadId "
                                         f"is {short(got, 80)}")
@@ -828,7 +906,7 @@ def describe_answer(ex: Exchange) -> str:
     if ex.status is None:
         return f"no response ({ex.error})"
     if ex.stream is not None:
-        events = [v for f in ex.stream.events if f.dispatched and isinstance(v := _safe_json(f), dict)]
+        events = [v for f in ex.stream.dispatched if isinstance(v := _safe_json(f), dict)]
         end = next((e for e in reversed(events) if e.get("type") in TERMINAL), None)
         outcome = end.get("outcome") if isinstance(end, dict) else None
         detail = (end.get("type") if end else "no terminal event") + (
@@ -839,12 +917,14 @@ def describe_answer(ex: Exchange) -> str:
 
 @check("AGUI-INT-002", scenarios=["agui.resume_open"])
 def open_resume_cases(rec):
-    """Reports (does not judge) answers to an unknown interrupt, an empty `resume`, and a stale repeated resume."""
+    """Reports (does not judge) answers to an unknown interrupt, an empty `resume`, and a stale repeated resume.
+
+    Not assessed, never info: what it reports is open (AGUI-OPEN-003), and an info must not satisfy a MUST."""
     if rec.facts.get("no_resume"):
         raise NotAssessed(rec.facts["no_resume"])
     seen = {label: describe_answer(rec.get(label))
             for label in ("unknown-interrupt", "empty-resume", "answer", "stale-answer")}
-    raise Observation("the spec leaves partial and stale resumes open; seen: "
+    raise NotAssessed("reported, not judged: the spec leaves partial and stale resumes open (AGUI-OPEN-003); seen: "
                       + "; ".join(f"{k}: {v}" for k, v in seen.items()))
 
 
@@ -890,7 +970,7 @@ def upstream_problems(r: Run) -> list[str]:
 @check("AGUI-COMPAT-001", scenarios=STREAMS + ["agui.upstream_input"])
 def events_validate_upstream(*recs):
     """Runs every stream scenario; every event validates against the AG-UI 1.0 models (ag_ui.core, camelCase)."""
-    fail_all([m for r in runs(*recs) for m in upstream_problems(r)], "AG-UI 1.0 (ag-ui-protocol) rejects:")
+    fail_all([m for r in streams(*recs) for m in upstream_problems(r)], "AG-UI 1.0 (ag-ui-protocol) rejects:")
 
 
 @check("AGUI-COMPAT-002", scenarios=["agui.upstream_input"])

@@ -5,8 +5,13 @@ expectation), so the checks over "every stream" can never pass on a run that
 did not stream. An expectation holds `kind` ("success", "interrupt" or
 "error"), and where known the expected `reply`, the sent `thread` and `run`.
 
-The `resume` shape is not shown by the spec (AGUI-OPEN-003): interrupts are
-answered with AG-UI 1.0 ResumeEntry objects (`protocols.agui_resume`).
+The `resume` shape is not shown by the spec (AGUI-OPEN-003). A resume is built
+only from what the paused run showed: by default AG-UI 1.0 ResumeEntry objects
+answering the interrupt ids `RUN_FINISHED.outcome.interrupts` listed (an
+interrupt without a string id is left out; no field is ever sent as null), or the
+shape the profile gives (`[resume] agui`, see `Profile.resume`). When the run
+listed nothing to answer and the profile gives no shape, no resume is sent and
+the reason is kept in `facts["no_resume"]`.
 """
 from __future__ import annotations
 
@@ -50,9 +55,9 @@ def stream_events(ex: Exchange) -> list[dict[str, Any]]:
     if ex.stream is None:
         return []
     out = []
-    for frame in ex.stream.events:
+    for frame in ex.stream.dispatched:
         try:
-            value = frame.json() if frame.dispatched else None
+            value = frame.json()
         except AssertionError:
             continue
         if isinstance(value, dict):
@@ -76,6 +81,65 @@ def outcome_interrupts(ex: Exchange) -> list[dict[str, Any]]:
         if isinstance(outcome, dict) and isinstance(outcome.get("interrupts"), list):
             return [i for i in outcome["interrupts"] if isinstance(i, dict)]
     return []
+
+
+def paused(ex: Exchange) -> bool:
+    """Whether the run ended with RUN_FINISHED whose outcome.type is `interrupt`."""
+    return any(ev.get("type") == "RUN_FINISHED" and isinstance(ev.get("outcome"), dict)
+               and ev["outcome"].get("type") == "interrupt" for ev in stream_events(ex))
+
+
+PAYLOAD, INTERRUPT_ID = "$payload", "$interruptId"
+PROFILE_ENTRY = "the profile entry `[resume] agui`"
+
+
+def _mentions(shape: Any, marker: str) -> bool:
+    if isinstance(shape, dict):
+        return any(_mentions(v, marker) for v in shape.values())
+    if isinstance(shape, list):
+        return any(_mentions(v, marker) for v in shape)
+    return shape == marker
+
+
+def fill_resume(shape: Any, payload: Any, ids: list[str]) -> Any:
+    """The profile's resume shape with the answer and the interrupt ids put in; a list item naming
+    `$interruptId` is repeated once per id. ValueError when a lone `$interruptId` faces several ids."""
+    if shape == PAYLOAD:
+        return payload
+    if shape == INTERRUPT_ID:
+        if len(ids) != 1:
+            raise ValueError(f"{PROFILE_ENTRY} names {INTERRUPT_ID!r} outside a list, and the run listed "
+                             f"{len(ids)} interrupt ids")
+        return ids[0]
+    if isinstance(shape, dict):
+        return {k: fill_resume(v, payload, ids) for k, v in shape.items()}
+    if isinstance(shape, list):
+        items: list[Any] = []
+        for item in shape:
+            items += [fill_resume(item, payload, [i]) for i in ids] if _mentions(item, INTERRUPT_ID) \
+                else [fill_resume(item, payload, ids)]
+        return items
+    return shape
+
+
+def build_resume(ctx: Context, interrupts: list[dict[str, Any]], payload: Any) -> tuple[Any, str]:
+    """(resume, how it was built), or (None, why none could be built). Built only from what the server showed."""
+    ids = [i["id"] for i in interrupts if isinstance(i.get("id"), str) and i["id"]]
+    shape = ctx.target.profile.resume.get("agui")
+    if shape is not None:
+        if _mentions(shape, INTERRUPT_ID) and not ids:
+            return None, (f"the paused run listed no interrupt id, and {PROFILE_ENTRY} needs one "
+                          f"({INTERRUPT_ID!r})")
+        try:
+            return fill_resume(shape, payload, ids), f"the shape of {PROFILE_ENTRY}"
+        except ValueError as exc:
+            return None, str(exc)
+    if not ids:
+        return None, ("the paused run listed no interrupt id in RUN_FINISHED.outcome.interrupts, so there was "
+                      "nothing to answer in the AG-UI 1.0 shape; the spec does not show the resume shape "
+                      f"(AGUI-OPEN-003): give it with {PROFILE_ENTRY}, e.g. agui = '{{\"answer\": \"$payload\"}}'")
+    return ([{"interruptId": i, "status": "resolved", "payload": payload} for i in ids],
+            "AG-UI 1.0 ResumeEntry objects answering the interrupt ids RUN_FINISHED.outcome.interrupts listed")
 
 
 def padded_key(ctx: Context, label: str, length: int) -> str:
@@ -243,18 +307,22 @@ def _resume_reply(ctx: Context, s: dict[str, Any]) -> str | None:
 
 @scenario("agui.interrupt", protocol="agui", prompts=("question_and_resume",), deadline=60)
 async def interrupt(ctx: Context):
-    """`ask …` pauses the run; a request with only `resume` (AG-UI 1.0 ResumeEntry list) on its threadId continues."""
+    """`ask …` pauses the run; a request with only `resume` (built from what the pause listed) on its threadId
+    continues it."""
     s = ctx.agent_scenario("question_and_resume")
     thread = ctx.unique("ask")
     ask = await run_agui(ctx, "ask", s["prompt"], thread=thread, expectation=expect("interrupt", thread=thread))
     interrupts = outcome_interrupts(ask)
     ctx.note(thread=thread, interrupts=interrupts, answer=RESUME_ANSWER)
-    if not interrupts:
-        ctx.note(no_resume=("the paused run listed no interrupts in RUN_FINISHED.outcome.interrupts, so no "
-                            "answer could be built (the spec does not show the resume shape; the suite uses "
-                            "AG-UI 1.0 ResumeEntry objects)"))
+    if not paused(ask):
+        ctx.note(no_resume="the question run did not pause (RUN_FINISHED with outcome.type `interrupt`; judged by "
+                           "AGUI-INT-001), so there was no paused run to resume")
         return
-    resume = p.agui_resume(interrupts, RESUME_ANSWER)
+    resume, how = build_resume(ctx, interrupts, RESUME_ANSWER)
+    if resume is None:
+        ctx.note(no_resume=how)
+        return
+    ctx.note(resume_sent=resume, resume_basis=how)
     ctx.recording.facts["runs"]["resume"] = expect(reply=_resume_reply(ctx, s), thread=thread)
     await ctx.post(ctx.agent_path("agui"), {"threadId": thread, "resume": resume}, label="resume",
                    headers=SSE_ACCEPT)
@@ -266,15 +334,14 @@ async def resume_open(ctx: Context):
     s = ctx.agent_scenario("question_and_resume")
     thread = ctx.unique("open")
     ask = await run_agui(ctx, "ask", s["prompt"], thread=thread, expectation=None)
-    interrupts = outcome_interrupts(ask)
-    if not interrupts:
-        ctx.note(no_resume="the paused run listed no interrupts, so no resume variants were sent")
+    good, how = build_resume(ctx, outcome_interrupts(ask), RESUME_ANSWER)
+    if good is None:
+        ctx.note(no_resume=f"no resume variants were sent: {how}")
         return
     path = ctx.agent_path("agui")
     unknown = [{"interruptId": "conformance-no-such-interrupt", "status": "resolved", "payload": RESUME_ANSWER}]
     await ctx.post(path, {"threadId": thread, "resume": unknown}, label="unknown-interrupt", headers=SSE_ACCEPT)
     await ctx.post(path, {"threadId": thread, "resume": []}, label="empty-resume", headers=SSE_ACCEPT)
-    good = p.agui_resume(interrupts, RESUME_ANSWER)
     await ctx.post(path, {"threadId": thread, "resume": good}, label="answer", headers=SSE_ACCEPT)
     await ctx.post(path, {"threadId": thread, "resume": good}, label="stale-answer", headers=SSE_ACCEPT)
 

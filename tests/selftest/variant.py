@@ -51,7 +51,20 @@ a check trips on it, the check asserts something the spec does not say (a suite 
 19     no ``X-Request-Id`` / ``X-Session-Id`` /    not in the spec (the reference server's own headers);
        ``X-Thread-Id`` headers; an ``X-Variant``   ``X-RateLimit-Remaining`` kept
        header on every answer
+20     AG-UI: a standalone ``retry: 3000`` block   "server-sent events": a block with no ``data`` line dispatches
+       (no data) before the first event           nothing (WHATWG); the spec's frames are the ``data:`` frames
+21     AG-UI events as the official SDK writes     "Runs an agent with an AG-UI `RunAgentInput`." The event table
+       them: ``timestamp`` (ms) on every event,    lists fields, it does not close the events; AG-UI 1.0 models
+       ``rawEvent`` on content, ``responseSchema`` carry ``timestamp``, ``rawEvent`` and ``Interrupt.responseSchema``
+       on each interrupt                           (variant_agui.py)
+22     AG-UI stream media type                     "Response: `text/event-stream` of unnamed `data:` frames" — a
+       ``text/event-stream; charset=utf-8`` (sse-   charset parameter is allowed (RFC 9110 §8.3.1)
+       starlette), ``Cache-Control: no-store``,
+       ``X-Accel-Buffering: no``
 =====  ==========================================  ===================================================================
+
+Two more correct AG-UI servers (sse-starlette's ``: ping - <timestamp>`` keep-alive; a pause that lists no
+interrupt ids) each trip one SHOULD by design: they are in variant_agui.py with their own test.
 """
 from __future__ import annotations
 
@@ -62,6 +75,7 @@ from typing import Any
 
 from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
+from tests.selftest import variant_agui
 
 EXTRA_FIELD = "extra"
 EXTENSION = {"vendorExtension": {"variant": "v1", "note": "unknown member; clients ignore it"}}
@@ -316,7 +330,8 @@ def restyle_headers(headers: t.Headers, scope: dict, status: int) -> tuple[int, 
 
 
 def wrap(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
-    app = IdReshaper().wrap(app)                       # innermost: sees the reference server's own ids
+    app = variant_agui.sdk_events(app)                 # 20, 21: on the reference server's own AG-UI frames
+    app = IdReshaper().wrap(app)                       # sees the reference server's own ids
     app = t.rewrite_body(app, restyle_json)
     app = t.rewrite_sse(app, restyle_stream)
-    return t.rewrite_headers(app, restyle_headers)
+    return variant_agui.sdk_headers(t.rewrite_headers(app, restyle_headers))   # 22: outermost

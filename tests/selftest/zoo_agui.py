@@ -313,6 +313,15 @@ def keepalive_comment(app, facts):
                          where="agui")
 
 
+@broken("AGUI-PING-003", name="AGUI-PING-003-sse-starlette-ping")
+def sse_starlette_ping(app, facts):
+    """The keep-alive comment is sse-starlette's `: ping - <timestamp>`, not exactly `: ping` (SHOULD)."""
+    from datetime import datetime, timezone
+
+    return t.rewrite_sse(app, lambda block, state, scope: f": ping - {datetime.now(timezone.utc)}\n\n".encode()
+                         if block == PING_BLOCK else block, where="agui")
+
+
 @broken("AGUI-PING-001", name="AGUI-PING-001-never-pings")
 def never_pings(app, facts):
     """No keep-alive comment is ever sent."""
@@ -383,6 +392,36 @@ def answer_lost(app, facts):
             return body
         return None
     return on_request(app, rewrite)
+
+
+def _lose_paused_state(app):
+    """Resumes reach a thread with no paused run (the paused state is lost): the server refuses them with 400
+    validation_failed. The request is marked so a response rewrite can tell the refusal of a resume apart."""
+    def lose(body, scope):
+        if body.get("resume") and isinstance(body.get("threadId"), str):
+            scope[RESUMED] = True
+            return {**body, "threadId": body["threadId"][:200] + "-lost"}
+        return None
+    return on_request(app, lose)
+
+
+@broken("AGUI-INT-002", name="AGUI-INT-002-paused-state-lost-400")
+def paused_state_lost_400(app, facts):
+    """The paused run is lost: a correct resume of it is refused with 400 validation_failed."""
+    return _lose_paused_state(app)
+
+
+@broken("AGUI-INT-002", name="AGUI-INT-002-paused-state-lost-404")
+def paused_state_lost_404(app, facts):
+    """The paused run is lost: a correct resume of it is refused with 404 not_found."""
+    def not_found(obj, scope, status, headers):
+        err = _error(obj)
+        if scope.get(RESUMED) and err:
+            err.update(code="not_found", message="No paused run on this thread.")
+            err.pop("details", None)
+            return 404, headers, obj
+        return obj
+    return t.rewrite_json_response(_lose_paused_state(app), not_found, where="agui")
 
 
 @broken("AGUI-INT-003", name="AGUI-INT-003-resume-needs-messages")

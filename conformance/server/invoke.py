@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from .agent import Ask, Fail, RunContext, Step, Text, ToolCall, canonical_json, new_id, parse, paced, steps
 from .asgi import DisconnectWatch, Request, Send, dumps, send_json, start_stream, stream_end, stream_write
+from .refusal import SESSION_KEY_RULE, Refusal, is_session_key
 
 if TYPE_CHECKING:
     from .app import Service
 
 INTERPRETED = ("prompt", "sessionId", "stream", "messages")
-MAX_SESSION_KEY = 256
 AGENT_ERROR = "agent_error"
 
 
@@ -46,8 +46,8 @@ def validate(service: Service, body: dict[str, Any]) -> list[tuple[str, str]]:
         errors.append(("prompt", "must be a string"))
     if "sessionId" in body:
         sid = body["sessionId"]
-        if not isinstance(sid, str) or not 1 <= len(sid) <= MAX_SESSION_KEY:
-            errors.append(("sessionId", f"must be a string of 1 to {MAX_SESSION_KEY} characters"))
+        if not is_session_key(sid):
+            errors.append(("sessionId", SESSION_KEY_RULE))
     if "stream" in body and not isinstance(body["stream"], bool):
         errors.append(("stream", "must be a boolean"))
     if "messages" in body and not isinstance(body["messages"], list):
@@ -80,8 +80,6 @@ def events_of(event: Any) -> list[dict[str, Any]]:
 
 
 async def handle(service: Service, req: Request, send: Send, agent_id: str) -> None:
-    from .app import Refusal
-
     try:
         gate = service.gate(req, agent_id)
         body = await service.json_object(req, gate.headers)

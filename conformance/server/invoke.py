@@ -23,6 +23,7 @@ every other field (the extra data field, named by ``ServerConfig.extra_data_fiel
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,11 @@ def validate(service: Service, body: dict[str, Any]) -> list[tuple[str, str]]:
         if size > service.config.max_extra_bytes:
             errors.append((field, f"is {size} bytes as JSON, over the limit of {service.config.max_extra_bytes}"))
     return errors
+
+
+def _elapsed_ms(started: float) -> int:
+    """Rounded up: the event loop may wake a sleep a clock tick early, and a run that slept 300 ms took 300 ms."""
+    return math.ceil((time.monotonic() - started) * 1000)
 
 
 def _event(type_: str, **fields: Any) -> dict[str, Any]:
@@ -137,7 +143,7 @@ async def _collect(req, send, script, ctx, common, started, headers) -> None:
         "result": "".join(texts),
         "events": events,
         **common,
-        "durationMs": int((time.monotonic() - started) * 1000),
+        "durationMs": _elapsed_ms(started),
     }
     if failure is not None:
         result["error"] = {"code": AGENT_ERROR, "message": failure.message}
@@ -166,5 +172,5 @@ async def _stream(req, send, script, ctx, common, started, headers) -> None:
                       requestId=common["requestId"])
     else:
         last = _event("done", status="completed", **common,
-                      durationMs=int((time.monotonic() - started) * 1000))
+                      durationMs=_elapsed_ms(started))
     await stream_end(send, _frame(last))

@@ -28,16 +28,17 @@ on a paused thread abandons the question.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .agent import Ask, Fail, Idle, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
 from .asgi import DisconnectWatch, Request, Send, dumps, start_stream, stream_end, stream_write
+from .refusal import SESSION_KEY_RULE, Refusal, is_session_key
 
 if TYPE_CHECKING:
     from .app import Service
 
 INTERPRETED = ("threadId", "runId", "messages", "resume")
-MAX_SESSION_KEY = 256
 PING = b": ping\n\n"
 
 
@@ -72,8 +73,8 @@ def validate(body: dict[str, Any]) -> tuple[list[tuple[str, str]], str | None, l
     errors: list[tuple[str, str]] = []
     if "threadId" in body:
         tid = body["threadId"]
-        if not isinstance(tid, str) or not 1 <= len(tid) <= MAX_SESSION_KEY:
-            errors.append(("threadId", f"must be a string of 1 to {MAX_SESSION_KEY} characters"))
+        if not is_session_key(tid):
+            errors.append(("threadId", SESSION_KEY_RULE))
     if "runId" in body and not isinstance(body["runId"], str):
         errors.append(("runId", "must be a string"))
     prompt: str | None = None
@@ -102,86 +103,104 @@ def validate(body: dict[str, Any]) -> tuple[list[tuple[str, str]], str | None, l
     return errors, prompt, entries
 
 
-async def handle(service: Service, req: Request, send: Send, agent_id: str) -> None:
-    from .app import Refusal
+@dataclass
+class Start:
+    """An accepted AG-UI request: the thread, its instance, and (on a resume) the paused run and its answer."""
+    gate: Any
+    body: dict[str, Any]
+    prompt: str | None
+    thread_id: str
+    instance: Any
+    paused: Paused | None = None
+    answer: Any = None
 
+
+async def handle(service: Service, req: Request, send: Send, agent_id: str) -> None:
     try:
-        gate = service.gate(req, agent_id)
-        body = await service.json_object(req, gate.headers)
-        errors, prompt, entries = validate(body)
-        if errors:
-            raise service.validation_failed(errors, gate.headers)
-        if prompt is None and not entries:
-            raise Refusal(400, "invalid_request", "Send at least one user message, or a resume.",
-                          headers=gate.headers)
-        thread_id = body.get("threadId") or new_id("thr_")
-        agent = gate.agent
-        paused: Paused | None = None
-        answer: Any = None
-        if entries:
-            instance = service.org.sessions.peek(agent.id, thread_id)
-            paused = instance.paused if instance is not None else None
-            answer = _check_resume(service, paused, entries, gate.headers)
-            instance.paused = None  # type: ignore[union-attr]  # _check_resume proved it exists
-        else:
-            instance = service.org.sessions.get(agent.id, thread_id)
+        start = await _accept(service, req, agent_id)
     except Refusal as refusal:
         await service.refuse(send, req, refusal)
         return
-
-    run_id = body["runId"] if "runId" in body else new_id("run_")
-    if paused is not None:
-        ctx = paused.context
-        script = paused.script
-        events = resumed_steps(paused, answer)
-    else:
-        instance.paused = None
-        params = {k: v for k, v in body.items() if k not in INTERPRETED}
-        ctx = RunContext(params=params, messages=body.get("messages") or [], run_number=instance.start_run())
-        script = parse(prompt or "")
-        events = steps(script, ctx)
-
-    await start_stream(send, gate.headers)
-    await stream_write(send, _frame({"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id}))
-    texts: list[str] = []
-    message_id: str | None = None
-    ending: dict[str, Any]
-
+    run_id = start.body["runId"] if "runId" in start.body else new_id("run_")
+    script, ctx, events = _run_of(start)
+    await start_stream(send, start.gate.headers)
+    await stream_write(send, _frame({"type": "RUN_STARTED", "threadId": start.thread_id, "runId": run_id}))
     async with DisconnectWatch(req.receive):
-        ending = {"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id, "outcome": {"type": "success"}}
-        async for event in paced(events, service.config.ping_interval):
-            t = type(event)
-            if t is Idle:
-                await stream_write(send, PING)
-                continue
-            if t is Text:
-                if message_id is None:
-                    message_id = new_id("msg_")
-                    await stream_write(send, _frame({"type": "TEXT_MESSAGE_START", "messageId": message_id,
-                                                     "role": "assistant"}))
-                texts.append(event.text)
-                await stream_write(send, _frame({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id,
-                                                 "delta": event.text}))
-                continue
-            if message_id is not None:
-                await stream_write(send, _frame({"type": "TEXT_MESSAGE_END", "messageId": message_id}))
-                message_id = None
-            if t is ToolCall:
-                await _tool_call(send, event)
-            elif t is Step:
-                await stream_write(send, _frame({"type": "STEP_STARTED", "stepName": event.name}))
-                await stream_write(send, _frame({"type": "STEP_FINISHED", "stepName": event.name}))
-            elif t is Ask:
-                instance.paused = Paused(script=script, context=ctx, ask=event)
-                ending["outcome"] = {"type": "interrupt", "interrupts": [
-                    {"id": event.id, "reason": "question", "message": event.question}]}
-            elif t is Fail:
-                ending = {"type": "RUN_ERROR", "message": event.message, "code": "agent_error"}
-        if message_id is not None:
-            await stream_write(send, _frame({"type": "TEXT_MESSAGE_END", "messageId": message_id}))
+        texts, ending = await _stream_events(service, send, start, script, ctx, events, run_id)
     if ending["type"] == "RUN_FINISHED":
         ending["result"] = "".join(texts)
     await stream_end(send, _frame(ending))
+
+
+async def _accept(service: Service, req: Request, agent_id: str) -> Start:
+    """Every refusal happens here, before the stream starts."""
+    gate = service.gate(req, agent_id)
+    body = await service.json_object(req, gate.headers)
+    errors, prompt, entries = validate(body)
+    if errors:
+        raise service.validation_failed(errors, gate.headers)
+    if prompt is None and not entries:
+        raise Refusal(400, "invalid_request", "Send at least one user message, or a resume.", headers=gate.headers)
+    thread_id = body.get("threadId") or new_id("thr_")
+    sessions = service.org.sessions
+    if not entries:
+        return Start(gate, body, prompt, thread_id, sessions.get(gate.agent.id, thread_id))
+    instance = sessions.peek(gate.agent.id, thread_id)
+    paused = instance.paused if instance is not None else None
+    answer = _check_resume(service, paused, entries, gate.headers)
+    instance.paused = None  # type: ignore[union-attr]  # _check_resume proved it exists
+    return Start(gate, body, prompt, thread_id, instance, paused, answer)
+
+
+def _run_of(start: Start):
+    """(script, context, events) of the run this request starts or resumes."""
+    if start.paused is not None:
+        return start.paused.script, start.paused.context, resumed_steps(start.paused, start.answer)
+    start.instance.paused = None
+    params = {k: v for k, v in start.body.items() if k not in INTERPRETED}
+    ctx = RunContext(params=params, messages=start.body.get("messages") or [], run_number=start.instance.start_run())
+    script = parse(start.prompt or "")
+    return script, ctx, steps(script, ctx)
+
+
+async def _stream_events(service: Service, send: Send, start: Start, script, ctx, events,
+                         run_id: str) -> tuple[list[str], dict[str, Any]]:
+    """Writes the run's events as AG-UI frames; returns the text pieces and the closing event."""
+    texts: list[str] = []
+    message_id: str | None = None
+    ending: dict[str, Any] = {"type": "RUN_FINISHED", "threadId": start.thread_id, "runId": run_id,
+                              "outcome": {"type": "success"}}
+    async for event in paced(events, service.config.ping_interval):
+        t = type(event)
+        if t is Idle:
+            await stream_write(send, PING)
+            continue
+        if t is Text:
+            if message_id is None:
+                message_id = new_id("msg_")
+                await stream_write(send, _frame({"type": "TEXT_MESSAGE_START", "messageId": message_id,
+                                                 "role": "assistant"}))
+            texts.append(event.text)
+            await stream_write(send, _frame({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id,
+                                             "delta": event.text}))
+            continue
+        if message_id is not None:
+            await stream_write(send, _frame({"type": "TEXT_MESSAGE_END", "messageId": message_id}))
+            message_id = None
+        if t is ToolCall:
+            await _tool_call(send, event)
+        elif t is Step:
+            await stream_write(send, _frame({"type": "STEP_STARTED", "stepName": event.name}))
+            await stream_write(send, _frame({"type": "STEP_FINISHED", "stepName": event.name}))
+        elif t is Ask:
+            start.instance.paused = Paused(script=script, context=ctx, ask=event)
+            ending["outcome"] = {"type": "interrupt", "interrupts": [
+                {"id": event.id, "reason": "question", "message": event.question}]}
+        elif t is Fail:
+            ending = {"type": "RUN_ERROR", "message": event.message, "code": "agent_error"}
+    if message_id is not None:
+        await stream_write(send, _frame({"type": "TEXT_MESSAGE_END", "messageId": message_id}))
+    return texts, ending
 
 
 def _check_resume(service: Service, paused: Paused | None, entries: list[dict[str, Any]], headers) -> Any:

@@ -7,29 +7,19 @@ Every protocol decision lives in this app (reachable through ASGI), so a
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import agui, invoke, mcp, metadata
 from .asgi import BadJSON, ClientGone, Receive, Request, Scope, Send, loads, send_json
 from .config import ServerConfig
 from .org import Agent, Credential, Organization
+from .refusal import Refusal
 
 log = logging.getLogger("conformance.server")
 
 _AGENT_PREFIX = "/v1/agents/"
 _METADATA_PREFIX = "/.well-known/oauth-protected-resource/v1/agents/"
-
-
-@dataclass
-class Refusal(Exception):
-    """A request refused before any run starts."""
-
-    status: int
-    code: str
-    message: str
-    details: dict[str, Any] | None = None
-    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
 
 
 @dataclass

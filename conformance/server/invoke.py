@@ -23,17 +23,18 @@ every other field (the extra data field, named by ``ServerConfig.extra_data_fiel
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
 from .agent import Ask, Fail, RunContext, Step, Text, ToolCall, canonical_json, new_id, parse, paced, steps
 from .asgi import DisconnectWatch, Request, Send, dumps, send_json, start_stream, stream_end, stream_write
+from .refusal import SESSION_KEY_RULE, Refusal, is_session_key
 
 if TYPE_CHECKING:
     from .app import Service
 
 INTERPRETED = ("prompt", "sessionId", "stream", "messages")
-MAX_SESSION_KEY = 256
 AGENT_ERROR = "agent_error"
 
 
@@ -46,8 +47,8 @@ def validate(service: Service, body: dict[str, Any]) -> list[tuple[str, str]]:
         errors.append(("prompt", "must be a string"))
     if "sessionId" in body:
         sid = body["sessionId"]
-        if not isinstance(sid, str) or not 1 <= len(sid) <= MAX_SESSION_KEY:
-            errors.append(("sessionId", f"must be a string of 1 to {MAX_SESSION_KEY} characters"))
+        if not is_session_key(sid):
+            errors.append(("sessionId", SESSION_KEY_RULE))
     if "stream" in body and not isinstance(body["stream"], bool):
         errors.append(("stream", "must be a boolean"))
     if "messages" in body and not isinstance(body["messages"], list):
@@ -58,6 +59,11 @@ def validate(service: Service, body: dict[str, Any]) -> list[tuple[str, str]]:
         if size > service.config.max_extra_bytes:
             errors.append((field, f"is {size} bytes as JSON, over the limit of {service.config.max_extra_bytes}"))
     return errors
+
+
+def _elapsed_ms(started: float) -> int:
+    """Rounded up: the event loop may wake a sleep a clock tick early, and a run that slept 300 ms took 300 ms."""
+    return math.ceil((time.monotonic() - started) * 1000)
 
 
 def _event(type_: str, **fields: Any) -> dict[str, Any]:
@@ -80,8 +86,6 @@ def events_of(event: Any) -> list[dict[str, Any]]:
 
 
 async def handle(service: Service, req: Request, send: Send, agent_id: str) -> None:
-    from .app import Refusal
-
     try:
         gate = service.gate(req, agent_id)
         body = await service.json_object(req, gate.headers)
@@ -139,7 +143,7 @@ async def _collect(req, send, script, ctx, common, started, headers) -> None:
         "result": "".join(texts),
         "events": events,
         **common,
-        "durationMs": int((time.monotonic() - started) * 1000),
+        "durationMs": _elapsed_ms(started),
     }
     if failure is not None:
         result["error"] = {"code": AGENT_ERROR, "message": failure.message}
@@ -168,5 +172,5 @@ async def _stream(req, send, script, ctx, common, started, headers) -> None:
                       requestId=common["requestId"])
     else:
         last = _event("done", status="completed", **common,
-                      durationMs=int((time.monotonic() - started) * 1000))
+                      durationMs=_elapsed_ms(started))
     await stream_end(send, _frame(last))

@@ -53,6 +53,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .agent import Ask, Fail, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
@@ -61,6 +62,7 @@ from .asgi import (
     stream_write,
 )
 from .metadata import SCOPE, metadata_url
+from .refusal import MAX_SESSION_KEY, SESSION_KEY_RULE, Refusal, is_session_key
 
 if TYPE_CHECKING:
     from .app import Service
@@ -79,7 +81,6 @@ INVALID_PARAMS = -32602
 CONTENT_TYPE_NOT_SUPPORTED = -32005
 UNSUPPORTED_VERSION = -32022
 RATE_LIMITED = -32000
-MAX_SESSION_KEY = 256
 INTERPRETED_ARGS = ("prompt", "session_id", "resume")
 
 
@@ -158,8 +159,6 @@ async def handle(service: Service, req: Request, send: Send, agent_id: str) -> N
 
 
 async def _handle(call: Call) -> None:
-    from .app import Refusal
-
     service, req = call.service, call.req
     if req.method != "POST":
         raise RpcError(405, INVALID_REQUEST, "Use POST.", headers=call.headers + [(b"allow", b"POST")])
@@ -335,8 +334,38 @@ def _elicitation(question: str) -> dict[str, Any]:
     }
 
 
+@dataclass
+class Turn:
+    """Where a tools/call starts: a fresh run, or the continuation of a paused one."""
+    session_id: str
+    instance: Any
+    paused: Paused | None = None
+    answer: Any = None
+    declined: str | None = None
+    unanswered: bool = False      # an elicitation retry that carries no answer: the question is asked again
+
+
 async def _tools_call(call: Call, agent, version: str, meta: dict[str, Any], params: dict[str, Any]) -> None:
-    service = call.service
+    args, session_id = _tool_arguments(agent, params)
+    progress_token = _progress_token(meta)
+    turn = _turn(call, agent, version, params, args, session_id)
+    if turn.unanswered:
+        return await _reply_result(call, progress_token, _input_required(agent, turn.session_id, turn.paused.ask), [])
+    prefix, script, ctx, events = _run_of(turn, args)
+
+    async def finish(texts: list[str], ending: Any) -> dict[str, Any]:
+        return _tool_result(agent, turn, script, ctx, prefix + "".join(texts), ending,
+                            can_elicit=_can_elicit_form(version, meta))
+
+    if progress_token is not None and (not call.req.headers.get("accept") or call.req.accepts("text/event-stream")):
+        await _stream_run(call, progress_token, events, finish)
+        return
+    texts, ending = await _collect(call, script, events)
+    await call.reply(await finish(texts, ending))
+
+
+def _tool_arguments(agent, params: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """The call's `arguments`, validated; raises RpcError -32602 for what the tool cannot take."""
     if params.get("name") != agent.tool_name:
         raise RpcError(400, INVALID_PARAMS, f"Unknown tool: {params.get('name')!r}; this server has {agent.tool_name!r}.")
     args = params.get("arguments")
@@ -345,106 +374,112 @@ async def _tools_call(call: Call, agent, version: str, meta: dict[str, Any], par
     if not isinstance(args, dict):
         raise RpcError(400, INVALID_PARAMS, "arguments must be an object.")
     session_id = args.get("session_id")
-    if "session_id" in args and (not isinstance(session_id, str) or not 1 <= len(session_id) <= MAX_SESSION_KEY):
-        raise RpcError(400, INVALID_PARAMS, f"session_id must be a string of 1 to {MAX_SESSION_KEY} characters.")
+    if "session_id" in args and not is_session_key(session_id):
+        raise RpcError(400, INVALID_PARAMS, f"session_id {SESSION_KEY_RULE}.")
     if "prompt" in args and not isinstance(args["prompt"], str):
         raise RpcError(400, INVALID_PARAMS, "prompt must be a string.")
-    progress_token = meta.get("progressToken")
-    if progress_token is not None and not (isinstance(progress_token, str) or _valid_id(progress_token)):
-        raise RpcError(400, INVALID_PARAMS, "progressToken must be a string or an integer.")
-    can_elicit = _can_elicit_form(version, meta)
-    sessions = service.org.sessions
+    return args, session_id
 
-    paused: Paused | None = None
-    answer: Any = None
-    declined: str | None = None
-    state = params.get("requestState")
-    if version == MODERN and state is not None:
-        decoded = _decode_state(state)
-        if decoded is None or decoded[0] != agent.id:
-            raise RpcError(400, INVALID_PARAMS, "requestState is not one this server issued.")
-        _, session_id, interrupt_id = decoded
-        instance = sessions.peek(agent.id, session_id)
-        paused = instance.paused if instance is not None else None
-        if paused is None or paused.ask.id != interrupt_id:
-            raise RpcError(400, INVALID_PARAMS, "No paused run waits on this requestState.")
+
+def _progress_token(meta: dict[str, Any]) -> Any:
+    token = meta.get("progressToken")
+    if token is not None and not (isinstance(token, str) or _valid_id(token)):
+        raise RpcError(400, INVALID_PARAMS, "progressToken must be a string or an integer.")
+    return token
+
+
+def _elicited(call: Call, agent, params: dict[str, Any]) -> tuple[str, Any, Paused]:
+    """(session key, instance, paused run) an elicitation retry's `requestState` names; RpcError when none."""
+    decoded = _decode_state(params.get("requestState"))
+    if decoded is None or decoded[0] != agent.id:
+        raise RpcError(400, INVALID_PARAMS, "requestState is not one this server issued.")
+    _, session_id, interrupt_id = decoded
+    instance = call.service.org.sessions.peek(agent.id, session_id)
+    paused = instance.paused if instance is not None else None
+    if paused is None or paused.ask.id != interrupt_id:
+        raise RpcError(400, INVALID_PARAMS, "No paused run waits on this requestState.")
+    return session_id, instance, paused
+
+
+def _turn(call: Call, agent, version: str, params: dict[str, Any], args: dict[str, Any], session_id: Any) -> Turn:
+    """A new run, a resume (`resume` argument), or an elicitation retry (`requestState`)."""
+    sessions = call.service.org.sessions
+    if version == MODERN and params.get("requestState") is not None:
+        session_id, instance, paused = _elicited(call, agent, params)
         responses = params.get("inputResponses")
-        response = responses.get(interrupt_id) if isinstance(responses, dict) else None
+        response = responses.get(paused.ask.id) if isinstance(responses, dict) else None
         if not isinstance(response, dict) or response.get("action") not in ("accept", "decline", "cancel"):
-            # Not answered: ask again.
-            await _reply_result(call, progress_token, _input_required(agent, session_id, paused.ask), [])
-            return
-        if response["action"] != "accept":
-            declined = response["action"]
-        answer = response.get("content")
-    elif "resume" in args:
+            return Turn(session_id, instance, paused, unanswered=True)
+        declined = response["action"] if response["action"] != "accept" else None
+        return Turn(session_id, instance, paused, response.get("content"), declined)
+    if "resume" in args:
         if session_id is None:
             raise RpcError(400, INVALID_PARAMS, "session_id is required with resume.")
         instance = sessions.peek(agent.id, session_id)
         paused = instance.paused if instance is not None else None
         if paused is None:
             raise RpcError(400, INVALID_PARAMS, "No paused run on this session_id.")
-        answer = args["resume"]
-    else:
-        if not isinstance(args.get("prompt"), str):
-            raise RpcError(400, INVALID_PARAMS, "arguments.prompt (a string) is required.")
-        if session_id is None:
-            session_id = new_id("ses_")
-        instance = sessions.get(agent.id, session_id)
+        return Turn(session_id, instance, paused, args["resume"])
+    if not isinstance(args.get("prompt"), str):
+        raise RpcError(400, INVALID_PARAMS, "arguments.prompt (a string) is required.")
+    session_id = session_id if session_id is not None else new_id("ses_")
+    return Turn(session_id, sessions.get(agent.id, session_id))
 
+
+def _run_of(turn: Turn, args: dict[str, Any]):
+    """(reply so far, script, context, events) of the run this call starts or continues."""
+    turn.instance.paused = None
+    paused = turn.paused
     if paused is not None:
-        instance.paused = None
-        prefix = paused.reply_so_far
-        script, ctx = paused.script, paused.context
-        if declined is not None:
-            events = iter([Fail(f"The question was {'declined' if declined == 'decline' else 'cancelled'}.")])
-        else:
-            events = resumed_steps(paused, answer)
-    else:
-        instance.paused = None
-        prefix = ""
-        run_params = {k: v for k, v in args.items() if k not in INTERPRETED_ARGS}
-        ctx = RunContext(params=run_params, messages=[], run_number=instance.start_run())
-        script = parse(args["prompt"])
-        events = steps(script, ctx)
+        if turn.declined is not None:
+            verb = "declined" if turn.declined == "decline" else "cancelled"
+            return paused.reply_so_far, paused.script, paused.context, iter([Fail(f"The question was {verb}.")])
+        return paused.reply_so_far, paused.script, paused.context, resumed_steps(paused, turn.answer)
+    run_params = {k: v for k, v in args.items() if k not in INTERPRETED_ARGS}
+    ctx = RunContext(params=run_params, messages=[], run_number=turn.instance.start_run())
+    script = parse(args["prompt"])
+    return "", script, ctx, steps(script, ctx)
 
-    async def finish(texts: list[str], ending: Any) -> dict[str, Any]:
-        reply = prefix + "".join(texts)
-        if type(ending) is Fail:
-            return {"content": [{"type": "text", "text": ending.message}],
-                    "structuredContent": {"sessionId": session_id, "result": reply,
-                                          "error": {"code": "agent_error", "message": ending.message}},
-                    "isError": True, "resultType": "complete"}
-        if type(ending) is Ask:
-            instance.paused = Paused(script=script, context=ctx, ask=ending, reply_so_far=reply)
-            if can_elicit:
-                return _input_required(agent, session_id, ending)
-            return {"content": [{"type": "text", "text": ending.question}],
-                    "structuredContent": {"sessionId": session_id, "question": ending.question,
-                                          "interruptId": ending.id, "awaitingResume": True},
-                    "isError": False, "resultType": "complete"}
-        return {"content": [{"type": "text", "text": reply}], "structuredContent": {"sessionId": session_id},
+
+def _tool_result(agent, turn: Turn, script, ctx, reply: str, ending: Any, *, can_elicit: bool) -> dict[str, Any]:
+    session_id = turn.session_id
+    if type(ending) is Fail:
+        return {"content": [{"type": "text", "text": ending.message}],
+                "structuredContent": {"sessionId": session_id, "result": reply,
+                                      "error": {"code": "agent_error", "message": ending.message}},
+                "isError": True, "resultType": "complete"}
+    if type(ending) is Ask:
+        turn.instance.paused = Paused(script=script, context=ctx, ask=ending, reply_so_far=reply)
+        if can_elicit:
+            return _input_required(agent, session_id, ending)
+        return {"content": [{"type": "text", "text": ending.question}],
+                "structuredContent": {"sessionId": session_id, "question": ending.question,
+                                      "interruptId": ending.id, "awaitingResume": True},
                 "isError": False, "resultType": "complete"}
+    return {"content": [{"type": "text", "text": reply}], "structuredContent": {"sessionId": session_id},
+            "isError": False, "resultType": "complete"}
 
-    if progress_token is not None and (not call.req.headers.get("accept") or call.req.accepts("text/event-stream")):
-        await _stream_run(call, progress_token, events, finish)
-        return
+
+async def _collect(call: Call, script, events) -> tuple[list[str], Any]:
+    """The run's text pieces and how it ended (Ask, Fail or None), paced only when the script sleeps."""
     texts: list[str] = []
     ending: Any = None
+
+    def take(event: Any) -> None:
+        nonlocal ending
+        if type(event) is Text:
+            texts.append(event.text)
+        elif type(event) in (Ask, Fail):
+            ending = event
+
     if script.sleeps:
         async with DisconnectWatch(call.req.receive):
             async for event in paced(events):
-                if type(event) is Text:
-                    texts.append(event.text)
-                elif type(event) in (Ask, Fail):
-                    ending = event
+                take(event)
     else:
         for event in events:
-            if type(event) is Text:
-                texts.append(event.text)
-            elif type(event) in (Ask, Fail):
-                ending = event
-    await call.reply(await finish(texts, ending))
+            take(event)
+    return texts, ending
 
 
 def _input_required(agent, session_id: str, ask: Ask) -> dict[str, Any]:

@@ -77,9 +77,14 @@ def agui_text(events: list[dict[str, Any]]) -> str:
     return "".join(e.get("delta", "") for e in events if e.get("type") == "TEXT_MESSAGE_CONTENT")
 
 
+def interrupt_ids(interrupts: list[dict[str, Any]]) -> list[str]:
+    """The ids a paused AG-UI run listed: only non-empty strings (an absent id is never answered with null)."""
+    return [i["id"] for i in interrupts if isinstance(i, dict) and isinstance(i.get("id"), str) and i["id"]]
+
+
 def agui_resume(interrupts: list[dict[str, Any]], payload: Any) -> list[dict[str, Any]]:
-    """AG-UI 1.0 resume entries answering every interrupt (the spec does not show the shape)."""
-    return [{"interruptId": i.get("id"), "status": "resolved", "payload": payload} for i in interrupts]
+    """AG-UI 1.0 resume entries answering every interrupt the server listed (the spec does not show the shape)."""
+    return [{"interruptId": i, "status": "resolved", "payload": payload} for i in interrupt_ids(interrupts)]
 
 
 # -- MCP --------------------------------------------------------------------------------

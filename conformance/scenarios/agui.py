@@ -124,7 +124,7 @@ def fill_resume(shape: Any, payload: Any, ids: list[str]) -> Any:
 
 def build_resume(ctx: Context, interrupts: list[dict[str, Any]], payload: Any) -> tuple[Any, str]:
     """(resume, how it was built), or (None, why none could be built). Built only from what the server showed."""
-    ids = [i["id"] for i in interrupts if isinstance(i.get("id"), str) and i["id"]]
+    ids = p.interrupt_ids(interrupts)
     shape = ctx.target.profile.resume.get("agui")
     if shape is not None:
         if _mentions(shape, INTERRUPT_ID) and not ids:
@@ -138,7 +138,7 @@ def build_resume(ctx: Context, interrupts: list[dict[str, Any]], payload: Any) -
         return None, ("the paused run listed no interrupt id in RUN_FINISHED.outcome.interrupts, so there was "
                       "nothing to answer in the AG-UI 1.0 shape; the spec does not show the resume shape "
                       f"(AGUI-OPEN-003): give it with {PROFILE_ENTRY}, e.g. agui = '{{\"answer\": \"$payload\"}}'")
-    return ([{"interruptId": i, "status": "resolved", "payload": payload} for i in ids],
+    return (p.agui_resume(interrupts, payload),
             "AG-UI 1.0 ResumeEntry objects answering the interrupt ids RUN_FINISHED.outcome.interrupts listed")
 
 

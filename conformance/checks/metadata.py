@@ -131,9 +131,10 @@ def expires_lifetime(ex: Exchange) -> tuple[int | None, str]:
 def freshness(ex: Exchange) -> tuple[int | None, str]:
     """The freshness lifetime the response's HTTP caching headers give (RFC 9111 §4.2.1), and how it was found."""
     cc = cache_directives(ex)
-    for blocker in ("no-store", "no-cache"):
-        if blocker in cc:
-            return 0, f"Cache-Control {blocker}"
+    if "no-store" in cc:
+        return 0, "Cache-Control no-store"
+    if "no-cache" in cc and not cc["no-cache"]:    # no-cache="field" concerns those fields only
+        return 0, "Cache-Control no-cache"
     for name in ("max-age", "s-maxage"):
         if name in cc:
             value = cc[name] or ""

@@ -51,6 +51,21 @@ a check trips on it, the check asserts something the spec does not say (a suite 
 19     no ``X-Request-Id`` / ``X-Session-Id`` /    not in the spec (the reference server's own headers);
        ``X-Thread-Id`` headers; an ``X-Variant``   ``X-RateLimit-Remaining`` kept
        header on every answer
+20     MCP progress stream: a standalone           "Frames are `event: message`; data is a JSON-RPC notification" —
+       ``retry: 3000`` block (no data) before      SSE: "If the data buffer is an empty string, set the data buffer
+       the first progress frame (official SDK      and the event type buffer to the empty string and return": a block
+       priming habit)                              without data dispatches no event, so it is no frame
+21     ``authorization_servers``                   "One entry: `{auth_url}`" — RFC 3986 §6.2.3: an empty path and
+       ``["https://auth.variant.example/"]`` for   "/" are equivalent (``CONFIG`` sets the variant's auth URL)
+       auth URL ``https://auth.variant.example``
+22     ``resource`` and the 401's                  "`{base_url}/v1/agents/<agent_id>/mcp`" — RFC 3986 §3.1: "schemes
+       ``resource_metadata`` spelled               are case-insensitive" (§6.2.2.1 normalizes them to lower case)
+       ``HTTPS://…``
+23     MCP JSON answers ``application/json;        "JSON-RPC response" (media type not fixed; charset is a
+       charset=utf-8`` (as the official SDK)       parameter, RFC 9110 §8.3.1)
+24     float ``progress`` values (0.5, 1.5, …)     "`progress` (number)"
+25     ``X-Accel-Buffering: no`` on MCP streams    headers the spec does not name are not forbidden
+       (official SDK header)
 =====  ==========================================  ===================================================================
 """
 from __future__ import annotations
@@ -62,6 +77,7 @@ from typing import Any
 
 from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
+from tests.selftest import variant_mcp
 
 EXTRA_FIELD = "extra"
 EXTENSION = {"vendorExtension": {"variant": "v1", "note": "unknown member; clients ignore it"}}
@@ -76,7 +92,8 @@ _ANY_ID = re.compile(rb"\b(?:(?:ses|thr|run|msg|call)_[0-9a-f]{16}|req_[0-9a-f]{
 
 
 def variant_config(**overrides: Any) -> ServerConfig:
-    return ServerConfig(**{"validation_status": 422, "extra_data_field": EXTRA_FIELD, "wrap_app": wrap, **overrides})
+    return ServerConfig(**{"validation_status": 422, "extra_data_field": EXTRA_FIELD, "wrap_app": wrap,
+                            **variant_mcp.CONFIG, **overrides})
 
 
 # --- JSON shaping (13, 14, 15) ---------------------------------------------------------------------
@@ -317,6 +334,7 @@ def restyle_headers(headers: t.Headers, scope: dict, status: int) -> tuple[int, 
 
 def wrap(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
     app = IdReshaper().wrap(app)                       # innermost: sees the reference server's own ids
+    app = variant_mcp.inner(app)                       # 21, 22, 24
     app = t.rewrite_body(app, restyle_json)
     app = t.rewrite_sse(app, restyle_stream)
-    return t.rewrite_headers(app, restyle_headers)
+    return variant_mcp.outer(t.rewrite_headers(app, restyle_headers))   # 20, 23, 25

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
+from urllib.parse import urlsplit, urlunsplit
 
 from conformance import protocols as p
 from conformance import schemas
@@ -171,6 +172,85 @@ def challenge_params(ex: Exchange) -> dict[str, str]:
         raise AssertionError(f"WWW-Authenticate {joined[:200]!r} has no Bearer challenge "
                              f"(schemes: {[c.scheme for c in challenges]})")
     return bearer[0].params
+
+
+# -- RFC 3986 §6.2.2-6.2.3 URL equivalence ----------------------------------------------------
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+_UNRESERVED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PCT = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def _percent_normalized(text: str) -> str:
+    """Upper-case hex digits; decode the triplets of unreserved characters (RFC 3986 §6.2.2.1-2)."""
+    def one(m: re.Match) -> str:
+        char = chr(int(m.group(1), 16))
+        return char if char in _UNRESERVED else "%" + m.group(1).upper()
+    return _PCT.sub(one, text)
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4 remove_dot_segments."""
+    out: list[str] = []
+    while path:
+        if path.startswith("../"):
+            path = path[3:]
+        elif path.startswith("./"):
+            path = path[2:]
+        elif path.startswith("/./"):
+            path = path[2:]
+        elif path == "/.":
+            path = "/"
+        elif path.startswith("/../"):
+            path = path[3:]
+            out = out[:-1]
+        elif path == "/..":
+            path = "/"
+            out = out[:-1]
+        elif path in (".", ".."):
+            path = ""
+        else:
+            cut = path.find("/", 1)
+            cut = len(path) if cut == -1 else cut
+            out.append(path[:cut])
+            path = path[cut:]
+    return "".join(out)
+
+
+def normalized_url(url: str) -> str:
+    """The RFC 3986 normal form of an http(s) URL: scheme and host in lower case, default port dropped, empty path
+    as "/", percent-encoding normalized, dot segments removed. Two spellings of one URL compare equal."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    netloc = (userinfo + "@" if userinfo else "") + host
+    if port is not None and str(port) != _DEFAULT_PORTS.get(scheme):
+        netloc += f":{port}"
+    path = _without_dot_segments(_percent_normalized(parts.path))
+    if not path and parts.netloc:
+        path = "/"
+    return urlunsplit((scheme, netloc, path, _percent_normalized(parts.query), _percent_normalized(parts.fragment)))
+
+
+def same_url(a: Any, b: str) -> bool:
+    """Whether `a` is a string naming the same URL as `b` (RFC 3986 syntax- and scheme-based normalization)."""
+    return isinstance(a, str) and normalized_url(a) == normalized_url(b)
+
+
+def url_under(url: str, base: str) -> bool:
+    """Whether `url` lies under the base URL `base` (both normalized): same origin, path below base's path."""
+    return normalized_url(url).startswith(normalized_url(base).rstrip("/") + "/")
+
+
+def spelled(value: str, expected: str) -> str:
+    """A pass note when an equivalent URL is spelled differently than the suite would."""
+    return "" if value == expected else f"{value!r} equals {expected!r} after RFC 3986 normalization"
 
 
 def metadata_url(target, agent_id: str | None = None) -> str:
@@ -457,7 +537,8 @@ def mcp_401_challenge(rec: Recording):
     """Every MCP 401 carries `WWW-Authenticate: Bearer resource_metadata="<this agent's metadata URL>",
     scope="agent:invoke"` (parsed by RFC 9110 rules; parameter order, quoting and case of names free)."""
     expected = metadata_url(rec.target)
-    extras = set()
+    extras: set[str] = set()
+    notes: set[str] = set()
     for label, ex in _401s(rec):
         what = f"the 401 for {sent(label)}"
         try:
@@ -465,10 +546,15 @@ def mcp_401_challenge(rec: Recording):
         except AssertionError as exc:
             raise AssertionError(f"{what}: {exc}") from None
         rm, scope = params.get("resource_metadata"), params.get("scope")
-        assert rm == expected, f"{what}: resource_metadata is {rm!r}, expected {expected!r}"
+        assert same_url(rm, expected), \
+            f"{what}: resource_metadata is {rm!r}, expected {expected!r} (compared after RFC 3986 normalization)"
+        notes.add(spelled(rm, expected))
         assert scope == SCOPE, f"{what}: scope is {scope!r}, expected {SCOPE!r}"
         extras |= set(params) - {"resource_metadata", "scope"}
-    return f"extra challenge parameters (allowed): {sorted(extras)}" if extras else ""
+    notes.discard("")
+    if extras:
+        notes.add(f"extra challenge parameters (allowed): {sorted(extras)}")
+    return "; ".join(sorted(notes))
 
 
 @check("AUTH-MCP-009", scenarios=["access.mcp"])

@@ -8,6 +8,7 @@ spec and name the upstream rule in their pass note.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable
 
 from conformance import protocols as p
@@ -23,6 +24,7 @@ UNSUPPORTED_VERSION = -32022
 UPSTREAM_HEADER_MISMATCH = -32020
 INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
 MODERN = ["mcp.modern"]
+NO_NAME = "call-noname"   # judged by MCP-HDR-004 alone: the other checks use calls that carry Mcp-Name
 UPSTREAM_NOTE = "follows the spec's -32022; upstream MCP 2026-07-28 uses -32020 (HeaderMismatch) here"
 
 
@@ -37,11 +39,35 @@ def sent_id(ex: Exchange) -> Any:
     return body.get("id") if isinstance(body, dict) else None
 
 
+def frames(ex: Exchange) -> list[SSEEvent]:
+    """The frames of an event stream that a client dispatches (WHATWG): a block without data (such as a lone
+    `retry:` or `id:`) dispatches nothing and is no frame."""
+    return ex.stream.dispatched if ex.stream is not None else []
+
+
+def frame_json(frame: SSEEvent) -> tuple[bool, Any]:
+    try:
+        return True, frame.json()
+    except (AssertionError, ValueError):
+        return False, None
+
+
+def messages(ex: Exchange) -> list[Any]:
+    """The JSON-RPC messages of an answer: the one JSON body, or the JSON data of every dispatched frame (a frame
+    whose data is not JSON is MCP-PROG-002's to judge, not a message)."""
+    if ex.stream is None:
+        return [ex.json()]
+    return [value for ok, value in map(frame_json, frames(ex)) if ok]
+
+
 def response(ex: Exchange, what: str) -> dict[str, Any]:
-    """The JSON-RPC response of a 200 answer (the one body, or the last frame of a stream)."""
+    """The JSON-RPC response of a 200 answer (the one body, or the last message of a stream)."""
     assert ex.status == 200, f"{what}: expected HTTP 200, got {got(ex)}"
-    msg = p.mcp_response(ex)
-    assert isinstance(msg, dict), f"{what}: the response is not a JSON object: {short(msg)}"
+    msgs = messages(ex)
+    assert msgs, f"{what}: the answer held no JSON-RPC message: {got(ex)}"
+    msg = msgs[-1]
+    assert isinstance(msg, dict) and ("result" in msg or "error" in msg), \
+        f"{what}: the last message is not a JSON-RPC response: {short(msg)}"
     return msg
 
 
@@ -92,9 +118,9 @@ def modern_call_served(rec: Recording):
 
 @check("MCP-HDR-004", scenarios=MODERN)
 def call_without_mcp_name(rec: Recording):
-    """Sends a valid tools/call without Mcp-Name; 200 with a result (upstream 2026-07-28 requires Mcp-Name; the
-    spec makes it optional)."""
-    result_of(rec.get("call-noname"), "tools/call without Mcp-Name")
+    """Sends a valid tools/call without Mcp-Name (the only exchange that leaves it out); 200 with a result
+    (upstream 2026-07-28 requires Mcp-Name; the spec makes it optional)."""
+    result_of(rec.get(NO_NAME), "tools/call without Mcp-Name")
     return "spec: Mcp-Name optional (upstream 2026-07-28 requires it)"
 
 
@@ -265,8 +291,12 @@ def tool_name_from_slug(rec: Recording):
 
 
 def ids_kept(rec: Recording):
-    """Every JSON-RPC response has `jsonrpc` "2.0" and the request's `id`, type kept (string and integer ids)."""
-    for ex in rec.exchanges:
+    """Every JSON-RPC response has `jsonrpc` "2.0" and the request's `id`, type kept (string and integer ids).
+    The call without Mcp-Name is MCP-HDR-004's, not judged here."""
+    judged = [ex for ex in rec.exchanges if ex.label != NO_NAME]
+    if not judged:
+        raise NotAssessed(f"{rec.scenario} recorded no request")
+    for ex in judged:
         msg = response(ex, f"{rec.scenario} {ex.label}")
         want = sent_id(ex)
         assert msg.get("jsonrpc") == "2.0", f"{ex.label}: `jsonrpc` is {short(msg.get('jsonrpc'))}, expected \"2.0\""
@@ -307,7 +337,7 @@ def tool_matches_upstream(rec: Recording):
 
 
 # -- tools/call results -----------------------------------------------------------------------
-CALLS = ("call", "call-noname")
+CALLS = ("call", "call-tool")   # the plain-reply and tool-call prompts, both with Mcp-Name
 
 
 @check("MCP-TOOL-001", scenarios=MODERN)
@@ -331,16 +361,18 @@ def text_is_reply(rec: Recording):
         raise NotAssessed("the profile gives no expected reply for these prompts")
 
 
+ROUND_TRIP_LABEL = re.compile(r"mcp-(\d+)")   # the runs; `mcp-tools-list` is the tool lookup
+
+
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
     @check("MCP-TOOL-002", scenarios=["generated.round_trip"])
     def generated_text_round_trip(rec: Recording):
         """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly."""
         texts = rec.facts.get("texts") or []
-        exchanges = rec.labelled("mcp-")
-        if not exchanges:
-            raise NotAssessed("the generated round trip sent nothing over MCP")
-        for ex in exchanges:
-            i = int(ex.label.split("-", 1)[1])
+        runs = [(int(m.group(1)), ex) for ex in rec.labelled("mcp-") if (m := ROUND_TRIP_LABEL.fullmatch(ex.label))]
+        if not runs:
+            raise NotAssessed("the generated round trip sent no tools/call over MCP")
+        for i, ex in runs:
             text = text_block(result_of(ex, f"round trip {ex.label}"), f"round trip {ex.label}")
             assert 0 <= i < len(texts) and text == texts[i], \
                 f"round trip {ex.label}: sent {short(texts[i] if 0 <= i < len(texts) else None, 120)}, " \
@@ -437,15 +469,12 @@ TOKENS = ("string-token", "integer-token")
 
 
 def stream_messages(ex: Exchange, what: str) -> list[Any]:
+    """The JSON messages of a progress stream's dispatched frames (blocks without data are no frames; data that
+    is not JSON is MCP-PROG-002's finding)."""
     assert ex.status == 200, f"{what}: expected HTTP 200, got {got(ex)}"
     assert ex.stream is not None, f"{what}: expected text/event-stream, got {got(ex)}"
-    out = []
-    for n, frame in enumerate(ex.stream.events, 1):
-        try:
-            out.append(frame.json())
-        except (AssertionError, ValueError) as exc:
-            raise AssertionError(f"{what}: frame {n} data is not JSON ({exc}): {short(frame.data, 160)}") from None
-    assert out, f"{what}: the stream has no frame"
+    out = messages(ex)
+    assert out, f"{what}: the stream has no frame with JSON data ({len(frames(ex))} dispatched frame(s))"
     return out
 
 
@@ -482,11 +511,15 @@ def token_gets_stream(rec: Recording):
 def frames_are_messages(rec: Recording):
     """Every frame of the progress stream is `event: message` with JSON-object data."""
     def one(label, ex):
-        stream_messages(ex, f"progress stream ({label})")
-        for n, frame in enumerate(ex.stream.events, 1):
-            assert frame.event == "message", \
-                f"progress stream ({label}): frame {n} has event name {frame.event!r}, expected 'message'"
-            assert isinstance(frame.json(), dict), f"progress stream ({label}): frame {n} data is not a JSON object"
+        what = f"progress stream ({label})"
+        assert ex.status == 200 and ex.stream is not None, f"{what}: expected a 200 event stream, got {got(ex)}"
+        dispatched = frames(ex)
+        assert dispatched, f"{what}: the stream dispatched no frame"
+        for n, frame in enumerate(dispatched, 1):
+            assert frame.event == "message", f"{what}: frame {n} has event name {frame.event!r}, expected 'message'"
+            ok, value = frame_json(frame)
+            assert ok and isinstance(value, dict), \
+                f"{what}: frame {n} data is not a JSON object: {short(frame.data, 160)}"
     each_stream(rec, one)
 
 
@@ -504,8 +537,9 @@ def response_is_last(rec: Recording):
         last = msgs[-1]
         assert last.get("id") == want and type(last.get("id")) is type(want) and "result" in last, \
             f"{what}: the last frame is {short(last)}, expected the result for id {want!r}"
-        items = ex.stream.items
-        tail = [i for i in items[items.index(ex.stream.events[-1]) + 1:] if isinstance(i, SSEEvent)]  # comments are no frames
+        items, dispatched = ex.stream.items, frames(ex)
+        tail = [i for i in items[items.index(dispatched[-1]) + 1:]
+                if isinstance(i, SSEEvent) and i.dispatched]  # comments and data-less blocks are no frames
         assert not tail, f"{what}: {len(tail)} frame(s) follow the response (first: {short(tail[0].raw.decode('utf-8', 'replace'), 80)})"
         assert ex.stream.end == "eof" and not ex.error, f"{what}: the stream did not end cleanly after the response " \
                                                         f"(end: {ex.stream.end}; {ex.error or ''})"
@@ -515,11 +549,17 @@ def response_is_last(rec: Recording):
 @check("MCP-PROG-004", scenarios=["mcp.progress"])
 def others_are_progress(rec: Recording):
     """Every frame before the last is a notification (no `id`) with method `notifications/progress`."""
+    seen = 0
+
     def one(label, ex):
+        nonlocal seen
         for n, msg in enumerate(stream_messages(ex, f"progress stream ({label})")[:-1], 1):
+            seen += 1
             assert isinstance(msg, dict) and msg.get("method") == "notifications/progress" and "id" not in msg, \
                 f"progress stream ({label}): frame {n} is not a notifications/progress notification: {short(msg)}"
     each_stream(rec, one)
+    if not seen:
+        raise NotAssessed("no frame preceded the response (MCP-PROG-009)")
 
 
 @check("MCP-PROG-005", scenarios=["mcp.progress"])
@@ -574,20 +614,27 @@ def streamed_result_complete(rec: Recording):
 def some_progress(rec: Recording):
     """At least one progress notification precedes the result of the streamed-reply prompt."""
     def one(label, ex):
-        assert notifications(ex, label), f"progress stream ({label}): no progress notification before the result"
+        assert notifications(ex, f"progress stream ({label})"), \
+            f"progress stream ({label}): no progress notification before the result"
     each_stream(rec, one)
 
 
 @check("MCP-PROG-010", scenarios=["mcp.progress"])
 def progress_increases(rec: Recording):
     """`params.progress` strictly increases from one notification to the next (upstream MCP rule)."""
+    pairs = 0
+
     def one(label, ex):
-        values = [m.get("params", {}).get("progress") for m in notifications(ex, label)
+        nonlocal pairs
+        values = [m.get("params", {}).get("progress") for m in notifications(ex, f"progress stream ({label})")
                   if isinstance(m.get("params"), dict)]
         numbers = [v for v in values if _is_number(v)]
+        pairs += max(0, len(numbers) - 1)
         assert all(a < b for a, b in zip(numbers, numbers[1:])), \
             f"progress stream ({label}): progress values {numbers} do not strictly increase"
     each_stream(rec, one)
+    if not pairs:
+        raise NotAssessed("no stream had two numeric progress values to compare")
 
 
 # -- paused runs ------------------------------------------------------------------------------
@@ -614,46 +661,64 @@ def resume_continues(rec: Recording):
     assert result.get("resultType") == "complete", f"resume: `resultType` is {short(result.get('resultType'))}"
 
 
+def is_form_request(request: Any) -> bool:
+    """An `elicitation/create` request asking for a form: form mode (or no mode) and a requested schema object."""
+    params = request.get("params") if isinstance(request, dict) else None
+    return isinstance(request, dict) and request.get("method") == "elicitation/create" \
+        and isinstance(params, dict) and params.get("mode", "form") == "form" \
+        and isinstance(params.get("requestedSchema"), dict)
+
+
 def asked_for_form(ex: Exchange) -> str | None:
-    """How an eliciting client was asked: an upstream InputRequiredResult, or an elicitation request in the stream."""
-    msgs = p.mcp_messages(ex) if ex.status == 200 else []
-    for m in msgs:
-        if isinstance(m, dict) and m.get("method") == "elicitation/create" and "id" in m:
-            return "an elicitation/create request in the stream"
+    """How an eliciting client was asked for a form: an upstream InputRequiredResult whose inputRequests hold a form
+    elicitation, or a form elicitation/create request in the stream."""
+    msgs = messages(ex) if ex.status == 200 else []
+    if any(is_form_request(m) and "id" in m for m in msgs):
+        return "a form elicitation/create request in the stream"
     last = msgs[-1] if msgs else None
     result = last.get("result") if isinstance(last, dict) else None
-    if isinstance(result, dict) and result.get("resultType") == "input_required":
-        return "an input_required result (upstream 2026-07-28 multi round-trip)"
+    requests = result.get("inputRequests") if isinstance(result, dict) else None
+    if isinstance(requests, dict) and any(is_form_request(r) for r in requests.values()):
+        return "an input_required result with a form elicitation (upstream 2026-07-28 multi round-trip)"
     return None
 
 
 @check("MCP-PAUSE-003", scenarios=["mcp.pause_elicit"])
 def eliciting_client_gets_form(rec: Recording):
-    """Sends the question prompt declaring form elicitation; the answer asks for a form, it is not a finished result."""
+    """Sends the question prompt declaring form elicitation; the answer asks for a form (an elicitation/create request
+    in form mode with a requested schema), it is neither a finished result nor an `input_required` without a form."""
     ex = rec.get("ask")
+    what = "question prompt from a client that can elicit"
     how = asked_for_form(ex)
     if how:
         return f"asked by {how}"
-    answer = result_of(ex, "question prompt from a client that can elicit")   # a refusal or an error fails here
-    assert answer.get("resultType", "complete") != "complete", \
-        f"question prompt from a client that can elicit: expected a request for a form, got a finished result {got(ex)}"
-    raise NotAssessed(f"the answer is not a finished result, but not a form request the suite recognises either "
-                      f"(the spec does not show the form's shape; MCP-OPEN-001): {got(ex)}")
+    answer = result_of(ex, what)   # a refusal or an error fails here
+    kind = answer.get("resultType", "complete")
+    assert kind != "complete", f"{what}: expected a request for a form, got a finished result {got(ex)}"
+    assert kind != "input_required", \
+        f"{what}: the result is input_required but asks for no form: `inputRequests` holds no elicitation/create " \
+        f"request with a `requestedSchema` (form mode): {got(ex)}"
+    raise NotAssessed(f"the answer is neither a finished result nor a form request the suite recognises "
+                      f"(resultType {kind!r}; the spec does not show the form's shape, MCP-OPEN-001): {got(ex)}")
 
 
 @check("MCP-PAUSE-004", scenarios=["mcp.pause_elicit"])
 def retry_continues(rec: Recording):
-    """Retries the call with the form answered (inputResponses + requestState, upstream 2026-07-28 shape);
-    the run continues to `answer: <canonical content>thanks`, `resultType` complete."""
+    """Retries the call with the form answered (inputResponses + requestState, upstream 2026-07-28 shape); the paused
+    run continues: the reply is `answer: <canonical content>` then the rest of the run (`thanks`), `resultType`
+    complete. Asked again, or a reply that is not the continuation, fails."""
     if not rec.facts.get("form"):
         raise NotAssessed("no form request in the upstream 2026-07-28 shape (InputRequiredResult with an "
                           "elicitation/create form) was received, so the suite could not answer it (MCP-OPEN-001)")
+    what = "retry with the form answered"
     answers = list(rec.facts.get("answers", {}).values())
-    result = result_of(rec.get("retry"), "retry with the form answered")
+    result = result_of(rec.get("retry"), what)
+    assert result.get("resultType") != "input_required", \
+        f"{what}: the server asked again instead of continuing the paused run: {short(result)}"
     expected = conformance_reply(rec, answers[0] if len(answers) == 1 else answers)
-    text = text_block(result, "retry with the form answered")
-    assert text == expected, f"retry with the form answered: expected {expected!r}, got {short(text)}"
-    assert result.get("resultType") == "complete", f"retry: `resultType` is {short(result.get('resultType'))}"
+    text = text_block(result, what)
+    assert text == expected, f"{what}: expected the run's continuation {expected!r}, got {short(text)}"
+    assert result.get("resultType") == "complete", f"{what}: `resultType` is {short(result.get('resultType'))}"
     return "form and retry in the upstream 2026-07-28 shape (the spec does not show them)"
 
 
@@ -692,7 +757,7 @@ def refusals_keep_status(rec: Recording):
             continue
         if 200 <= ex.status < 300:
             try:
-                msgs = p.mcp_messages(ex)
+                msgs = messages(ex)
             except AssertionError:
                 continue
             refused = [m for m in msgs if isinstance(m, dict) and "error" in m and "result" not in m]
@@ -747,7 +812,9 @@ def probed_429_has_retry_after(rec: Recording):
 
 # -- the official client ----------------------------------------------------------------------
 def client_run(rec: Recording, mode: str) -> dict[str, Any]:
-    run = rec.facts.get("runs", {}).get(mode, {})
+    run = (rec.facts.get("runs") or {}).get(mode)
+    if not run:
+        raise NotAssessed(f"the official mcp client did not run in mode {mode}")
     if run.get("error"):
         raise AssertionError(f"the official mcp client ({mode}) failed at step {run.get('step')!r}: {run['error']}")
     return run

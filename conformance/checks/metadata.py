@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance import schemas
-from conformance.checks.auth import SCOPE, challenge_params, got, step
+from conformance.checks.auth import SCOPE, challenge_params, got, same_url, spelled, step, url_under
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
@@ -48,10 +48,13 @@ def no_credential_needed(rec: Recording):
 
 @check("META-DOC-002", scenarios=DOC)
 def resource_is_mcp_url(rec: Recording):
-    """`resource` equals `{base_url}/v1/agents/<agent_id>/mcp` of the addressed agent."""
+    """`resource` names `{base_url}/v1/agents/<agent_id>/mcp` of the addressed agent (compared after RFC 3986
+    normalization: scheme and host case, default port, percent-encoding case, dot segments)."""
     expected = mcp_url(rec.target)
     value = field_of(rec, "resource")
-    assert value == expected, f"`resource` is {value!r}, expected {expected!r}"
+    assert same_url(value, expected), \
+        f"`resource` is {value!r}, expected {expected!r} (compared after RFC 3986 normalization)"
+    return spelled(value, expected)
 
 
 @check("META-DOC-003", scenarios=DOC)
@@ -63,12 +66,15 @@ def one_authorization_server(rec: Recording):
 
 @check("META-DOC-004", scenarios=DOC)
 def authorization_server_is_auth_url(rec: Recording):
-    """The one `authorization_servers` entry equals --auth-url."""
+    """The one `authorization_servers` entry names --auth-url (compared after RFC 3986 normalization, so
+    `https://auth.example.com/` names `https://auth.example.com`)."""
     if not rec.target.auth_url:
         raise NotAssessed(f"needs {rec.target.option_for('auth_url')}, which was not given")
     servers = string_list(field_of(rec, "authorization_servers"), "authorization_servers")
-    assert servers == [rec.target.auth_url], \
-        f"`authorization_servers` is {servers}, expected [{rec.target.auth_url!r}] (--auth-url)"
+    assert len(servers) == 1 and same_url(servers[0], rec.target.auth_url), \
+        f"`authorization_servers` is {servers}, expected [{rec.target.auth_url!r}] (--auth-url; compared after " \
+        f"RFC 3986 normalization)"
+    return spelled(servers[0], rec.target.auth_url)
 
 
 @check("META-DOC-005", scenarios=DOC)
@@ -93,6 +99,7 @@ def header_only(rec: Recording):
 
 
 def cache_directives(ex: Exchange) -> dict[str, str | None]:
+    """Cache-Control directives (RFC 9111 §5.2): names lower-cased, values unquoted, None without `=`."""
     lines = ex.headers.get_list("cache-control") if ex.headers is not None else []
     out: dict[str, str | None] = {}
     for part in ",".join(lines).split(","):
@@ -102,24 +109,81 @@ def cache_directives(ex: Exchange) -> dict[str, str | None]:
     return out
 
 
+def _http_date(value: str | None):
+    try:
+        return email.utils.parsedate_to_datetime(value) if value else None
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def expires_lifetime(ex: Exchange) -> tuple[int | None, str]:
+    """Expires − Date in seconds (RFC 9111 §4.2.1); an invalid Expires (such as "0") means already expired (§5.3)."""
+    expires, date = ex.header("expires"), ex.header("date")
+    e = _http_date(expires)
+    if e is None:
+        return 0, f"Expires {expires!r} (invalid, so already expired: RFC 9111 §5.3)"
+    d = _http_date(date)
+    if d is None:
+        return None, f"Expires {expires!r} without a Date to measure it from"
+    return round((e - d).total_seconds()), f"Expires − Date ({expires} − {date})"
+
+
 def freshness(ex: Exchange) -> tuple[int | None, str]:
     """The freshness lifetime the response's HTTP caching headers give (RFC 9111 §4.2.1), and how it was found."""
     cc = cache_directives(ex)
-    for blocker in ("no-store", "no-cache"):
-        if blocker in cc:
-            return 0, f"Cache-Control {blocker}"
+    if "no-store" in cc:
+        return 0, "Cache-Control no-store"
+    if "no-cache" in cc and not cc["no-cache"]:    # no-cache="field" concerns those fields only
+        return 0, "Cache-Control no-cache"
     for name in ("max-age", "s-maxage"):
         if name in cc:
             value = cc[name] or ""
             return (int(value) if value.isdigit() else None), f"Cache-Control {name}={value}"
-    expires, date = ex.header("expires"), ex.header("date")
-    if expires and date:
-        try:
-            e, d = email.utils.parsedate_to_datetime(expires), email.utils.parsedate_to_datetime(date)
-        except (TypeError, ValueError):
-            return None, f"unparsable Expires {expires!r} / Date {date!r}"
-        return round((e - d).total_seconds()), f"Expires − Date ({expires} − {date})"
-    return None, "no Cache-Control max-age/s-maxage and no Expires with Date"
+    if ex.header("expires") is not None:
+        return expires_lifetime(ex)
+    return None, "no Cache-Control max-age/s-maxage and no Expires"
+
+
+# Clock granularity of HTTP dates: Expires − Date may be one second off the lifetime the server meant.
+DATE_SLACK = 1
+
+
+def caching_forbidden(ex: Exchange) -> str | None:
+    """What in the 200's caching headers forbids caching it for 30 s (RFC 9111), or None.
+
+    no-store: no cache may store it (§5.2.2.5). no-cache without field names: no cache may use it without
+    revalidating (§5.2.2.4). max-age below 30: stale sooner (§5.2.2.1). Without max-age, an Expires in the past or
+    less than 30 s after Date (§5.3). `private` forbids only shared caches (§5.2.2.7): the client may still cache it,
+    so it does not contradict "cached for 30 seconds"; nor does s-maxage, which binds only shared caches."""
+    cc = cache_directives(ex)
+    if "no-store" in cc:
+        return "Cache-Control no-store (no cache may store the response)"
+    if "no-cache" in cc and not cc["no-cache"]:
+        return "Cache-Control no-cache (no cache may use the response without revalidating it)"
+    if "max-age" in cc:
+        value = cc["max-age"] or ""
+        if not value.isdigit():
+            return f"Cache-Control max-age={value!r} (not a number of seconds: treated as stale, RFC 9111 §4.2.1)"
+        if int(value) < CACHE_SECONDS:
+            return f"Cache-Control max-age={value} (stale after {value} s, before 30 s)"
+        return None
+    if ex.header("expires") is not None:
+        lifetime, how = expires_lifetime(ex)
+        if lifetime is not None and lifetime < CACHE_SECONDS - DATE_SLACK:
+            return f"{how} gives {lifetime} s, less than 30 s"
+    return None
+
+
+@check("META-DOC-011", scenarios=DOC)
+def caching_not_forbidden(rec: Recording):
+    """The 200's caching headers allow caching it for 30 s: no `no-store`, no unqualified `no-cache`, no `max-age`
+    below 30, no Expires in the past or less than 30 s after Date (RFC 9111). What allows more is META-DOC-008's."""
+    ex = rec.get("doc")
+    document(ex)
+    blocker = caching_forbidden(ex)
+    assert blocker is None, f"the metadata must be cacheable for 30 seconds; its headers say otherwise: {blocker} " \
+                            f"(Cache-Control: {ex.header('cache-control')!r}, Expires: {ex.header('expires')!r})"
+    return freshness(ex)[1]
 
 
 @check("META-DOC-008", scenarios=DOC)
@@ -129,7 +193,7 @@ def cached_30_seconds(rec: Recording):
     document(ex)
     lifetime, how = freshness(ex)
     if lifetime is not None and how.startswith("Expires"):
-        assert abs(lifetime - CACHE_SECONDS) <= 1, f"{how} gives {lifetime} s, expected {CACHE_SECONDS} s"
+        assert abs(lifetime - CACHE_SECONDS) <= DATE_SLACK, f"{how} gives {lifetime} s, expected {CACHE_SECONDS} s"
         return how
     assert lifetime == CACHE_SECONDS, f"the caching headers give no 30 s lifetime: {how}"
     return how
@@ -146,16 +210,17 @@ def credential_ignored(rec: Recording):
 
 @check("META-DOC-010", scenarios=["metadata.challenge"])
 def challenge_leads_to_document(rec: Recording):
-    """Follows `resource_metadata` of an MCP 401; 200 with the document whose `resource` is that MCP URL."""
+    """Follows `resource_metadata` of an MCP 401; 200 with the document whose `resource` names that MCP URL (URLs
+    compared after RFC 3986 normalization)."""
     ex = rec.get("challenge")
     assert ex.status == 401, f"tools/call without a credential: expected 401, got {got(ex)}"
     url = challenge_params(ex).get("resource_metadata")
     assert isinstance(url, str), "the 401's Bearer challenge has no resource_metadata parameter"
-    base = rec.target.base_url.rstrip("/") + "/"
-    assert url.startswith(base), f"resource_metadata {url!r} is not under the base URL {base!r}"
+    base = rec.target.base_url
+    assert url_under(url, base), f"resource_metadata {url!r} is not under the base URL {base!r}"
     doc = document(rec.get("followed"), f"GET {url}")
     expected = mcp_url(rec.target)
-    assert doc.get("resource") == expected, \
+    assert same_url(doc.get("resource"), expected), \
         f"the document at resource_metadata has `resource` {doc.get('resource')!r}, expected {expected!r}"
 
 
@@ -173,14 +238,35 @@ def unknown_agent_404(rec: Recording):
     assert ex.status == 404, f"metadata of a nonexistent agt_ id: expected 404, got {got(ex)}"
 
 
+def refusals(rec: Recording) -> list[Exchange]:
+    """The answers of the metadata endpoint that refuse (4xx, 5xx) other than with 404."""
+    return [ex for ex in rec.exchanges if ex.status is not None and ex.status >= 400 and ex.status != 404]
+
+
 @check("META-STATE-003", scenarios=DOC)
 def other_refusals_error_body(rec: Recording):
-    """Any answer of the metadata endpoint other than 200 and 404 has the error body {error: {code, message, requestId}}."""
-    others = [ex for ex in rec.exchanges if ex.status is not None and ex.status not in (200, 404)]
+    """Every refusal of the metadata endpoint other than 404 (the POST the endpoint does not serve, any 4xx/5xx
+    observed) has the error body {error: {code, message, requestId}}."""
+    others = refusals(rec)
     if not others:
-        raise NotAssessed("the metadata endpoint gave no refusal other than 404 (none is provoked on purpose)")
+        raise NotAssessed("the metadata endpoint refused nothing with a status other than 404 "
+                          "(a POST, which it does not serve, was answered " + _answer_of(rec, "post") + ")")
     for ex in others:
-        schemas.check("error-body", ex.json(), f"the {ex.status} answer to {ex.label}")
+        what = f"the {ex.status} answer to {ex.method} of the metadata ({ex.label})"
+        try:
+            body = ex.json()
+        except AssertionError:
+            raise AssertionError(f"{what} must use the error body {{error: {{code, message, requestId}}}}; "
+                                 f"got {got(ex)}") from None
+        schemas.check("error-body", body, what)
+    return f"{len(others)} refusal(s): " + ", ".join(f"{ex.label} {ex.status}" for ex in others)
+
+
+def _answer_of(rec: Recording, label: str) -> str:
+    try:
+        return f"HTTP {rec.get(label).status}"
+    except NotAssessed:
+        return "never: it was not sent"
 
 
 @check("META-COMPAT-001", scenarios=DOC)

@@ -106,15 +106,19 @@ async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
 # -- 2026-07-28 and 2025-11-25 basics ---------------------------------------------------------
 @scenario("mcp.modern", protocol="mcp", prompts=("plain_reply", "tool_call"))
 async def modern(ctx: Context) -> None:
-    """2026-07-28 without initialize: server/discover, tools/list, a call with Mcp-Name, a call without it."""
+    """2026-07-28 without initialize: server/discover, tools/list, the plain-reply and tool-call prompts with
+    Mcp-Name, then the plain-reply prompt once more without Mcp-Name (for MCP-HDR-004 alone: a server that requires
+    the optional header fails that requirement, not the result checks)."""
     plain, tool_prompt = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("tool_call")
     await rpc(ctx, "server/discover", label="discover", id="disc-1")
     await rpc(ctx, "tools/list", label="list", id=2)
     tool = await tool_name(ctx)
-    ctx.note(tool=tool, replies={"call": plain.get("reply"), "call-noname": tool_prompt.get("reply")})
+    ctx.note(tool=tool, replies={"call": plain.get("reply"), "call-tool": tool_prompt.get("reply"),
+                                 "call-noname": plain.get("reply")})
     await call_tool(ctx, tool, plain["prompt"], label="call", id="call-3", session=ctx.unique("mcp-plain"))
-    await call_tool(ctx, tool, tool_prompt["prompt"], label="call-noname", id=4, send_name=False,
-                    session=ctx.unique("mcp-tool"))
+    await call_tool(ctx, tool, tool_prompt["prompt"], label="call-tool", id=4, session=ctx.unique("mcp-tool"))
+    await call_tool(ctx, tool, plain["prompt"], label="call-noname", id=5, send_name=False,
+                    session=ctx.unique("mcp-noname"))
 
 
 @scenario("mcp.legacy", protocol="mcp", prompts=("plain_reply",))

@@ -2,7 +2,7 @@
 the `resource_metadata` URL of an MCP 401 followed to the document. No agent run."""
 from __future__ import annotations
 
-from conformance.checks.auth import challenge_params
+from conformance.checks.auth import challenge_params, url_under
 from conformance.engine import Context
 from conformance.registry import scenario
 from conformance.scenarios.mcp import call_tool, tool_name
@@ -12,7 +12,8 @@ from conformance.scenarios.auth import optional, random_agent, unknown_credentia
 @scenario("metadata.document", protocol="metadata")
 async def document(ctx: Context) -> None:
     """GET the metadata without a credential, with the API key and with an unknown bearer; GET it for an unknown,
-    a malformed and the undeployed agent id."""
+    a malformed and the undeployed agent id; POST to it (the endpoint is GET only: a refusal that must use the
+    error body)."""
     path = ctx.metadata_path()
     await ctx.send("GET", path, label="doc", credential=None)
     await ctx.send("GET", path, label="doc-key")
@@ -23,19 +24,20 @@ async def document(ctx: Context) -> None:
     await optional(ctx, "undeployed-agent", ("undeployed_agent_id",),
                    lambda: ctx.send("GET", ctx.metadata_path(ctx.need("undeployed_agent_id")),
                                     label="undeployed-agent", credential=None))
+    await ctx.send("POST", path, label="post", credential=None, json={})
 
 
 @scenario("metadata.challenge", protocol=("metadata", "mcp"))
 async def challenge(ctx: Context) -> None:
     """An MCP tools/call without a credential (401), then a GET of its challenge's `resource_metadata` URL when that
-    URL lies under the base URL (the suite never follows a server to another host)."""
+    URL lies under the base URL, compared after RFC 3986 normalization (the suite never follows a server to another
+    host)."""
     tool = await tool_name(ctx)
     ex = await call_tool(ctx, tool, "say conformance", label="challenge", id="challenge", credential=None)
     try:
         url = challenge_params(ex).get("resource_metadata")
     except AssertionError:
         return
-    base = ctx.target.base_url.rstrip("/") + "/"
     ctx.note(resource_metadata=url)
-    if isinstance(url, str) and url.startswith(base):
+    if isinstance(url, str) and url_under(url, ctx.target.base_url):
         await ctx.send("GET", url, label="followed", credential=None)

@@ -14,7 +14,7 @@ from tests.checks.support import checks_in
 
 IDS = [rid for rid, r in catalog.load().items()
        if r.testable and (rid.startswith(("AUTH-", "META-", "GEN-AGENT-")))]
-NEVER_PROVOKED = {"META-STATE-003"}   # judged only when the endpoint refuses with something other than 404
+NEVER_PROVOKED: set[str] = set()
 
 
 def my_checks() -> list[str]:
@@ -41,8 +41,9 @@ def test_requirement_passes_on_the_reference_server(report, rid):
     assert r["status"] == "passed", f"{rid}: {r['status']}: {r.get('message', '')[:500]}"
 
 
-def test_unprovoked_refusal_is_not_assessed(report):
-    assert row(report, "META-STATE-003")["status"] == "not_assessed"
+def test_post_to_metadata_is_the_refusal_judged(report):
+    check = next(c for c in report["checks"] if c["id"] == "metadata.other_refusals_error_body")
+    assert check["status"] == "passed" and "post 405" in check["message"], check
 
 
 OPTION_OF = {

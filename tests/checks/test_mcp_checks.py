@@ -93,3 +93,56 @@ def test_other_legitimate_choices_pass(wrap, requirements):
         rep = certify(from_server_facts(srv.facts), requirements=requirements, check_ids=my_checks("mcp", "auth"))
     got = {r["id"]: r for r in rep["requirements"] if r["id"] in requirements}
     assert all(r["status"] == "passed" for r in got.values()), got
+
+
+# -- one deviation, one failure: a server that requires the optional Mcp-Name ------------------------------
+TOOL_CALL_RIDS = ["MCP-TOOL-001", "MCP-TOOL-002", "MCP-TOOL-003", "MCP-TOOL-005", "MCP-METH-005", "MCP-VER-001",
+                  "MCP-SESS-005", "MCP-PROG-011", "AUTH-KEY-001"]
+
+
+def test_requiring_mcp_name_fails_only_mcp_hdr_004():
+    from tests.selftest.zoo import load_zoo
+    broken = load_zoo()["MCP-HDR-004-mcp-name-required"]
+    with ReferenceServer(broken.server_config()) as srv:
+        rep = certify(from_server_facts(srv.facts), requirements=["MCP-HDR-004", *TOOL_CALL_RIDS],
+                      check_ids=my_checks("mcp", "auth"))
+    got = support.rows(rep, ["MCP-HDR-004", *TOOL_CALL_RIDS])
+    assert got["MCP-HDR-004"]["status"] == "failed", got["MCP-HDR-004"]
+    assert all(got[rid]["status"] == "passed" for rid in TOOL_CALL_RIDS), \
+        {rid: (r["status"], r.get("message", "")[:200]) for rid, r in got.items()}
+
+
+# -- the variant's MCP choices (tests/selftest/variant_mcp.py) are really made, and pass ------------------------
+def test_variant_mcp_choices_are_made_and_pass():
+    import ssl
+
+    import httpx
+
+    from conformance import protocols as p
+    from tests.selftest.variant import variant_config
+    from tests.selftest.variant_mcp import AUTH_URL, RETRY_BLOCK
+
+    with ReferenceServer(variant_config()) as srv:
+        f = srv.facts
+        tool = p.tool_name(f["agent_slug"])
+        with httpx.Client(verify=ssl.create_default_context(cafile=f["ca_bundle"]), timeout=20) as c:
+            mcp = f"{f['base_url']}/v1/agents/{f['agent_id']}/mcp"
+            auth = {"Authorization": f"Bearer {f['api_key']}", **p.mcp_headers("tools/call", name=tool)}
+            body = p.mcp_request("tools/call", {"name": tool, "arguments": p.tool_arguments("chunks 3 abc")},
+                                 progress_token="t")
+            r = c.post(mcp, json=body, headers=auth)
+            raw = r.content
+            assert r.headers["x-accel-buffering"] == "no"
+            assert raw.index(RETRY_BLOCK) < raw.index(b"notifications/progress")
+            assert b'"progress": 0.5' in raw and b'"progress": 1.5' in raw
+            r = c.post(mcp, json=p.mcp_request("tools/list"), headers={**auth, **p.mcp_headers("tools/list")})
+            assert r.headers["content-type"] == "application/json; charset=utf-8"
+            r = c.post(mcp, json=p.mcp_request("tools/list"), headers=p.mcp_headers("tools/list"))
+            assert r.status_code == 401 and 'resource_metadata="HTTPS://' in r.headers["www-authenticate"]
+            doc = c.get(f"{f['base_url']}/.well-known/oauth-protected-resource/v1/agents/{f['agent_id']}/mcp").json()
+            assert doc["authorization_servers"] == [AUTH_URL + "/"] and doc["resource"].startswith("HTTPS://")
+        rids = [rid for rid, r in catalog.load().items() if r.testable and rid.startswith(("MCP-", "AUTH-", "META-"))]
+        rep = certify(from_server_facts(f), requirements=rids, check_ids=my_checks("mcp", "auth", "metadata"))
+    bad = [(r["id"], r["status"], r.get("message", "")[:300]) for r in rep["requirements"]
+           if r["status"] in ("failed", "warning")]
+    assert not bad, bad

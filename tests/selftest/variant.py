@@ -61,6 +61,21 @@ a check trips on it, the check asserts something the spec does not say (a suite 
        ``text/event-stream; charset=utf-8`` (sse-   charset parameter is allowed (RFC 9110 §8.3.1)
        starlette), ``Cache-Control: no-store``,
        ``X-Accel-Buffering: no``
+23     MCP progress stream: a standalone           "Frames are `event: message`; data is a JSON-RPC notification" —
+       ``retry: 3000`` block (no data) before      SSE: "If the data buffer is an empty string, set the data buffer
+       the first progress frame (official SDK      and the event type buffer to the empty string and return": a block
+       priming habit)                              without data dispatches no event, so it is no frame
+24     ``authorization_servers``                   "One entry: `{auth_url}`" — RFC 3986 §6.2.3: an empty path and
+       ``["https://auth.variant.example/"]`` for   "/" are equivalent (``CONFIG`` sets the variant's auth URL)
+       auth URL ``https://auth.variant.example``
+25     ``resource`` and the 401's                  "`{base_url}/v1/agents/<agent_id>/mcp`" — RFC 3986 §3.1: "schemes
+       ``resource_metadata`` spelled               are case-insensitive" (§6.2.2.1 normalizes them to lower case)
+       ``HTTPS://…``
+26     MCP JSON answers ``application/json;        "JSON-RPC response" (media type not fixed; charset is a
+       charset=utf-8`` (as the official SDK)       parameter, RFC 9110 §8.3.1)
+27     float ``progress`` values (0.5, 1.5, …)     "`progress` (number)"
+28     ``X-Accel-Buffering: no`` on MCP streams    headers the spec does not name are not forbidden
+       (official SDK header)
 =====  ==========================================  ===================================================================
 
 Two more correct AG-UI servers (sse-starlette's ``: ping - <timestamp>`` keep-alive; a pause that lists no
@@ -75,7 +90,7 @@ from typing import Any
 
 from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
-from tests.selftest import variant_agui
+from tests.selftest import variant_agui, variant_mcp
 
 EXTRA_FIELD = "extra"
 EXTENSION = {"vendorExtension": {"variant": "v1", "note": "unknown member; clients ignore it"}}
@@ -90,7 +105,8 @@ _ANY_ID = re.compile(rb"\b(?:(?:ses|thr|run|msg|call)_[0-9a-f]{16}|req_[0-9a-f]{
 
 
 def variant_config(**overrides: Any) -> ServerConfig:
-    return ServerConfig(**{"validation_status": 422, "extra_data_field": EXTRA_FIELD, "wrap_app": wrap, **overrides})
+    return ServerConfig(**{"validation_status": 422, "extra_data_field": EXTRA_FIELD, "wrap_app": wrap,
+                            **variant_mcp.CONFIG, **overrides})
 
 
 # --- JSON shaping (13, 14, 15) ---------------------------------------------------------------------
@@ -332,6 +348,8 @@ def restyle_headers(headers: t.Headers, scope: dict, status: int) -> tuple[int, 
 def wrap(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
     app = variant_agui.sdk_events(app)                 # 20, 21: on the reference server's own AG-UI frames
     app = IdReshaper().wrap(app)                       # sees the reference server's own ids
+    app = variant_mcp.inner(app)                       # 24, 25, 27
     app = t.rewrite_body(app, restyle_json)
     app = t.rewrite_sse(app, restyle_stream)
-    return variant_agui.sdk_headers(t.rewrite_headers(app, restyle_headers))   # 22: outermost
+    app = variant_mcp.outer(t.rewrite_headers(app, restyle_headers))   # 23, 26, 28
+    return variant_agui.sdk_headers(app)               # 22: outermost

@@ -476,6 +476,24 @@ def never_elicits(app, facts):
     return on_request(app, change)
 
 
+@broken("MCP-PAUSE-003", name="MCP-PAUSE-003-input-required-without-form")
+def input_required_without_form(app, facts):
+    """An eliciting client gets `resultType: input_required` but no form: `inputRequests` is left out."""
+    return on_results(app, lambda r: r.get("resultType") == "input_required" and r.pop("inputRequests", None))
+
+
+@broken("MCP-PAUSE-004", name="MCP-PAUSE-004-retry-restarts-run")
+def retry_restarts_run(app, facts):
+    """The retry with the form answered does not continue the paused run: the answer is dropped and the call runs
+    its prompt afresh (so the question is asked again)."""
+    def change(body, scope):
+        params = body.get("params") if isinstance(body.get("params"), dict) else {}
+        if "inputResponses" in params:
+            params.pop("inputResponses", None)
+            params.pop("requestState", None)
+    return on_request(app, change)
+
+
 @broken("MCP-PAUSE-004", name="MCP-PAUSE-004-form-answer-dropped")
 def form_answer_dropped(app, facts):
     """On the retry, the agent gets an empty object instead of the form's content."""

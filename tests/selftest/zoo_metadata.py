@@ -75,6 +75,20 @@ def max_age_300(app, facts):
                                                             b"public, max-age=300"))
 
 
+@broken("META-DOC-011", name="META-DOC-011-no-store")
+def no_store(app, facts):
+    """The document is served with `Cache-Control: no-store` (no cache may keep it at all)."""
+    return on_metadata_headers(app, lambda h: t.with_header(t.without(h, b"cache-control"), b"cache-control",
+                                                            b"no-store"))
+
+
+@broken("META-DOC-011", name="META-DOC-011-max-age-5")
+def max_age_5(app, facts):
+    """The document is cacheable for 5 s only."""
+    return on_metadata_headers(app, lambda h: t.with_header(t.without(h, b"cache-control"), b"cache-control",
+                                                            b"public, max-age=5"))
+
+
 @broken("META-DOC-009", name="META-DOC-009-bad-bearer-refused")
 def bad_bearer_refused(app, facts):
     """A GET with an unknown bearer credential is refused with 401."""
@@ -133,3 +147,10 @@ def http_server(app, facts):
     """The authorization server is an http:// URL."""
     return on_document(app, lambda d: d.update(authorization_servers=[d["authorization_servers"][0].replace(
         "https://", "http://", 1)]))
+
+
+@broken("META-STATE-003", name="META-STATE-003-post-405-plain-text")
+def post_405_plain_text(app, facts):
+    """A POST to the metadata URL is refused with 405 and a plain-text body (a framework default), not the error body."""
+    return t.respond(app, 405, b"Method Not Allowed", headers=[(b"content-type", b"text/plain"), (b"allow", b"GET")],
+                     where=lambda s: t.path_kind(s.get("path", "")) == "metadata" and s.get("method") == "POST")

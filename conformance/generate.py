@@ -6,11 +6,14 @@ seed, and a failing check shows the exact example that failed.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 import threading
-from typing import Any, TypeVar
+from typing import Any, Iterator, TypeVar
 
-from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, configuration, given, settings, strategies as st
 
 T = TypeVar("T")
 
@@ -52,6 +55,22 @@ def small_json(max_bytes: int = 1500):
     return json_value.filter(lambda v: len(json.dumps(v, ensure_ascii=False).encode()) <= max_bytes)
 
 
+@contextlib.contextmanager
+def _storage_outside_cwd() -> Iterator[None]:
+    """Even with no database, hypothesis caches unicode tables and source constants under .hypothesis/ in
+    the current directory; a run must leave the directory it starts from untouched. A scratch directory
+    takes them (HYPOTHESIS_STORAGE_DIRECTORY, when the user sets it, still wins)."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="conformance-hypothesis-") as scratch:
+        configuration.set_hypothesis_home_dir(scratch)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(None)
+
+
 def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) -> list[T]:
     """n examples of a strategy, deterministic for a seed (no database, no shrinking)."""
     drawn: list[T] = []
@@ -66,7 +85,7 @@ def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) ->
     if seed is not None:
         from hypothesis import seed as with_seed
         collect = with_seed(seed)(collect)
-    with GENERATION_LOCK:
+    with GENERATION_LOCK, _storage_outside_cwd():
         collect()
     return drawn
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,13 +24,18 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-__all__ = ["SCHEMA_DIR", "BASE_URI", "names", "schema", "validator", "errors", "check", "is_valid"]
+__all__ = ["SCHEMA_DIR", "resource", "BASE_URI", "names", "schema", "validator", "errors", "check", "is_valid"]
 
-# The top-level schemas/ directory of the repository; CONFORMANCE_SCHEMA_DIR overrides it (e.g. for
-# an installed, non-editable package, where ../schemas does not exist).
-SCHEMA_DIR: Path = Path(os.environ.get("CONFORMANCE_SCHEMA_DIR") or Path(__file__).resolve().parent.parent / "schemas")
+# Inside the package: conformance/_schemas is a link to the repository's top-level schemas/ (one copy of
+# the files); a wheel holds a real directory there. Source tree, editable and wheel installs alike.
+SCHEMA_DIR: Path = (Path(__file__).parent / "_schemas").resolve()
 BASE_URI = "https://conformance.invalid/schemas/"
 MAX_REPORTED = 20  # errors listed by check()
+
+
+def resource(filename: str) -> Path:
+    """A file shipped with the schemas, e.g. ``resource("openapi.yaml")``: every reader goes through here."""
+    return SCHEMA_DIR / filename
 
 
 @functools.cache

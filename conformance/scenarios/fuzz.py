@@ -39,7 +39,7 @@ from conformance.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
 from conformance.registry import scenario
 from conformance.wire.sse import parse_sse
 
-OPENAPI = schemas.SCHEMA_DIR / "openapi.yaml"
+OPENAPI = schemas.resource("openapi.yaml")
 PROMPT_PREFIX = "fuzz "            # not a directive word: the conformance agent echoes the prompt
 REQUEST_TIMEOUT = 10.0             # seconds per generated request (echo runs are short)
 TIME_BUDGET = 45.0                 # seconds of sending per operation; later cases are skipped

@@ -40,7 +40,7 @@ def test_schema_dir_located():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_is_valid_2020_12_schema(name):
-    doc = json.loads((schemas.SCHEMA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    doc = json.loads(schemas.resource(f"{name}.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(doc)
     assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert doc["$id"] == f"{schemas.BASE_URI}{name}.json"

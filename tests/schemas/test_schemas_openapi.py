@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import response_headers_conformance
 
 from conformance import schemas
 
-OPENAPI = schemas.SCHEMA_DIR / "openapi.yaml"
+OPENAPI = schemas.resource("openapi.yaml")
 EXAMPLES = Path(__file__).parent / "examples" / "valid"
 BASE = "https://api.example.invalid"
 
@@ -80,7 +80,7 @@ def test_document_shape():
     assert agent["in"] == "path" and agent["required"] and agent["schema"]["pattern"] == "^agt_"
     # every relative file $ref points at an existing schema document
     refs = set(re.findall(r'\$ref: "\./([^"#]+)', OPENAPI.read_text(encoding="utf-8")))
-    assert refs and all((schemas.SCHEMA_DIR / r).is_file() for r in refs)
+    assert refs and all(schemas.resource(r).is_file() for r in refs)
 
 
 # -- JSON bodies -------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The variant server's MCP, sign-in metadata and challenge choices (rows 20-25 of variant.py's table).
+"""The variant server's MCP, sign-in metadata and challenge choices (rows 23-28 of variant.py's table).
 
 Habits of servers built on the official `mcp` SDK (2.3.0, `mcp.server._streamable_http_modern` and
 `streamable_http`), and URL spellings RFC 3986 makes equivalent:

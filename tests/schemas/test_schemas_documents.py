@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -78,19 +77,22 @@ def test_every_property_is_traceable(name):
         assert sub.get("description") or "properties" in sub, f"{name}.{prop} has no description"
 
 
-def test_validator_is_cached_and_fast():
+def test_validator_is_cached_and_the_documents_load_once():
     assert schemas.validator("invoke-result") is schemas.validator("invoke-result")
-    start = time.perf_counter()
-    for _ in range(200):
+    schemas.errors("invoke-event", {"v": 1, "type": "text", "delta": "x"})
+    loads = schemas._load.cache_info().misses
+    for _ in range(20):
         schemas.errors("invoke-event", {"v": 1, "type": "text", "delta": "x"})
-    assert time.perf_counter() - start < 2.0
+    assert schemas._load.cache_info().misses == loads
 
 
-def test_import_is_cheap():
-    code = "import time; t=time.perf_counter(); import conformance.schemas as s; s.validator('invoke-result'); print(time.perf_counter()-t)"
+def test_import_pulls_in_no_generator_or_client():
+    """Importing the validator stays cheap: it loads neither the generators nor the HTTP stack."""
+    code = ("import sys, conformance.schemas as s; s.validator('invoke-result'); "
+            "print([m for m in ('schemathesis', 'hypothesis', 'httpx', 'starlette') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=schemas.SCHEMA_DIR.parent)
-    assert float(out.stdout.strip()) < 3.0
+    assert out.stdout.strip() == "[]"
 
 
 def test_unknown_name():

@@ -19,6 +19,7 @@ CSS = """
 .summary__spacer { display: none; }
 .summary { display: block; }
 .summary__data { flex: none; width: auto; }
+#conformance, #conformance summary, #conformance dd { color: #1f2328; }
 #conformance { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; font-size: 14px;
   max-width: 1200px; }
 #conformance .banner { color: #fff; padding: 14px 18px; border-radius: 6px; margin: 6px 0 14px; }
@@ -118,6 +119,16 @@ def protocol_block(proto: str, sections: list[tuple[str, list[dict[str, Any]]]])
             f"<span class='muted'>({_summary_counts(rows)})</span></summary>{inner}</details>")
 
 
+def _long_text(text: str, shown: int = 700) -> str:
+    """A long message: its beginning, the rest one click away."""
+    if len(text) <= shown:
+        return escape(text)
+    cut = text.rfind(" ", 0, shown)
+    cut = cut if cut > shown // 2 else shown
+    return (f"{escape(text[:cut])} <details class='more'><summary>… {len(text) - cut:,} more characters</summary>"
+            f"{escape(text[cut:])}</details>")
+
+
 def requirement(row: dict[str, Any], open_: bool = False) -> str:
     status = row["status"]
     colour = STATUS_COLOUR.get(status, "#000")
@@ -130,7 +141,7 @@ def requirement(row: dict[str, Any], open_: bool = False) -> str:
             f"<dt>section</dt><dd>{escape(row.get('section', ''))}</dd>"]
     if status in ("failed", "warning", "error", "info"):
         body.append(f"<dt>expected</dt><dd>{escape(row.get('expect', ''))}</dd>")
-        body.append(f"<dt>got</dt><dd>{escape(row.get('message', ''))}</dd>")
+        body.append(f"<dt>got</dt><dd>{_long_text(row.get('message', ''))}</dd>")
     elif status == "not_assessed":
         body.append(f"<dt>not assessed</dt><dd>{escape(row.get('message', ''))}</dd>")
     elif row.get("message"):

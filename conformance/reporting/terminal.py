@@ -145,7 +145,7 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     base = report.get("baseline") or {}
     if base.get("stale"):
         lines += ["", "stale baseline entries (now passing): " + ", ".join(base["stale"])]
-    lines += ["", style.text(f"why: {report.get('verdict_reason', '')}")]
+    lines += [""] + _wrapped("why", report.get("verdict_reason", ""), style, 2)
     seed = seed_of(report)
     if seed is not None:
         lines.append(f"seed: {seed} (the same generated inputs again: --seed {seed})")

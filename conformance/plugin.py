@@ -215,10 +215,11 @@ def pytest_configure(config: pytest.Config) -> None:
     _install_signal_handlers(config)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_metadata(metadata: dict) -> None:
+@pytest.hookimpl(trylast=True, optionalhook=True)
+def pytest_metadata(metadata: dict, config: pytest.Config) -> None:
     """pytest-metadata's Environment table (paths, plugins, CI variables) is not part of the report."""
-    metadata.clear()
+    if hasattr(config, "_conformance_report_dir"):
+        metadata.clear()
 
 
 def _stop_assertion_rewriting() -> None:
@@ -468,16 +469,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         run = getattr(config, "_conformance_run", None)
         if run is not None:
             run.close()
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_internalerror(excrepr, excinfo) -> bool | None:
-    """A crash of the suite is one line unless -v asked for pytest's detail."""
-    if os.environ.get("CONFORMANCE_DEBUG"):
-        return None
-    sys.stderr.write(f"conformance: internal error: {excinfo.typename}: {str(excinfo.value).splitlines()[0] if str(excinfo.value) else ''}"
-                     " (set CONFORMANCE_DEBUG=1 for the traceback)\n")
-    return True
 
 
 def pytest_html_results_summary(prefix, summary, postfix, session) -> None:

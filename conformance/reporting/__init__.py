@@ -78,7 +78,8 @@ def counts_text(report: dict[str, Any]) -> str:
     c = counts(report)
     shown = [f"{c[s]} {STATUS_LABEL[s]}" for s in ("passed", "failed", "warning", "error", "not_assessed", "info")
              if c.get(s)]
-    return f"{sum(c.values())} requirements: " + (", ".join(shown) or "none")
+    total = sum(c.values())
+    return f"{total} requirement{'' if total == 1 else 's'}: " + (", ".join(shown) or "none")
 
 
 def cost_text(report: dict[str, Any]) -> str:

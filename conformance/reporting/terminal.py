@@ -10,9 +10,12 @@ from __future__ import annotations
 import codecs
 import os
 import shutil
+import sys
 import textwrap
 from dataclasses import dataclass
 from typing import IO, Any
+
+import pytest
 
 from conformance import __version__, catalog, registry
 from conformance.reporting import (PROTOCOL_TITLE, cost_text, counts_text, curl_of, failures, grouped,
@@ -187,10 +190,20 @@ class Terminal:
             self.totals[proto] = self.totals.get(proto, 0) + 1
         if self.quiet:
             return
-        self.write(self.style.text(f"target: {target_label(run.target.public())}"))
+        self.write(("\n" if self.verbose else "") + self.style.text(f"target: {target_label(run.target.public())}"))
         seed = run.target.seed
         self.write(self.style.text(f"conformance {__version__} · {len(run.checks)} checks"
                                    + (f" · seed {seed}" if seed is not None else "")))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_internalerror(self, excrepr, excinfo) -> bool | None:
+        """A crash of the suite is one line; CONFORMANCE_DEBUG=1 or -v shows pytest's traceback."""
+        if self.verbose or os.environ.get("CONFORMANCE_DEBUG"):
+            return None
+        first = (str(excinfo.value).splitlines() or [""])[0]
+        sys.stderr.write(f"conformance: internal error: {excinfo.typename}: {first} "
+                         "(CONFORMANCE_DEBUG=1 shows the traceback)\n")
+        return True
 
     def pytest_runtest_logreport(self, report) -> None:
         if self.quiet or self.verbose or not self.totals:

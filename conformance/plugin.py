@@ -215,11 +215,17 @@ def pytest_configure(config: pytest.Config) -> None:
     _install_signal_handlers(config)
 
 
-@pytest.hookimpl(trylast=True, optionalhook=True)
-def pytest_metadata(metadata: dict, config: pytest.Config) -> None:
-    """pytest-metadata's Environment table (paths, plugins, CI variables) is not part of the report."""
-    if hasattr(config, "_conformance_report_dir"):
-        metadata.clear()
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """pytest-metadata's Environment table (paths, plugins, CI variables) is not part of the report:
+    emptied before pytest-html reads it at its session start."""
+    if not hasattr(session.config, "_conformance_report_dir"):
+        return
+    try:
+        from pytest_metadata.plugin import metadata_key
+        session.config.stash[metadata_key].clear()
+    except (ImportError, KeyError):
+        pass
 
 
 def _stop_assertion_rewriting() -> None:

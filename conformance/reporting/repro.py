@@ -24,7 +24,14 @@ def credential_var(fact: str | None) -> str:
 
 
 def curl(ex: Any) -> str:
-    """The curl command that sends what `ex` (a wire.http.Exchange) sent."""
+    """The curl command that sends what `ex` (a wire.http.Exchange) sent; never raises (evidence must not fail)."""
+    try:
+        return _curl(ex)
+    except Exception as exc:  # a malformed exchange from a hostile server: the transcript still tells the story
+        return f"# no curl line for this exchange ({type(exc).__name__})"
+
+
+def _curl(ex: Any) -> str:
     var = credential_var(getattr(ex, "credential", None))
     args = ["curl", "-sS", "-N", "-i"]
     if ex.method != "GET" or ex.request_body:

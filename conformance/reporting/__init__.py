@@ -108,8 +108,12 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: rank[r["status"]])
 
 
+def primary_evidence(row: dict[str, Any]) -> dict[str, Any]:
+    """The exchange to show first: one built for the requirement by hand over a generated (fuzz) one."""
+    evidence = [ev for ev in row.get("evidence") or () if isinstance(ev, dict)]
+    handmade = [ev for ev in evidence if not str(ev.get("scenario", "")).startswith("fuzz.")]
+    return (handmade or evidence or [{}])[0]
+
+
 def curl_of(row: dict[str, Any]) -> str | None:
-    for ev in row.get("evidence") or ():
-        if ev.get("curl"):
-            return ev["curl"]
-    return None
+    return primary_evidence(row).get("curl") or None

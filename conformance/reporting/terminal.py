@@ -19,7 +19,7 @@ import pytest
 
 from conformance import __version__, catalog, registry
 from conformance.reporting import (PROTOCOL_TITLE, cost_text, counts_text, curl_of, failures, grouped,
-                                   protocol_of, seed_of, target_label, title)
+                                   primary_evidence, protocol_of, seed_of, target_label, title)
 
 MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
 MARKS_ASCII = {"passed": "+", "failed": "x", "warning": "!", "not_assessed": "-", "info": "i", "error": "E"}
@@ -111,7 +111,7 @@ def failure_lines(report: dict[str, Any], style: Style) -> list[str]:
         lines += wrap("spec", f"\u201c{row.get('quote', '')}\u201d" if style.unicode else f'"{row.get("quote", "")}"', 3)
         lines += wrap("expected", row.get("expect", ""))
         lines += wrap("got", row.get("message", ""))
-        ev = (row.get("evidence") or [{}])[0]
+        ev = primary_evidence(row)
         if ev.get("scenario"):
             lines.append(f"  evidence: {ev['scenario']} / {ev.get('label', '')} (transcript in report.html)")
         curl = curl_of(row)

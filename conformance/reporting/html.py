@@ -12,7 +12,7 @@ from html import escape
 from typing import Any
 
 from conformance.reporting import (PROTOCOL_TITLE, STATUS_COLOUR, STATUS_LABEL, VERDICT_COLOUR, cost_text, counts,
-                                   counts_text, curl_of, grouped, seed_of, target_label, title)
+                                   counts_text, curl_of, grouped, primary_evidence, seed_of, target_label, title)
 
 CSS = """
 #environment-header, #environment, body > p:first-of-type, .summary__data > h2, .summary__reload,
@@ -42,14 +42,15 @@ CSS = """
 #conformance .level { display: inline-block; min-width: 4.5em; color: #555; font-size: 12px; }
 #conformance .status { font-weight: 700; }
 #conformance blockquote { margin: 6px 0; padding: 4px 10px; background: #f6f8fa; border-left: 3px solid #999; }
-#conformance dl { margin: 4px 0; display: grid; grid-template-columns: 7em 1fr; gap: 2px 10px; }
+#conformance dl { margin: 4px 0; display: grid; grid-template-columns: 7em minmax(0, 1fr); gap: 2px 10px; }
 #conformance dt { font-weight: 600; color: #444; }
-#conformance dd { margin: 0; white-space: pre-wrap; word-break: break-word; }
+#conformance dd { margin: 0; min-width: 0; white-space: pre-wrap; word-break: break-word; }
 #conformance pre { background: #f6f8fa; padding: 6px 8px; white-space: pre-wrap; word-break: break-all;
   font-size: 12px; margin: 4px 0; max-height: 420px; overflow: auto; }
 #conformance pre.curl { background: #fffbe6; }
 #conformance .muted { color: #666; }
 h2.checks-heading { font-size: 16px; margin-top: 28px; }
+#results-table .log { white-space: pre-wrap; word-break: break-all; }
 """
 MARK = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
 
@@ -150,7 +151,8 @@ def requirement(row: dict[str, Any], open_: bool = False) -> str:
     curl = curl_of(row)
     if curl:
         body.append(f"<div><b>Reproduce</b></div><pre class='curl'>{escape(curl)}</pre>")
-    for n, ev in enumerate(row.get("evidence") or []):
+    evidence = sorted(row.get("evidence") or [], key=lambda ev: ev is not primary_evidence(row))
+    for n, ev in enumerate(evidence):
         body.append(f"<details class='transcript'{' open' if open_ and n == 0 else ''}><summary>transcript: "
                     f"{escape(str(ev.get('scenario')))} / {escape(str(ev.get('label')))}</summary>"
                     f"<pre>{escape(ev.get('transcript', ''))}</pre></details>")

@@ -172,6 +172,8 @@ class Terminal:
         self.printed = False
 
     def write(self, line: str = "") -> None:
+        enc = getattr(self.stream, "encoding", None) or "utf-8"
+        line = line.encode(enc, "replace").decode(enc)   # e.g. a generated body in a curl line on an ASCII stream
         capman = self.config.pluginmanager.getplugin("capturemanager")
         try:
             if capman is not None:

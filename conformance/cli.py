@@ -27,6 +27,7 @@ USAGE = """usage: conformance {run,serve,list,explain} [options]
   explain ID       one requirement: its sentence, level, section, what is expected, checks, how to re-run it
 """
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
+COMMANDS = ("run", "serve", "list", "explain")
 
 
 class UsageProblem(Exception):
@@ -45,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(argv)
     except UsageProblem as exc:
-        prog = f"conformance {argv[0]}" if argv and not argv[0].startswith("-") else "conformance"
+        prog = f"conformance {argv[0]}" if argv and argv[0] in COMMANDS else "conformance"
         _err(f"{prog}: {exc}")
         return EXIT_ERROR
     except BrokenPipeError:        # `conformance list | head`: the reader left; that is fine
@@ -73,7 +74,7 @@ def _dispatch(argv: list[str]) -> int:
         return list_catalog(rest)
     if command == "explain":
         return explain(rest)
-    close = difflib.get_close_matches(command, ["run", "serve", "list", "explain"], n=1)
+    close = difflib.get_close_matches(command, COMMANDS, n=1)
     raise UsageProblem(f"unknown command {command!r}" + (f" (did you mean {close[0]}?)" if close else "")
                        + "; commands: run, serve, list, explain")
 

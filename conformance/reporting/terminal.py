@@ -87,7 +87,7 @@ def requirement_lines(report: dict[str, Any], style: Style) -> list[str]:
             lines.append(style.text(f"  {section}"))
             for row in rows:
                 mark = style.paint(style.mark(row["status"]), row["status"])
-                head = f"{row['id']:<14} {row['level']:<6} "
+                head = f"{row['id']:<15} {row['level']:<6} "
                 tail = title(row.get("quote", ""), 12)
                 if row["status"] == "not_assessed" and row.get("message"):
                     tail = f"not assessed: {row['message']}"

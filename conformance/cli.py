@@ -1,30 +1,69 @@
-"""`conformance run | serve | list` (names fixed by shared/design/runner-contract.md)."""
+"""`conformance run | serve | list | explain` (names fixed by the runner contract).
+
+`run` has its own option parser: every option of the suite, grouped, with its
+environment variable. A wrong option or file is one line on stderr naming the
+option, exit 2, before anything starts. pytest runs underneath; its own options
+are reachable only after `--` or inside `--pytest-args "…"`.
+"""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import shlex
 import sys
-from typing import Sequence
+import textwrap
+from pathlib import Path
+from typing import Any, Sequence
 
 from conformance import __version__
 
-USAGE = """usage: conformance {run,serve,list} [options]
+USAGE = """usage: conformance {run,serve,list,explain} [options]
 
-  run     certify a server (no --base-url: the embedded reference server); pytest options pass through
-  serve   run the reference server alone
-  list    the requirement catalog with the checks that cover it
+  run              certify a server (no --base-url: the embedded reference server); `run --help` lists the options
+  serve            run the reference server alone
+  list             the requirement catalog with the checks that cover it
+  explain ID       one requirement: its sentence, level, section, what is expected, checks, how to re-run it
 """
+EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
+COMMANDS = ("run", "serve", "list", "explain")
+
+
+class UsageProblem(Exception):
+    """A bad option or file: one line, exit 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but an error is one line naming the option (no usage dump)."""
+
+    def error(self, message: str):
+        raise UsageProblem(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except UsageProblem as exc:
+        prog = f"conformance {argv[0]}" if argv and argv[0] in COMMANDS else "conformance"
+        _err(f"{prog}: {exc}")
+        return EXIT_ERROR
+    except BrokenPipeError:        # `conformance list | head`: the reader left; that is fine
+        _silence_stdout()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        _err("conformance: interrupted")
+        return 130
+
+
+def _dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
-        return 0 if argv else 2
+        return EXIT_OK if argv else EXIT_ERROR
     if argv[0] == "--version":
         print(__version__)
-        return 0
+        return EXIT_OK
     command, rest = argv[0], argv[1:]
     if command == "run":
         return run(rest)
@@ -33,47 +72,291 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve_main(rest)
     if command == "list":
         return list_catalog(rest)
-    print(f"conformance: unknown command {command!r}\n{USAGE}", file=sys.stderr)
-    return 2
+    if command == "explain":
+        return explain(rest)
+    close = difflib.get_close_matches(command, COMMANDS, n=1)
+    raise UsageProblem(f"unknown command {command!r}" + (f" (did you mean {close[0]}?)" if close else "")
+                       + "; commands: run, serve, list, explain")
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+# -- run ------------------------------------------------------------------------------------
+# (group, dest, option, metavar, help); facts take their environment variable from target.FACTS
+RUN_OPTIONS: list[tuple[str, str, str, str | None, str]] = [
+    ("target", "base_url", "--base-url", "URL", "the server under test; leave it out entirely to certify the "
+                                                 "embedded reference server (an empty value is an error)"),
+    ("target", "agent_id", "--agent-id", "ID", "the agent that runs the conformance agent (agt_…)"),
+    ("target", "other_agent_id", "--other-agent-id", "ID", "another deployed agent of the same organization"),
+    ("target", "undeployed_agent_id", "--undeployed-agent-id", "ID",
+     "an agent that is deleted, suspended or never deployed"),
+    ("target", "agent_slug", "--agent-slug", "SLUG", "the agent's slug, to check the MCP tool name exactly"),
+    ("target", "auth_url", "--auth-url", "URL", "the authorization server the metadata must name"),
+    ("target", "extra_data_field", "--extra-data-field", "NAME",
+     "the name of invoke's extra data field (the spec does not name it)"),
+    ("target", "ca_bundle", "--ca-bundle", "PATH", "CA certificates (PEM) to trust for the target"),
+    ("target", "insecure", "--insecure", None, "do not verify TLS certificates"),
+    ("target", "profile", "--profile", "FILE",
+     "scenario prompts and options for an agent that is not the conformance agent"),
+    ("credentials", "api_key", "--api-key", "KEY", "a valid API key of the agent's organization"),
+    ("credentials", "access_token", "--access-token", "TOKEN", "an access token bound to --agent-id"),
+    ("credentials", "revoked_key", "--revoked-key", "KEY", "an API key that was revoked"),
+    ("credentials", "expired_token", "--expired-token", "TOKEN", "an access token that has expired"),
+    ("selection", "protocols", "--protocols", "LIST", "any of invoke,agui,mcp,metadata (default all)"),
+    ("selection", "level", "--level", "LEVEL",
+     "must, should or may: the lowest level that is checked (default may)"),
+    ("selection", "requirements", "--requirements", "ID,…",
+     "run only the scenarios and checks these requirements need; the report is about them alone"),
+    ("selection", "last_failed", "--last-failed", None,
+     "re-run the requirements that failed or warned in the last report.json in --report-dir"),
+    ("selection", "thorough", "--thorough", None,
+     "also run the slow checks (the ping repeating over two 15 s intervals: about 31 s)"),
+    ("generation", "seed", "--seed", "N", "seed for generated inputs (the report records the one used)"),
+    ("generation", "depth", "--depth", "N", "multiplies the examples of generated-input checks (default 1)"),
+    ("cost", "concurrency", "--concurrency", "N", "scenarios recorded at once (default 12)"),
+    ("cost", "rate_limit", "--rate-limit", "N/SECONDS", "send at most N requests per SECONDS seconds (e.g. 10/1)"),
+    ("reports", "report_dir", "--report-dir", "DIR", "where report.json, report.html and junit.xml go "
+                                                     "(default reports/)"),
+    ("reports", "baseline", "--baseline", "FILE",
+     "known failing requirement ids (one a line, or JSON): they do not fail the run"),
+    ("reports", "require_complete", "--require-complete", None,
+     "exit 3 when the verdict is conformant-partial (some MUST not assessed)"),
+]
+GROUP_TITLES = {
+    "target": "target (the server under test and the facts the spec does not show)",
+    "credentials": "credentials (read from the environment in preference to the command line; never printed)",
+    "selection": "selection",
+    "generation": "generation",
+    "cost": "cost",
+    "reports": "reports and exit status",
+}
+INT_OPTIONS = {"seed", "depth", "concurrency"}
+RUN_EPILOG = """\
+exit status: 0 conformant or conformant-partial, 1 non-conformant, 2 error (bad option or file,
+target unreachable, report directory not writable, nothing ran), 3 conformant-partial with
+--require-complete, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM.
+
+pytest's own options: after `--` (conformance run --base-url … -- -x) or --pytest-args "…".
+"""
+
+
+def run_parser() -> OneLineParser:
+    from conformance.target import FACTS
+
+    p = OneLineParser(prog="conformance run", allow_abbrev=False, epilog=RUN_EPILOG,
+                      formatter_class=argparse.RawDescriptionHelpFormatter,
+                      description="Certify a server against the Agent Invocation Service spec.")
+    groups = {g: p.add_argument_group(t) for g, t in GROUP_TITLES.items()}
+    for group, dest, opt, metavar, text in RUN_OPTIONS:
+        env = FACTS[dest][1] if dest in FACTS else None
+        help_text = text + (f" [env {env}]" if env else "")
+        if metavar is None:
+            groups[group].add_argument(opt, dest=dest, action="store_true", help=help_text)
+        elif dest == "level":
+            groups[group].add_argument(opt, dest=dest, metavar=metavar, choices=("must", "should", "may"),
+                                       default=None, help=help_text)
+        else:
+            groups[group].add_argument(opt, dest=dest, metavar=metavar, default=None,
+                                       type=int if dest in INT_OPTIONS else str, help=help_text)
+    out = groups["reports"]
+    out.add_argument("-v", "--verbose", action="count", default=0,
+                     help="also show pytest's own progress and detail")
+    out.add_argument("-q", "--quiet", action="count", default=0, help="print the verdict line only")
+    p.add_argument("--pytest-args", dest="pytest_args", metavar='"ARGS"', default="",
+                   help="options passed to pytest as they are (quoted as one argument)")
+    p.add_argument("--version", action="version", version=__version__)
+    return p
+
+
+def parse_run(args: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The suite's options, and what goes to pytest untouched (after `--`)."""
+    extra: list[str] = []
+    if "--" in args:
+        at = args.index("--")
+        args, extra = args[:at], args[at + 1:]
+    parser = run_parser()
+    opts, unknown = parser.parse_known_args(args)
+    if unknown:
+        raise UsageProblem(_unknown_option(unknown[0], parser))
+    try:
+        extra = shlex.split(opts.pytest_args) + extra
+    except ValueError as exc:
+        raise UsageProblem(f"--pytest-args: {exc}") from None
+    return opts, extra
+
+
+def _unknown_option(arg: str, parser: argparse.ArgumentParser) -> str:
+    if not arg.startswith("-"):
+        return f"unexpected argument {arg!r}: `conformance run` takes options only (see --help)"
+    name = arg.split("=", 1)[0]
+    known = [s for a in parser._actions for s in a.option_strings]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return (f"unknown option {name}{hint}; `conformance run --help` lists the options, "
+            "pytest's own go after --")
+
+
+def last_failed(report_dir: str) -> list[str]:
+    """Requirement ids that failed, warned or erred in the last report.json of report_dir."""
+    path = Path(report_dir) / "report.json"
+    if not path.is_file():
+        raise UsageProblem(f"--last-failed: no report.json in {report_dir} (run once without --last-failed first)")
+    try:
+        rows = json.loads(path.read_text())["requirements"]
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise UsageProblem(f"--last-failed: {path} is not a conformance report ({type(exc).__name__})") from None
+    return [r["id"] for r in rows if r.get("status") in ("failed", "warning", "error")]
+
+
+def pytest_args_for(opts: argparse.Namespace, extra: list[str]) -> list[str]:
+    args = ["--pyargs", "conformance.test_suite", "-c", os.devnull, "--rootdir", os.getcwd(),
+            "-p", "no:cacheprovider", "--assert=plain", "-W", "ignore::DeprecationWarning",
+            "--tb=short" if opts.verbose else "--tb=no"]
+    args += ["-v"] * opts.verbose + ["-q"] * opts.quiet
+    for _, dest, opt, metavar, _ in RUN_OPTIONS:
+        value = getattr(opts, dest)
+        if dest == "last_failed":
+            continue
+        if metavar is None:
+            args += [opt] if value else []
+        elif value is not None:
+            args += [opt, str(value)]
+    if not opts.report_dir:
+        args += ["--report-dir", "reports"]
+    return args + extra
+
+
+class _ExitCapture:
+    """Reads the exit status the plugin chose before pytest's own codes can blur it."""
+    code: int | None = None
+
+    def pytest_unconfigure(self, config) -> None:
+        self.code = getattr(config, "_conformance_exit", None)
 
 
 def run(args: list[str]) -> int:
-    """pytest over the suite module, isolated from the caller's pytest configuration."""
+    if args and args[0] in ("-h", "--help"):
+        run_parser().print_help()
+        return EXIT_OK
+    opts, extra = parse_run(args)
+    opts.report_dir = opts.report_dir or "reports"
+    if opts.last_failed:
+        ids = last_failed(opts.report_dir)
+        if ids:
+            opts.requirements = ",".join(sorted(set(ids) | set((opts.requirements or "").split(",")) - {""}))
+        else:
+            print(f"--last-failed: nothing failed in {Path(opts.report_dir) / 'report.json'}; running every check",
+                  file=sys.stderr)
+    from conformance.plugin import option_problem
+    problem = option_problem(lambda name: getattr(opts, name, None))
+    if problem:
+        raise UsageProblem(problem)
+
     import pytest
 
-    pytest_args = ["--pyargs", "conformance.test_suite", "-c", os.devnull, "--rootdir", os.getcwd(),
-                   "-p", "no:cacheprovider", "--assert=plain", "-q", "-rfEs", "--tb=no", "-W", "ignore::DeprecationWarning"]
-    if not any(a == "--report-dir" or a.startswith("--report-dir=") for a in args):
-        pytest_args += ["--report-dir", "reports"]
-    code = pytest.main(pytest_args + args)
-    return int(code)
+    capture = _ExitCapture()
+    rc = int(pytest.main(pytest_args_for(opts, extra), plugins=[capture]))
+    if capture.code is not None:
+        return capture.code
+    if rc in (0, 130, 143):
+        return rc
+    return EXIT_ERROR    # pytest refused its own options or crashed: an error, never a verdict
 
 
-def list_catalog(args: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="conformance list")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--uncovered", action="store_true", help="only requirements no check covers")
-    opts = p.parse_args(args)
+# -- list and explain -------------------------------------------------------------------------
+def catalog_rows() -> list[dict[str, Any]]:
     from conformance import catalog, registry
 
     cov = registry.coverage()
-    reqs = catalog.load()
-    rows = [{**r.as_dict(), "checks": cov.get(r.id, []),
+    return [{**r.as_dict(), "checks": cov.get(r.id, []),
              "coverage": ("unspecified" if not r.testable else "covered" if cov.get(r.id) else "uncovered")}
-            for r in reqs.values()]
+            for r in catalog.load().values()]
+
+
+def list_catalog(args: list[str]) -> int:
+    p = OneLineParser(prog="conformance list", allow_abbrev=False,
+                      description="Every requirement with its id, level, spec section and the checks that cover it.")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--uncovered", action="store_true", help="only testable requirements no check covers")
+    opts = p.parse_args(args)
+    rows = catalog_rows()
+    testable = [r for r in rows if r["coverage"] != "unspecified"]
+    covered = sum(1 for r in testable if r["coverage"] == "covered")
     if opts.uncovered:
         rows = [r for r in rows if r["coverage"] == "uncovered"]
     if opts.format == "json":
         print(json.dumps(rows, indent=2, ensure_ascii=False))
-        return 0
+        return EXIT_OK
+    if opts.uncovered and not rows:
+        print(f"every testable requirement is covered by at least one check ({len(testable)} testable)")
+        return EXIT_OK
+    width = max(len(r["section"]) for r in rows)
+    print(f"{'ID':<16} {'LEVEL':<11} {'SECTION':<{width}}  CHECKS")
     for r in rows:
-        checks = ", ".join(r["checks"]) or ("(supply: " + r.get("supply", "") + ")" if r["coverage"] == "unspecified" else "UNCOVERED")
-        print(f"{r['id']:<16} {r['level']:<11} {r['section'][:60]:<60} {checks}")
-    testable = [r for r in rows if r["coverage"] != "unspecified"]
-    covered = sum(1 for r in testable if r["coverage"] == "covered")
-    print(f"\n{len(rows)} requirements: {len(testable)} testable, {covered} covered, "
-          f"{len(testable) - covered} uncovered, {len(rows) - len(testable)} unspecified")
-    return 0
+        if r["coverage"] == "unspecified":
+            checks = f"(not judged; supply: {r.get('supply', '')})"
+        else:
+            checks = ", ".join(r["checks"]) or "UNCOVERED"
+        print(f"{r['id']:<16} {r['level']:<11} {r['section']:<{width}}  {checks}")
+    if opts.uncovered:
+        print(f"\n{len(rows)} of {len(testable)} testable requirements are not covered by any check")
+    else:
+        print(f"\n{len(rows)} requirements: {len(testable)} testable, {covered} covered, "
+              f"{len(testable) - covered} uncovered, {len(rows) - len(testable)} unspecified")
+    return EXIT_OK
+
+
+def explain(args: list[str]) -> int:
+    p = OneLineParser(prog="conformance explain", allow_abbrev=False,
+                      description="One requirement: what the spec says, what is checked, how to re-run it.")
+    p.add_argument("id", metavar="ID", help="a requirement id, e.g. INV-SEL-001 (`conformance list` shows them)")
+    opts = p.parse_args(args)
+    from conformance import catalog, registry
+
+    reqs = catalog.load()
+    rid = opts.id.strip().upper()
+    if rid not in reqs:
+        close = difflib.get_close_matches(rid, list(reqs), n=3)
+        raise UsageProblem(f"no requirement {opts.id!r}" + (f" (did you mean {', '.join(close)}?)" if close else "")
+                           + "; `conformance list` shows every id")
+    req = reqs[rid]
+    checks = [c for c in registry.load_all().values() if rid in c.requirements]
+    out = [f"{req.id} · {req.level} · {req.protocol}",
+           *_field("section", req.section), *_field("spec", f"\u201c{req.quote}\u201d"),
+           *_field("expected", req.expect)]
+    if req.scenario:
+        out += _field("scenario", req.scenario)
+    if req.note:
+        out += _field("note", req.note)
+    if not req.testable:
+        out += _field("judged", f"never: the spec does not show this; supply: {req.supply}")
+    elif not checks:
+        out += _field("checks", "none yet: this requirement is uncovered")
+    else:
+        out.append("checks:")
+        for c in checks:
+            out += textwrap.wrap(f"{c.id}: {c.doc or '(no description)'} [scenarios: {', '.join(c.scenarios)}]",
+                                 width=100, initial_indent="  - ", subsequent_indent="    ")
+        out += ["reproduce:",
+                f"  conformance run --requirements {req.id}          (the embedded reference server)",
+                f"  conformance run --base-url URL --agent-id ID --requirements {req.id}"]
+    print("\n".join(out))
+    return EXIT_OK
+
+
+def _field(label: str, text: str) -> list[str]:
+    return textwrap.wrap(" ".join(text.split()), width=100, initial_indent=f"{label + ':':<10}",
+                         subsequent_indent=" " * 10) or [f"{label}:"]
 
 
 if __name__ == "__main__":

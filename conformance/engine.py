@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from conformance import catalog
 from conformance.outcomes import NotAssessed, Observation
+from conformance.reporting import repro
 from conformance.registry import SCENARIOS, Check, Scenario
 from conformance.target import Target
 from conformance.wire.http import Client, Exchange, Limits
@@ -367,7 +368,8 @@ class Session:
         for rec in recs:
             for ex in rec.exchanges[:EVIDENCE_EXCHANGES]:
                 out.append({"scenario": rec.scenario, "label": ex.label,
-                            "transcript": self.redactor.redact(ex.transcript(EVIDENCE_CHARS))})
+                            "transcript": self.redactor.redact(ex.transcript(EVIDENCE_CHARS)),
+                            "curl": repro.curl(ex)})
         return out
 
     def stats(self) -> dict[str, Any]:

@@ -4,20 +4,33 @@ Each check is one pytest item (conformance/test_suite.py). The session records
 every scenario the selected checks need in the background as soon as
 collection is over, so the items mostly wait for recordings that are already
 there. Verdict and exit status follow shared/design/runner-contract.md.
+
+In a conformance run pytest's own terminal output is replaced by
+conformance.reporting.terminal (unless -v), junit.xml is ours (one test case
+per requirement), and report.html is pytest-html with our page on top.
 """
 from __future__ import annotations
 
+import os
+import re
+import signal
+import ssl
 import sys
+import threading
+import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
 from conformance import catalog, engine, registry, report
+from conformance.reporting import decorate, html as html_report, junit, terminal
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
 LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "MAY": 2}
+SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+RATE_LIMIT = re.compile(r"^\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*$")
 
 
 class ConformanceWarning(UserWarning):
@@ -32,6 +45,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="any of invoke,agui,mcp,metadata (default all)")
     g.addoption("--level", dest="conf_level", default="may", choices=("must", "should", "may"),
                 help="the lowest requirement level that is checked (default may)")
+    g.addoption("--requirements", dest="conf_requirements", default=None, metavar="ID,…",
+                help="run only the checks covering these requirement ids")
     g.addoption("--report-dir", dest="conf_report_dir", default=None, help="where the reports go (default reports/)")
     g.addoption("--baseline", dest="conf_baseline", default=None, help="file of known failing requirement ids")
     g.addoption("--require-complete", dest="conf_require_complete", action="store_true",
@@ -44,6 +59,126 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--seed", dest="conf_seed", type=int, default=None, help="seed for generated inputs")
     g.addoption("--concurrency", dest="conf_concurrency", type=int, default=12,
                 help="scenarios recorded at once (default 12)")
+    g.addoption("--rate-limit", dest="conf_rate_limit", default=None, metavar="N/SECONDS",
+                help="send at most N requests per SECONDS seconds")
+
+
+# -- options -------------------------------------------------------------------------
+def option_problem(get: Callable[[str], Any], environ: dict[str, str] | None = None) -> str | None:
+    """The first thing wrong with the options, as one line naming the option; None when all is well.
+
+    `get(name)` returns the value of an option by its fact/dest name (None when not given); facts
+    fall back to their environment variables as the run does."""
+    env = os.environ if environ is None else environ
+
+    def fact(name: str) -> tuple[Any, str]:
+        opt, var = FACTS[name]
+        value = get(name)
+        if value is None and var in env:
+            return env[var], f"{var}"
+        return value, opt
+
+    base_url, where = fact("base_url")
+    if base_url is not None and not str(base_url).strip():
+        return (f"{where} is empty: give the server's URL (https://…), or leave it out entirely "
+                "to certify the embedded reference server")
+    if base_url is not None and not re.match(r"^https?://[^/\s]+", str(base_url)):
+        return f"{where} {base_url!r}: not an http(s) URL; expected https://host[:port]"
+    agent_id, _ = fact("agent_id")
+    if base_url is not None and not agent_id:
+        return "--agent-id (or CONFORMANCE_AGENT_ID) is required with --base-url: the agent that runs the conformance agent"
+    for name, reader in (("ca_bundle", _read_ca_bundle), ("profile", Profile.load), ("baseline", report.Baseline.load)):
+        path, where = fact(name) if name in FACTS else (get(name), "--baseline")
+        if path in (None, ""):
+            continue
+        problem = _file_problem(path, reader)
+        if problem:
+            return f"{where} {path}: {problem}"
+    protocols = get("protocols")
+    if protocols is not None:
+        names = [p.strip() for p in str(protocols).split(",") if p.strip()]
+        unknown = [p for p in names if p not in registry.PROTOCOLS]
+        if unknown or not names:
+            return (f"--protocols: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
+                    f"choose from {','.join(registry.PROTOCOLS)} (comma-separated)")
+    level = get("level")
+    if level is not None and level not in ("must", "should", "may"):
+        return f"--level {level!r}: choose from must, should, may"
+    problem = requirements_problem(get("requirements"))
+    if problem:
+        return problem
+    rate = get("rate_limit")
+    if rate is not None:
+        m = RATE_LIMIT.match(str(rate))
+        if not m or int(m.group(1)) < 1 or float(m.group(2)) <= 0:
+            return f"--rate-limit {rate!r}: expected N/SECONDS with N ≥ 1 and SECONDS > 0, e.g. 10/1 or 600/60"
+    for name, low in (("depth", 1), ("concurrency", 1)):
+        value = get(name)
+        if value is not None and value < low:
+            return f"--{name} {value}: must be at least {low}"
+    report_dir = get("report_dir")
+    if report_dir is not None:
+        problem = _dir_problem(Path(report_dir))
+        if problem:
+            return f"--report-dir {report_dir}: {problem}"
+    return None
+
+
+def requirements_problem(ids: str | None) -> str | None:
+    if ids is None:
+        return None
+    wanted = [i.strip() for i in str(ids).split(",") if i.strip()]
+    reqs, cov = catalog.load(), registry.coverage()
+    unknown = [i for i in wanted if i not in reqs]
+    if unknown or not wanted:
+        return (f"--requirements: unknown requirement id {', '.join(unknown) or '(empty list)'}; "
+                "`conformance list` shows every id")
+    untestable = [i for i in wanted if not cov.get(i)]
+    if untestable:
+        return (f"--requirements: no check covers {', '.join(untestable)} "
+                "(UNSPECIFIED or uncovered; `conformance explain ID` says why)")
+    return None
+
+
+def _read_ca_bundle(path: str) -> None:
+    ssl.create_default_context(cafile=path)
+
+
+def _file_problem(path: str, reader: Callable[[str], Any]) -> str | None:
+    p = Path(path)
+    if not p.exists():
+        return "no such file"
+    if p.is_dir():
+        return "is a directory, expected a file"
+    if not os.access(p, os.R_OK):
+        return "not readable (permission denied)"
+    try:
+        reader(str(p))
+    except ssl.SSLError as exc:
+        return f"not a PEM file of CA certificates ({exc.reason or exc})"
+    except Exception as exc:
+        return f"cannot be read: {type(exc).__name__}: {exc}".replace("\n", " ")
+    return None
+
+
+def _dir_problem(path: Path) -> str | None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        return f"cannot write there ({exc.strerror or exc})"
+    return None
+
+
+def _config_getter(config: pytest.Config) -> Callable[[str], Any]:
+    defaults = {"level": "may", "depth": 1, "concurrency": 12}
+
+    def get(name: str) -> Any:
+        value = config.getoption(f"conf_{name}", None)
+        return None if name in defaults and value == defaults[name] else value
+    return get
 
 
 def _is_conformance_run(config: pytest.Config) -> bool:
@@ -59,17 +194,38 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _is_conformance_run(config):
         return
     if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
-        raise pytest.UsageError("the conformance suite records each scenario once and shares it between checks; "
-                                "use --concurrency N instead of pytest-xdist's -n")
+        pytest.exit("the conformance suite records each scenario once and shares it between checks; "
+                    "use --concurrency N instead of pytest-xdist's -n", returncode=2)
+    config.option.conf_report_dir = config.getoption("conf_report_dir") or "reports"
+    problem = option_problem(_config_getter(config))
+    if problem:
+        pytest.exit(problem, returncode=2)
     _stop_assertion_rewriting()
-    out = Path(config.getoption("conf_report_dir") or "reports")
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(config.getoption("conf_report_dir"))
     config._conformance_report_dir = out
-    if not getattr(config.option, "xmlpath", None):
-        config.option.xmlpath = str(out / "junit.xml")
+    config._conformance_started = time.monotonic()
+    config._conformance_interrupt = None
     if hasattr(config.option, "htmlpath") and not config.option.htmlpath:
         config.option.htmlpath = str(out / "report.html")
         config.option.self_contained_html = True
+    config._conformance_terminal = terminal.Terminal(config, sys.stdout)
+    config.pluginmanager.register(config._conformance_terminal, "conformance-terminal")
+    if config.option.verbose <= 0:
+        config.pluginmanager.set_blocked("terminalreporter")   # ours replaces pytest's progress and summary
+    _install_signal_handlers(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """pytest-metadata's Environment table (paths, plugins, CI variables) is not part of the report:
+    emptied before pytest-html reads it at its session start."""
+    if not hasattr(session.config, "_conformance_report_dir"):
+        return
+    try:
+        from pytest_metadata.plugin import metadata_key
+        session.config.stash[metadata_key].clear()
+    except (ImportError, KeyError):
+        pass
 
 
 def _stop_assertion_rewriting() -> None:
@@ -78,6 +234,39 @@ def _stop_assertion_rewriting() -> None:
     their own messages, so a conformance run loses nothing without it."""
     from _pytest.assertion.rewrite import AssertionRewritingHook
     sys.meta_path[:] = [h for h in sys.meta_path if not isinstance(h, AssertionRewritingHook)]
+
+
+# -- interruption ----------------------------------------------------------------------
+def _install_signal_handlers(config: pytest.Config) -> None:
+    """SIGINT/SIGTERM end the run quickly with verdict error; a second signal leaves at once."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = {s: signal.getsignal(s) for s in SIGNAL_EXIT}
+
+    def on_signal(signum: int, frame) -> None:
+        if config._conformance_interrupt is not None:
+            os._exit(SIGNAL_EXIT.get(signum, 2))
+        config._conformance_interrupt = (signal.Signals(signum).name, signum,
+                                         time.monotonic() - config._conformance_started)
+        if not getattr(config, "_conformance_finishing", False):
+            raise KeyboardInterrupt
+
+    for s in SIGNAL_EXIT:
+        signal.signal(s, on_signal)
+    config._conformance_previous_signals = previous
+
+
+def _restore_signal_handlers(config: pytest.Config) -> None:
+    for s, handler in getattr(config, "_conformance_previous_signals", {}).items():
+        signal.signal(s, handler)
+
+
+def interrupted_reason(config: pytest.Config) -> str | None:
+    state = getattr(config, "_conformance_interrupt", None)
+    if state is None:
+        return None
+    name, _, after = state
+    return f"interrupted after {after:.0f} s ({name})"
 
 
 # -- the run ---------------------------------------------------------------------------
@@ -93,14 +282,18 @@ class Run:
         self.error: str | None = None
         self.report: dict[str, Any] | None = None
         self.baseline = report.Baseline()
+        self.target = Target(base_url=str(self._opt("base_url") or "(embedded reference server, not started)"),
+                             agent_id=self._opt("agent_id"), embedded=not self._opt("base_url"))
+
+    def start(self) -> None:
         try:
             self.target = self._target()
-            self.baseline = report.Baseline.load(config.getoption("conf_baseline"))
-        except Exception as exc:  # bad options: verdict error, no traceback
-            self.error = f"bad options: {exc}"
-            self.target = Target(base_url=str(self._opt("base_url") or "embedded"))
+            self.baseline = report.Baseline.load(self.config.getoption("conf_baseline"))
+        except Exception as exc:  # e.g. the embedded server did not start: verdict error, no traceback
+            self.error = f"could not start: {exc}"
             return
-        self.session = engine.Session(self.target, checks, concurrency=config.getoption("conf_concurrency"))
+        self.config._conformance_terminal.started(self)
+        self.session = engine.Session(self.target, self.checks, concurrency=self.config.getoption("conf_concurrency"))
         self.session.start()
         self.error = self.session.preflight_error
 
@@ -114,37 +307,74 @@ class Run:
             facts["extra_data_field"] = profile.extra_data_field
         common = dict(profile=profile, insecure=bool(self.config.getoption("conf_insecure")),
                       depth=max(1, self.config.getoption("conf_depth")), seed=self.config.getoption("conf_seed"),
-                      thorough=bool(self.config.getoption("conf_thorough")))
-        if not facts["base_url"]:
+                      thorough=bool(self.config.getoption("conf_thorough")),
+                      rate_limit=self.config.getoption("conf_rate_limit"))
+        if facts["base_url"] is None:
             from conformance.embedded import EmbeddedServer
             self.server = EmbeddedServer()
             return from_server_facts(self.server.start(), **common)
-        if not facts["agent_id"]:
-            raise ValueError("--agent-id is required with --base-url")
         return Target(**{k: v for k, v in facts.items() if v is not None}, **common)
 
     def close(self) -> None:
         if self.session:
             self.session.close()
+            self.session_stats = self.session.stats()
         if self.server:
             self.server.stop()
+            self.server = None
 
     def redact(self, text: str) -> str:
         return self.session.redactor.redact(text) if self.session else text
 
-    def finish(self) -> dict[str, Any]:
+    @property
+    def report_dir(self) -> Path:
+        return getattr(self.config, "_conformance_report_dir", Path("reports"))
+
+    def finish(self, interrupted: str | None = None) -> dict[str, Any]:
+        if interrupted:
+            self.close()          # stop the recorders now: an interrupted run ends quickly
         results = list(self.session.results.values()) if self.session else []
         for c in self.checks:
             if self.session and c.id not in self.session.results:
-                self.not_run.setdefault(c.id, "deselected")
-        self.report = report.build(
+                self.not_run.setdefault(c.id, "interrupted before it ran" if interrupted else "deselected")
+        stats = getattr(self, "session_stats", None) or (self.session.stats() if self.session else {})
+        rep = report.build(
             target=self.target.public(), results=results, coverage=registry.coverage(), not_run=self.not_run,
-            baseline=self.baseline, stats=self.session.stats() if self.session else {}, error=self.error,
+            baseline=self.baseline, stats=stats, error=interrupted or self.error,
             options={"protocols": self.config.getoption("conf_protocols"), "level": self.config.getoption("conf_level"),
-                     "depth": self.config.getoption("conf_depth"), "run_tag": self.target.run_tag})
-        out = getattr(self.config, "_conformance_report_dir", Path("reports"))
-        report.write_json(self.report, out, self.redact)
+                     "depth": self.config.getoption("conf_depth"), "seed": self.target.seed,
+                     "requirements": self.config.getoption("conf_requirements"),
+                     "run_tag": self.target.run_tag})
+        rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
+                              error=interrupted or self.error)
+        if interrupted:
+            rep["interrupted"] = interrupted
+        rep["reports"] = {name: str(self.report_dir / name) for name in ("report.json", "report.html", "junit.xml")}
+        self.report = target_first(decorate(rep))
+        report.write_json(self.report, self.report_dir, self.redact)
+        junit.write(self.report, self.report_dir / "junit.xml", self.redact)
         return self.report
+
+
+def _only_requested(rep: dict[str, Any], ids: str | None, *, ran: int, error: str | None) -> dict[str, Any]:
+    """With --requirements the report (and its verdict) is about those requirements alone."""
+    if not ids:
+        return rep
+    wanted = {i.strip() for i in ids.split(",") if i.strip()}
+    rows = [r for r in rep["requirements"] if r["id"] in wanted]
+    rep["requirements"] = rows
+    rep["verdict"], rep["verdict_reason"] = report.verdict(rows, ran=ran, error=error)
+    rep["summary"] = {}
+    for r in rows:
+        rep["summary"][r["status"]] = rep["summary"].get(r["status"], 0) + 1
+    return rep
+
+
+def target_first(rep: dict[str, Any]) -> dict[str, Any]:
+    from conformance.reporting import target_label
+    target = dict(rep.get("target") or {})
+    target["label"] = target_label(target)
+    return {"target": target, **{k: v for k, v in rep.items() if k != "target"}}
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -153,10 +383,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     checks = registry.load_all()
     protocols = config.getoption("conf_protocols")
-    wanted = set(protocols.split(",")) if protocols else None
+    wanted = {p.strip() for p in protocols.split(",") if p.strip()} if protocols else None
     if wanted and not wanted <= set(registry.PROTOCOLS):
         raise pytest.UsageError(f"--protocols: unknown {sorted(wanted - set(registry.PROTOCOLS))}")
     chosen, skipped = engine.select(checks, level=config.getoption("conf_level"), protocols=wanted)
+    requirement_ids = config.getoption("conf_requirements")
+    if requirement_ids:
+        ids = {i.strip() for i in requirement_ids.split(",") if i.strip()}
+        chosen = [c for c in chosen if ids & set(c.requirements)]
     chosen_ids = {c.id for c in chosen}
     keep = [i for i in ours if i.callspec.params["check_id"] in chosen_ids]
     deselected = [i for i in ours if i not in keep]
@@ -174,6 +408,7 @@ def conformance_run(request: pytest.FixtureRequest):
     checks, skipped = getattr(config, "_conformance_selection", ([], {}))
     run = Run(config, checks, skipped)
     config._conformance_run = run
+    run.start()
     yield run
     run.close()
 
@@ -209,31 +444,43 @@ def _failure_text(result: engine.CheckResult, levels: list[str]) -> str:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    run: Run | None = getattr(session.config, "_conformance_run", None)
-    if run is None:
-        if getattr(session.config, "_conformance_selection", None) is not None and not session.config.option.collectonly:
-            session.exitstatus = 2   # checks were collected but none ran: never a pass
+    config = session.config
+    if not hasattr(config, "_conformance_report_dir"):
         return
-    rep = run.finish()
-    code = report.EXIT[rep["verdict"]]
-    if rep["verdict"] == "conformant-partial" and session.config.getoption("conf_require_complete"):
-        code = 3
-    session.exitstatus = code
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    config._conformance_finishing = True
+    interrupted = interrupted_reason(config)
     run: Run | None = getattr(config, "_conformance_run", None)
-    if run is None or run.report is None:
+    if run is None and (interrupted or getattr(config, "_conformance_selection", None) is not None) \
+            and not config.option.collectonly:
+        checks, skipped = getattr(config, "_conformance_selection", ([], {}))
+        run = config._conformance_run = Run(config, checks, skipped)   # nothing ran: still a report, never a pass
+        run.error = run.error or "no check ran"
+    if run is None:
+        if not config.option.collectonly:
+            session.exitstatus = 2
         return
-    terminalreporter.section("conformance")
-    for line in report.summary_lines(run.report):
-        terminalreporter.write_line(run.redact(line))
+    rep = run.finish(interrupted)
+    code = report.EXIT[rep["verdict"]]
+    if rep["verdict"] == "conformant-partial" and config.getoption("conf_require_complete"):
+        code = 3
+    if interrupted:
+        code = SIGNAL_EXIT[config._conformance_interrupt[1]]
+    session.exitstatus = code
+    config._conformance_exit = code
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if hasattr(config, "_conformance_report_dir"):
+        _restore_signal_handlers(config)
+        run = getattr(config, "_conformance_run", None)
+        if run is not None:
+            run.close()
 
 
 def pytest_html_results_summary(prefix, summary, postfix, session) -> None:
     run: Run | None = getattr(session.config, "_conformance_run", None)
     if run is not None and run.report is not None:
-        prefix.append(run.redact(report.html_matrix(run.report)))
+        prefix.append(run.redact(html_report.page(run.report)))
 
 
 def pytest_html_report_title(report) -> None:

@@ -6,7 +6,6 @@ passed; partly assessed is not assessed; a suite fault is `error`, never `failed
 """
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,36 +186,3 @@ def write_json(report: dict[str, Any], directory: Path, redact) -> Path:
     path = directory / "report.json"
     path.write_text(redact(json.dumps(report, indent=2, ensure_ascii=False)))
     return path
-
-
-STATUS_COLOUR = {"passed": "#2e7d32", "failed": "#c62828", "warning": "#ef6c00", "info": "#1565c0",
-                 "not_assessed": "#757575"}
-
-
-def html_matrix(report: dict[str, Any]) -> str:
-    """The requirement matrix shown on top of pytest-html's report."""
-    rows = "".join(
-        f"<tr><td>{html.escape(r['id'])}</td><td>{r['level']}</td>"
-        f"<td style='color:{STATUS_COLOUR.get(r['status'], '#000')};font-weight:bold'>{r['status']}</td>"
-        f"<td>{html.escape(r['message'][:600])}</td></tr>"
-        for r in report["requirements"])
-    cost = report.get("cost", {})
-    return (f"<h2>Verdict: {report['verdict']}</h2><p>{html.escape(report['verdict_reason'])}</p>"
-            f"<p>Requests: {cost.get('requests')} · agent runs: {cost.get('agent_runs')} · "
-            f"bytes received: {cost.get('bytes_received')} · wall: {cost.get('wall_seconds')} s</p>"
-            "<h3>Requirements</h3><table class='requirements' border='1' cellspacing='0' cellpadding='3'>"
-            f"<tr><th>id</th><th>level</th><th>status</th><th>message</th></tr>{rows}</table>")
-
-
-def summary_lines(report: dict[str, Any]) -> list[str]:
-    cost = report.get("cost", {})
-    lines = [f"verdict: {report['verdict']} ({report['verdict_reason']})",
-             "requirements: " + ", ".join(f"{k} {v}" for k, v in sorted(report["summary"].items())),
-             f"cost: {cost.get('requests')} requests, {cost.get('agent_runs')} agent runs, "
-             f"{cost.get('bytes_received')} bytes received, {cost.get('wall_seconds')} s"]
-    for r in report["requirements"]:
-        if r["status"] in ("failed", "warning"):
-            lines.append(f"  {r['status'].upper():8} {r['id']} [{r['level']}] {r['message'][:300]}")
-    if report.get("baseline") and report["baseline"]["stale"]:
-        lines.append("stale baseline entries (now passing): " + ", ".join(report["baseline"]["stale"]))
-    return lines

@@ -65,9 +65,10 @@ def test_run_certifies_the_embedded_server(tmp_path):
     assert rep["cost"]["requests"] > 0 and rep["cost"]["agent_runs"] > 0
     junit = ET.parse(tmp_path / "junit.xml").getroot()
     props = {p.get("name") for p in junit.iter("property")}
-    assert {"requirements", "levels", "status"} <= props
+    assert {"id", "level", "status", "checks", "verdict", "base_url"} <= props
+    assert len(list(junit.iter("testcase"))) == len(rep["requirements"])
     html = (tmp_path / "report.html").read_text()
-    assert "Verdict:" in html and "requirements" in html
+    assert "data-verdict=" in html and "Requirements by protocol and section" in html
 
 
 @pytest.mark.xdist_group("e2e-secrets")

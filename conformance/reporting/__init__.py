@@ -1,0 +1,119 @@
+"""The reports people and CI read: terminal, HTML, JUnit, and the curl line of a failure.
+
+Every renderer works on the report dict (what report.json holds) and nothing
+else, so a report can be re-rendered from its JSON. `decorate()` adds the
+keys the renderers share: each requirement's protocol, the target's label,
+and how the run ended when it was interrupted.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from conformance import catalog
+
+STATUSES = ("failed", "warning", "error", "not_assessed", "info", "passed")
+STATUS_LABEL = {"passed": "passed", "failed": "failed", "warning": "warning", "not_assessed": "not assessed",
+                "info": "info", "error": "error"}
+STATUS_COLOUR = {"passed": "#2e7d32", "failed": "#c62828", "warning": "#ef6c00", "info": "#1565c0",
+                 "not_assessed": "#757575", "error": "#6a1b9a"}
+VERDICT_COLOUR = {"conformant": "#2e7d32", "conformant-partial": "#9e6a03", "non-conformant": "#c62828",
+                  "error": "#6a1b9a"}
+PROTOCOL_ORDER = ("invoke", "agui", "mcp", "metadata", "auth", "general")
+PROTOCOL_TITLE = {"invoke": "Invoke", "agui": "AG-UI", "mcp": "MCP", "metadata": "Protected-resource metadata",
+                  "auth": "Authentication", "general": "General"}
+
+
+def protocol_of(requirement_id: str) -> str:
+    req = catalog.load().get(requirement_id)
+    return req.protocol if req else "general"
+
+
+def decorate(report: dict[str, Any]) -> dict[str, Any]:
+    """Adds `protocol` (and `expect`) to each requirement row; idempotent."""
+    reqs = catalog.load()
+    for row in report.get("requirements", []):
+        req = reqs.get(row["id"])
+        row.setdefault("protocol", req.protocol if req else "general")
+        if req is not None:
+            row.setdefault("expect", req.expect)
+    return report
+
+
+def grouped(report: dict[str, Any]) -> Iterator[tuple[str, list[tuple[str, list[dict[str, Any]]]]]]:
+    """(protocol, [(section, rows)]) in catalog order: protocols as PROTOCOL_ORDER, sections as first seen."""
+    decorate(report)
+    by_protocol: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for row in report.get("requirements", []):
+        by_protocol.setdefault(row["protocol"], {}).setdefault(row.get("section", ""), []).append(row)
+    for proto in sorted(by_protocol, key=lambda p: PROTOCOL_ORDER.index(p) if p in PROTOCOL_ORDER else 99):
+        yield proto, list(by_protocol[proto].items())
+
+
+def title(quote: str, words: int = 9) -> str:
+    """The first words of a spec sentence, without markdown, as a short title."""
+    plain = re.sub(r"\s+", " ", quote.replace("`", "")).strip()
+    parts = plain.split(" ")
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+def target_label(target: dict[str, Any]) -> str:
+    """'https://127.0.0.1:8443 · agent agt_123 · embedded reference server'."""
+    parts = [str(target.get("base_url") or "(no base URL)")]
+    if target.get("agent_id"):
+        parts.append(f"agent {target['agent_id']}")
+    if target.get("embedded"):
+        parts.append("embedded reference server")
+    return " · ".join(parts)
+
+
+def counts(report: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for row in report.get("requirements", []):
+        out[row["status"]] = out.get(row["status"], 0) + 1
+    return out
+
+
+def counts_text(report: dict[str, Any]) -> str:
+    c = counts(report)
+    shown = [f"{c[s]} {STATUS_LABEL[s]}" for s in ("passed", "failed", "warning", "error", "not_assessed", "info")
+             if c.get(s)]
+    total = sum(c.values())
+    return f"{total} requirement{'' if total == 1 else 's'}: " + (", ".join(shown) or "none")
+
+
+def cost_text(report: dict[str, Any]) -> str:
+    cost = report.get("cost") or {}
+    if not cost:
+        return "no request sent"
+    return (f"{cost.get('requests', 0)} requests, {cost.get('agent_runs', 0)} agent runs, "
+            f"{_bytes(cost.get('bytes_received', 0))} received, {cost.get('wall_seconds', 0):g} s")
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("MB", 10**6), ("kB", 10**3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def seed_of(report: dict[str, Any]) -> Any:
+    return (report.get("options") or {}).get("seed")
+
+
+def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Failed requirements first, then warnings (SHOULD), then errors, in catalog order."""
+    rank = {"failed": 0, "error": 1, "warning": 2}
+    rows = [r for r in report.get("requirements", []) if r["status"] in rank]
+    return sorted(rows, key=lambda r: rank[r["status"]])
+
+
+def primary_evidence(row: dict[str, Any]) -> dict[str, Any]:
+    """The exchange to show first: one built for the requirement by hand over a generated (fuzz) one."""
+    evidence = [ev for ev in row.get("evidence") or () if isinstance(ev, dict)]
+    handmade = [ev for ev in evidence if not str(ev.get("scenario", "")).startswith("fuzz.")]
+    return (handmade or evidence or [{}])[0]
+
+
+def curl_of(row: dict[str, Any]) -> str | None:
+    return primary_evidence(row).get("curl") or None

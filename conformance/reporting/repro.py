@@ -1,0 +1,65 @@
+"""A copy-paste `curl` line for one recorded exchange, secrets as environment variables.
+
+The credential goes in as `--oauth2-bearer "$CONFORMANCE_API_KEY"` (the
+variable of the option that supplied it), so the line runs as soon as the
+user's environment holds the same variables the suite read, and no secret is
+ever printed. Headers the client adds by itself (Host, Content-Length, …) are
+left to curl.
+"""
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from conformance.target import FACTS
+from conformance.wire.redact import MASK
+
+UNKNOWN_CREDENTIAL_VAR = "CONFORMANCE_CREDENTIAL"
+_LEFT_TO_CURL = {"host", "content-length", "connection", "accept-encoding", "user-agent", "transfer-encoding"}
+
+
+def credential_var(fact: str | None) -> str:
+    """api_key -> CONFORMANCE_API_KEY; an unknown or missing fact -> CONFORMANCE_CREDENTIAL."""
+    return FACTS[fact][1] if fact in FACTS else UNKNOWN_CREDENTIAL_VAR
+
+
+def curl(ex: Any) -> str:
+    """The curl command that sends what `ex` (a wire.http.Exchange) sent; never raises (evidence must not fail)."""
+    try:
+        return _curl(ex)
+    except Exception as exc:  # a malformed exchange from a hostile server: the transcript still tells the story
+        return f"# no curl line for this exchange ({type(exc).__name__})"
+
+
+def _curl(ex: Any) -> str:
+    var = credential_var(getattr(ex, "credential", None))
+    args = ["curl", "-sS", "-N", "-i"]
+    if ex.method != "GET" or ex.request_body:
+        args += ["-X", ex.method]
+    for name, value in (ex.request_headers or {}).items():
+        if name.lower() in _LEFT_TO_CURL:
+            continue
+        args += _header(name, value, var)
+    if ex.request_body:
+        args += ["--data-binary", _body(ex)]
+    args.append(shlex.quote(ex.url))
+    return " ".join(args)
+
+
+def _header(name: str, value: str, var: str) -> list[str]:
+    if MASK not in value:
+        return ["-H", shlex.quote(f"{name}: {value}")]
+    scheme = value.split(" ", 1)[0].lower()
+    if name.lower() == "authorization" and scheme == "bearer":
+        return ["--oauth2-bearer", f'"${var}"']
+    return ["-H", '"' + f"{name}: {value.replace(MASK, '$' + var)}".replace('"', '\\"') + '"']
+
+
+def _body(ex: Any) -> str:
+    raw: bytes = ex.request_body
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "$'" + "".join(f"\\x{b:02x}" for b in raw) + "'"
+    redact = getattr(ex, "redact", None)
+    return shlex.quote(redact(text) if redact else text)

@@ -1,0 +1,259 @@
+"""What a conformance run prints: the target, progress, requirements by section, failures, the verdict.
+
+`render(report)` is a pure function of the report dict (tests call it
+directly); `Terminal` is the pytest plugin object that prints it, replacing
+pytest's own progress and summary unless -v asked for them. -q prints the
+verdict line alone. The verdict is always the last line.
+"""
+from __future__ import annotations
+
+import codecs
+import os
+import shutil
+import sys
+import textwrap
+from dataclasses import dataclass
+from typing import IO, Any
+
+import pytest
+
+from conformance import __version__, catalog, registry
+from conformance.reporting import (PROTOCOL_TITLE, cost_text, counts_text, curl_of, failures, grouped,
+                                   primary_evidence, protocol_of, seed_of, target_label, title)
+
+MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
+MARKS_ASCII = {"passed": "+", "failed": "x", "warning": "!", "not_assessed": "-", "info": "i", "error": "E"}
+ANSI = {"passed": "32", "failed": "31", "warning": "33", "not_assessed": "2", "info": "34", "error": "35",
+        "conformant": "1;32", "conformant-partial": "1;33", "non-conformant": "1;31", "bold": "1"}
+VERDICT_STATUS = {"conformant": "passed", "conformant-partial": "warning", "non-conformant": "failed",
+                  "error": "error"}
+CURL_NOTE = ("curl lines read credentials from the same environment variables as the suite "
+             "(export them first); add --cacert \"$CONFORMANCE_CA_BUNDLE\" for a private CA")
+
+
+@dataclass
+class Style:
+    unicode: bool = True
+    colour: bool = False
+    width: int = 100
+
+    @classmethod
+    def for_stream(cls, stream: IO[str]) -> "Style":
+        tty = bool(getattr(stream, "isatty", lambda: False)())
+        enc = getattr(stream, "encoding", None) or "ascii"
+        try:
+            utf = codecs.lookup(enc).name == "utf-8"
+        except LookupError:
+            utf = False
+        width = shutil.get_terminal_size((120, 24)).columns if tty else 120
+        return cls(unicode=utf, colour=tty and not os.environ.get("NO_COLOR"), width=max(60, width))
+
+    def mark(self, status: str) -> str:
+        return (MARKS_UNICODE if self.unicode else MARKS_ASCII).get(status, "?")
+
+    def paint(self, text: str, key: str) -> str:
+        return f"\033[{ANSI[key]}m{text}\033[0m" if self.colour and key in ANSI else text
+
+    def text(self, s: str) -> str:
+        """Typographic characters of our own wording, in ASCII when the stream cannot show them."""
+        if self.unicode:
+            return s
+        return (s.replace("›", ">").replace("·", "-").replace("…", "...").replace("—", "-").replace("–", "-")
+                .replace("≥", ">=").encode("ascii", "replace").decode())
+
+    def clip(self, s: str, width: int | None = None) -> str:
+        width = width or self.width
+        return s if len(s) <= width else s[: max(1, width - 1)] + ("…" if self.unicode else "~")
+
+
+# -- the report as lines ------------------------------------------------------------------
+def target_lines(report: dict[str, Any], style: Style) -> list[str]:
+    opts = report.get("options") or {}
+    seed = seed_of(report)
+    extra = [f"seed {seed}" if seed is not None else "seed (none)",
+             f"protocols {opts.get('protocols') or 'all'}", f"level {opts.get('level') or 'may'}"]
+    if opts.get("requirements"):
+        extra.append(f"requirements {opts['requirements']}")
+    return [style.text(f"target: {target_label(report.get('target') or {})}"),
+            style.text(f"conformance {report.get('suite', {}).get('version', __version__)} · " + " · ".join(extra))]
+
+
+def requirement_lines(report: dict[str, Any], style: Style) -> list[str]:
+    lines: list[str] = []
+    for proto, sections in grouped(report):
+        lines.append("")
+        lines.append(style.paint(PROTOCOL_TITLE.get(proto, proto), "bold"))
+        for section, rows in sections:
+            lines.append(style.text(f"  {section}"))
+            for row in rows:
+                mark = style.paint(style.mark(row["status"]), row["status"])
+                head = f"{row['id']:<15} {row['level']:<6} "
+                tail = title(row.get("quote", ""), 12)
+                if row["status"] == "not_assessed" and row.get("message"):
+                    tail = f"not assessed: {row['message']}"
+                elif row.get("baselined") and row["status"] in ("failed", "warning"):
+                    tail = f"baselined: {tail}"
+                lines.append(f"    {mark} " + style.clip(style.text(head + tail), style.width - 6))
+    return lines
+
+
+def failure_lines(report: dict[str, Any], style: Style) -> list[str]:
+    rows = failures(report)
+    if not rows:
+        return []
+    lines = ["", style.paint(f"Failures and warnings ({len(rows)})", "bold")]
+    wrap = lambda label, text, n=2: _wrapped(label, text, style, n)
+    for row in rows:
+        mark = style.paint(style.mark(row["status"]), row["status"])
+        status = {"failed": "FAILED", "warning": "WARNING", "error": "ERROR"}[row["status"]]
+        lines.append("")
+        lines.append(style.text(f"{mark} {row['id']} {row['level']} {status} · {row.get('section', '')}"))
+        lines += wrap("spec", f"\u201c{row.get('quote', '')}\u201d" if style.unicode else f'"{row.get("quote", "")}"', 3)
+        lines += wrap("expected", row.get("expect", ""))
+        lines += wrap("got", row.get("message", ""))
+        ev = primary_evidence(row)
+        if ev.get("scenario"):
+            lines.append(f"  evidence: {ev['scenario']} / {ev.get('label', '')} (transcript in report.html)")
+        curl = curl_of(row)
+        if curl:
+            lines.append(f"  reproduce: {curl}")
+    lines += ["", style.text(f"({CURL_NOTE})")]
+    return lines
+
+
+def _wrapped(label: str, text: str, style: Style, max_lines: int) -> list[str]:
+    prefix = f"  {label + ':':<10}"
+    body = style.text(" ".join(str(text).split()))
+    out = textwrap.wrap(body, width=max(40, style.width - len(prefix)), max_lines=max_lines,
+                        placeholder=" …" if style.unicode else " ...") or [""]
+    return [prefix + out[0]] + [" " * len(prefix) + more for more in out[1:]]
+
+
+def verdict_line(report: dict[str, Any], style: Style) -> str:
+    verdict = report.get("verdict", "error")
+    paths = report.get("reports") or {}
+    shown = " ".join(paths[k] for k in ("report.json", "report.html", "junit.xml") if k in paths)
+    mark = style.mark(VERDICT_STATUS.get(verdict, "error"))
+    line = style.text(f"{mark} {verdict.upper()} · {counts_text(report)} · {cost_text(report)}"
+                      + (f" · reports: {shown}" if shown else ""))
+    return style.paint(line, verdict if verdict in ANSI else "error")
+
+
+def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = False) -> list[str]:
+    """Every line of the final report; quiet: the verdict line alone."""
+    style = style or Style(colour=False)
+    if quiet:
+        return [verdict_line(report, style)]
+    lines = target_lines(report, style) + requirement_lines(report, style) + failure_lines(report, style)
+    base = report.get("baseline") or {}
+    if base.get("stale"):
+        lines += ["", "stale baseline entries (now passing): " + ", ".join(base["stale"])]
+    lines += [""] + _wrapped("why", report.get("verdict_reason", ""), style, 2)
+    seed = seed_of(report)
+    if seed is not None:
+        lines.append(f"seed: {seed} (the same generated inputs again: --seed {seed})")
+    lines.append(verdict_line(report, style))
+    return lines
+
+
+# -- the pytest plugin object -----------------------------------------------------------------
+class Terminal:
+    """Prints the target when the run starts, progress per protocol, and the report at the end."""
+
+    def __init__(self, config, stream: IO[str]):
+        self.config = config
+        self.stream = stream
+        self.style = Style.for_stream(stream)
+        self.quiet = config.option.verbose < 0
+        self.verbose = config.option.verbose > 0
+        self.live = self.style.colour or bool(getattr(stream, "isatty", lambda: False)())
+        self.totals: dict[str, int] = {}
+        self.done: dict[str, int] = {}
+        self.printed = False
+
+    def write(self, line: str = "") -> None:
+        enc = getattr(self.stream, "encoding", None) or "utf-8"
+        line = line.encode(enc, "replace").decode(enc)   # e.g. a generated body in a curl line on an ASCII stream
+        capman = self.config.pluginmanager.getplugin("capturemanager")
+        try:
+            if capman is not None:
+                with capman.global_and_fixture_disabled():
+                    self.stream.write(line + "\n")
+            else:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+
+    def started(self, run) -> None:
+        """The run's target is known (and the embedded server up): name it before anything else."""
+        for check in run.checks:
+            proto = _check_protocol(check)
+            self.totals[proto] = self.totals.get(proto, 0) + 1
+        if self.quiet:
+            return
+        self.write(("\n" if self.verbose else "") + self.style.text(f"target: {target_label(run.target.public())}"))
+        seed = run.target.seed
+        self.write(self.style.text(f"conformance {__version__} · {len(run.checks)} checks"
+                                   + (f" · seed {seed}" if seed is not None else "")))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_internalerror(self, excrepr, excinfo) -> bool | None:
+        """A crash of the suite is one line; CONFORMANCE_DEBUG=1 or -v shows pytest's traceback."""
+        if self.verbose or os.environ.get("CONFORMANCE_DEBUG"):
+            return None
+        first = (str(excinfo.value).splitlines() or [""])[0]
+        sys.stderr.write(f"conformance: internal error: {excinfo.typename}: {first} "
+                         "(CONFORMANCE_DEBUG=1 shows the traceback)\n")
+        return True
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if self.quiet or self.verbose or not self.totals:
+            return
+        if report.when != "call" and not (report.when == "setup" and report.outcome != "passed"):
+            return
+        check_id = report.nodeid.rsplit("[", 1)[-1].rstrip("]")
+        check = registry.CHECKS.get(check_id)
+        if check is None:
+            return
+        proto = _check_protocol(check)
+        self.done[proto] = self.done.get(proto, 0) + 1
+        if self.live:
+            parts = [f"{p} {self.done.get(p, 0)}/{n}" for p, n in self.totals.items()]
+            self._live(self.style.text("  checks: " + " · ".join(parts)))
+        elif self.done[proto] == self.totals.get(proto):
+            self.write(f"  {proto:<9} {self.totals[proto]} checks judged")
+
+    def _live(self, text: str) -> None:
+        try:
+            self.stream.write("\r\033[K" + self.style.clip(text))
+            self.stream.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+
+    def pytest_unconfigure(self, config) -> None:
+        run = getattr(config, "_conformance_run", None)
+        if self.printed or run is None or run.report is None:
+            return
+        self.printed = True
+        if self.live and self.done:
+            self._live("")
+            self.stream.write("\r")
+        for line in render(run.report, self.style, quiet=self.quiet):
+            self.write(run.redact(line))
+
+
+def _check_protocol(check: registry.Check) -> str:
+    protos = sorted(check.protocols)
+    if len(protos) == 1:
+        return protos[0]
+    return protocol_of(check.requirements[0]) if check.requirements[0] in catalog.load() else protos[0]
+
+
+def _silence_stdout() -> None:
+    """The reader went away (`| head`): stop writing, without a traceback at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+    except OSError:
+        pass

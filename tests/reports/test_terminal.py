@@ -1,0 +1,51 @@
+"""The terminal report: target first, requirements by section, failures that explain themselves, verdict last."""
+from conformance.reporting.terminal import Style, render
+from tests.reports.support import CURL, FAILING_MUST, make_report, should_requirement
+
+
+def test_target_comes_first_and_the_verdict_last():
+    lines = render(make_report(), Style(colour=False))
+    assert lines[0].startswith("target: https://127.0.0.1:8443") and "embedded reference server" in lines[0]
+    assert lines[-1].startswith("✔ CONFORMANT")
+    assert "223 requirements" in lines[-1] or "requirements:" in lines[-1]
+    assert "240 requests" in lines[-1] and "reports/report.json" in lines[-1]
+
+
+def test_requirements_are_grouped_by_protocol_and_section_one_line_each():
+    lines = render(make_report(), Style(colour=False))
+    text = "\n".join(lines)
+    assert "\nInvoke\n" in text and "\nAG-UI\n" in text and "\nMCP\n" in text
+    assert "  Endpoints › POST /v1/agents/{agentId}/invoke › Rules 1" in lines
+    assert any(ln.startswith("    ✔ INV-SEL-001 ") for ln in lines)
+    assert all(len(ln) <= 100 for ln in lines if ln.startswith("    "))
+
+
+def test_a_failure_shows_spec_expected_got_curl_and_the_seed():
+    lines = render(make_report(fail=(FAILING_MUST, should_requirement())), Style(colour=False))
+    text = "\n".join(lines)
+    assert lines[-1].startswith("✘ NON-CONFORMANT") and "1 failed" in lines[-1] and "1 warning" in lines[-1]
+    block = text[text.index(f"✘ {FAILING_MUST} MUST FAILED"):]
+    assert "spec:" in block and "expected:" in block and "got:" in block
+    assert f"reproduce: {CURL}" in block
+    assert "seed: 7" in text
+    assert "WARNING" in text
+
+
+def test_quiet_prints_the_verdict_line_only():
+    lines = render(make_report(fail=(FAILING_MUST,)), Style(colour=False), quiet=True)
+    assert len(lines) == 1 and "NON-CONFORMANT" in lines[0]
+
+
+def test_ascii_fallback_has_no_character_outside_ascii_except_quoted_spec_text():
+    lines = render(make_report(skip=("INV-SEL-001",)), Style(unicode=False, colour=False))
+    marks = [ln for ln in lines if ln.startswith("    ")]
+    assert all(ln[4] in "+x!-iE" for ln in marks)
+    assert any(ln.startswith("    - INV-SEL-001") and "not assessed: " in ln for ln in marks)
+    assert lines[-1].isascii()
+
+
+def test_colour_only_when_asked():
+    plain = render(make_report(), Style(colour=False))
+    coloured = render(make_report(), Style(colour=True))
+    assert "\033[" not in "\n".join(plain)
+    assert coloured[-1].startswith("\033[1;32m")

@@ -460,9 +460,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             session.exitstatus = 2
         return
     rep = run.finish(interrupted)
-    code = report.EXIT[rep["verdict"]]
-    if rep["verdict"] == "conformant-partial" and config.getoption("conf_require_complete"):
-        code = 3
+    code = report.exit_code(rep, require_complete=bool(config.getoption("conf_require_complete")))
     if interrupted:
         code = SIGNAL_EXIT[config._conformance_interrupt[1]]
     session.exitstatus = code

@@ -915,11 +915,12 @@ def describe_answer(ex: Exchange) -> str:
     return f"{ex.status} {_error_code(ex) or ex.header('content-type')}"
 
 
-@check("AGUI-INT-002", scenarios=["agui.resume_open"])
+@check("AGUI-INT-002", scenarios=["agui.resume_open"], supplementary=True)
 def open_resume_cases(rec):
     """Reports (does not judge) answers to an unknown interrupt, an empty `resume`, and a stale repeated resume.
 
-    Not assessed, never info: what it reports is open (AGUI-OPEN-003), and an info must not satisfy a MUST."""
+    Not assessed, never info: what it reports is open (AGUI-OPEN-003), and an info must not satisfy a MUST.
+    Supplementary, so that reporting it never keeps AGUI-INT-002 from being judged by its own checks."""
     if rec.facts.get("no_resume"):
         raise NotAssessed(rec.facts["no_resume"])
     seen = {label: describe_answer(rec.get(label))

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .agent import Ask, Fail, Idle, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
+from conformance.agent import Ask, Fail, Idle, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
 from .asgi import DisconnectWatch, Request, Send, dumps, start_stream, stream_end, stream_write
 from .refusal import SESSION_KEY_RULE, Refusal, is_session_key
 

@@ -27,7 +27,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from .agent import Ask, Fail, RunContext, Step, Text, ToolCall, canonical_json, new_id, parse, paced, steps
+from conformance.agent import Ask, Fail, RunContext, Step, Text, ToolCall, canonical_json, new_id, parse, paced, steps
 from .asgi import DisconnectWatch, Request, Send, dumps, send_json, start_stream, stream_end, stream_write
 from .refusal import SESSION_KEY_RULE, Refusal, is_session_key
 

@@ -56,7 +56,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .agent import Ask, Fail, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
+from conformance.agent import Ask, Fail, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
 from .asgi import (
     BadJSON, DisconnectWatch, Request, Send, dumps, loads, send_bytes, send_empty, start_stream, stream_end,
     stream_write,

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agent import Paused
+from conformance.agent import Paused
 
 SERVICE_PREFIX = "ais"
 API_KEY_PREFIX = f"{SERVICE_PREFIX}_live_"

@@ -1,0 +1,151 @@
+"""Running a script: the event generator, and its paced forms that perform ``sleep``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import AgentEvent, Ask, Fail, Idle, Sleep, Step, Text, ToolCall
+from .script import Script, canonical_json, new_id, split_chunks
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What one run of the agent sees."""
+
+    params: dict[str, Any]
+    messages: list[Any]
+    run_number: int  # runs the session's instance has started, this one included
+
+
+@dataclass(slots=True)
+class Paused:
+    """A run paused on an ``ask``, held by the session's instance until resumed."""
+
+    script: Script
+    context: RunContext
+    ask: Ask
+    reply_so_far: str = ""
+    created: float = field(default_factory=time.monotonic)
+
+
+def steps(script: Script, ctx: RunContext, start: int = 0) -> Iterator[AgentEvent]:
+    """Agent events of a script from directive ``start``; ends after an Ask or a Fail.
+
+    ``sleep`` comes out as a :class:`Sleep` event: this generator never waits.
+    """
+    if script.error is not None:
+        yield Fail(script.error)
+        return
+    if script.echo is not None:
+        yield Text(script.echo)
+        return
+    directives = script.directives
+    for index in range(start, len(directives)):
+        d = directives[index]
+        word = d.word
+        if word == "say":
+            yield Text(d.arg)
+        elif word == "chunks":
+            for piece in split_chunks(d.arg, d.count):
+                yield Text(piece)
+        elif word == "tool":
+            name, args = d.arg
+            yield ToolCall(new_id("call_"), name, args, canonical_json(args))
+        elif word == "step":
+            yield Step(d.arg)
+        elif word == "sleep":
+            yield Sleep(d.arg)
+        elif word == "ask":
+            yield Ask(new_id("int_"), d.arg, index + 1)
+            return
+        elif word == "fail":
+            yield Fail(d.arg)
+            return
+        elif word == "echo":
+            yield Text(canonical_json(ctx.params if d.arg == "params" else ctx.messages))
+        elif word == "count":
+            yield Text(str(ctx.run_number))
+
+
+def resumed_steps(paused: Paused, answer: Any) -> Iterator[AgentEvent]:
+    """The rest of a paused run: the piece ``answer: <canonical JSON>``, then the next directives."""
+    yield Text("answer: " + canonical_json(answer))
+    yield from steps(paused.script, paused.context, paused.ask.resume_at)
+
+
+def _next_wait(end: float, last: float, now: float, idle_interval: float | None) -> tuple[float, bool]:
+    """During a silence ending at ``end``: how long to wait next, and whether an Idle marker follows."""
+    if idle_interval is not None and last + idle_interval < end:
+        return max(0.0, last + idle_interval - now), True
+    return max(0.0, end - now), False
+
+
+AsyncSleep = Callable[[float], Awaitable[Any]]
+SyncSleep = Callable[[float], Any]
+
+
+async def paced(
+    events: Iterable[AgentEvent],
+    idle_interval: float | None = None,
+    *,
+    sleep: AsyncSleep | None = None,
+    clock: Callable[[], float] | None = None,
+) -> AsyncIterator[AgentEvent | Idle]:
+    """Async form of an event iterator: performs Sleep events (they are not yielded).
+
+    With ``idle_interval``, an :class:`Idle` marker is yielded whenever the agent
+    has been silent that long since the last thing this iterator yielded.
+    ``sleep`` (default ``asyncio.sleep``) and ``clock`` (default the running
+    loop's clock) are hooks, e.g. for a test with virtual time.
+    """
+    sleep = sleep or asyncio.sleep
+    clock = clock or asyncio.get_running_loop().time
+    last = clock()
+    for event in events:
+        if type(event) is not Sleep:
+            yield event
+            last = clock()
+            continue
+        end = clock() + event.seconds
+        while True:
+            wait, idle_follows = _next_wait(end, last, clock(), idle_interval)
+            await sleep(wait)
+            if not idle_follows:
+                break
+            yield Idle()
+            last = clock()
+
+
+def paced_sync(
+    events: Iterable[AgentEvent],
+    idle_interval: float | None = None,
+    *,
+    sleep: SyncSleep = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[AgentEvent | Idle]:
+    """Synchronous twin of :func:`paced` (same rules, blocking ``sleep`` hook)."""
+    last = clock()
+    for event in events:
+        if type(event) is not Sleep:
+            yield event
+            last = clock()
+            continue
+        end = clock() + event.seconds
+        while True:
+            wait, idle_follows = _next_wait(end, last, clock(), idle_interval)
+            sleep(wait)
+            if not idle_follows:
+                break
+            yield Idle()
+            last = clock()
+
+
+async def run_events(
+    script: Script, ctx: RunContext, start: int = 0, idle_interval: float | None = None
+) -> AsyncIterator[AgentEvent | Idle]:
+    async for event in paced(steps(script, ctx, start), idle_interval):
+        yield event

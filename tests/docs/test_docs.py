@@ -1,0 +1,177 @@
+"""The documentation is the repository's own: no path outside it, no dead link, no table that drifted from the code."""
+from __future__ import annotations
+
+import re
+import runpy
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conformance.agent import DIRECTIVES
+from conformance.target import AGENT_SCENARIOS, FACTS, Profile
+from tests.docs import measure
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+# Paths users of the repository or the installed package do not have.
+OUTSIDE = re.compile(r"\.\./shared|shared/spec|shared/design|(?<![\w.])/work/"
+                     r"|design/(?:conformance-agent|runner-contract)\.md|spec/agent-invocation-service\.md")
+
+# Files owned by other helpers that still name outside paths; the coordinator fixes them
+# (exact edits in the docs helper's report) and then empties this set.
+NOT_YET_FIXED = {
+    "conformance/catalog/README.md", "conformance/cli.py", "conformance/plugin.py", "conformance/protocols.py",
+    "conformance/target.py", "schemas/README.md", "schemas/openapi.yaml",
+}
+# Pages another helper writes on another branch; links to them resolve once the branches are merged.
+WRITTEN_ELSEWHERE = {"docs/cli.md", "docs/reports.md"}
+
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def repository_files() -> list[Path]:
+    try:
+        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                             capture_output=True, check=True, timeout=60).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    return [ROOT / name for name in out.decode().split("\0") if name]
+
+
+def text_of(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def test_no_file_names_a_path_outside_the_repository():
+    offenders = []
+    for path in repository_files():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("tests/docs/") or rel in NOT_YET_FIXED:
+            continue
+        text = text_of(path)
+        if text is None:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE.search(line):
+                offenders.append(f"{rel}:{number}: {line.strip()[:120]}")
+    assert not offenders, "paths outside the repository:\n" + "\n".join(offenders)
+
+
+def test_the_outside_path_pattern_catches_what_it_must():
+    for bad in ("see ../shared/spec/x.md", "(`shared/design/conformance-agent.md`)", "/work/shared/spec/a.md",
+                "`design/runner-contract.md`", "`spec/agent-invocation-service.md`"):
+        assert OUTSIDE.search(bad), bad
+    for fine in ("docs/agent.md", "the shared connection pool", "a shared/other path", "network/work/x"):
+        assert not OUTSIDE.search(fine), fine
+
+
+def markdown_pages() -> list[Path]:
+    return [ROOT / "README.md", ROOT / "conformance" / "server" / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    text = page.read_text(encoding="utf-8")
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {slug(m.group(1)) for m in re.finditer(r"^#{1,6}\s+(.*)$", text, re.M)}
+
+
+def test_every_relative_link_in_the_docs_resolves():
+    dead = []
+    for page in markdown_pages():
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file_part, _, fragment = target.partition("#")
+            resolved = (page.parent / file_part).resolve() if file_part else page
+            rel = resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(resolved)
+            where = f"{page.relative_to(ROOT)} -> {target}"
+            if not resolved.is_relative_to(ROOT):
+                dead.append(f"{where}: outside the repository")
+            elif not resolved.exists():
+                if rel not in WRITTEN_ELSEWHERE:
+                    dead.append(f"{where}: no such file")
+            elif fragment and resolved.suffix == ".md" and fragment not in anchors(resolved):
+                dead.append(f"{where}: no heading #{fragment}")
+    assert not dead, "dead links:\n" + "\n".join(dead)
+
+
+def test_every_directive_is_documented():
+    agent_doc = (DOCS / "agent.md").read_text(encoding="utf-8")
+    missing = [w for w in sorted(DIRECTIVES) if not re.search(rf"^\| `{re.escape(w)}[ `]", agent_doc, re.M)]
+    assert not missing, f"directives without a row in docs/agent.md: {missing}"
+
+
+def test_every_scenario_key_is_documented_with_its_default_prompt():
+    agent_doc = (DOCS / "agent.md").read_text(encoding="utf-8")
+    problems = []
+    for key, entry in AGENT_SCENARIOS.items():
+        row = re.search(rf"^\| `{key}` \|(.*)$", agent_doc, re.M)
+        if not row:
+            problems.append(f"{key}: no row")
+            continue
+        for line in entry.get("prompt", "").splitlines():
+            if f"`{line}`" not in row.group(1):
+                problems.append(f"{key}: default prompt line {line!r} not shown")
+    assert not problems, problems
+
+
+def test_certify_names_every_option_and_its_variable():
+    certify = (DOCS / "certify.md").read_text(encoding="utf-8")
+    missing = [f"{opt} / {env}" for fact, (opt, env) in FACTS.items() if fact != "profile"
+               and (opt not in certify or env not in certify)]
+    assert not missing, missing
+
+
+def _toml_blocks(text: str) -> list[str]:
+    return re.findall(r"```toml\n(.*?)```", text, re.S)
+
+
+def test_the_profile_example_in_the_doc_is_the_fixture():
+    fixture = ROOT / "fixtures" / "profile.example.toml"
+    with fixture.open("rb") as fh:
+        expected = tomllib.load(fh)
+    shown = [tomllib.loads(b) for b in _toml_blocks((DOCS / "profile.md").read_text(encoding="utf-8"))]
+    assert expected in shown, "docs/profile.md does not show fixtures/profile.example.toml"
+    profile = Profile.load(str(fixture))
+    assert profile.agent == "custom" and set(profile.scenarios) <= set(AGENT_SCENARIOS)
+
+
+def test_the_adapter_example_runs_and_maps_each_protocol():
+    demo = runpy.run_path(str(DOCS / "examples" / "adapter.py"))["demo"]()
+    assert demo["invoke_json"]["status"] == "failed" and demo["invoke_json"]["result"] == "partial"
+    assert demo["invoke_sse"][-1].startswith("event: done\n")
+    assert sum(f.startswith("event: text\n") for f in demo["invoke_sse"]) == 3
+    paused, resumed = demo["agui"][-1], demo["agui_resumed"][-1]
+    assert paused["type"] == "RUN_FINISHED" and paused["outcome"]["type"] == "interrupt"
+    assert resumed["outcome"] == {"type": "success"} and resumed["result"] == 'answer: {"name":"Ada"}thanks'
+    assert demo["mcp"][-1]["result"]["content"] == [{"type": "text", "text": "1"}]
+
+
+@pytest.mark.parametrize("name", sorted(measure.TABLES))
+def test_measured_tables_are_filled_in(name):
+    assert "|---|" in measure.table_in_doc(name), f"run `python -m tests.docs.measure --write` ({name})"
+
+
+@pytest.mark.xdist_group("docs-measure")
+def test_measured_tables_match_a_fresh_measurement():
+    """Certifies the reference server once per missing item (about two minutes) and compares with the docs."""
+    measured = measure.measure(workers=2)
+    for name, render in measure.TABLES.items():
+        assert measure.table_in_doc(name) == render(measured), \
+            f"docs table {name!r} drifted from the code: run `python -m tests.docs.measure --write`"

@@ -3,7 +3,7 @@
 Each check is one pytest item (conformance/test_suite.py). The session records
 every scenario the selected checks need in the background as soon as
 collection is over, so the items mostly wait for recordings that are already
-there. Verdict and exit status follow shared/design/runner-contract.md.
+there. Verdict and exit status are documented in docs/cli.md.
 
 In a conformance run pytest's own terminal output is replaced by
 conformance.reporting.terminal (unless -v), junit.xml is ours (one test case

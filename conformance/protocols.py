@@ -20,7 +20,7 @@ MCP_ACCEPT = "application/json, text/event-stream"
 
 
 def canonical(value: Any) -> str:
-    """The conformance agent's canonical JSON (shared/design/conformance-agent.md)."""
+    """The conformance agent's canonical JSON (docs/agent.md)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

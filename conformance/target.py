@@ -31,7 +31,7 @@ FACTS: dict[str, tuple[str, str]] = {
 }
 SECRET_FACTS = ("api_key", "access_token", "revoked_key", "expired_token")
 
-# The conformance agent's scenarios (shared/design/conformance-agent.md): default prompt and reply.
+# The conformance agent's scenarios (docs/agent.md): default prompt and reply.
 AGENT_SCENARIOS: dict[str, dict[str, Any]] = {
     "plain_reply": {"prompt": "say conformance", "reply": "conformance"},
     "streamed_reply": {"prompt": "chunks 5 hello, conformance", "reply": "hello, conformance"},

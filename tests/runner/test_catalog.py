@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import catalog, registry
+from conformance import catalog, registry, target
 
 
 def test_catalog_loads_with_unique_ids_and_valid_levels():
@@ -50,10 +50,7 @@ def test_every_check_names_known_requirements_and_scenarios():
 
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "agent-invocation-service.md"
-AGENT_SCENARIOS = {"plain reply", "streamed reply", "exact text round trip", "tool call", "step",
-                   "silence longer than the ping interval", "failure after output", "failure before output",
-                   "question and resume", "params pass-through", "messages pass-through", "session affinity",
-                   "refusal"}
+AGENT_SCENARIOS = set(target.AGENT_SCENARIOS) | {"refusal"}   # one name per scenario: the profile keys
 
 
 def _normal(text: str) -> str:

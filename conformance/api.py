@@ -30,6 +30,10 @@ def certify(target: Target, *, requirements: Iterable[str] | None = None, check_
         results = [session.assess(c) for c in chosen] if not session.preflight_error else []
     finally:
         session.close()
-    return report.build(target=target.public(), results=results, coverage=registry.coverage(), not_run=skipped,
+    coverage = registry.coverage()
+    if check_ids is not None:   # an explicit subset: its requirements are judged by the chosen checks alone
+        chosen_ids = {c.id for c in chosen}
+        coverage = {rid: [c for c in ids if c in chosen_ids] for rid, ids in coverage.items()}
+    return report.build(target=target.public(), results=results, coverage=coverage, not_run=skipped,
                         baseline=baseline, stats=session.stats(), error=session.preflight_error,
                         options={"level": level, "run_tag": target.run_tag})

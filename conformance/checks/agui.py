@@ -633,6 +633,8 @@ def _error_code(ex: Exchange) -> Any:
 @check("AGUI-PROMPT-001", scenarios=["agui.last_user"])
 def last_user_message_is_prompt(rec):
     """Sends [user `say first`, assistant, user `say conformance`] and [user `say conformance`, assistant]; replies `conformance`."""
+    if any(r.want.get("reply") is None for r in runs(rec)):
+        raise NotAssessed("the profile's plain_reply gives no expected `reply` to compare with")
     fail_all([f"{r.where}: reply {short(r.reply())}, expected {short(r.want['reply'])} (only the last user "
               f"message is the prompt)" for r in need_runs(runs(rec), "a message list") if r.reply() != r.want["reply"]])
 

@@ -10,7 +10,10 @@ import json
 import threading
 from typing import Any, TypeVar
 
-from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, given, seed as with_seed, settings, strategies as st
+from hypothesis.errors import Unsatisfiable, UnsatisfiedAssumption
+
+from conformance.outcomes import SuiteFault
 
 T = TypeVar("T")
 
@@ -53,21 +56,44 @@ def small_json(max_bytes: int = 1500):
 
 
 def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) -> list[T]:
-    """n examples of a strategy, deterministic for a seed (no database, no shrinking)."""
+    """n examples of a strategy, deterministic for a seed (no database, no shrinking, no replay).
+
+    Nothing here ever reaches a server: values are only drawn. A draw that raises is a fault of the
+    suite (SuiteFault), caught inside the test body so hypothesis never sees a failing example and
+    never re-runs one ("Inconsistent results ... FlakyFailure" cannot arise).
+    """
     drawn: list[T] = []
+    faults: list[BaseException] = []
 
     @settings(max_examples=max(1, n), database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck), derandomize=seed is None)
-    @given(strategy)
-    def collect(value: T) -> None:
-        if len(drawn) < n:
-            drawn.append(value)
+              suppress_health_check=list(HealthCheck), derandomize=seed is None, report_multiple_bugs=False)
+    @given(st.data())
+    def collect(data: st.DataObject) -> None:
+        if len(drawn) >= n or faults:
+            return
+        try:
+            value = data.draw(strategy)
+        except UnsatisfiedAssumption:      # hypothesis' own control flow: the draw is retried
+            raise
+        except Exception as exc:           # noqa: BLE001 - any crash of a generator is the suite's
+            faults.append(exc)
+            return
+        drawn.append(value)
 
     if seed is not None:
-        from hypothesis import seed as with_seed
         collect = with_seed(seed)(collect)
     with GENERATION_LOCK:
-        collect()
+        try:
+            collect()
+        except Unsatisfiable:
+            if not faults:
+                raise
+        except Exception as exc:           # noqa: BLE001
+            faults.append(exc)
+    if faults:
+        exc = faults[0]                    # the first crash, not hypothesis' complaint about it
+        raise SuiteFault(f"generating inputs crashed (seed {seed}): {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
     return drawn
 
 

@@ -10,3 +10,8 @@ class NotAssessed(Exception):
 
 class Observation(Exception):
     """The spec leaves this open: the check reports what it saw, it does not judge."""
+
+
+class SuiteFault(Exception):
+    """The suite itself failed (a generator or fuzz machinery crashed): reported as `error`, never as
+    the server's failure. The server saw nothing of it, or only the first observation counts."""

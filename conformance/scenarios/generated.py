@@ -38,12 +38,12 @@ async def mcp_tool(ctx) -> str | None:
     ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                                                 "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                                                      "io.modelcontextprotocol/clientCapabilities": {}}}},
-                        headers=mcp_headers("tools/list"), label="mcp-tools-list")
+                        headers=mcp_headers("tools/list"), label="tools-list")   # not "mcp-<i>": no run index
     try:
-        tools = ex.json()["result"]["tools"]
-        return tools[0]["name"]
-    except (AssertionError, KeyError, IndexError, TypeError):
+        name = ex.json()["result"]["tools"][0]["name"]
+    except (AssertionError, KeyError, IndexError, TypeError, ValueError):
         return None
+    return name if isinstance(name, str) and name else None
 
 
 @scenario("generated.round_trip", protocol=("invoke", "agui", "mcp"), prompts=("text_round_trip",), deadline=60)

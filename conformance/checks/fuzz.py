@@ -46,16 +46,16 @@ def _show(case: dict[str, Any], findings: list[dict[str, Any]]) -> str:
     req = case["request"]
     why = f" ({'; '.join(case['defects'])})" if case.get("defects") else ""
     said = "\n    ".join(f"[{f['check']}] {f['message'][:300]}" for f in findings)
-    lines = [said, f"    request ({case['kind']}{why}): {req['method']} {req['path']}"]
+    lines = [said, f"    sent ({case['kind']}{why}): {req['method']} {req['path']}"]
     lines += [f"      {k}: {v}" for k, v in req["headers"].items()]
     lines.append(f"      body: {req['body']}")
     resp = case.get("response")
     if resp:
-        lines.append(f"    response: {resp['status']}")
+        lines.append(f"    got: {resp['status']}")
         lines += [f"      {k}: {v}" for k, v in resp["headers"]]
         lines.append(f"      body: {resp['body']}")
     else:
-        lines.append(f"    response: {case.get('status')} {case.get('content_type') or ''} "
+        lines.append(f"    got: {case.get('status')} {case.get('content_type') or ''} "
                      f"{(case.get('answer') or case.get('error') or '')!r}")
     return "\n".join(lines)
 

@@ -38,7 +38,7 @@ from conformance import generate, schemas
 from conformance.outcomes import SuiteFault
 from conformance.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
 from conformance.registry import scenario
-from conformance.vocab import is_json_media_type
+from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.wire.sse import parse_sse
 
 OPENAPI = schemas.SCHEMA_DIR / "openapi.yaml"
@@ -257,10 +257,17 @@ def mcp_response_id(ctx, response, case) -> None:
         return                                  # shape is the schema check's business
     sent = p.body.get("id")
     sent_ok = "id" in p.body and type(sent) in (str, int)
-    if "result" in doc and sent_ok and (doc["id"] != sent or type(doc["id"]) is not type(sent)):
+    if "result" in doc and sent_ok and not _same_id(doc["id"], sent):
         raise Finding(["MCP-METH-005"], f"response id {doc['id']!r} is not the request's id {sent!r}")
-    if "error" in doc and sent_ok and doc["id"] is not None and doc["id"] != sent:
+    if "error" in doc and sent_ok and doc["id"] is not None and not _same_id(doc["id"], sent):
         raise Finding(["MCP-ERR-001"], f"error id {doc['id']!r} is neither the request's id {sent!r} nor null")
+
+
+def _same_id(got: Any, sent: Any) -> bool:
+    """A JSON-RPC id echoed: a string as the same string, an integer by value (1.0 is 1, "1" is not)."""
+    if isinstance(sent, str):
+        return got == sent
+    return is_json_integer(got) and got == sent
 
 
 def bodies_match_schemas(ctx, response, case) -> None:

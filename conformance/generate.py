@@ -21,6 +21,20 @@ T = TypeVar("T")
 # ("AST constructor recursion depth mismatch"): every draw in the process takes this lock.
 GENERATION_LOCK = threading.RLock()   # re-entrant: callers may hold it around several draws
 
+
+def _without_local_constants() -> None:
+    """Hypothesis mixes in constants it finds by `ast.parse`-ing every newly imported local module, on the
+    drawing thread. That parse races any import compiling source on another thread (the lock above cannot
+    cover imports: "AST constructor recursion depth mismatch", the flaky SystemError of issue 13), and it makes
+    the draws depend on which modules happen to be imported, so one seed would not reproduce one input set.
+    Draws here use hypothesis' built-in constants only."""
+    from hypothesis.internal.conjecture import providers
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "_local_constants"):
+        providers._get_local_constants = lambda: providers._local_constants
+
+
+_without_local_constants()
+
 # Characters that break naive framing: line terminators of every kind, quotes, escapes,
 # astral-plane emoji, U+2028/U+2029 (JSON-legal, JavaScript-hostile), NUL-free.
 TRICKY = ["\n", "\r", "\r\n", "\n\n", '"', "\\", "'", "\t", "\u2028", "\u2029", "\U0001f600", "é", "data: x",

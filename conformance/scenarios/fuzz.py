@@ -376,8 +376,8 @@ class Plan:
         params = body.get("params") if isinstance(body.get("params"), dict) else {}
         args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
         text = next((v for v in (args.get("prompt"), body.get("method")) if isinstance(v, str)), "")
-        rid = body.get("id")
-        call = {"jsonrpc": "2.0", "id": rid if type(rid) in (str, int) else len(repr(body)) % 1000 + 1}
+        rid = body.get("id")              # an integer id, so its echo is judged by value (1.0 is 1, "1" is not)
+        call = {"jsonrpc": "2.0", "id": rid if type(rid) is int else len(repr(body)) % 1000 + 1}
         meta = {META_VERSION: MCP_VERSION, META_CAPS: {}}
         if self.tool is None:                 # no tool to call: a request that describes it instead
             return {**call, "method": "tools/list", "params": {"_meta": meta}}

@@ -224,3 +224,18 @@ def test_problem_json_refusal_is_no_undocumented_content_type():
     text = answer(headers={"content-type": "text/plain"}, content=b"no")
     with pytest.raises(Exception, match="Content-Type|text/plain"):
         fuzz.content_type_documented(None, text, probe.case)
+
+
+def test_generated_requests_run_the_agent_on_every_operation(report):
+    import re
+    runs = {}
+    for c in report["checks"]:
+        for op, n in re.findall(r"schemathesis (\w+): \d+ requests, (\d+) agent runs", c.get("message") or ""):
+            runs[op] = int(n)
+    assert runs.get("invoke", 0) > 0 and runs.get("agui", 0) > 0 and runs.get("mcp", 0) > 0, runs
+
+
+def test_generated_mcp_calls_are_judged():
+    got = _judge_broken("MCP-METH-005-integer-id-as-string", "MCP-METH-005")
+    assert got["row"]["status"] == "failed", got["row"]
+    assert "tools/call" in got["row"]["message"] and "got: 200" in got["row"]["message"]

@@ -51,6 +51,9 @@ a check trips on it, the check asserts something the spec does not say (a suite 
 19     no ``X-Request-Id`` / ``X-Session-Id`` /    not in the spec (the reference server's own headers);
        ``X-Thread-Id`` headers; an ``X-Variant``   ``X-RateLimit-Remaining`` kept
        header on every answer
+20-22  invoke/errors: integers as ``3.0``,         see tests/selftest/variant_invoke.py (JSON integers by value,
+       refusals as ``application/problem+json``,   RFC 8259 §6 / RFC 6839; "Complete list of codes with their HTTP
+       AG-UI ``invalid_request`` 400 → 422         statuses: not shown.")
 =====  ==========================================  ===================================================================
 """
 from __future__ import annotations
@@ -61,7 +64,7 @@ import uuid
 from typing import Any
 
 from conformance.server import ServerConfig
-from tests.selftest import asgi_tools as t
+from tests.selftest import asgi_tools as t, variant_invoke
 
 EXTRA_FIELD = "extra"
 EXTENSION = {"vendorExtension": {"variant": "v1", "note": "unknown member; clients ignore it"}}
@@ -317,6 +320,7 @@ def restyle_headers(headers: t.Headers, scope: dict, status: int) -> tuple[int, 
 
 def wrap(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
     app = IdReshaper().wrap(app)                       # innermost: sees the reference server's own ids
+    app = variant_invoke.wrap(app, facts)              # 20-22: float integers, problem+json refusals
     app = t.rewrite_body(app, restyle_json)
     app = t.rewrite_sse(app, restyle_stream)
     return t.rewrite_headers(app, restyle_headers)

@@ -6,9 +6,11 @@ seed, and a failing check shows the exact example that failed.
 """
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import threading
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, seed as with_seed, settings, strategies as st
 from hypothesis.errors import Unsatisfiable, UnsatisfiedAssumption
@@ -34,6 +36,30 @@ def _without_local_constants() -> None:
 
 
 _without_local_constants()
+
+_AST_LOCK = threading.RLock()
+
+
+def _serialize_ast_parse() -> None:
+    """CPython 3.11 keeps one AST recursion counter per interpreter: two threads in `ast.parse` at once
+    corrupt it and one of them dies with SystemError "AST constructor recursion depth mismatch".
+    Hypothesis calls `ast.parse` on every filtered draw (to read lambda predicates) from the fuzz worker
+    threads, while other scenarios (the official MCP client, …) may call it too: every `ast.parse` in
+    the process takes one lock, so neither side can be hit."""
+    if getattr(ast.parse, "_conformance_serialized", False):
+        return
+    original = ast.parse
+
+    @functools.wraps(original)
+    def parse(*args: Any, **kwargs: Any) -> Any:
+        with _AST_LOCK:
+            return original(*args, **kwargs)
+
+    parse._conformance_serialized = True  # type: ignore[attr-defined]
+    ast.parse = parse
+
+
+_serialize_ast_parse()
 
 # Characters that break naive framing: line terminators of every kind, quotes, escapes,
 # astral-plane emoji, U+2028/U+2029 (JSON-legal, JavaScript-hostile), NUL-free.
@@ -109,6 +135,25 @@ def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) ->
         raise SuiteFault(f"generating inputs crashed (seed {seed}): {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
     return drawn
+
+
+AST_RACE = "AST constructor recursion depth mismatch"
+GENERATION_ATTEMPTS = 3
+
+
+def guarded(fn: Callable[..., T], *args: Any) -> T:
+    """Runs a local, server-free generation step under the lock, again (same seed, same result) when
+    CPython 3.11's AST race hit it: hypothesis parses lambda sources with `ast` while another thread may be
+    compiling (an import), which the lock cannot cover. Nothing here touches a server, so a retry
+    re-executes no case against it."""
+    for attempt in range(1, GENERATION_ATTEMPTS + 1):
+        try:
+            with GENERATION_LOCK:
+                return fn(*args)
+        except (SystemError, SuiteFault) as exc:
+            if AST_RACE not in f"{exc} {exc.__cause__}" or attempt == GENERATION_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
 
 
 def texts(n: int, seed: int | None = None) -> list[str]:

@@ -558,9 +558,9 @@ def run_operation(name: str, target, unique: Callable[[str], str], send: Callabl
     the server). A crash of generation or of the judging machinery is a SuiteFault, never a finding.
     """
     try:
-        st, _schema, builtin, _ops = _schemathesis()
+        st, _schema, builtin, _ops = generate.guarded(_schemathesis)
         plan = Plan(target, unique, tool)
-        probes = build_probes(name, plan, max(1, target.depth), target.seed)
+        probes = generate.guarded(build_probes, name, plan, max(1, target.depth), target.seed)
     except SuiteFault:
         raise
     except Exception as exc:                                     # noqa: BLE001 - schemathesis or hypothesis

@@ -51,7 +51,7 @@ async def round_trip(ctx):
     """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
     ctx.conformance_agent("the exact text round trip uses `say-json`")
     n = TEXTS_PER_RUN * RUNS_PER_PROTOCOL * ctx.target.depth
-    groups = _groups(await asyncio.to_thread(generate.texts, n, ctx.target.seed), TEXTS_PER_RUN)
+    groups = _groups(await asyncio.to_thread(generate.guarded, generate.texts, n, ctx.target.seed), TEXTS_PER_RUN)
     prompts = ["\n".join(say_json(t) for t in g) for g in groups]
     ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
     tool = await mcp_tool(ctx)
@@ -81,7 +81,8 @@ async def params(ctx):
     """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
     ctx.conformance_agent("the pass-through probe uses `echo params`")
     prompt = ctx.prompt("params_passthrough")
-    sent = await asyncio.to_thread(generate.examples, extra_fields, PARAM_RUNS * ctx.target.depth, ctx.target.seed)
+    sent = await asyncio.to_thread(generate.guarded, generate.examples, extra_fields, PARAM_RUNS * ctx.target.depth,
+                                   ctx.target.seed)
     ctx.note(params=sent)
     invoke, agui = ctx.agent_path("invoke"), ctx.agent_path("agui")
     await asyncio.gather(*(

@@ -239,3 +239,22 @@ def test_generated_mcp_calls_are_judged():
     got = _judge_broken("MCP-METH-005-integer-id-as-string", "MCP-METH-005")
     assert got["row"]["status"] == "failed", got["row"]
     assert "tools/call" in got["row"]["message"] and "got: 200" in got["row"]["message"]
+
+
+def test_generation_hit_by_the_ast_race_is_drawn_again_locally_and_other_crashes_are_not():
+    from conformance import generate
+    calls = []
+
+    def flaky_once():
+        calls.append(1)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=1, after=2)")
+        return "drawn"
+
+    assert generate.guarded(flaky_once) == "drawn" and len(calls) == 2
+
+    def broken():
+        raise SystemError("something else")
+
+    with pytest.raises(SystemError):
+        generate.guarded(broken)

@@ -15,6 +15,15 @@ that is not a JSON object, AG-UI without a user message or resume); other schema
 violations (a message without `id`, a non-array `messages`) are sent but only the
 answer's shape is judged.
 
+Positive MCP cases are well-formed `tools/call` requests of the agent's tool (from
+--agent-slug, else tools/list): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+`_meta` agree with the body, so they run the agent and their results are judged.
+Every case is sent once and its answer is the evidence: nothing is replayed or
+shrunk against the server; a crash while generating or judging is a SuiteFault
+(an error of the suite), never a finding. Error bodies count as JSON under
+`application/json` or any `+json` type (RFC 6839). A negative that breaks several
+rules may be refused with the code of any of them (the spec sets no precedence).
+
 Cost: cases that could start a run are bounded per operation (PLAN's third column x depth);
 positive cases go first, and a server that accepts negative data stops being fed
 once the budget is spent. Prompts are prefixed so the conformance agent echoes them

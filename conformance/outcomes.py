@@ -13,7 +13,6 @@ class Observation(Exception):
 
 
 class SuiteFault(Exception):
-    """The suite itself broke (a generator, a missing resource, a crash in a scenario or check).
-
-    Never the server's fault: the requirements it touches are `error`, and the run's verdict is `error`
-    when a MUST is touched."""
+    """The suite itself broke (a generator, the fuzz machinery, a missing resource, a crash in a scenario
+    or check). Never the server's fault: the requirements it touches are `error`, and the run's verdict is
+    `error` when a MUST is touched. The server saw nothing of it, or only the first observation counts."""

@@ -41,15 +41,23 @@ def _cases(rec) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 def _show(case: dict[str, Any], findings: list[dict[str, Any]]) -> str:
+    """What the check said, then the whole exchange: the request as sent (credential redacted) and the
+    answer as received, status, headers and body (the first and only observation of this case)."""
     req = case["request"]
-    headers = ", ".join(f"{k}: {v}" for k, v in req["headers"].items())
-    answer = (case.get("answer") or case.get("error") or "")[:200]
     why = f" ({'; '.join(case['defects'])})" if case.get("defects") else ""
     said = "\n    ".join(f"[{f['check']}] {f['message'][:300]}" for f in findings)
-    return (f"{said}\n"
-            f"    sent ({case['kind']}{why}): {req['method']} {req['path']}  {headers}\n"
-            f"    body: {req['body'][:240]}\n"
-            f"    got: {case.get('status')} {case.get('content_type') or ''} {answer!r}")
+    lines = [said, f"    sent ({case['kind']}{why}): {req['method']} {req['path']}"]
+    lines += [f"      {k}: {v}" for k, v in req["headers"].items()]
+    lines.append(f"      body: {req['body']}")
+    resp = case.get("response")
+    if resp:
+        lines.append(f"    got: {resp['status']}")
+        lines += [f"      {k}: {v}" for k, v in resp["headers"]]
+        lines.append(f"      body: {resp['body']}")
+    else:
+        lines.append(f"    got: {case.get('status')} {case.get('content_type') or ''} "
+                     f"{(case.get('answer') or case.get('error') or '')!r}")
+    return "\n".join(lines)
 
 
 def summary(result: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, Observation
 from conformance.registry import check
+from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.scenarios.invoke import COMPLETED_RUNS, FAILED_RUNS, INTERPRETED, RUNS
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEEvent, strict_json_loads
@@ -114,7 +115,13 @@ def same_json(a: Any, b: Any) -> bool:
 
 
 def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A JSON integer, judged by value: 1.0 is 1 (JSON has one number type); "1" and true are not."""
+    return is_json_integer(value)
+
+
+def is_json_answer(ex: Exchange) -> bool:
+    """Content-Type application/json or any +json type (RFC 6839), parameters aside."""
+    return is_json_media_type(ex.content_type)
 
 
 def joined(problems: list[str]) -> str:
@@ -237,7 +244,7 @@ def assert_stream(ex: Exchange, why: str) -> None:
 
 
 def assert_json_result(ex: Exchange, why: str) -> None:
-    assert ex.status == 200 and ex.content_type == "application/json", \
+    assert ex.status == 200 and is_json_answer(ex), \
         f"{ex.label}: {why} must answer one JSON body (200, application/json); got {what(ex)}"
     result_of(ex)
 
@@ -273,7 +280,7 @@ def stream_false_with_accept_sse(rec: Recording) -> None:
     ex = rec.get("stream-false-accept-sse")
     if is_stream(ex):
         form = "an event stream (the Accept header won)"
-    elif ex.status == 200 and ex.content_type == "application/json":
+    elif ex.status == 200 and is_json_answer(ex):
         form = "one JSON result (the `stream` field won)"
     else:
         form = f"neither form: {what(ex)}"
@@ -299,7 +306,7 @@ def json_rule(*requirements: str, names: Iterable[str] = RUNS):
 @json_rule("INV-RES-001")
 def result_is_json_200(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every answer is 200, `application/json`, one JSON object, once the run is over."""
-    assert ex.status == 200 and ex.content_type == "application/json", \
+    assert ex.status == 200 and is_json_answer(ex), \
         f"{ex.label}: expected 200 with Content-Type application/json, got {what(ex)}"
     result_of(ex)
 
@@ -706,7 +713,7 @@ def count_is(ex: Exchange, expected: int, why: str) -> None:
 def generated_session_ids(rec: Recording, sessions: Recording) -> None:
     """Sends invokes without `sessionId`; each result has a generated `sessionId` of 1 to 256 characters, no two equal."""
     seen: dict[str, str] = {}
-    candidates = [ex for ex in rec.exchanges if ex.status == 200 and ex.content_type == "application/json"] \
+    candidates = [ex for ex in rec.exchanges if ex.status == 200 and is_json_answer(ex)] \
         + sessions.labelled("generated-1")
     for ex in candidates:
         sid = result_of(ex).get("sessionId")
@@ -824,12 +831,18 @@ def extra_data_reaches_params(rec: Recording) -> None:
 
 @check("INV-PASS-004", scenarios=["invoke.messages"])
 def messages_reach_agent(rec: Recording) -> None:
-    """Sends `echo messages` with a `messages` list of `{role, content}`; the agent echoes the list exactly."""
+    """Sends `echo messages` with a `messages` list of `{role, content}`; the agent echoes the list exactly.
+
+    The items' shape is not shown, so a refusal with the error body is not assessed (never passed);
+    a 4xx without the error body contradicts "A refusal before the run starts answers with an HTTP status
+    and the error body" and fails."""
     ex = rec.get("messages")
     if is_4xx(ex):
-        err = error_of(ex) or {}
-        raise Observation(f"the `messages` items {{role, content}} were refused ({ex.status}, "
-                          f"{err.get('code')!r}); their shape is not shown, so this is not judged")
+        err = error_of(ex)
+        assert err is not None, \
+            f"{ex.label}: `messages` was answered with a 4xx that is not the error body {{error: {{…}}}}: {what(ex)}"
+        raise NotAssessed(f"the `messages` items {{role, content}} were refused ({ex.status}, {err.get('code')!r}); "
+                          f"the items' shape is not shown, so whether the list reaches the agent was not judged")
     got = echoed(ex)
     assert same_json(got, rec.facts["messages"]), \
         f"{ex.label}: sent messages {json.dumps(rec.facts['messages'], ensure_ascii=False)}, the agent saw " \
@@ -877,12 +890,13 @@ def extra_data_outside_is_validation_failed(rec: Recording) -> None:
 # -- INV-ERR: refusals ---------------------------------------------------------------------------------
 @check("INV-ERR-001", scenarios=["invoke.refusals"])
 def streaming_refusal_is_json(rec: Recording) -> None:
-    """Sends `stream: true` to a nonexistent agent; the refusal is a 4xx `application/json` error body, not a stream."""
+    """Sends `stream: true` to a nonexistent agent; the refusal is a 4xx JSON error body (`application/json` or a
+    `+json` type such as `application/problem+json`), not a stream."""
     ex = rec.get("stream-no-agent")
     refused(ex)
-    assert ex.content_type == "application/json", \
-        f"{ex.label}: a refusal of a streaming request must be the JSON error body, got Content-Type " \
-        f"{ex.header('content-type')!r}"
+    assert is_json_answer(ex), \
+        f"{ex.label}: a refusal of a streaming request must be the JSON error body (application/json or +json), " \
+        f"got Content-Type {ex.header('content-type')!r}"
 
 
 @check("INV-ERR-002", scenarios=["invoke.refusals"])
@@ -1078,7 +1092,9 @@ def rate_limit_remaining_is_count(*recs: Recording) -> str:
     values = [(ex, v) for ex in all_exchanges(recs) for v in ex.headers.get_list("x-ratelimit-remaining")]
     bad = [f"{ex.label}: {v!r}" for ex, v in values if not _DIGITS.fullmatch(v.strip())]
     assert not bad, "`X-RateLimit-Remaining` must be a non-negative integer: " + "; ".join(bad[:MAX_LISTED])
-    return f"{len(values)} values seen" if values else "no answer carried `X-RateLimit-Remaining`"
+    if not values:
+        raise NotAssessed("no invoke answer carried `X-RateLimit-Remaining`: nothing to judge")
+    return f"{len(values)} values seen"
 
 
 @check("GEN-RATE-003", scenarios=RATE_SCENARIOS, supplementary=True)   # a 429 here is by chance; the probe judges

@@ -23,6 +23,7 @@ from conformance import schemas
 from conformance import scenarios as scenarios_pkg
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, check
+from conformance.vocab import is_json_media_type
 
 # -- which requirement states which field -------------------------------------------------
 # Keys are field paths (list indices written as "*"); the longest matching prefix wins.
@@ -182,7 +183,7 @@ def body_violations(op: str, status: int | None, content_type: str | None, body:
     if op == "invoke" or op == "agui":
         if 400 <= status < 500:
             return violations("error-body", doc, where, applied=applied)
-        if status == 200 and op == "invoke" and content_type == "application/json":
+        if status == 200 and op == "invoke" and is_json_media_type(content_type):
             return violations("invoke-result", doc, where, applied=applied)
         return []
     if op == "mcp":

@@ -15,6 +15,15 @@ that is not a JSON object, AG-UI without a user message or resume); other schema
 violations (a message without `id`, a non-array `messages`) are sent but only the
 answer's shape is judged.
 
+Positive MCP cases are well-formed `tools/call` requests of the agent's tool (from
+--agent-slug, else tools/list): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+`_meta` agree with the body, so they run the agent and their results are judged.
+Every case is sent once and its answer is the evidence: nothing is replayed or
+shrunk against the server; a crash while generating or judging is a SuiteFault
+(an error of the suite), never a finding. Error bodies count as JSON under
+`application/json` or any `+json` type (RFC 6839). A negative that breaks several
+rules may be refused with the code of any of them (the spec sets no precedence).
+
 Cost: cases that could start a run are bounded per operation (PLAN's third column x depth);
 positive cases go first, and a server that accepts negative data stops being fed
 once the budget is spent. Prompts are prefixed so the conformance agent echoes them
@@ -35,22 +44,25 @@ from typing import Any, Callable
 import httpx
 
 from conformance import generate, schemas
+from conformance.outcomes import SuiteFault
 from conformance.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
 from conformance.registry import scenario
+from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.wire.sse import parse_sse
 
 OPENAPI = schemas.resource("openapi.yaml")
 PROMPT_PREFIX = "fuzz "            # not a directive word: the conformance agent echoes the prompt
 REQUEST_TIMEOUT = 10.0             # seconds per generated request (echo runs are short)
 TIME_BUDGET = 45.0                 # seconds of sending per operation; later cases are skipped
-MAX_EXCERPT = 300
+MAX_EXCERPT = 300                  # characters of a body in the one-line summaries
+MAX_TRANSCRIPT = 64 * 1024         # characters of a request or response body kept as evidence
 MAX_CASES_KEPT = 200
 
 # per operation and depth 1: (positive cases, negative cases, cases that may start a run)
 PLAN = {
     "invoke": (3, 20, 4),
     "agui": (2, 14, 3),
-    "mcp": (4, 8, 1),
+    "mcp": (2, 8, 2),
     "metadata": (4, 0, 0),
 }
 OPERATIONS = {"invoke": ("POST", "/v1/agents/{agentId}/invoke"), "agui": ("POST", "/v1/agents/{agentId}/agui"),
@@ -100,10 +112,35 @@ def agui_defects(body: Any) -> list[Defect]:
 DEFECTS: dict[str, Callable[[Any], list[Defect]]] = {"invoke": invoke_defects, "agui": agui_defects}
 
 
-def expected_code(defects: list[Defect]) -> str | None:
-    """The `error.code` a refusal must carry: only when every defect states the same one."""
+def expected_code(defects: list[Defect], other_broken: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """The `error.code` a refusal must carry: only when every defect states the same one and the body
+    breaks no other rule. The spec sets no precedence between codes, so a body that breaks several
+    rules may be refused with the code of any of them."""
     codes = {d[1] for d in defects}
-    return codes.pop() if len(codes) == 1 else None
+    return codes.pop() if len(codes) == 1 and not other_broken else None
+
+
+REQUEST_SCHEMAS = {"invoke": "invoke-request", "agui": "agui-request"}
+# The top-level field each stated defect is about (a violation of another field is another rule).
+DEFECT_FIELDS = {"INV-ERR-002": "prompt", "INV-ERR-003": "stream", "INV-ERR-004": "prompt",
+                 "INV-SESS-006": "sessionId", "AGUI-ERR-001": "messages", "AGUI-ERR-002": "messages",
+                 "AGUI-ERR-003": "messages", "AGUI-SESS-004": "threadId"}
+
+
+def other_broken_fields(op: str, body: Any, defects: list[Defect]) -> set[str]:
+    """Top-level fields whose request-schema violation is not one of the stated defects."""
+    if op not in REQUEST_SCHEMAS or not isinstance(body, dict):
+        return set()
+    fields = set()
+    for err in schemas.validator(REQUEST_SCHEMAS[op]).iter_errors(body):
+        path = list(err.absolute_path)
+        if path:
+            fields.add(str(path[0]))
+        elif err.validator == "required" and isinstance(err.message, str) and err.message.startswith("'"):
+            fields.add(err.message.split("'")[1])
+        else:
+            fields.add("messages" if op == "agui" else "")     # agui's anyOf: the user-message/resume rule
+    return fields - {DEFECT_FIELDS.get(d[0]) for d in defects}
 
 
 # -- what a case is, and how its answer is judged -------------------------------------------------
@@ -115,6 +152,7 @@ class Probe:
     defects: list[Defect] = field(default_factory=list)
     body: Any = None                   # the body as sent (Python value; bytes for raw bodies)
     applied: list[str] = field(default_factory=list)    # schemas the answer was validated against
+    other_broken: set[str] = field(default_factory=set)  # fields breaking rules besides the defects
 
     @property
     def may_run(self) -> bool:
@@ -185,7 +223,7 @@ def refusal_carries_code(ctx, response, case) -> None:
     p = _probe()
     if p.op not in ("invoke", "agui") or not 400 <= response.status_code < 500:
         return
-    want = "unauthenticated" if p.kind == "no-auth" else expected_code(p.defects)
+    want = "unauthenticated" if p.kind == "no-auth" else expected_code(p.defects, p.other_broken)
     doc = _json_body(response)
     got = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
     if want and isinstance(got, str) and got != want:
@@ -198,11 +236,11 @@ def refusal_is_json_error(ctx, response, case) -> None:
     if not 400 <= response.status_code < 500 or response.status_code == 404 and p.op == "metadata":
         return
     ct = _ctype(response)
-    if ct != "application/json":
+    if not is_json_media_type(ct):       # application/json or any +json type (RFC 6839)
         rid = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
                "metadata": ["META-STATE-003"]}[p.op]
         raise Finding(rid, f"a {response.status_code} refusal came as {ct or 'no content type'!r}, "
-                           f"not an application/json error body")
+                           f"not a JSON (application/json or +json) error body")
 
 
 def mcp_unauthenticated(ctx, response, case) -> None:
@@ -221,17 +259,24 @@ def mcp_unauthenticated(ctx, response, case) -> None:
 def mcp_response_id(ctx, response, case) -> None:
     """A JSON-RPC response carries the request's id (an error may carry null)."""
     p = _probe()
-    if p.op != "mcp" or _ctype(response) != "application/json" or not isinstance(p.body, dict):
+    if p.op != "mcp" or not is_json_media_type(_ctype(response)) or not isinstance(p.body, dict):
         return
     doc = _json_body(response)
     if not isinstance(doc, dict) or "id" not in doc:
         return                                  # shape is the schema check's business
     sent = p.body.get("id")
     sent_ok = "id" in p.body and type(sent) in (str, int)
-    if "result" in doc and sent_ok and (doc["id"] != sent or type(doc["id"]) is not type(sent)):
+    if "result" in doc and sent_ok and not _same_id(doc["id"], sent):
         raise Finding(["MCP-METH-005"], f"response id {doc['id']!r} is not the request's id {sent!r}")
-    if "error" in doc and sent_ok and doc["id"] is not None and doc["id"] != sent:
+    if "error" in doc and sent_ok and doc["id"] is not None and not _same_id(doc["id"], sent):
         raise Finding(["MCP-ERR-001"], f"error id {doc['id']!r} is neither the request's id {sent!r} nor null")
+
+
+def _same_id(got: Any, sent: Any) -> bool:
+    """A JSON-RPC id echoed: a string as the same string, an integer by value (1.0 is 1, "1" is not)."""
+    if isinstance(sent, str):
+        return got == sent
+    return is_json_integer(got) and got == sent
 
 
 def bodies_match_schemas(ctx, response, case) -> None:
@@ -246,6 +291,19 @@ def bodies_match_schemas(ctx, response, case) -> None:
                             p.body if isinstance(p.body, dict) else None, "answer", p.applied)
     if found:
         raise Finding(sorted({v.requirement for v in found}), "; ".join(v.text for v in found[:3]))
+
+
+def content_type_documented(ctx, response, case) -> None:
+    """schemathesis' content-type check, reading a documented `application/json` as any JSON media type:
+    `application/problem+json` carries the same JSON (RFC 6839), so it is no undocumented content type."""
+    from schemathesis.openapi.checks import UndefinedContentType
+    from schemathesis.specs.openapi.checks import content_type_conformance
+    try:
+        content_type_conformance(ctx, response, case)
+    except UndefinedContentType as failure:
+        documented = getattr(failure, "defined_content_types", None) or []
+        if not (is_json_media_type(_ctype(response)) and any(is_json_media_type(d) for d in documented)):
+            raise
 
 
 CUSTOM_CHECKS = [refusal_is_4xx, refusal_carries_code, refusal_is_json_error, mcp_unauthenticated,
@@ -267,11 +325,11 @@ def _load_schemathesis():
     from schemathesis import checks as st_checks
     from schemathesis.specs.openapi import checks as oa_checks
 
-    for fn in CUSTOM_CHECKS:
+    for fn in [*CUSTOM_CHECKS, content_type_documented]:
         schemathesis.check(fn)
     schema = schemathesis.openapi.from_path(str(OPENAPI))
     builtin = [st_checks.not_a_server_error, oa_checks.status_code_conformance,
-               oa_checks.content_type_conformance, oa_checks.response_headers_conformance]
+               content_type_documented, oa_checks.response_headers_conformance]
     ops = {}
     for res in schema.get_all_operations():
         op = res.ok()
@@ -299,10 +357,11 @@ def builtin_requirements(failure, p: Probe, stream_selected: bool) -> list[str]:
 
 # -- building cases ----------------------------------------------------------------------------
 class Plan:
-    def __init__(self, target, unique: Callable[[str], str]):
+    def __init__(self, target, unique: Callable[[str], str], tool: str | None = None):
         self.target = target
         self.unique = unique
         self.agent = target.agent_id
+        self.tool = tool                      # the MCP tool name (None: the server would not say)
         self.auth = {"Authorization": f"Bearer {target.api_key}"}
 
     def fixed_headers(self, op: str, body: Any = None) -> dict[str, str]:
@@ -311,12 +370,34 @@ class Plan:
         if op == "mcp":
             method = body.get("method") if isinstance(body, dict) and isinstance(body.get("method"), str) else None
             h = {"MCP-Protocol-Version": MCP_VERSION, "Accept": "application/json, text/event-stream",
-                 "Mcp-Method": method if method and method.isascii() and method.isprintable() else "tools/call"}
+                 "Mcp-Method": method if method and _header_safe(method) else "tools/call"}
+            params = body.get("params") if isinstance(body, dict) else None
+            name = params.get("name") if isinstance(params, dict) else None
+            if method == "tools/call" and isinstance(name, str) and _header_safe(name):
+                h["Mcp-Name"] = name
             return {**self.auth, **h}
         return {**self.auth}
 
+    def mcp_call(self, generated: Any) -> dict[str, Any]:
+        """A positive MCP case: a well-formed `tools/call` of the agent's tool (headers and `_meta` agreeing),
+        its prompt and id taken from the generated body, so it runs the agent and its result is judged."""
+        body = generated if isinstance(generated, dict) else {}
+        params = body.get("params") if isinstance(body.get("params"), dict) else {}
+        args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        text = next((v for v in (args.get("prompt"), body.get("method")) if isinstance(v, str)), "")
+        rid = body.get("id")              # an integer id, so its echo is judged by value (1.0 is 1, "1" is not)
+        call = {"jsonrpc": "2.0", "id": rid if type(rid) is int else len(repr(body)) % 1000 + 1}
+        meta = {META_VERSION: MCP_VERSION, META_CAPS: {}}
+        if self.tool is None:                 # no tool to call: a request that describes it instead
+            return {**call, "method": "tools/list", "params": {"_meta": meta}}
+        return {**call, "method": "tools/call", "params": {
+            "name": self.tool, "arguments": {"prompt": PROMPT_PREFIX + text, "session_id": self.unique("fz")},
+            "_meta": meta}}
+
     def sanitize(self, op: str, body: Any, positive: bool) -> Any:
         """Echo-mode prompts, unique session keys; positive bodies lose fields whose acceptance is open."""
+        if op == "mcp" and positive:
+            return self.mcp_call(body)
         if not isinstance(body, dict):
             return body
         body = dict(body)
@@ -341,15 +422,6 @@ class Plan:
                 self._trim_extras(body, ("threadId", "runId", "messages"))
         elif op == "mcp":
             params = body.get("params")
-            if positive and "id" not in body:
-                body["id"] = len(repr(body)) % 1000 + 1     # a request, not a notification: it gets a response
-            if positive and "params" not in body:
-                params = body["params"] = {}
-            if positive and isinstance(params, dict):
-                meta = dict(params.get("_meta") or {}) if isinstance(params.get("_meta"), dict) else {}
-                meta[META_VERSION] = MCP_VERSION
-                meta.setdefault(META_CAPS, {})
-                body["params"] = {**params, "_meta": meta}
             args = params.get("arguments") if isinstance(params, dict) else None
             if isinstance(args, dict) and isinstance(args.get("prompt"), str):
                 body["params"]["arguments"] = {**args, "prompt": PROMPT_PREFIX + args["prompt"]}
@@ -375,6 +447,10 @@ class Plan:
         for k in [k for k in body if k not in keep]:
             if len(generate.canonical_bytes(body[k])) > 1500:
                 del body[k]
+
+
+def _header_safe(value: str) -> bool:
+    return value.isascii() and value.isprintable() and value == value.strip()
 
 
 def draw(op_obj, mode, n: int, seed: int | None, path_params: dict | None, headers: dict) -> list:
@@ -418,12 +494,13 @@ def _probe_for(name: str, kind: str, case, plan: Plan) -> Probe:
     body = plan.sanitize(name, case.body, positive=kind == "positive")
     if body is not case.body:
         case.body = body
-    if name == "mcp":
-        case.headers = {**(case.headers or {}), **plan.fixed_headers(name, body)}
+    if name == "mcp":     # a positive call carries exactly the headers the body implies (no stray Mcp-Name)
+        generated = {} if kind == "positive" else (case.headers or {})
+        case.headers = {**generated, **plan.fixed_headers(name, body)}
     defects = DEFECTS[name](body) if name in DEFECTS and not isinstance(body, (bytes, bytearray)) else []
     if name in DEFECTS and isinstance(body, (bytes, bytearray)):
         defects = _raw_defects(name, body)
-    return Probe(name, kind, case, defects, body)
+    return Probe(name, kind, case, defects, body, other_broken=other_broken_fields(name, body, defects))
 
 
 def _raw_defects(name: str, raw: bytes) -> list[Defect]:
@@ -436,17 +513,35 @@ def _raw_defects(name: str, raw: bytes) -> list[Defect]:
 
 
 # -- sending and judging -------------------------------------------------------------------------
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return text
+
+
+def transcript_body(text: str) -> str:
+    """The whole body as evidence (cut only past MAX_TRANSCRIPT characters, saying how much was left)."""
+    return text if len(text) <= MAX_TRANSCRIPT else text[:MAX_TRANSCRIPT] + f"… ({len(text) - MAX_TRANSCRIPT:,} more)"
+
+
 def _redacted_request(p: Probe, secrets: tuple[str, ...]) -> dict[str, Any]:
-    headers = {k: v for k, v in (p.case.headers or {}).items() if k.lower() != "authorization"}
+    headers = {k: redact(str(v), secrets) for k, v in (p.case.headers or {}).items() if k.lower() != "authorization"}
     headers["Authorization"] = "(none)" if p.kind == "no-auth" else "Bearer ***"
     body = p.body
     if isinstance(body, (bytes, bytearray)):
-        shown = repr(bytes(body))[:MAX_EXCERPT]
+        shown = repr(bytes(body))
     else:
-        shown = json.dumps(body, ensure_ascii=False)[:MAX_EXCERPT] if body is not None else ""
-    for s in secrets:
-        shown = shown.replace(s, "***")
-    return {"method": p.case.method.upper(), "path": p.case.formatted_path, "headers": headers, "body": shown}
+        shown = json.dumps(body, ensure_ascii=False) if body is not None else ""
+    return {"method": p.case.method.upper(), "path": p.case.formatted_path, "headers": headers,
+            "body": transcript_body(redact(shown, secrets))}
+
+
+def _redacted_response(response, secrets: tuple[str, ...]) -> dict[str, Any]:
+    """Status, every header and the whole body of the answer (the first and only observation)."""
+    headers = [(k, redact(v, secrets)) for k, v in response.headers.multi_items()]
+    return {"status": response.status_code, "headers": headers,
+            "body": transcript_body(redact(response.content.decode("utf-8", "replace"), secrets))}
 
 
 def _distinct(probes: list[Probe]) -> list[Probe]:
@@ -464,16 +559,27 @@ def _stream_selected(p: Probe) -> bool:
     return isinstance(p.body, dict) and p.body.get("stream") is True
 
 
-def run_operation(name: str, target, unique: Callable[[str], str], send: Callable[[Any], Any]) -> dict[str, Any]:
-    """Blocking: draw, send and judge the generated cases of one operation (runs in a worker thread)."""
-    st, _schema, builtin, _ops = _schemathesis()
-    plan = Plan(target, unique)
-    probes = build_probes(name, plan, max(1, target.depth), target.seed)
+def run_operation(name: str, target, unique: Callable[[str], str], send: Callable[[Any], Any],
+                  tool: str | None = None) -> dict[str, Any]:
+    """Blocking: draw, send and judge the generated cases of one operation (runs in a worker thread).
+
+    Each case is sent exactly once; its answer is the evidence (nothing is replayed or shrunk against
+    the server). A crash of generation or of the judging machinery is a SuiteFault, never a finding.
+    """
+    try:
+        st, _schema, builtin, _ops = generate.guarded(_schemathesis)
+        plan = Plan(target, unique, tool)
+        probes = generate.guarded(build_probes, name, plan, max(1, target.depth), target.seed)
+    except SuiteFault:
+        raise
+    except Exception as exc:                                     # noqa: BLE001 - schemathesis or hypothesis
+        raise SuiteFault(f"generating {name} cases failed (seed {target.seed}): {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
     probes = _distinct(probes)
     probes.sort(key=lambda p: p.kind != "positive")          # positives first: they own the run budget
     run_cap = PLAN[name][2] * max(1, target.depth)
     out = {"operation": name, "requests": 0, "runs": 0, "skipped": 0, "statuses": {}, "cases": [],
-           "generated": len(probes)}
+           "generated": len(probes), "seed": target.seed}
     t0 = time.monotonic()
     accepted_refusal = False
     for p in probes:
@@ -502,19 +608,24 @@ def _send_and_judge(p: Probe, st, builtin, target, send, out: dict[str, Any]) ->
                                    "check": "transport", "message": f"no answer: {record['error']}"})
         record["exercised"] = status_requirement(p, _stream_selected(p))
         return record
+    from schemathesis.core.failures import Failure, FailureGroup
     status = response.status_code
     out["statuses"][str(status)] = out["statuses"].get(str(status), 0) + 1
     ct = _ctype(response)
-    ran = p.may_run and 200 <= status < 300
+    ran = p.may_run and 200 <= status < 300 and _is_result(p, response)
     out["runs"] += int(ran)
     record.update(status=status, content_type=ct, run=ran,
-                  answer=response.content[:MAX_EXCERPT].decode("utf-8", "replace"))
+                  answer=redact(response.content[:MAX_EXCERPT].decode("utf-8", "replace"), target.secrets),
+                  response=_redacted_response(response, target.secrets))
     _current.probe = p
     try:
         p.case.validate_response(response, checks=builtin + CUSTOM_CHECKS)
-    except (BaseExceptionGroup, Exception) as group:               # FailureGroup: one entry per failed check
+    except (FailureGroup, Failure, AssertionError) as group:      # FailureGroup: one entry per failed check
         for failure in getattr(group, "exceptions", [group]):
             record["findings"].append(_finding(failure, p))
+    except Exception as exc:                                       # noqa: BLE001 - a check crashed: ours
+        raise SuiteFault(f"judging a generated {p.op} case crashed: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
     finally:
         _current.probe = None
     from conformance.checks.schemas import MAPS
@@ -525,6 +636,13 @@ def _send_and_judge(p: Probe, st, builtin, target, send, out: dict[str, Any]) ->
         exercised |= set(f["requirements"])
     record["exercised"] = sorted(exercised)
     return record
+
+
+def _is_result(p: Probe, response) -> bool:
+    """An MCP answer ran the tool only if it is a result (a 200 JSON-RPC error started no run)."""
+    if p.op != "mcp":
+        return True
+    return _ctype(response) == SSE or isinstance(_json_body(response), dict) and "result" in _json_body(response)
 
 
 def _finding(failure, p: Probe) -> dict[str, Any]:
@@ -605,8 +723,13 @@ def _fuzz_scenario(name: str):
         ctx.need("agent_id")
         if name in ("invoke", "agui"):
             ctx.conformance_agent("generated prompts rely on the conformance agent's echo mode")
+        tool = None
+        if name == "mcp":
+            from conformance.scenarios.generated import mcp_tool
+            tool = await mcp_tool(ctx)
+            ctx.note(tool=tool)
         result = await in_daemon_thread(run_operation, name, ctx.target, ctx.unique,
-                                        sender(ctx, asyncio.get_running_loop()))
+                                        sender(ctx, asyncio.get_running_loop()), tool)
         ctx.note(fuzz=result, summary=f"schemathesis {name}: {result['requests']} requests, "
                                       f"{result['runs']} agent runs, statuses {result['statuses']}"
                                       + (f", {result['skipped']} skipped (budget)" if result["skipped"] else ""))

@@ -38,12 +38,12 @@ async def mcp_tool(ctx) -> str | None:
     ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                                                 "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                                                      "io.modelcontextprotocol/clientCapabilities": {}}}},
-                        headers=mcp_headers("tools/list"), label="mcp-tools-list")
+                        headers=mcp_headers("tools/list"), label="tools-list")   # not "mcp-<i>": no run index
     try:
-        tools = ex.json()["result"]["tools"]
-        return tools[0]["name"]
-    except (AssertionError, KeyError, IndexError, TypeError):
+        name = ex.json()["result"]["tools"][0]["name"]
+    except (AssertionError, KeyError, IndexError, TypeError, ValueError):
         return None
+    return name if isinstance(name, str) and name else None
 
 
 @scenario("generated.round_trip", protocol=("invoke", "agui", "mcp"), prompts=("text_round_trip",), deadline=60)
@@ -51,7 +51,7 @@ async def round_trip(ctx):
     """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
     ctx.conformance_agent("the exact text round trip uses `say-json`")
     n = TEXTS_PER_RUN * RUNS_PER_PROTOCOL * ctx.target.depth
-    groups = _groups(await asyncio.to_thread(generate.texts, n, ctx.target.seed), TEXTS_PER_RUN)
+    groups = _groups(await asyncio.to_thread(generate.guarded, generate.texts, n, ctx.target.seed), TEXTS_PER_RUN)
     prompts = ["\n".join(say_json(t) for t in g) for g in groups]
     ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
     tool = await mcp_tool(ctx)
@@ -81,7 +81,8 @@ async def params(ctx):
     """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
     ctx.conformance_agent("the pass-through probe uses `echo params`")
     prompt = ctx.prompt("params_passthrough")
-    sent = await asyncio.to_thread(generate.examples, extra_fields, PARAM_RUNS * ctx.target.depth, ctx.target.seed)
+    sent = await asyncio.to_thread(generate.guarded, generate.examples, extra_fields, PARAM_RUNS * ctx.target.depth,
+                                   ctx.target.seed)
     ctx.note(params=sent)
     invoke, agui = ctx.agent_path("invoke"), ctx.agent_path("agui")
     await asyncio.gather(*(

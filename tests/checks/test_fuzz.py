@@ -121,3 +121,140 @@ def test_refusal_code_is_asserted_only_when_every_defect_states_the_same():
     assert fuzz.expected_code([("INV-ERR-002", "validation_failed", ""), ("INV-ERR-003", "validation_failed", "")]) \
         == "validation_failed"
     assert fuzz.expected_code([("INV-ERR-004", None, ""), ("INV-ERR-003", "validation_failed", "")]) is None
+
+
+# -- the run's seed reproduces the generated inputs; generation never replays ---------------------------
+def _offline_target(seed):
+    from types import SimpleNamespace
+    return SimpleNamespace(agent_id="agt_seed", api_key="ais_live_seed", depth=1, seed=seed, secrets=("ais_live_seed",))
+
+
+def _drawn(name, seed):
+    counter = iter(range(10_000))
+    plan = fuzz.Plan(_offline_target(seed), lambda label: f"{label}-{next(counter)}", tool="ask_seed")
+    probes = fuzz.build_probes(name, plan, 1, seed)
+    return [(p.kind, repr(p.body), sorted((p.case.headers or {}).items())) for p in probes]
+
+
+@pytest.mark.parametrize("name", ["invoke", "agui", "mcp"])
+def test_the_same_seed_draws_the_same_schemathesis_cases(name):
+    first, again, other = _drawn(name, 4242), _drawn(name, 4242), _drawn(name, 7)
+    assert first == again
+    assert first != other
+
+
+def test_the_same_seed_draws_the_same_hypothesis_inputs():
+    from conformance import generate
+    from conformance.scenarios.generated import extra_fields
+    assert generate.texts(8, 99) == generate.texts(8, 99)
+    assert generate.examples(extra_fields, 4, 99) == generate.examples(extra_fields, 4, 99)
+    assert generate.examples(extra_fields, 4, 99) != generate.examples(extra_fields, 4, 100)
+
+
+def test_a_crashing_generator_is_a_suite_fault_not_a_flaky_failure():
+    from hypothesis import strategies as st
+    from conformance import generate
+    from conformance.outcomes import SuiteFault
+    calls = []
+
+    def crash_once(x):
+        calls.append(x)
+        if len(calls) == 1:
+            raise RuntimeError("generator bug")
+        return x
+
+    with pytest.raises(SuiteFault, match="RuntimeError: generator bug"):
+        generate.examples(st.integers().map(crash_once), 3, 1)
+
+
+def test_a_crashing_check_is_a_suite_fault_and_nothing_is_sent_twice(monkeypatch):
+    from conformance.outcomes import SuiteFault
+    sent = []
+
+    def send(p):
+        import datetime
+        sent.append(p)
+        r = httpx.Response(400, headers={"content-type": "application/json"},
+                           json={"error": {"code": "x", "message": "m", "requestId": "req_1"}},
+                           request=httpx.Request("POST", "https://server.test/"))
+        r.elapsed = datetime.timedelta(seconds=0.01)
+        return r
+
+    def broken_check(ctx, response, case):
+        raise KeyError("our bug")
+
+    monkeypatch.setattr(fuzz, "CUSTOM_CHECKS", [broken_check])
+    with pytest.raises(SuiteFault, match="KeyError"):
+        fuzz.run_operation("invoke", _offline_target(5), lambda label: label, send)
+    assert len(sent) == 1
+
+
+def test_positive_mcp_cases_call_the_tool_with_matching_headers_and_meta():
+    counter = iter(range(100))
+    plan = fuzz.Plan(_offline_target(3), lambda label: f"{label}-{next(counter)}", tool="ask_seed")
+    positives = [p for p in fuzz.build_probes("mcp", plan, 1, 3) if p.kind == "positive"]
+    assert positives
+    for p in positives:
+        assert p.body["method"] == "tools/call" and p.body["params"]["name"] == "ask_seed"
+        assert p.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+        assert p.body["params"]["arguments"]["prompt"].startswith(fuzz.PROMPT_PREFIX)
+        h = p.case.headers
+        assert (h["MCP-Protocol-Version"], h["Mcp-Method"], h["Mcp-Name"]) == ("2026-07-28", "tools/call", "ask_seed")
+        assert h["Authorization"].startswith("Bearer ")
+        assert p.may_run
+
+
+def test_problem_json_refusal_is_no_undocumented_content_type():
+    counter = iter(range(100))
+    plan = fuzz.Plan(_offline_target(3), lambda label: f"{label}-{next(counter)}")
+    probe = next(p for p in fuzz.build_probes("invoke", plan, 1, 3) if p.kind == "negative")
+    fuzz._schemathesis()
+    request = httpx.Request("POST", "https://server.test/")
+    body = {"error": {"code": "validation_failed", "message": "m", "requestId": "req_1", "details": {}}}
+    import datetime
+    from schemathesis.core.transport import Response
+
+    def answer(**kw):
+        r = httpx.Response(422, request=request, **kw)
+        r.elapsed = datetime.timedelta(seconds=0.01)
+        return Response.from_any(r)
+
+    fuzz.content_type_documented(None, answer(headers={"content-type": "application/problem+json"}, json=body),
+                                 probe.case)
+    text = answer(headers={"content-type": "text/plain"}, content=b"no")
+    with pytest.raises(Exception, match="Content-Type|text/plain"):
+        fuzz.content_type_documented(None, text, probe.case)
+
+
+def test_generated_requests_run_the_agent_on_every_operation(report):
+    import re
+    runs = {}
+    for c in report["checks"]:
+        for op, n in re.findall(r"schemathesis (\w+): \d+ requests, (\d+) agent runs", c.get("message") or ""):
+            runs[op] = int(n)
+    assert runs.get("invoke", 0) > 0 and runs.get("agui", 0) > 0 and runs.get("mcp", 0) > 0, runs
+
+
+def test_generated_mcp_calls_are_judged():
+    got = _judge_broken("MCP-METH-005-integer-id-as-string", "MCP-METH-005")
+    assert got["row"]["status"] == "failed", got["row"]
+    assert "tools/call" in got["row"]["message"] and "got: 200" in got["row"]["message"]
+
+
+def test_generation_hit_by_the_ast_race_is_drawn_again_locally_and_other_crashes_are_not():
+    from conformance import generate
+    calls = []
+
+    def flaky_once():
+        calls.append(1)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=1, after=2)")
+        return "drawn"
+
+    assert generate.guarded(flaky_once) == "drawn" and len(calls) == 2
+
+    def broken():
+        raise SystemError("something else")
+
+    with pytest.raises(SystemError):
+        generate.guarded(broken)

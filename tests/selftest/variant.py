@@ -76,6 +76,9 @@ a check trips on it, the check asserts something the spec does not say (a suite 
 27     float ``progress`` values (0.5, 1.5, …)     "`progress` (number)"
 28     ``X-Accel-Buffering: no`` on MCP streams    headers the spec does not name are not forbidden
        (official SDK header)
+29-31  invoke/errors: integers as ``3.0``,         see tests/selftest/variant_invoke.py (JSON integers by value,
+       refusals as ``application/problem+json``,   RFC 8259 §6 / RFC 6839; "Complete list of codes with their HTTP
+       AG-UI ``invalid_request`` 400 → 422         statuses: not shown.")
 =====  ==========================================  ===================================================================
 
 Two more correct AG-UI servers (sse-starlette's ``: ping - <timestamp>`` keep-alive; a pause that lists no
@@ -90,7 +93,7 @@ from typing import Any
 
 from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
-from tests.selftest import variant_agui, variant_mcp
+from tests.selftest import variant_agui, variant_invoke, variant_mcp
 
 EXTRA_FIELD = "extra"
 EXTENSION = {"vendorExtension": {"variant": "v1", "note": "unknown member; clients ignore it"}}
@@ -349,6 +352,7 @@ def wrap(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
     app = variant_agui.sdk_events(app)                 # 20, 21: on the reference server's own AG-UI frames
     app = IdReshaper().wrap(app)                       # sees the reference server's own ids
     app = variant_mcp.inner(app)                       # 24, 25, 27
+    app = variant_invoke.wrap(app, facts)              # 29-31: float integers, problem+json refusals
     app = t.rewrite_body(app, restyle_json)
     app = t.rewrite_sse(app, restyle_stream)
     app = variant_mcp.outer(t.rewrite_headers(app, restyle_headers))   # 23, 26, 28

@@ -38,6 +38,16 @@ def request_id_without_prefix(app, facts):
     return t.rewrite_json_response(app, rewrite, where="invoke")
 
 
+@broken("GEN-ERR-001", name="GEN-ERR-001-invoke-refusals-as-text-plain")
+def invoke_refusals_text_plain(app, facts):
+    """Every invoke refusal keeps the error body but is sent as `text/plain` (not JSON, not a +json type)."""
+    def fn(headers, scope, status):
+        if 400 <= status < 500:
+            return t.with_header(headers, "content-type", "text/plain; charset=utf-8")
+        return headers
+    return t.rewrite_headers(app, fn, where="invoke")
+
+
 @broken("GEN-XPROTO-001", name="GEN-XPROTO-001-agui-u2028-becomes-space")
 def agui_line_separator(app, facts):
     """AG-UI text deltas turn U+2028 into a space (invoke and MCP keep it)."""

@@ -255,6 +255,10 @@ RESULT_DEVIATIONS: list[tuple[str, str, str, Any]] = [
     ("INV-RES-010", "agent-id-other", "`agentId` names another agent.", _set(agentId="agt_someone_else")),
     ("INV-RES-011", "version-string", "`versionNumber` is a string.",
      lambda o: o.update(versionNumber=str(o.get("versionNumber")))),
+    ("INV-RES-011", "version-fractional", "`versionNumber` has a fraction (3 → 3.5): a number, not an integer.",
+     lambda o: o.update(versionNumber=o["versionNumber"] + 0.5) if isinstance(o.get("versionNumber"), int) else None),
+    ("INV-RES-013", "duration-string", "`durationMs` is a string of digits (\"35\"), not a JSON integer.",
+     lambda o: o.update(durationMs=str(o["durationMs"])) if "durationMs" in o else None),
     ("INV-RES-012", "request-id-constant", "Every result carries the same `requestId`.", _set(requestId="req_constant")),
     ("INV-RES-013", "duration-in-seconds", "`durationMs` holds whole seconds.",
      lambda o: o.update(durationMs=round(o["durationMs"] / 1000)) if isinstance(o.get("durationMs"), int) else None),
@@ -509,6 +513,19 @@ def messages_dropped(app, facts):
     return t.rewrite_request_json(app, _request(lambda b, s: b.pop("messages", None)), where="invoke")
 
 
+@broken("INV-PASS-004", name="INV-PASS-004-messages-4xx-without-error-body")
+def messages_refused_without_error_body(app, facts):
+    """An invoke carrying `messages` is answered 400 `text/plain` "bad messages" (not the error body)."""
+    def mark(body, scope):
+        scope["zoo.messages"] = isinstance(body, dict) and "messages" in body
+
+    def answer(raw, scope, status, headers):
+        if scope.get("zoo.messages"):
+            return 400, t.with_header(headers, "content-type", "text/plain; charset=utf-8"), b"bad messages"
+        return raw
+    return t.rewrite_request_json(t.rewrite_body(app, answer, where="invoke"), mark, where="invoke")
+
+
 # -- INV-LIM: limits ---------------------------------------------------------------------------------------------------------
 broken.config_only("INV-LIM-001", name="INV-LIM-001-body-limit-400k", max_body_bytes=400_000,
                    doc="Request bodies over 400 kB are refused (0.5 MB is inside the spec's 1 MB).")
@@ -530,6 +547,16 @@ def streaming_refusal_as_sse(app, facts):
             return status, t.with_header(headers, "content-type", "text/event-stream"), frame + b"\n\n"
         return obj
     return t.rewrite_json_response(app, fn, where="invoke")
+
+
+@broken("INV-ERR-001", name="INV-ERR-001-streaming-refusal-as-text-plain")
+def streaming_refusal_as_text(app, facts):
+    """A refusal of a request that accepts event streams keeps the error body but is sent as `text/plain`."""
+    def fn(headers, scope, status):
+        if 400 <= status < 500 and _accepts_sse(scope):
+            return t.with_header(headers, "content-type", "text/plain; charset=utf-8")
+        return headers
+    return t.rewrite_headers(app, fn, where="invoke")
 
 
 @broken("INV-ERR-002", name="INV-ERR-002-prompt-coerced-to-string")

@@ -1,0 +1,36 @@
+"""Small readings of HTTP and JSON that every protocol's checks share.
+
+JSON has one number type (RFC 8259 §6): an integer is judged by value, so `1.0`
+is the integer 1 (JSON Schema agrees: "a number with a zero fractional part" is
+an integer), while `true` and `"1"` are not numbers. A JSON body is any media
+type `application/json` or `*/*+json` (RFC 6839 §3.1), parameters and case aside.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def media_type(content_type: str | None) -> str:
+    """`application/problem+json; charset=utf-8` -> `application/problem+json` (lowercase, no parameters)."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def is_json_media_type(content_type: str | None) -> bool:
+    """True for `application/json` and any structured `+json` type (RFC 6839), parameters and case aside."""
+    mt = media_type(content_type)
+    kind, _, subtype = mt.partition("/")
+    return bool(kind) and (mt == "application/json" or (subtype.endswith("+json") and len(subtype) > 5))
+
+
+def is_json_integer(value: Any) -> bool:
+    """A JSON number with no fractional part (1 and 1.0 alike); booleans and strings are not numbers."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and value.is_integer()
+
+
+def same_integer(value: Any, n: int) -> bool:
+    """`value` is the JSON integer `n` (1.0 is 1; "1" and true are not)."""
+    return is_json_integer(value) and value == n

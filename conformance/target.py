@@ -121,6 +121,7 @@ class Target:
     seed: int | None = None
     thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
     embedded: bool = False       # the target is our own reference server
+    rate_limit: str | None = None  # cap on our pace, N/SECONDS as schemathesis writes it ("20/10s", "100/m")
 
     @property
     def secrets(self) -> tuple[str, ...]:

@@ -7,7 +7,15 @@ garbage, TLS failures, endless or huge bodies all come back as an
 Deadlines (see :class:`Limits`) are enforced with anyio cancel scopes around
 the header phase and around every single body read, plus the overall
 ``total`` budget, so a hostile server cannot hold a check longer than
-``total`` seconds (plus a few seconds to close the connection).
+``total`` seconds (plus a few seconds to close the connection). A run-wide
+deadline (``run_deadline``) cuts every exchange still open then and stops new
+sends, whatever the server does.
+
+Rate limits: every request is paced by a :class:`~.pace.Pacer` (shared by the
+run's clients) from the server's ``X-RateLimit-Remaining``; a 429 is waited out
+(``Retry-After``, capped) and the same request resent within a retry budget.
+A request that dies on a reused keep-alive connection before any response byte
+is resent once on a fresh connection.
 """
 
 from __future__ import annotations
@@ -21,17 +29,23 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+import contextvars
+
 import anyio
+import anyio.lowlevel
 import httpx
 
+from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor
 from .sse import SSEComment, SSERecorder, StreamRecord, strict_json_loads
 
-__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET"]
+__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
 
 USER_AGENT = "aisvc-conformance/0.1"
 MAX_CONNECTIONS = 32
 _CLOSE_GRACE = 5.0
+# Shorter than common servers' idle keep-alive (uvicorn: 5 s), so we rarely reuse a connection being closed.
+KEEPALIVE_EXPIRY = 4.0
 _SENSITIVE_HEADERS = {
     "authorization",
     "proxy-authorization",
@@ -67,6 +81,27 @@ class ClientStats:
     bytes_received: int = 0  # response body bytes received
     waits_429: int = 0  # number of Retry-After waits taken
     waits_429_seconds: float = 0.0  # total seconds waited for 429s
+    rate_limited: int = 0  # exchanges still 429 when the retry budget ran out
+    paced_waits: int = 0  # requests held back to stay under the rate limit
+    paced_seconds: float = 0.0  # total seconds they were held back
+    transport_retries: int = 0  # requests resent on a fresh connection after a dead pooled one
+    cut_by_run_deadline: int = 0  # exchanges cut off (or not sent) because the run's deadline passed
+
+
+@dataclass
+class Activity:
+    """What one scenario is doing on the wire: the exchanges in flight (so a scenario cut off can say which
+    exchange held it) and the seconds spent waiting for the rate limit (which its deadline does not count)."""
+    in_flight: dict[int, "Exchange"] = field(default_factory=dict)
+    waited: float = 0.0
+
+    def holding(self) -> str:
+        """The exchanges in flight, in words."""
+        return "; ".join(ex.progress() for ex in self.in_flight.values())
+
+
+#: the Activity of the scenario the current task runs for (set by the engine; None outside scenarios)
+ACTIVITY: contextvars.ContextVar[Activity | None] = contextvars.ContextVar("conformance_activity", default=None)
 
 
 def _secs(x: float) -> str:
@@ -183,7 +218,17 @@ class Exchange:
     waited_429: list[float] = field(default_factory=list)
     #: time.monotonic() when the (final) request was sent
     started_at: float | None = None
+    #: still 429 when the retry budget ran out (or the run's deadline came first): the server never judged it
+    rate_limited: bool = False
+    #: the credential fact the request carried (set by the engine)
+    credential: str | None = None
+    #: why the request was resent on a fresh connection (the first attempt's transport error), if it was
+    retried_transport: str | None = None
+    #: seconds the request was held back before sending to stay under the rate limit
+    waited_pace: float = 0.0
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    _received: int = field(default=0, repr=False, compare=False)  # body bytes so far, while in flight
+    _new_connection: bool = field(default=False, repr=False, compare=False)
 
     # -- helpers ----------------------------------------------------------
     @property
@@ -199,6 +244,21 @@ class Exchange:
         if self.headers is None:
             return None
         return self.headers.get(name)
+
+    @property
+    def transport_failed(self) -> bool:
+        """No response at all (no status line): a transport error, a deadline before headers, or not sent."""
+        return self.status is None
+
+    def progress(self) -> str:
+        """Where this exchange stands, in words (for an exchange cut off while in flight)."""
+        what = f"{self.label or '-'} ({self.method} {self.url})"
+        if self.started_at is None:
+            return f"{what}: not sent yet (waiting for the rate limit)"
+        took = time.monotonic() - self.started_at
+        if self.status is None:
+            return f"{what}: no response headers after {took:.1f} s"
+        return f"{what}: status {self.status}, {self._received:,} body bytes received in {took:.1f} s"
 
     @property
     def ok(self) -> bool:
@@ -268,8 +328,14 @@ class Exchange:
         if self.request_body:
             add(">")
             add("> " + _clip(red(self.request_body.decode("utf-8", "replace")), 1500))
+        if self.waited_pace:
+            add(f"(held back {self.waited_pace:.1f}s before sending, to stay under the rate limit)")
         if self.waited_429:
             add("(after 429 Retry-After waits: " + ", ".join(f"{w:g}s" for w in self.waited_429) + ")")
+        if self.retried_transport:
+            add(f"(resent on a fresh connection: the first attempt failed on a reused one: {self.retried_transport})")
+        if self.rate_limited:
+            add("(still rate limited when the retry budget ran out: the server did not judge this request)")
         if self.status is None:
             add("< (no response)")
         else:
@@ -331,8 +397,11 @@ class Client:
         limits: Limits | None = None,
         secrets: Iterable[str] = (),
         max_429_wait: float = 30.0,
-        max_429_retries: int = 2,
+        max_429_retries: int = 4,
         breaker: int = 10,
+        rate_limit: str | tuple[int, float] | None = None,
+        pacer: Pacer | None = None,
+        run_deadline: float | None = None,
     ) -> None:
         _check_url(base_url)
         self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
@@ -341,6 +410,12 @@ class Client:
         self.limits = limits if limits is not None else Limits()
         self.max_429_wait = max_429_wait
         self.max_429_retries = max_429_retries
+        if isinstance(rate_limit, str):
+            rate_limit = parse_rate_limit(rate_limit)
+        #: shared by every client of a run (they hit the same bucket); pass one to share it
+        self.pacer = pacer if pacer is not None else Pacer(rate_limit)
+        #: time.monotonic() after which nothing is sent and every exchange still open is cut off
+        self.run_deadline = run_deadline
         self.stats = ClientStats()
         self.redactor = Redactor(secrets)
         if insecure:
@@ -351,17 +426,21 @@ class Client:
             ctx = ssl.create_default_context()
             if ca_bundle:
                 ctx.load_verify_locations(cafile=ca_bundle)
+        self._ssl = ctx
         self._sem = anyio.Semaphore(MAX_CONNECTIONS)
-        self._http = httpx.AsyncClient(
+        self._http = self._pool(MAX_CONNECTIONS, base_url)
+
+    def _pool(self, size: int, base_url: str = "") -> httpx.AsyncClient:
+        return httpx.AsyncClient(
             base_url=base_url,
-            verify=ctx,
+            verify=self._ssl,
             follow_redirects=False,
             trust_env=False,
             http2=False,
             limits=httpx.Limits(
-                max_connections=MAX_CONNECTIONS,
-                max_keepalive_connections=MAX_CONNECTIONS,
-                keepalive_expiry=20.0,
+                max_connections=size,
+                max_keepalive_connections=size,
+                keepalive_expiry=KEEPALIVE_EXPIRY,
             ),
             headers={"user-agent": USER_AGENT, "accept-encoding": "identity"},
         )
@@ -458,38 +537,102 @@ class Client:
         label: str = "",
         limits: Limits | None = None,
         retry_429: bool = True,
+        paced: bool = True,
         sse: bool | None = None,
     ) -> Exchange:
-        """Send one request (plus 429 retries).  ``headers`` values of ``None``
-        remove a default header (e.g. ``{"accept": None}``)."""
+        """Send one request (plus 429 retries and one transport retry).  ``headers`` values of ``None``
+        remove a default header (e.g. ``{"accept": None}``). ``paced=False`` skips pacing: only for a probe
+        that wants to reach the server's rate limit."""
         lim = limits if limits is not None else self.limits
         waits: list[float] = []
-        attempt = 0
+        activity = ACTIVITY.get()
+        transport_retry: str | None = None
+        paced_for = 0.0
         while True:
             if self.cut_off >= self.breaker:
                 return self._not_sent(method, path, label)
-            ex = await self._attempt(method, path, headers, json, content, label, lim, sse)
-            self.cut_off += _hit_a_limit(ex)
+            seq, at = self.pacer.book(paced, retry=bool(waits))
+            delay = at - time.monotonic()
+            if self._after_deadline(at):
+                return self._not_sent(method, path, label, waits=waits, why=self._deadline_reason(delay))
+            if delay > 0:
+                paced_for += await self._wait_turn(delay, method, path, label, activity)
+            ex = await self._attempt(method, path, headers, json, content, label, lim, sse, activity,
+                                     fresh=transport_retry is not None)
+            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
             ex.waited_429 = list(waits)
-            if ex.status != 429 or not retry_429 or attempt >= self.max_429_retries:
+            ex.waited_pace = paced_for
+            ex.retried_transport = transport_retry
+            if transport_retry is None and self._died_on_reused_connection(ex):
+                transport_retry = ex.error
+                self.stats.transport_retries += 1
+                continue
+            self.cut_off += _hit_a_limit(ex)
+            if ex.status != 429 or not retry_429:
                 return ex
-            wait = _retry_after_seconds(ex.header("retry-after"))
-            if wait is None:
+            wait = self._capped_retry_after(ex)
+            if wait is None or len(waits) >= self.max_429_retries or self._after_deadline(time.monotonic() + wait):
+                ex.rate_limited = True
+                self.stats.rate_limited += 1
                 return ex
-            wait = min(max(wait, 0.0), self.max_429_wait)
             waits.append(wait)
             self.stats.waits_429 += 1
             self.stats.waits_429_seconds += wait
+            if activity is not None:
+                activity.waited += wait
             await anyio.sleep(wait)
-            attempt += 1
 
-    def _not_sent(self, method: str, path: str, label: str) -> Exchange:
+    def _capped_retry_after(self, ex: Exchange) -> float | None:
+        if ex.status != 429:
+            return None
+        wait = _retry_after_seconds(ex.header("retry-after"))
+        return None if wait is None else min(max(wait, 0.0), self.max_429_wait)
+
+    async def _wait_turn(self, delay: float, method: str, path: str, label: str, activity: Activity | None) -> float:
+        """Hold a request back until the pacer's slot; it shows as in flight meanwhile."""
+        self.stats.paced_waits += 1
+        self.stats.paced_seconds += delay
+        waiting = Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
+                           request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
+                           t_end=None, error=None)
+        if activity is not None:
+            activity.in_flight[id(waiting)] = waiting
+        try:
+            await anyio.sleep(delay)
+        finally:
+            if activity is not None:
+                activity.in_flight.pop(id(waiting), None)
+                activity.waited += delay
+        return delay
+
+    def _after_deadline(self, at: float) -> bool:
+        return self.run_deadline is not None and at >= self.run_deadline
+
+    def _deadline_reason(self, delay: float) -> str:
+        if delay > 0 and time.monotonic() < (self.run_deadline or 0):
+            return f"not sent: the rate limit would hold it back {delay:.1f} s, past the run's deadline"
+        return "not sent: the run's deadline (profile [timeouts] run) had passed"
+
+    @staticmethod
+    def _died_on_reused_connection(ex: Exchange) -> bool:
+        """Closed or reset before any response byte on a keep-alive connection we reused: the server may have
+        closed it as idle while we sent (a race, not an answer). Not for connections opened for this request."""
+        if ex.status is not None or ex._new_connection or not ex.error:
+            return False
+        return ex.error.startswith(("connection closed before any response headers", "connection reset before",
+                                    "connection closed by the server while sending"))
+
+    def _not_sent(self, method: str, path: str, label: str, *, waits: list[float] = (), why: str | None = None) -> Exchange:
         """A hostile target cannot make the run download gigabytes or wait for hours: after `breaker`
-        exchanges were cut off by a deadline or the byte cap, further requests are not sent."""
+        exchanges were cut off by a deadline or the byte cap, further requests are not sent. Nor is anything
+        sent once the run's deadline has passed."""
+        if why is not None:
+            self.stats.cut_by_run_deadline += 1
         return Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
                         request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
-                        t_end=None, _redactor=self.redactor,
-                        error=f"not sent: {self.cut_off} earlier exchanges with this target were cut off by the "
+                        t_end=None, _redactor=self.redactor, waited_429=list(waits),
+                        rate_limited=bool(waits) or "rate limit" in (why or ""),
+                        error=why or f"not sent: {self.cut_off} earlier exchanges with this target were cut off by the "
                               f"suite's deadlines or byte cap, so the run stopped sending requests")
 
     async def _attempt(
@@ -502,6 +645,8 @@ class Client:
         label: str,
         lim: Limits,
         sse: bool | None,
+        activity: Activity | None = None,
+        fresh: bool = False,
     ) -> Exchange:
         req = self._build(method, path, headers, json, content, lim)
         ex = Exchange(
@@ -519,17 +664,36 @@ class Client:
             error=None,
             _redactor=self.redactor,
         )
-        async with self._sem:
-            self.stats.requests += 1
-            clock = time.monotonic
-            t0 = clock()
-            ex.started_at = t0
-            deadline = t0 + lim.total
-            try:
-                await self._run(req, ex, lim, sse, t0, deadline)
-            except Exception as exc:  # never raise for what the server does
-                ex.error = ex.error or self.redact(_describe(exc, "body", len(ex.body), lim))
-            return ex
+        async def trace(event: str, info: dict) -> None:
+            if event.startswith("connection.connect_tcp"):
+                ex._new_connection = True
+
+        req.extensions["trace"] = trace
+        if activity is not None:
+            activity.in_flight[id(ex)] = ex
+        try:
+            async with self._sem:
+                self.stats.requests += 1
+                clock = time.monotonic
+                t0 = clock()
+                ex.started_at = t0
+                deadline = t0 + lim.total
+                if self.run_deadline is not None and self.run_deadline < deadline:
+                    deadline = self.run_deadline
+                try:
+                    if fresh:   # a one-connection pool of its own, so the resend cannot reuse another stale one
+                        async with self._pool(1) as http:
+                            await self._run(req, ex, lim, sse, t0, deadline, http)
+                    else:
+                        await self._run(req, ex, lim, sse, t0, deadline, self._http)
+                except Exception as exc:  # never raise for what the server does
+                    ex.error = ex.error or self.redact(_describe(exc, "body", len(ex.body), lim))
+                if ex.error and "run's deadline" in ex.error:
+                    self.stats.cut_by_run_deadline += 1
+                return ex
+        finally:
+            if activity is not None:
+                activity.in_flight.pop(id(ex), None)
 
     async def _run(
         self,
@@ -539,14 +703,16 @@ class Client:
         sse: bool | None,
         t0: float,
         deadline: float,
+        http: httpx.AsyncClient,
     ) -> None:
         clock = time.monotonic
         resp: httpx.Response | None = None
         # -- headers phase -----------------------------------------------------
-        budget = min(lim.headers, lim.total)
+        budget = min(lim.headers, lim.total, deadline - t0)
+        by_run = deadline - t0 < min(lim.headers, lim.total)
         try:
-            with anyio.move_on_after(budget) as scope:
-                resp = await self._http.send(req, stream=True)
+            with anyio.move_on_after(max(0.0, budget)) as scope:
+                resp = await http.send(req, stream=True)
         except Exception as exc:
             ex.error = self.redact(_describe(exc, "headers", 0, lim))
             ex.t_end = clock() - t0
@@ -555,7 +721,9 @@ class Client:
             if resp is not None:
                 await _close(resp)
             ex.error = (
-                f"no response headers within {_secs(lim.headers)} s"
+                f"no response headers before the run's deadline (profile [timeouts] run), {budget:.1f} s after sending"
+                if by_run
+                else f"no response headers within {_secs(lim.headers)} s"
                 if lim.headers <= lim.total
                 else f"no response headers within the {_secs(lim.total)} s deadline"
             )
@@ -588,6 +756,9 @@ class Client:
         end = "eof"
         error: str | None = None
         it = resp.aiter_bytes().__aiter__()
+        cut = f"the {_secs(lim.total)} s deadline" if deadline >= t0 + lim.total \
+            else "the run's deadline (profile [timeouts] run)"
+        chunks = 0
 
         def frames() -> str:
             n = rec.events_so_far if rec is not None else 0
@@ -618,10 +789,10 @@ class Client:
                 end = "deadline"
                 if bound_by_total:
                     if rec is not None:
-                        error = f"stream still open after the {_secs(lim.total)} s deadline ({frames()})"
+                        error = f"stream still open after {cut} ({frames()})"
                     else:
                         error = (
-                            f"body still incomplete after the {_secs(lim.total)} s deadline "
+                            f"body still incomplete after {cut} "
                             f"({len(body):,} bytes received)"
                         )
                 else:
@@ -640,8 +811,12 @@ class Client:
             if capped:
                 chunk = chunk[:room]
             body += chunk
+            ex._received = len(body)
             if rec is not None and chunk:
                 rec.feed(chunk, t)
+            chunks += 1
+            if chunks % 64 == 0:   # a server that never lets the socket run dry still lets others (and cancel) in
+                await anyio.lowlevel.checkpoint()
             if capped:
                 end = "byte_cap"
                 what = "stream" if rec is not None else "body"

@@ -134,6 +134,49 @@ async def endless_events(reader, writer, req):
         await asyncio.sleep(0.02)
 
 
+async def flood_events(reader, writer, req):
+    """A 200 event stream of small valid frames of the request's protocol, as fast as the connection takes them, forever."""
+    writer.write(head("200 OK", "text/event-stream"))
+    n = 0
+    while True:
+        batch = []
+        for _ in range(256):
+            n += 1
+            batch.append(event_frame(req, n))
+        writer.write(b"".join(batch))
+        await writer.drain()
+
+
+async def drip_stream_forever(reader, writer, req):
+    """A 200 event stream of valid frames of the request's protocol, sent one byte a second, forever."""
+    writer.write(head("200 OK", "text/event-stream"))
+    await writer.drain()
+    n = 0
+    while True:
+        n += 1
+        for byte in event_frame(req, n):
+            writer.write(bytes([byte]))
+            await writer.drain()
+            await asyncio.sleep(1.0)
+
+
+async def stream_headers_then_nothing(reader, writer, req):
+    """Sends 200 and text/event-stream headers, then nothing, holding the connection open."""
+    writer.write(head("200 OK", "text/event-stream"))
+    await writer.drain()
+    await until_client_leaves(reader)
+
+
+async def endless_body(reader, writer, req):
+    """A 200 JSON answer without a length whose body never ends (a JSON array of numbers, as fast as possible)."""
+    writer.write(head("200 OK", "application/json"))
+    writer.write(b"[")
+    chunk = b"1," * 32768
+    while True:
+        writer.write(chunk)
+        await writer.drain()
+
+
 async def drip(reader, writer, req):
     """A 200 JSON answer announced as 100 kB, sent one byte a second."""
     writer.write(head("200 OK", "application/json", 100_000))
@@ -209,6 +252,10 @@ BEHAVIOURS: dict[str, tuple[Handler, bool, bool]] = {
     "headers-then-hang": (headers_then_hang, True, True),
     "endless-events": (endless_events, True, True),
     "drip": (drip, True, True),
+    "flood-events": (flood_events, True, True),
+    "drip-stream-forever": (drip_stream_forever, True, True),
+    "stream-headers-then-nothing": (stream_headers_then_nothing, True, True),
+    "endless-body": (endless_body, True, True),
     "huge-frame": (huge_frame, True, True),
     "invalid-utf8": (invalid_utf8, True, True),
     "reset-mid-body": (reset_mid_body, True, True),

@@ -24,6 +24,7 @@ import ipaddress
 import json as _json
 import re
 import ssl
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -72,6 +73,9 @@ class Limits:
     idle: float = 30.0  # max seconds between two received chunks
     total: float = 60.0  # overall deadline for the exchange, body/stream included
     max_body: int = 8 * 2**20  # byte cap for a body or stream
+    # frame (and comment) cap for a stream: every recorded frame is judged later, so a server that floods small
+    # frames must not make the judging phase outlast the run; the conformance scenarios need a few dozen
+    max_items: int = 5_000
 
 
 @dataclass
@@ -86,6 +90,23 @@ class ClientStats:
     paced_seconds: float = 0.0  # total seconds they were held back
     transport_retries: int = 0  # requests resent on a fresh connection after a dead pooled one
     cut_by_run_deadline: int = 0  # exchanges cut off (or not sent) because the run's deadline passed
+
+
+class FrameBudget:
+    """Stream frames the whole run may record (shared by a run's clients, across threads). Every recorded frame
+    is judged afterwards by several checks, so a server flooding frames on every stream must not make the
+    judging phase outlast the run; a conformant run records a few hundred."""
+
+    def __init__(self, frames: int = 20_000) -> None:
+        self.frames = frames
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def take(self, n: int) -> bool:
+        """Count n more frames; False once the budget is spent."""
+        with self._lock:
+            self.used += n
+            return self.used <= self.frames
 
 
 @dataclass
@@ -402,6 +423,7 @@ class Client:
         rate_limit: str | tuple[int, float] | None = None,
         pacer: Pacer | None = None,
         run_deadline: float | None = None,
+        frame_budget: FrameBudget | None = None,
     ) -> None:
         _check_url(base_url)
         self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
@@ -416,6 +438,8 @@ class Client:
         self.pacer = pacer if pacer is not None else Pacer(rate_limit)
         #: time.monotonic() after which nothing is sent and every exchange still open is cut off
         self.run_deadline = run_deadline
+        #: shared by a run's clients like the pacer
+        self.frame_budget = frame_budget if frame_budget is not None else FrameBudget()
         self.stats = ClientStats()
         self.redactor = Redactor(secrets)
         if insecure:
@@ -551,12 +575,10 @@ class Client:
         while True:
             if self.cut_off >= self.breaker:
                 return self._not_sent(method, path, label)
-            seq, at = self.pacer.book(paced, retry=bool(waits))
-            delay = at - time.monotonic()
-            if self._after_deadline(at):
-                return self._not_sent(method, path, label, waits=waits, why=self._deadline_reason(delay))
-            if delay > 0:
-                paced_for += await self._wait_turn(delay, method, path, label, activity)
+            seq, held = await self._wait_turn(paced, bool(waits), method, path, label, activity)
+            paced_for += held
+            if seq is None:
+                return self._not_sent(method, path, label, waits=waits, why=self._deadline_reason(held))
             ex = await self._attempt(method, path, headers, json, content, label, lim, sse, activity,
                                      fresh=transport_retry is not None)
             self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
@@ -588,29 +610,46 @@ class Client:
         wait = _retry_after_seconds(ex.header("retry-after"))
         return None if wait is None else min(max(wait, 0.0), self.max_429_wait)
 
-    async def _wait_turn(self, delay: float, method: str, path: str, label: str, activity: Activity | None) -> float:
-        """Hold a request back until the pacer's slot; it shows as in flight meanwhile."""
-        self.stats.paced_waits += 1
-        self.stats.paced_seconds += delay
+    async def _wait_turn(self, paced: bool, retry: bool, method: str, path: str, label: str,
+                         activity: Activity | None) -> tuple[int | None, float]:
+        """Wait until the pacer lets the request go: (its sequence number, seconds held back); the sequence
+        number is None when the run's deadline came first. A request held back shows as in flight."""
+        ticket = self.pacer.ticket(paced, retry)
         waiting = Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
                            request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
                            t_end=None, error=None)
-        if activity is not None:
-            activity.in_flight[id(waiting)] = waiting
+        held = 0.0
         try:
-            await anyio.sleep(delay)
+            while True:
+                if self._after_deadline(time.monotonic()):
+                    return None, held
+                seq, wait = self.pacer.try_send(ticket, paced)
+                if seq is not None:
+                    return seq, held
+                if held == 0.0:
+                    self.stats.paced_waits += 1
+                    if activity is not None:
+                        activity.in_flight[id(waiting)] = waiting
+                t = time.monotonic()
+                await anyio.sleep(wait)
+                step = time.monotonic() - t
+                held += step
+                self.stats.paced_seconds += step
+                if activity is not None:
+                    activity.waited += step
         finally:
+            self.pacer.leave(ticket)
             if activity is not None:
                 activity.in_flight.pop(id(waiting), None)
-                activity.waited += delay
-        return delay
 
     def _after_deadline(self, at: float) -> bool:
         return self.run_deadline is not None and at >= self.run_deadline
 
-    def _deadline_reason(self, delay: float) -> str:
-        if delay > 0 and time.monotonic() < (self.run_deadline or 0):
-            return f"not sent: the rate limit would hold it back {delay:.1f} s, past the run's deadline"
+    @staticmethod
+    def _deadline_reason(held: float) -> str:
+        if held > 0:
+            return (f"not sent: held back {held:.1f} s to stay under the server's rate limit, until the run's "
+                    f"deadline (profile [timeouts] run) passed")
         return "not sent: the run's deadline (profile [timeouts] run) had passed"
 
     @staticmethod
@@ -736,7 +775,7 @@ class Client:
             if self._counts_as_run(req, resp.status_code):
                 self.stats.agent_runs += 1
             is_sse = sse if sse is not None else ex.content_type == "text/event-stream"
-            rec = SSERecorder(t0=t0, clock=clock, redact=self.redact) if is_sse else None
+            rec = SSERecorder(t0=t0, clock=clock, redact=self.redact, max_items=lim.max_items) if is_sse else None
             await self._read_body(resp, ex, lim, rec, t0, deadline)
         finally:
             self.stats.bytes_received += resp.num_bytes_downloaded
@@ -759,6 +798,7 @@ class Client:
         cut = f"the {_secs(lim.total)} s deadline" if deadline >= t0 + lim.total \
             else "the run's deadline (profile [timeouts] run)"
         chunks = 0
+        items = 0
 
         def frames() -> str:
             n = rec.events_so_far if rec is not None else 0
@@ -823,6 +863,18 @@ class Client:
                 extra = f" ({frames()})" if rec is not None else ""
                 error = f"{what} exceeded the {_size(lim.max_body)} cap{extra}"
                 break
+            if rec is not None:
+                n_items = len(rec.items) + rec.dropped
+                if not self.frame_budget.take(n_items - items):
+                    end = "item_cap"
+                    error = (f"stream cut off: the run's budget of {self.frame_budget.frames:,} recorded frames "
+                             f"over all streams was spent ({frames()}, {len(body):,} bytes)")
+                    break
+                items = n_items
+                if items >= lim.max_items:
+                    end = "item_cap"
+                    error = f"stream exceeded the {lim.max_items:,} frame cap ({frames()}, {len(body):,} bytes)"
+                    break
         t_end = clock() - t0
         ex.body = bytes(body)
         ex.t_end = t_end
@@ -833,7 +885,7 @@ class Client:
 
 def _hit_a_limit(ex: Exchange) -> bool:
     """Was this exchange cut off by one of the suite's limits (not merely answered badly)?"""
-    if ex.stream is not None and ex.stream.end in ("deadline", "byte_cap"):
+    if ex.stream is not None and ex.stream.end in ("deadline", "byte_cap", "item_cap"):
         return True
     return bool(ex.error) and any(w in ex.error for w in (" cap", "deadline", "idle: no data"))
 

@@ -98,6 +98,13 @@ async def until_client_leaves(reader: asyncio.StreamReader) -> None:
         pass
 
 
+async def open_(writer: asyncio.StreamWriter) -> bool:
+    """The client is still there. A write to a lost connection does not raise, and drain() returns without
+    yielding when nothing is buffered, so a sending loop must yield for the loss to be noticed at all."""
+    await asyncio.sleep(0)
+    return not writer.is_closing()
+
+
 def event_frame(req: Request, n: int) -> bytes:
     """One valid-looking frame of the request's protocol."""
     if req.kind == "agui":
@@ -127,7 +134,7 @@ async def endless_events(reader, writer, req):
     """A 200 event stream of valid frames of the request's protocol, a frame every 20 ms, forever."""
     writer.write(head("200 OK", "text/event-stream"))
     n = 0
-    while True:
+    while await open_(writer):
         n += 1
         writer.write(event_frame(req, n))
         await writer.drain()
@@ -138,7 +145,7 @@ async def flood_events(reader, writer, req):
     """A 200 event stream of small valid frames of the request's protocol, as fast as the connection takes them, forever."""
     writer.write(head("200 OK", "text/event-stream"))
     n = 0
-    while True:
+    while await open_(writer):
         batch = []
         for _ in range(256):
             n += 1
@@ -152,9 +159,11 @@ async def drip_stream_forever(reader, writer, req):
     writer.write(head("200 OK", "text/event-stream"))
     await writer.drain()
     n = 0
-    while True:
+    while await open_(writer):
         n += 1
         for byte in event_frame(req, n):
+            if not await open_(writer):
+                return
             writer.write(bytes([byte]))
             await writer.drain()
             await asyncio.sleep(1.0)
@@ -172,7 +181,7 @@ async def endless_body(reader, writer, req):
     writer.write(head("200 OK", "application/json"))
     writer.write(b"[")
     chunk = b"1," * 32768
-    while True:
+    while await open_(writer):
         writer.write(chunk)
         await writer.drain()
 
@@ -183,6 +192,8 @@ async def drip(reader, writer, req):
     await writer.drain()
     body = b'{"status":"completed","result":"' + b"x" * 99_900
     for byte in body:
+        if not await open_(writer):
+            return
         writer.write(bytes([byte]))
         await writer.drain()
         await asyncio.sleep(1.0)
@@ -194,6 +205,8 @@ async def huge_frame(reader, writer, req):
     writer.write(b'data: {"type":"text","delta":"')
     chunk = b"a" * (1 << 20)
     for _ in range(64):
+        if not await open_(writer):
+            return
         writer.write(chunk)
         await writer.drain()
     writer.write(b'"}\n\n')

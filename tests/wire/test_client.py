@@ -16,6 +16,8 @@ from .servers import SSE_HEAD, Request, ServerState, read_request, reset, respon
 
 SECRET = "svc_live_S3cr3t/Key+With=Chars"
 FAST = Limits(connect=2, headers=1, idle=1, total=2, max_body=2**20)
+# Upper bounds below prove a deadline holds, not that the machine is fast: a loaded CI box gets this much slack.
+SLACK = 15.0
 
 
 def run(coro, timeout: float = 20.0):
@@ -49,7 +51,7 @@ def test_normal_json() -> None:
     assert ex.header("X-RateLimit-Remaining") == "9"
     assert ex.json() == {"ok": True, "n": 1}
     assert ex.stream is None
-    assert ex.t_headers is not None and ex.t_end is not None and 0 <= ex.t_headers <= ex.t_end < 2
+    assert ex.t_headers is not None and ex.t_end is not None and 0 <= ex.t_headers <= ex.t_end < 2 + SLACK
     sent = st.requests[0]
     assert sent.body == '{"prompt":"hi","é":[1,2]}'.encode()  # compact JSON
     assert sent.headers["content-type"] == "application/json"
@@ -122,7 +124,7 @@ def test_never_answers() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=0.5, total=2)))
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 2 + SLACK
     assert ex.status is None and ex.error == "no response headers within 0.5 s"
     assert ex.json is not None
     with pytest.raises(AssertionError, match="no response"):
@@ -138,7 +140,7 @@ def test_headers_then_hang_idle() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=1, idle=0.5, total=3)))
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 2 + SLACK
     assert ex.status == 200
     assert ex.error == "stream idle: no data for 0.5 s (1 frame received)"
     assert ex.stream is not None and ex.stream.end == "deadline" and len(ex.stream.events) == 1
@@ -155,11 +157,11 @@ def test_drip_one_byte_per_second_hits_total_deadline() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=1, idle=1.5, total=2)))
-    assert time.monotonic() - start < 3.5
+    assert time.monotonic() - start < 3.5 + SLACK
     assert ex.error == "stream still open after the 2 s deadline (0 frames received)"
     assert ex.stream is not None and ex.stream.end == "deadline"
     assert ex.stream.pending.startswith(b"da")
-    assert 1.9 <= (ex.t_end or 0) < 3
+    assert 1.9 <= (ex.t_end or 0) < 3 + SLACK
 
 
 def test_drip_headers() -> None:
@@ -201,7 +203,7 @@ def test_stream_forever() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=1, idle=1, total=1)))
-    assert time.monotonic() - start < 2.5
+    assert time.monotonic() - start < 2.5 + SLACK
     n = len(ex.stream.events)
     assert n > 10
     assert ex.error == f"stream still open after the 1 s deadline ({n:,} frames received)"
@@ -220,7 +222,7 @@ def test_huge_frame_hits_byte_cap() -> None:
 
     start = time.monotonic()
     ex, _, client = run(one(h, raw=True, limits=Limits(headers=2, idle=2, total=5, max_body=2**20)))
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 3 + SLACK
     assert ex.error == "stream exceeded the 1 MiB cap (0 frames received)"
     assert len(ex.body) == 2**20
     assert ex.stream.end == "byte_cap" and ex.stream.total_bytes == 2**20
@@ -362,7 +364,7 @@ def _limited(n_429: int, retry_after: str = "1"):
 def test_429_retry_after_then_200() -> None:
     start = time.monotonic()
     ex, st, client = run(one(_limited(1), "POST", "/v1/agents/a/invoke", json={"prompt": "x"}))
-    assert 1.0 <= time.monotonic() - start < 2
+    assert 1.0 <= time.monotonic() - start  # it did wait the Retry-After
     assert ex.status == 200 and ex.waited_429 == [1.0]
     assert client.stats.requests == 2 and client.stats.waits_429 == 1 and client.stats.waits_429_seconds == 1.0
     assert client.stats.agent_runs == 1
@@ -378,7 +380,7 @@ def test_429_not_retried_when_asked() -> None:
 def test_429_wait_capped_and_retries_bounded() -> None:
     start = time.monotonic()
     ex, st, client = run(one(_limited(10, "100"), client_kw={"max_429_wait": 0.2, "max_429_retries": 2}))
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 2 + SLACK
     assert ex.status == 429 and ex.waited_429 == [0.2, 0.2]
     assert client.stats.requests == 3 and len(st.requests) == 3
 
@@ -415,29 +417,36 @@ def test_agent_run_accounting() -> None:
 
 
 def test_concurrent_requests_share_a_bounded_pool() -> None:
+    """200 requests at once: the server holds each until 32 are in flight together (or 30 s pass), so the
+    client must open exactly its 32 connections at once, never more, and reuse them for the rest."""
     active = [0, 0]
+    full = asyncio.Event()
 
     async def h(req, w, st):
         active[0] += 1
         active[1] = max(active[1], active[0])
-        await asyncio.sleep(0.05)
+        if active[0] >= 32:
+            full.set()
+        try:
+            await asyncio.wait_for(full.wait(), 30)
+        except asyncio.TimeoutError:
+            pass
         active[0] -= 1
         w.write(response(200, req.path.encode()))
         return True
 
     async def main():
         async with serve(h) as st:
-            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=10))
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(headers=60, total=60))
             exs = await asyncio.gather(*(c.send("GET", f"/r{i}") for i in range(200)))
             await c.aclose()
             return exs, st, c
 
-    start = time.monotonic()
-    exs, st, c = run(main())
-    assert time.monotonic() - start < 5
+    exs, st, c = run(main(), timeout=120)
     assert all(e.status == 200 and e.body == f"/r{i}".encode() for i, e in enumerate(exs))
     assert c.stats.requests == 200
-    assert st.connections <= 32 and active[1] <= 32
+    assert active[1] == 32, f"at most {active[1]} requests were in flight together, expected the pool's 32"
+    assert st.connections == 32
 
 
 # -- URL policy ------------------------------------------------------------------
@@ -553,5 +562,5 @@ def test_plain_http_to_tls_port_does_not_hang() -> None:
 
     start = time.monotonic()
     ex = run(main())
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 3 + SLACK
     assert ex.status is None and ex.error

@@ -580,8 +580,7 @@ class Client:
             if seq is None:
                 return self._not_sent(method, path, label, waits=waits, why=self._deadline_reason(held))
             ex = await self._attempt(method, path, headers, json, content, label, lim, sse, activity,
-                                     fresh=transport_retry is not None)
-            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
+                                     fresh=transport_retry is not None, seq=seq)
             ex.waited_429 = list(waits)
             ex.waited_pace = paced_for
             ex.retried_transport = transport_retry
@@ -686,6 +685,7 @@ class Client:
         sse: bool | None,
         activity: Activity | None = None,
         fresh: bool = False,
+        seq: int = 0,
     ) -> Exchange:
         req = self._build(method, path, headers, json, content, lim)
         ex = Exchange(
@@ -722,9 +722,9 @@ class Client:
                 try:
                     if fresh:   # a one-connection pool of its own, so the resend cannot reuse another stale one
                         async with self._pool(1) as http:
-                            await self._run(req, ex, lim, sse, t0, deadline, http)
+                            await self._run(req, ex, lim, sse, t0, deadline, http, seq)
                     else:
-                        await self._run(req, ex, lim, sse, t0, deadline, self._http)
+                        await self._run(req, ex, lim, sse, t0, deadline, self._http, seq)
                 except Exception as exc:  # never raise for what the server does
                     ex.error = ex.error or self.redact(_describe(exc, "body", len(ex.body), lim))
                 if ex.error and "run's deadline" in ex.error:
@@ -743,6 +743,24 @@ class Client:
         t0: float,
         deadline: float,
         http: httpx.AsyncClient,
+        seq: int = 0,
+    ) -> None:
+        try:
+            await self._exchange(req, ex, lim, sse, t0, deadline, http, seq)
+        finally:
+            if ex.headers is None:   # no answer: the pacer still learns the request is over
+                self.pacer.observe(seq, None)
+
+    async def _exchange(
+        self,
+        req: httpx.Request,
+        ex: Exchange,
+        lim: Limits,
+        sse: bool | None,
+        t0: float,
+        deadline: float,
+        http: httpx.AsyncClient,
+        seq: int,
     ) -> None:
         clock = time.monotonic
         resp: httpx.Response | None = None
@@ -771,6 +789,8 @@ class Client:
         try:
             ex.status = resp.status_code
             ex.headers = resp.headers
+            # the pacer learns at the headers: a stream may stay open long after
+            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
             ex.t_headers = clock() - t0
             if self._counts_as_run(req, resp.status_code):
                 self.stats.agent_runs += 1

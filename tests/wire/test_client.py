@@ -9,7 +9,7 @@ import time
 import pytest
 import trustme
 
-from conformance.wire.http import Client, Exchange, Limits
+from conformance.wire.http import Client, Exchange, FrameBudget, Limits
 from conformance.wire.redact import MASK
 
 from .servers import SSE_HEAD, Request, ServerState, read_request, reset, response, serve
@@ -564,3 +564,203 @@ def test_plain_http_to_tls_port_does_not_hang() -> None:
     ex = run(main())
     assert time.monotonic() - start < 3 + SLACK
     assert ex.status is None and ex.error
+
+
+# -- rate limits, transport retry, the run's deadline ------------------------------
+
+
+def test_429_budget_spent_marks_the_exchange_rate_limited() -> None:
+    ex, st, client = run(one(_limited(10, "0"), client_kw={"max_429_retries": 3}))
+    assert ex.status == 429 and ex.rate_limited and ex.waited_429 == [0.0, 0.0, 0.0]
+    assert client.stats.rate_limited == 1 and len(st.requests) == 4
+    assert "retry budget ran out" in ex.transcript()
+
+
+def test_429_probe_is_not_marked_rate_limited() -> None:
+    ex, _, _ = run(one(_limited(1), retry_429=False, paced=False))
+    assert ex.status == 429 and not ex.rate_limited
+
+
+def _bucket_server(burst: int, per_second: float):
+    """A token bucket like the reference server's: 429 + Retry-After when empty, X-RateLimit-Remaining always."""
+    state = {"tokens": float(burst), "stamp": time.monotonic(), "429": 0}
+
+    async def h(req, w, st):
+        now = time.monotonic()
+        state["tokens"] = min(burst, state["tokens"] + (now - state["stamp"]) * per_second)
+        state["stamp"] = now
+        if state["tokens"] >= 1:
+            state["tokens"] -= 1
+            w.write(response(200, b"{}", {"x-ratelimit-remaining": str(int(state["tokens"]))}))
+        else:
+            state["429"] += 1
+            wait = max(1, int((1 - state["tokens"]) / per_second + 0.999))
+            w.write(response(429, b"{}", {"x-ratelimit-remaining": "0", "retry-after": str(wait)}))
+        return True
+
+    return h, state
+
+
+def test_pacing_keeps_concurrent_requests_under_the_servers_bucket() -> None:
+    handler, state = _bucket_server(burst=6, per_second=10.0)
+
+    async def main():
+        async with serve(handler) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=30))
+            exs = await asyncio.gather(*(c.send("GET", f"/r{i}") for i in range(40)))
+            await c.aclose()
+            return exs, c
+
+    exs, c = run(main(), timeout=120)
+    assert all(e.status == 200 and not e.rate_limited for e in exs)
+    # the first burst goes before the first answer shows the bucket; after that the pacer keeps it from zero
+    assert state["429"] <= 8, f"{state['429']} answers were 429"
+    assert c.stats.paced_waits > 0
+
+
+def test_rate_limit_cap_paces_even_a_silent_server() -> None:
+    async def h(req, w, st):
+        w.write(response(200, b"{}"))
+        return True
+
+    async def main():
+        async with serve(h) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=FAST, rate_limit="5/1s")
+            exs = await asyncio.gather(*(c.send("GET", "/") for _ in range(8)))
+            await c.aclose()
+            return exs, c
+
+    exs, c = run(main())
+    assert all(e.status == 200 for e in exs)
+    assert c.stats.paced_waits == 3 and sum(e.waited_pace > 0 for e in exs) == 3
+
+
+def test_dead_pooled_connection_is_resent_once_on_a_fresh_one() -> None:
+    async def h(reader, writer, st):
+        """The first connection answers once, then drops the next request unanswered (an idle close racing
+        our reuse); later connections answer normally."""
+        first = st.connections == 1
+        while True:
+            req = await read_request(reader)
+            if req is None:
+                return
+            st.requests.append(req)
+            if first and len(st.requests) == 2:
+                writer.close()
+                return
+            writer.write(response(200, b"{}"))
+            await writer.drain()
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=FAST)
+            a = await c.send("GET", "/a")
+            b = await c.send("GET", "/b", label="b")
+            await c.aclose()
+            return a, b, c, st
+
+    a, b, c, st = run(main())
+    assert a.status == 200 and b.status == 200
+    assert b.retried_transport == "connection closed before any response headers were received"
+    assert c.stats.transport_retries == 1 and st.connections == 2
+    assert "resent on a fresh connection" in b.transcript()
+
+
+def test_no_transport_retry_on_a_fresh_connection() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+
+    ex, st, client = run(one(h, raw=True))
+    assert ex.transport_failed and ex.retried_transport is None and client.stats.transport_retries == 0
+    assert st.connections == 1
+
+
+def test_run_deadline_cuts_a_flood_and_stops_sending() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(SSE_HEAD)
+        frame = b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}\n\n' * 200
+        while not writer.is_closing():
+            writer.write(frame)
+            await writer.drain()
+            await asyncio.sleep(0)
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=60, idle=60, max_items=10**9),
+                       run_deadline=time.monotonic() + 2.0, frame_budget=FrameBudget(10**9))
+            ex = await c.send("POST", "/v1/agents/a/agui", json={})
+            after = await c.send("GET", "/later")
+            await c.aclose()
+            return ex, after, c
+
+    start = time.monotonic()
+    ex, after, c = run(main(), timeout=60)
+    assert time.monotonic() - start < 2 + SLACK
+    assert ex.status == 200 and ex.stream is not None and ex.stream.end == "deadline"
+    assert "run's deadline" in (ex.error or "")
+    assert after.transport_failed and "run's deadline" in (after.error or "")
+    assert c.stats.cut_by_run_deadline == 2
+
+
+def test_run_frame_budget_is_shared() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(SSE_HEAD + b"data: {}\n\n" * 60)
+        await writer.drain()
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            budget = FrameBudget(100)
+            a = Client(f"http://127.0.0.1:{st.port}", limits=FAST, frame_budget=budget)
+            b = Client(f"http://127.0.0.1:{st.port}", limits=FAST, frame_budget=budget)
+            first, second = await a.send("GET", "/"), await b.send("GET", "/")
+            await a.aclose()
+            await b.aclose()
+            return first, second
+
+    first, second = run(main())
+    assert first.stream.end == "eof" and second.stream.end == "item_cap"
+    assert "budget of 100 recorded frames" in second.error
+
+
+def test_stream_frame_cap() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(SSE_HEAD + b"data: {}\n\n" * 500)
+        await writer.drain()
+        await asyncio.sleep(5)
+
+    ex, _, _ = run(one(h, raw=True, limits=Limits(total=10, idle=10, max_items=100)))
+    assert ex.stream is not None and ex.stream.end == "item_cap"
+    assert len(ex.stream.items) == 100 and "100 frame cap" in (ex.error or "")
+
+
+def test_in_flight_exchange_is_reported_by_the_activity() -> None:
+    from conformance.wire.http import ACTIVITY, Activity
+
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"a\":")
+        await writer.drain()
+        await asyncio.sleep(30)
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=30, idle=30))
+            activity = Activity()
+            ACTIVITY.set(activity)
+            task = asyncio.create_task(c.send("GET", "/slow", label="slow-one"))
+            for _ in range(200):
+                await asyncio.sleep(0.05)
+                if "body bytes" in activity.holding():
+                    break
+            held = activity.holding()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await c.aclose()
+            return held, activity
+
+    held, activity = run(main(), timeout=60)
+    assert held.startswith("slow-one (GET http://127.0.0.1:") and "status 200, 5 body bytes received" in held
+    assert not activity.in_flight

@@ -103,6 +103,9 @@ def main() -> int:
     print(f"transport retries       {cost.get('transport_retries')}")
     print(f"failed requirements     {len(failed)}" + "".join(f"\n    {r['id']}: {r.get('message', '')[:300]}"
                                                                for r in failed))
+    for status in ("warning", "not_assessed"):
+        rows = [r for r in report.get("requirements", []) if r.get("status") == status]
+        print(f"{status:<24}{len(rows)}" + "".join(f"\n    {r['id']}: {r.get('message', '')[:200]}" for r in rows))
     print(f"wall time               {wall:.1f} s (run's own: {cost.get('wall_seconds')} s)")
     print(f"bucket time for them    {allowed:.1f} s  (({requests} - {n}) / {n / seconds:g} per s)")
     print(f"ratio                   {wall / allowed:.2f}x (goal <= 1.2x)" if allowed else "ratio                   n/a")

@@ -114,7 +114,25 @@ class Activity:
     """What one scenario is doing on the wire: the exchanges in flight (so a scenario cut off can say which
     exchange held it) and the seconds spent waiting for the rate limit (which its deadline does not count)."""
     in_flight: dict[int, "Exchange"] = field(default_factory=dict)
-    waited: float = 0.0
+    _waited: float = 0.0
+    _holding: int = 0              # requests held back right now
+    _since: float = 0.0            # when the current stretch of holding began
+
+    def hold(self) -> None:
+        if self._holding == 0:
+            self._since = time.monotonic()
+        self._holding += 1
+
+    def release(self) -> None:
+        self._holding -= 1
+        if self._holding == 0:
+            self._waited += time.monotonic() - self._since
+
+    @property
+    def waited(self) -> float:
+        """Seconds during which at least one of the scenario's requests was held back (concurrent waits
+        count once)."""
+        return self._waited + (time.monotonic() - self._since if self._holding else 0.0)
 
     def holding(self) -> str:
         """The exchanges in flight, in words."""
@@ -597,17 +615,33 @@ class Client:
                 self.stats.rate_limited += 1
                 return ex
             waits.append(wait)
-            self.stats.waits_429 += 1
-            self.stats.waits_429_seconds += wait
-            if activity is not None:
-                activity.waited += wait
-            await anyio.sleep(wait)
+            await self._sleep_429(wait, activity)
 
     def _capped_retry_after(self, ex: Exchange) -> float | None:
-        if ex.status != 429:
+        return self._retry_after(ex.status, ex.header("retry-after"))
+
+    def _retry_after(self, status: int | None, value: str | None) -> float | None:
+        """A 429's Retry-After in seconds, capped; None when not a 429 or not usable."""
+        if status != 429:
             return None
-        wait = _retry_after_seconds(ex.header("retry-after"))
+        wait = _retry_after_seconds(value)
         return None if wait is None else min(max(wait, 0.0), self.max_429_wait)
+
+    async def _sleep_429(self, wait: float, activity: Activity | None) -> None:
+        self.stats.waits_429 += 1
+        self.stats.waits_429_seconds += wait
+        if activity is not None:
+            activity.hold()
+        try:
+            await anyio.sleep(wait)
+        finally:
+            if activity is not None:
+                activity.release()
+
+    def paced_transport(self, inner: Any) -> "PacedTransport":
+        """Wrap an httpx (or httpx2) async transport so a client the suite does not drive itself (the official
+        MCP SDK's) spends the server's bucket through this client's pacer and waits out 429s too."""
+        return PacedTransport(self, inner)
 
     async def _wait_turn(self, paced: bool, retry: bool, method: str, path: str, label: str,
                          activity: Activity | None) -> tuple[int | None, float]:
@@ -618,6 +652,7 @@ class Client:
                            request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
                            t_end=None, error=None)
         held = 0.0
+        held_back = False
         try:
             while True:
                 if self._after_deadline(time.monotonic()):
@@ -625,21 +660,21 @@ class Client:
                 seq, wait = self.pacer.try_send(ticket, paced)
                 if seq is not None:
                     return seq, held
-                if held == 0.0:
+                if not held_back:
+                    held_back = True
                     self.stats.paced_waits += 1
                     if activity is not None:
                         activity.in_flight[id(waiting)] = waiting
+                        activity.hold()
                 t = time.monotonic()
                 await anyio.sleep(wait)
                 step = time.monotonic() - t
                 held += step
                 self.stats.paced_seconds += step
-                if activity is not None:
-                    activity.waited += step
         finally:
             self.pacer.leave(ticket)
-            if activity is not None:
-                activity.in_flight.pop(id(waiting), None)
+            if activity is not None and activity.in_flight.pop(id(waiting), None) is not None:
+                activity.release()
 
     def _after_deadline(self, at: float) -> bool:
         return self.run_deadline is not None and at >= self.run_deadline
@@ -901,6 +936,44 @@ class Client:
         ex.error = error
         if rec is not None:
             ex.stream = rec.finish(end, t_end)
+
+
+class PacedTransport:
+    """An httpx / httpx2 async transport (duck-typed) that waits its turn with a :class:`Client`'s pacer and
+    resends on a 429 with a usable Retry-After, within the client's retry budget."""
+
+    def __init__(self, client: Client, inner: Any) -> None:
+        self.client = client
+        self.inner = inner
+
+    async def handle_async_request(self, request: Any) -> Any:
+        client = self.client
+        activity = ACTIVITY.get()
+        waits = 0
+        while True:
+            seq, _ = await client._wait_turn(True, waits > 0, request.method, str(request.url), "sdk", activity)
+            if seq is None:
+                raise ConnectionError("not sent: the run's deadline (profile [timeouts] run) had passed")
+            response = await self.inner.handle_async_request(request)   # (the caller's hooks count requests)
+            wait = client._retry_after(response.status_code, response.headers.get("retry-after"))
+            client.pacer.observe(seq, response.headers.get("x-ratelimit-remaining"), wait)
+            if wait is None or waits >= client.max_429_retries or client._after_deadline(time.monotonic() + wait):
+                if response.status_code == 429:
+                    client.stats.rate_limited += 1
+                return response
+            await response.aclose()
+            waits += 1
+            await client._sleep_429(wait, activity)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> "PacedTransport":
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.inner.__aexit__(*exc)
 
 
 def _hit_a_limit(ex: Exchange) -> bool:

@@ -764,3 +764,23 @@ def test_in_flight_exchange_is_reported_by_the_activity() -> None:
     held, activity = run(main(), timeout=60)
     assert held.startswith("slow-one (GET http://127.0.0.1:") and "status 200, 5 body bytes received" in held
     assert not activity.in_flight
+
+
+def test_paced_transport_for_a_client_we_do_not_drive() -> None:
+    """httpx's own client (as the official MCP SDK's) through the pacer: 429s are waited out, the bucket kept."""
+    import httpx
+
+    handler, state = _bucket_server(burst=4, per_second=10.0)
+
+    async def main():
+        async with serve(handler) as st:
+            ours = Client(f"http://127.0.0.1:{st.port}", limits=FAST)
+            transport = ours.paced_transport(httpx.AsyncHTTPTransport())
+            async with httpx.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{st.port}") as theirs:
+                got = await asyncio.gather(*(theirs.get(f"/s{i}") for i in range(20)))
+            await ours.aclose()
+            return got, ours
+
+    got, ours = run(main(), timeout=120)
+    assert [r.status_code for r in got] == [200] * 20
+    assert ours.stats.paced_waits > 0 and ours.stats.rate_limited == 0

@@ -23,3 +23,30 @@ def test_suite_passes_a_rate_limited_reference_server() -> None:
     cost = report["cost"]
     assert cost["paced_waits"] > 0   # the limit was reached, and paced
     assert cost["rate_limited"] == 0
+
+
+def test_serve_rate_limit_option_maps_to_a_bucket() -> None:
+    from conformance.server.serve import _parser, _rate_limits
+
+    assert _rate_limits(_parser().parse_args(["--rate-limit", "20/10"])) == {
+        "rate_limit_burst": 20, "rate_limit_per_second": 2.0}
+    assert _rate_limits(_parser().parse_args(["--rate-limit", "120/m"])) == {
+        "rate_limit_burst": 120, "rate_limit_per_second": 2.0}
+    assert _rate_limits(_parser().parse_args(["--rate-limit-burst", "5"])) == {"rate_limit_burst": 5}
+    with pytest.raises(ValueError):
+        _rate_limits(_parser().parse_args(["--rate-limit", "20/10", "--rate-limit-burst", "5"]))
+
+
+def test_reference_server_answers_429_with_whole_second_retry_after() -> None:
+    import ssl
+
+    import httpx
+
+    with ReferenceServer(ServerConfig(**rate_limit_fields("3/60"))) as srv:
+        f = srv.facts
+        with httpx.Client(verify=ssl.create_default_context(cafile=f["ca_bundle"]), timeout=20) as c:
+            got = [c.post(f"{f['base_url']}/v1/agents/{f['agent_id']}/invoke", json={"prompt": "say x"},
+                          headers={"Authorization": f"Bearer {f['api_key']}"}) for _ in range(4)]
+    assert [r.status_code for r in got] == [200, 200, 200, 429]
+    assert [r.headers["x-ratelimit-remaining"] for r in got] == ["2", "1", "0", "0"]
+    assert got[3].headers["retry-after"].isdigit() and 1 <= int(got[3].headers["retry-after"]) <= 20

@@ -161,6 +161,21 @@ def _clip(text: str, n: int) -> str:
     return text[:n] + f"… [{len(text) - n:,} more chars]"
 
 
+_REDACT_MARGIN = 512  # longer than any secret: one cut within it is masked before the text is clipped
+
+
+def _clip_redacted(red, text: str | bytes, n: int) -> str:
+    """Redact then clip, without decoding or redacting megabytes of which n characters are shown."""
+    if isinstance(text, bytes):
+        head = text[: 4 * (n + _REDACT_MARGIN)].decode("utf-8", "replace")
+        more = "" if len(text) <= n else f"… [{len(text):,} bytes in all]"
+    else:
+        head = text[: n + _REDACT_MARGIN]
+        more = "" if len(text) <= n else f"… [{len(text) - n:,} more chars]"
+    shown = red(head)
+    return shown if len(shown) <= n and not more else shown[:n] + (more or "…")
+
+
 def is_loopback(host: str) -> bool:
     h = host.strip("[]").lower()
     if h == "localhost" or h.endswith(".localhost"):
@@ -324,7 +339,7 @@ class Exchange:
         try:
             text = self.body.decode("utf-8")
         except UnicodeDecodeError as exc:
-            ex = _clip(self.body.decode("utf-8", "replace"), 300)
+            ex = _clip(self.body[:2000].decode("utf-8", "replace"), 300)
             raise AssertionError(
                 self.redact(
                     f"{where}: body is not valid UTF-8 (byte {exc.start}), so not JSON ({self._what()}): {ex!r}"
@@ -366,7 +381,7 @@ class Exchange:
             add(f"> {k}: {v}")
         if self.request_body:
             add(">")
-            add("> " + _clip(red(self.request_body.decode("utf-8", "replace")), 1500))
+            add("> " + _clip_redacted(red, self.request_body, 1500))
         if self.waited_pace:
             add(f"(held back {self.waited_pace:.1f}s before sending, to stay under the rate limit)")
         if self.waited_429:
@@ -389,9 +404,9 @@ class Exchange:
                 shown = 0
                 for item in self.stream.items:
                     if isinstance(item, SSEComment):
-                        line = f"+{item.t:.3f}s :{_clip(red(item.text), 300)}"
+                        line = f"+{item.t:.3f}s :{_clip_redacted(red, item.text, 300)}"
                     else:
-                        parts = [f"{n}: {_clip(red(v), 400)}" for n, v in item.fields]
+                        parts = [f"{n}: {_clip_redacted(red, v, 400)}" for n, v in item.fields]
                         line = f"+{item.t:.3f}s " + " / ".join(parts)
                         if not item.dispatched:
                             line += "   (not dispatched: no data)"
@@ -409,11 +424,11 @@ class Exchange:
                     f"{st.total_bytes:,} bytes, line endings {le}" + (", BOM" if st.bom else "")
                 )
                 if st.pending:
-                    lines.append("   pending: " + _clip(red(st.pending.decode("utf-8", "replace")), 300))
+                    lines.append("   pending: " + _clip_redacted(red, st.pending, 300))
                 for f in st.findings[:20]:
                     lines.append("   finding: " + red(f))
             elif self.body:
-                add(_clip(red(self.body.decode("utf-8", "replace")), budget))
+                add(_clip_redacted(red, self.body, budget))
                 if self.t_end is not None:
                     lines.append(f"+{self.t_end:.3f}s -- body end ({len(self.body):,} bytes)")
         if self.error:

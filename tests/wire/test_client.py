@@ -687,7 +687,7 @@ def test_run_deadline_cuts_a_flood_and_stops_sending() -> None:
 
     async def main():
         async with serve(h, raw=True) as st:
-            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=60, idle=60, max_items=10**9),
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=60, idle=60, max_items=10**9, max_body=2**31),
                        run_deadline=time.monotonic() + 2.0, frame_budget=FrameBudget(10**9))
             ex = await c.send("POST", "/v1/agents/a/agui", json={})
             after = await c.send("GET", "/later")

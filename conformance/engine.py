@@ -20,7 +20,7 @@ from conformance import catalog
 from conformance.outcomes import NotAssessed, Observation
 from conformance.registry import SCENARIOS, Check, Scenario
 from conformance.target import Target
-from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, FrameBudget, Limits
+from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
 from conformance.wire.pace import Pacer, parse_rate_limit
 from conformance.wire.redact import Redactor
 
@@ -173,7 +173,7 @@ class Session:
         rate_limit = getattr(target, "rate_limit", None)
         #: one pacer for every lane: they all spend the same bucket of the server's
         self.pacer = Pacer(parse_rate_limit(rate_limit) if rate_limit else None)
-        self.frame_budget = FrameBudget()
+        self.budget = RecordingBudget()
         self.results: dict[str, CheckResult] = {}
 
     @property
@@ -211,7 +211,7 @@ class Session:
     async def _make_client(self) -> Client:
         return Client(self.target.base_url, ca_bundle=self.target.ca_bundle, insecure=self.target.insecure,
                       limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
-                      run_deadline=self.run_deadline + CLIENT_GRACE, frame_budget=self.frame_budget)
+                      run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget)
 
     def close(self) -> None:
         """Stop every lane; idempotent, and bounded (CLOSE_BUDGET for all lanes together, whatever the server
@@ -364,7 +364,7 @@ class Session:
                 **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429", "rate_limited",
                                          "paced_waits", "transport_retries", "cut_by_run_deadline")},
                 **{f: round(total(f), 1) for f in ("waits_429_seconds", "paced_seconds")},
-                "frames_recorded": self.frame_budget.used}
+                "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
 
 
 def select(checks: dict[str, Check], *, level: str = "may", protocols: set[str] | None = None) -> tuple[list[Check], dict[str, str]]:

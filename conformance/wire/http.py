@@ -92,21 +92,30 @@ class ClientStats:
     cut_by_run_deadline: int = 0  # exchanges cut off (or not sent) because the run's deadline passed
 
 
-class FrameBudget:
-    """Stream frames the whole run may record (shared by a run's clients, across threads). Every recorded frame
-    is judged afterwards by several checks, so a server flooding frames on every stream must not make the
-    judging phase outlast the run; a conformant run records a few hundred."""
+class RecordingBudget:
+    """What the whole run may record (shared by a run's clients, across threads): stream frames and body bytes.
+    Every recorded frame is judged afterwards by several checks and every body is kept until the reports are
+    written, so a server flooding every stream or body must not make the judging outlast the run or the memory
+    outgrow the machine. A conformant run records a few hundred frames and a few MiB."""
 
-    def __init__(self, frames: int = 20_000) -> None:
+    def __init__(self, frames: int = 20_000, body_bytes: int = 96 * 2**20) -> None:
         self.frames = frames
+        self.body_bytes = body_bytes
         self.used = 0
+        self.used_bytes = 0
         self._lock = threading.Lock()
 
     def take(self, n: int) -> bool:
-        """Count n more frames; False once the budget is spent."""
+        """Count n more frames; False once the frame budget is spent."""
         with self._lock:
             self.used += n
             return self.used <= self.frames
+
+    def take_bytes(self, n: int) -> bool:
+        """Count n more body bytes; False once the byte budget is spent."""
+        with self._lock:
+            self.used_bytes += n
+            return self.used_bytes <= self.body_bytes
 
 
 @dataclass
@@ -456,7 +465,7 @@ class Client:
         rate_limit: str | tuple[int, float] | None = None,
         pacer: Pacer | None = None,
         run_deadline: float | None = None,
-        frame_budget: FrameBudget | None = None,
+        budget: RecordingBudget | None = None,
     ) -> None:
         _check_url(base_url)
         self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
@@ -472,7 +481,7 @@ class Client:
         #: time.monotonic() after which nothing is sent and every exchange still open is cut off
         self.run_deadline = run_deadline
         #: shared by a run's clients like the pacer
-        self.frame_budget = frame_budget if frame_budget is not None else FrameBudget()
+        self.budget = budget if budget is not None else RecordingBudget()
         self.stats = ClientStats()
         self.redactor = Redactor(secrets)
         if insecure:
@@ -920,6 +929,12 @@ class Client:
             capped = len(chunk) > room
             if capped:
                 chunk = chunk[:room]
+            if not self.budget.take_bytes(len(chunk)):
+                end = "byte_cap"
+                error = (f"{'stream' if rec is not None else 'body'} cut off: the run's budget of "
+                         f"{_size(self.budget.body_bytes)} of recorded bodies over all exchanges was spent "
+                         f"({len(body):,} bytes kept)")
+                break
             body += chunk
             ex._received = len(body)
             if rec is not None and chunk:
@@ -935,9 +950,9 @@ class Client:
                 break
             if rec is not None:
                 n_items = len(rec.items) + rec.dropped
-                if not self.frame_budget.take(n_items - items):
+                if not self.budget.take(n_items - items):
                     end = "item_cap"
-                    error = (f"stream cut off: the run's budget of {self.frame_budget.frames:,} recorded frames "
+                    error = (f"stream cut off: the run's budget of {self.budget.frames:,} recorded frames "
                              f"over all streams was spent ({frames()}, {len(body):,} bytes)")
                     break
                 items = n_items

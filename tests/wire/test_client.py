@@ -9,7 +9,7 @@ import time
 import pytest
 import trustme
 
-from conformance.wire.http import Client, Exchange, FrameBudget, Limits
+from conformance.wire.http import Client, Exchange, RecordingBudget, Limits
 from conformance.wire.redact import MASK
 
 from .servers import SSE_HEAD, Request, ServerState, read_request, reset, response, serve
@@ -688,7 +688,7 @@ def test_run_deadline_cuts_a_flood_and_stops_sending() -> None:
     async def main():
         async with serve(h, raw=True) as st:
             c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=60, idle=60, max_items=10**9, max_body=2**31),
-                       run_deadline=time.monotonic() + 2.0, frame_budget=FrameBudget(10**9))
+                       run_deadline=time.monotonic() + 2.0, budget=RecordingBudget(10**9))
             ex = await c.send("POST", "/v1/agents/a/agui", json={})
             after = await c.send("GET", "/later")
             await c.aclose()
@@ -703,7 +703,7 @@ def test_run_deadline_cuts_a_flood_and_stops_sending() -> None:
     assert c.stats.cut_by_run_deadline == 2
 
 
-def test_run_frame_budget_is_shared() -> None:
+def test_run_budget_is_shared() -> None:
     async def h(reader, writer, st):
         await read_request(reader)
         writer.write(SSE_HEAD + b"data: {}\n\n" * 60)
@@ -711,9 +711,9 @@ def test_run_frame_budget_is_shared() -> None:
 
     async def main():
         async with serve(h, raw=True) as st:
-            budget = FrameBudget(100)
-            a = Client(f"http://127.0.0.1:{st.port}", limits=FAST, frame_budget=budget)
-            b = Client(f"http://127.0.0.1:{st.port}", limits=FAST, frame_budget=budget)
+            budget = RecordingBudget(100)
+            a = Client(f"http://127.0.0.1:{st.port}", limits=FAST, budget=budget)
+            b = Client(f"http://127.0.0.1:{st.port}", limits=FAST, budget=budget)
             first, second = await a.send("GET", "/"), await b.send("GET", "/")
             await a.aclose()
             await b.aclose()
@@ -722,6 +722,23 @@ def test_run_frame_budget_is_shared() -> None:
     first, second = run(main())
     assert first.stream.end == "eof" and second.stream.end == "item_cap"
     assert "budget of 100 recorded frames" in second.error
+
+
+def test_run_body_byte_budget_is_shared() -> None:
+    async def h(req, w, st):
+        w.write(response(200, b"x" * 3000))
+        return True
+
+    async def main():
+        async with serve(h) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=FAST, budget=RecordingBudget(body_bytes=5000))
+            got = [await c.send("GET", "/") for _ in range(2)]
+            await c.aclose()
+            return got
+
+    first, second = run(main())
+    assert first.error is None and len(first.body) == 3000
+    assert second.error.startswith("body cut off: the run's budget of 5,000 bytes") and second.body == b""
 
 
 def test_stream_frame_cap() -> None:

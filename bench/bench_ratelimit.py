@@ -101,6 +101,8 @@ def main() -> int:
           f"the retry budget: {cost.get('rate_limited')}")
     print(f"held back by the pacer  {cost.get('paced_waits')} requests, {cost.get('paced_seconds')} s in all")
     print(f"transport retries       {cost.get('transport_retries')}")
+    print(f"recorded                {cost.get('frames_recorded')} stream frames, "
+          f"{cost.get('body_bytes_recorded')} body bytes")
     print(f"failed requirements     {len(failed)}" + "".join(f"\n    {r['id']}: {r.get('message', '')[:300]}"
                                                                for r in failed))
     for status in ("warning", "not_assessed"):

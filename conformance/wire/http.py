@@ -990,6 +990,7 @@ class PacedTransport:
             if wait is None or waits >= client.max_429_retries or client._after_deadline(time.monotonic() + wait):
                 if response.status_code == 429:
                     client.stats.rate_limited += 1
+                response.stream = _capped(response.stream, client)
                 return response
             await response.aclose()
             waits += 1
@@ -1004,6 +1005,40 @@ class PacedTransport:
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.inner.__aexit__(*exc)
+
+
+class _CappedStream:
+    """A response body stream held to the client's byte cap and run deadline (for a client we do not drive:
+    an endless body must not fill the memory or outlast the run)."""
+
+    def __init__(self, inner: Any, client: Client) -> None:
+        self.inner = inner
+        self.client = client
+
+    async def __aiter__(self):
+        got = 0
+        async for chunk in self.inner:
+            got += len(chunk)
+            self.client.stats.bytes_received += len(chunk)
+            if got > self.client.limits.max_body:
+                raise OSError(f"response body exceeded the {_size(self.client.limits.max_body)} cap")
+            if self.client._after_deadline(time.monotonic()):
+                raise OSError("response body still incomplete at the run's deadline (profile [timeouts] run)")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+_CAPPED_TYPES: dict[type, type] = {}
+
+
+def _capped(stream: Any, client: Client) -> Any:
+    """_CappedStream around ``stream``, of its library's AsyncByteStream type (httpx and httpx2 check it)."""
+    base = next((c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream"), object)
+    if base not in _CAPPED_TYPES:
+        _CAPPED_TYPES[base] = type("CappedStream", (_CappedStream, base), {})
+    return _CAPPED_TYPES[base](stream, client)
 
 
 def _hit_a_limit(ex: Exchange) -> bool:

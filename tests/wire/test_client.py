@@ -801,3 +801,28 @@ def test_paced_transport_for_a_client_we_do_not_drive() -> None:
     got, ours = run(main(), timeout=120)
     assert [r.status_code for r in got] == [200] * 20
     assert ours.stats.paced_waits > 0 and ours.stats.rate_limited == 0
+
+
+def test_paced_transport_caps_an_endless_body() -> None:
+    import httpx
+
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n[")
+        while not writer.is_closing():
+            writer.write(b"1," * 4096)
+            await writer.drain()
+            await asyncio.sleep(0)
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            ours = Client(f"http://127.0.0.1:{st.port}", limits=Limits(max_body=2**20))
+            transport = ours.paced_transport(httpx.AsyncHTTPTransport())
+            async with httpx.AsyncClient(transport=transport) as theirs:
+                try:
+                    await theirs.get(f"http://127.0.0.1:{st.port}/endless")
+                except OSError as exc:
+                    return str(exc)
+            return "read it all"
+
+    assert run(main(), timeout=60) == "response body exceeded the 1 MiB cap"

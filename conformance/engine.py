@@ -23,11 +23,15 @@ from conformance.outcomes import NotAssessed, Observation
 from conformance.reporting import repro
 from conformance.registry import SCENARIOS, Check, Scenario
 from conformance.target import Target
-from conformance.wire.http import Client, Exchange, Limits
+from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
+from conformance.wire.pace import Pacer, parse_rate_limit
 from conformance.wire.redact import Redactor
 
 EVIDENCE_EXCHANGES = 4
 EVIDENCE_CHARS = 3000
+CLIENT_GRACE = 1.0     # the clients' own run deadline, after the scenarios' (a backstop if a cancel is not delivered)
+REPORT_GRACE = 10.0    # after the run's deadline: scenarios cut off get this long to hand back their recording
+CLOSE_BUDGET = 5.0     # seconds close() may take for all lanes together
 
 
 @dataclass
@@ -169,6 +173,12 @@ class Session:
         self._lanes: list[Lane] = []
         self.preflight_error: str | None = None
         self.started_at = time.monotonic()
+        #: nothing is recorded after this (time.monotonic()); every lane's client enforces it too
+        self.run_deadline = self.started_at + t.run
+        rate_limit = getattr(target, "rate_limit", None)
+        #: one pacer for every lane: they all spend the same bucket of the server's
+        self.pacer = Pacer(parse_rate_limit(rate_limit) if rate_limit else None)
+        self.budget = RecordingBudget()
         self.results: dict[str, CheckResult] = {}
 
     @property
@@ -205,21 +215,26 @@ class Session:
 
     async def _make_client(self) -> Client:
         return Client(self.target.base_url, ca_bundle=self.target.ca_bundle, insecure=self.target.insecure,
-                      limits=self.limits, secrets=self.target.secrets)
+                      limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
+                      run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget)
 
     def close(self) -> None:
-        """Stop every lane; idempotent. The clients' counters stay readable for the report."""
+        """Stop every lane; idempotent, and bounded (CLOSE_BUDGET for all lanes together, whatever the server
+        does: the lanes' threads are daemons). The clients' counters stay readable for the report."""
         for fut in self._futures.values():
             fut.cancel()
-        for lane in self._lanes:
-            if not lane.loop.is_running():
-                continue
+        running = [lane for lane in self._lanes if lane.loop.is_running()]
+        closing = [asyncio.run_coroutine_threadsafe(lane.client.aclose(), lane.loop) for lane in running if lane.client]
+        end = time.monotonic() + CLOSE_BUDGET
+        for fut in closing:
             try:
-                lane.call(lane.client.aclose(), timeout=5)
+                fut.result(max(0.0, end - time.monotonic()))
             except Exception:
                 pass
+        for lane in running:
             lane.loop.call_soon_threadsafe(lane.loop.stop)
-            lane.thread.join(timeout=10)
+        for lane in running:
+            lane.thread.join(timeout=max(0.1, end - time.monotonic()))
 
     async def _preflight(self, client: Client) -> str | None:
         """Preconditions every scenario relies on. When one fails the verdict is `error` with one sentence
@@ -280,31 +295,39 @@ class Session:
     async def _record(self, scn: Scenario, client: Client, sem: asyncio.Semaphore | None,
                       after: list[Future] = ()) -> Recording | BaseException:
         ctx = Context(self, scn, client)
-        run_left = self.target.profile.timeouts.run - (time.monotonic() - self.started_at)
+        activity = Activity()
+        ACTIVITY.set(activity)   # this task's context: the client reports what it is doing for this scenario
+        run_left = self.run_deadline - time.monotonic()
         try:
-            await asyncio.wait_for(self._run_scenario(scn, ctx, sem, after), timeout=max(0.0, run_left))
+            await asyncio.wait_for(self._run_scenario(scn, ctx, sem, after, activity), timeout=max(0.0, run_left))
             return ctx.recording
         except NotAssessed as exc:
             return exc
         except asyncio.TimeoutError:
+            held = activity.holding()
             exc = ScenarioFailed(f"scenario {scn.name} was cut off by the run's {self.target.profile.timeouts.run:g} s "
-                                 f"deadline (profile [timeouts] run)")
+                                 f"deadline (profile [timeouts] run)"
+                                 + (f"; still waiting on {held}" if held else
+                                    "; it was waiting for other scenarios to finish first" if after and not
+                                    activity.in_flight and not ctx.recording.exchanges else ""))
         except ScenarioFailed as exc_:
             exc = exc_
         exc.recording = ctx.recording
         return exc
 
     async def _run_scenario(self, scn: Scenario, ctx: Context, sem: asyncio.Semaphore | None,
-                            after: list[Future]) -> None:
+                            after: list[Future], activity: Activity | None = None) -> None:
         if after:
             await asyncio.wait([asyncio.wrap_future(f) for f in after])
         async with sem or contextlib.nullcontext():
             try:
-                await asyncio.wait_for(scn.fn(ctx), timeout=scn.deadline)
+                await self._within_deadline(scn, ctx, activity or Activity())
             except (NotAssessed, ScenarioFailed):
                 raise
             except asyncio.TimeoutError:
-                raise ScenarioFailed(f"scenario {scn.name} did not finish within its {scn.deadline:g} s deadline")
+                held = activity.holding() if activity else ""
+                raise ScenarioFailed(f"scenario {scn.name} did not finish within its {scn.deadline:g} s deadline"
+                                     + (f" (still waiting on {held})" if held else ""))
             except AssertionError as exc:
                 raise ScenarioFailed(f"scenario {scn.name} could not continue: {exc}") from None
             except Exception as exc:  # a server answer the scenario could not use; never a traceback to the user
@@ -312,13 +335,37 @@ class Session:
                 failed.detail = traceback.format_exc(limit=3)
                 raise failed from None
 
+    @staticmethod
+    async def _within_deadline(scn: Scenario, ctx: Context, activity: Activity) -> None:
+        """The scenario's own deadline; time its requests spent held back by the server's rate limit (pacing,
+        Retry-After) is added to it, so a rate-limited server does not make a scenario time out."""
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(scn.fn(ctx))
+        start = loop.time()
+        try:
+            while not task.done():
+                left = start + scn.deadline + activity.waited - loop.time()
+                if left <= 0:
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=CLOSE_BUDGET)
+                    raise asyncio.TimeoutError
+                await asyncio.wait({task}, timeout=left)
+            return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+
     # -- judging --------------------------------------------------------------------
     def recording(self, name: str, timeout: float | None = None) -> Recording | BaseException:
+        """The scenario's recording; waits at most until shortly after the run's deadline."""
         fut = self._futures[name]
+        if timeout is None:
+            timeout = max(0.0, self.run_deadline + REPORT_GRACE - time.monotonic())
         try:
-            return fut.result(timeout if timeout is not None else self.target.profile.timeouts.run + 30)
+            return fut.result(timeout)
         except TimeoutError:
-            return ScenarioFailed(f"scenario {name} never reported back (the recorder is stuck)")
+            return ScenarioFailed(f"scenario {name} never reported back within {REPORT_GRACE:g} s of the run's "
+                                  f"deadline (the recorder is stuck)")
 
     def assess(self, check: Check) -> CheckResult:
         t0 = time.monotonic()
@@ -375,7 +422,10 @@ class Session:
     def stats(self) -> dict[str, Any]:
         total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
         return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
-                **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429")}}
+                **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429", "rate_limited",
+                                         "paced_waits", "transport_retries", "cut_by_run_deadline")},
+                **{f: round(total(f), 1) for f in ("waits_429_seconds", "paced_seconds")},
+                "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
 
 
 def _error_code(ex: Exchange) -> str | None:

@@ -134,7 +134,7 @@ class Target:
     seed: int | None = None
     thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
     embedded: bool = False       # the target is our own reference server
-    rate_limit: str | None = None  # "N/SECONDS": at most N requests per SECONDS seconds (--rate-limit)
+    rate_limit: str | None = None  # cap on our pace, N/SECONDS as schemathesis writes it ("20/10s", "100/m")
 
     def __post_init__(self) -> None:
         if self.seed is None:   # every run has a seed, so every run can be reproduced with --seed

@@ -6,7 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..wire.pace import parse_rate_limit
 from .asgi import ASGIApp
+
+
+def rate_limit_fields(rate_limit: str) -> dict[str, float]:
+    """ServerConfig fields for ``--rate-limit N/SECONDS``: a bucket of N requests refilled over SECONDS."""
+    n, seconds = parse_rate_limit(rate_limit)
+    return {"rate_limit_burst": n, "rate_limit_per_second": n / seconds}
 
 
 @dataclass

@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 
-from .config import ServerConfig
+from .config import ServerConfig, rate_limit_fields
 from .runner import ReferenceServer
 
 _FACT_LABELS = [
@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--auth-url", default=None, help="the authorization server the metadata names")
     p.add_argument("--ping-interval", type=float, default=15.0)
     p.add_argument("--extra-data-field", default="data")
+    p.add_argument("--rate-limit", default=None, metavar="N/SECONDS",
+                   help="a bucket of N requests refilled over SECONDS, e.g. 20/10 or 20/10s (also N/s, N/m, N/h)")
     p.add_argument("--rate-limit-burst", type=int, default=None, help="requests in the burst allowance")
     p.add_argument("--rate-limit-per-second", type=float, default=None, help="refill rate of the allowance")
     p.add_argument("--until-stdin-closes", action="store_true",
@@ -54,13 +56,26 @@ def _stop_on_stdin_eof(stop: threading.Event) -> None:
     threading.Thread(target=watch, name="stdin-watch", daemon=True).start()
 
 
+def _rate_limits(args: argparse.Namespace) -> dict[str, float]:
+    """ServerConfig's bucket from --rate-limit N/SECONDS or --rate-limit-burst / --rate-limit-per-second."""
+    if args.rate_limit is not None:
+        if args.rate_limit_burst is not None or args.rate_limit_per_second is not None:
+            raise ValueError("--rate-limit cannot be combined with --rate-limit-burst / --rate-limit-per-second")
+        return rate_limit_fields(args.rate_limit)
+    return {k: v for k, v in (("rate_limit_burst", args.rate_limit_burst),
+                              ("rate_limit_per_second", args.rate_limit_per_second)) if v is not None}
+
+
 def serve_main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if not 0 <= args.port <= 65535:
         print("conformance serve: --port must be 0..65535", file=sys.stderr)
         return 2
-    limits = {k: v for k, v in (("rate_limit_burst", args.rate_limit_burst),
-                                ("rate_limit_per_second", args.rate_limit_per_second)) if v is not None}
+    try:
+        limits = _rate_limits(args)
+    except ValueError as exc:
+        print(f"conformance serve: {exc}", file=sys.stderr)
+        return 2
     config = ServerConfig(host=args.host, port=args.port, seed=args.seed, cert_dir=args.cert_dir,
                           auth_url=args.auth_url, ping_interval=args.ping_interval,
                           extra_data_field=args.extra_data_field, **limits)

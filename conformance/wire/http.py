@@ -7,7 +7,15 @@ garbage, TLS failures, endless or huge bodies all come back as an
 Deadlines (see :class:`Limits`) are enforced with anyio cancel scopes around
 the header phase and around every single body read, plus the overall
 ``total`` budget, so a hostile server cannot hold a check longer than
-``total`` seconds (plus a few seconds to close the connection).
+``total`` seconds (plus a few seconds to close the connection). A run-wide
+deadline (``run_deadline``) cuts every exchange still open then and stops new
+sends, whatever the server does.
+
+Rate limits: every request is paced by a :class:`~.pace.Pacer` (shared by the
+run's clients) from the server's ``X-RateLimit-Remaining``; a 429 is waited out
+(``Retry-After``, capped) and the same request resent within a retry budget.
+A request that dies on a reused keep-alive connection before any response byte
+is resent once on a fresh connection.
 """
 
 from __future__ import annotations
@@ -16,22 +24,29 @@ import ipaddress
 import json as _json
 import re
 import ssl
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+import contextvars
+
 import anyio
+import anyio.lowlevel
 import httpx
 
+from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor
 from .sse import SSEComment, SSERecorder, StreamRecord, strict_json_loads
 
-__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET"]
+__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
 
 USER_AGENT = "aisvc-conformance/0.1"
 MAX_CONNECTIONS = 32
 _CLOSE_GRACE = 5.0
+# Shorter than common servers' idle keep-alive (uvicorn: 5 s), so we rarely reuse a connection being closed.
+KEEPALIVE_EXPIRY = 4.0
 _SENSITIVE_HEADERS = {
     "authorization",
     "proxy-authorization",
@@ -58,6 +73,9 @@ class Limits:
     idle: float = 30.0  # max seconds between two received chunks
     total: float = 60.0  # overall deadline for the exchange, body/stream included
     max_body: int = 8 * 2**20  # byte cap for a body or stream
+    # frame (and comment) cap for a stream: every recorded frame is judged later, so a server that floods small
+    # frames must not make the judging phase outlast the run; the conformance scenarios need a few dozen
+    max_items: int = 5_000
 
 
 @dataclass
@@ -67,6 +85,71 @@ class ClientStats:
     bytes_received: int = 0  # response body bytes received
     waits_429: int = 0  # number of Retry-After waits taken
     waits_429_seconds: float = 0.0  # total seconds waited for 429s
+    rate_limited: int = 0  # exchanges still 429 when the retry budget ran out
+    paced_waits: int = 0  # requests held back to stay under the rate limit
+    paced_seconds: float = 0.0  # total seconds they were held back
+    transport_retries: int = 0  # requests resent on a fresh connection after a dead pooled one
+    cut_by_run_deadline: int = 0  # exchanges cut off (or not sent) because the run's deadline passed
+
+
+class RecordingBudget:
+    """What the whole run may record (shared by a run's clients, across threads): stream frames and body bytes.
+    Every recorded frame is judged afterwards by several checks and every body is kept until the reports are
+    written, so a server flooding every stream or body must not make the judging outlast the run or the memory
+    outgrow the machine. A conformant run records a few hundred frames and a few MiB."""
+
+    def __init__(self, frames: int = 20_000, body_bytes: int = 96 * 2**20) -> None:
+        self.frames = frames
+        self.body_bytes = body_bytes
+        self.used = 0
+        self.used_bytes = 0
+        self._lock = threading.Lock()
+
+    def take(self, n: int) -> bool:
+        """Count n more frames; False once the frame budget is spent."""
+        with self._lock:
+            self.used += n
+            return self.used <= self.frames
+
+    def take_bytes(self, n: int) -> bool:
+        """Count n more body bytes; False once the byte budget is spent."""
+        with self._lock:
+            self.used_bytes += n
+            return self.used_bytes <= self.body_bytes
+
+
+@dataclass
+class Activity:
+    """What one scenario is doing on the wire: the exchanges in flight (so a scenario cut off can say which
+    exchange held it) and the seconds spent waiting for the rate limit (which its deadline does not count)."""
+    in_flight: dict[int, "Exchange"] = field(default_factory=dict)
+    _waited: float = 0.0
+    _holding: int = 0              # requests held back right now
+    _since: float = 0.0            # when the current stretch of holding began
+
+    def hold(self) -> None:
+        if self._holding == 0:
+            self._since = time.monotonic()
+        self._holding += 1
+
+    def release(self) -> None:
+        self._holding -= 1
+        if self._holding == 0:
+            self._waited += time.monotonic() - self._since
+
+    @property
+    def waited(self) -> float:
+        """Seconds during which at least one of the scenario's requests was held back (concurrent waits
+        count once)."""
+        return self._waited + (time.monotonic() - self._since if self._holding else 0.0)
+
+    def holding(self) -> str:
+        """The exchanges in flight, in words."""
+        return "; ".join(ex.progress() for ex in self.in_flight.values())
+
+
+#: the Activity of the scenario the current task runs for (set by the engine; None outside scenarios)
+ACTIVITY: contextvars.ContextVar[Activity | None] = contextvars.ContextVar("conformance_activity", default=None)
 
 
 def _secs(x: float) -> str:
@@ -85,6 +168,21 @@ def _clip(text: str, n: int) -> str:
     if len(text) <= n:
         return text
     return text[:n] + f"… [{len(text) - n:,} more chars]"
+
+
+_REDACT_MARGIN = 512  # longer than any secret: one cut within it is masked before the text is clipped
+
+
+def _clip_redacted(red, text: str | bytes, n: int) -> str:
+    """Redact then clip, without decoding or redacting megabytes of which n characters are shown."""
+    if isinstance(text, bytes):
+        head = text[: 4 * (n + _REDACT_MARGIN)].decode("utf-8", "replace")
+        more = "" if len(text) <= n else f"… [{len(text):,} bytes in all]"
+    else:
+        head = text[: n + _REDACT_MARGIN]
+        more = "" if len(text) <= n else f"… [{len(text) - n:,} more chars]"
+    shown = red(head)
+    return shown if len(shown) <= n and not more else shown[:n] + (more or "…")
 
 
 def is_loopback(host: str) -> bool:
@@ -183,7 +281,17 @@ class Exchange:
     waited_429: list[float] = field(default_factory=list)
     #: time.monotonic() when the (final) request was sent
     started_at: float | None = None
+    #: still 429 when the retry budget ran out (or the run's deadline came first): the server never judged it
+    rate_limited: bool = False
+    #: the credential fact the request carried (set by the engine)
+    credential: str | None = None
+    #: why the request was resent on a fresh connection (the first attempt's transport error), if it was
+    retried_transport: str | None = None
+    #: seconds the request was held back before sending to stay under the rate limit
+    waited_pace: float = 0.0
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    _received: int = field(default=0, repr=False, compare=False)  # body bytes so far, while in flight
+    _new_connection: bool = field(default=False, repr=False, compare=False)
 
     # -- helpers ----------------------------------------------------------
     @property
@@ -199,6 +307,21 @@ class Exchange:
         if self.headers is None:
             return None
         return self.headers.get(name)
+
+    @property
+    def transport_failed(self) -> bool:
+        """No response at all (no status line): a transport error, a deadline before headers, or not sent."""
+        return self.status is None
+
+    def progress(self) -> str:
+        """Where this exchange stands, in words (for an exchange cut off while in flight)."""
+        what = f"{self.label or '-'} ({self.method} {self.url})"
+        if self.started_at is None:
+            return f"{what}: not sent yet (waiting for the rate limit)"
+        took = time.monotonic() - self.started_at
+        if self.status is None:
+            return f"{what}: no response headers after {took:.1f} s"
+        return f"{what}: status {self.status}, {self._received:,} body bytes received in {took:.1f} s"
 
     @property
     def ok(self) -> bool:
@@ -225,7 +348,7 @@ class Exchange:
         try:
             text = self.body.decode("utf-8")
         except UnicodeDecodeError as exc:
-            ex = _clip(self.body.decode("utf-8", "replace"), 300)
+            ex = _clip(self.body[:2000].decode("utf-8", "replace"), 300)
             raise AssertionError(
                 self.redact(
                     f"{where}: body is not valid UTF-8 (byte {exc.start}), so not JSON ({self._what()}): {ex!r}"
@@ -267,9 +390,15 @@ class Exchange:
             add(f"> {k}: {v}")
         if self.request_body:
             add(">")
-            add("> " + _clip(red(self.request_body.decode("utf-8", "replace")), 1500))
+            add("> " + _clip_redacted(red, self.request_body, 1500))
+        if self.waited_pace:
+            add(f"(held back {self.waited_pace:.1f}s before sending, to stay under the rate limit)")
         if self.waited_429:
             add("(after 429 Retry-After waits: " + ", ".join(f"{w:g}s" for w in self.waited_429) + ")")
+        if self.retried_transport:
+            add(f"(resent on a fresh connection: the first attempt failed on a reused one: {self.retried_transport})")
+        if self.rate_limited:
+            add("(still rate limited when the retry budget ran out: the server did not judge this request)")
         if self.status is None:
             add("< (no response)")
         else:
@@ -284,9 +413,9 @@ class Exchange:
                 shown = 0
                 for item in self.stream.items:
                     if isinstance(item, SSEComment):
-                        line = f"+{item.t:.3f}s :{_clip(red(item.text), 300)}"
+                        line = f"+{item.t:.3f}s :{_clip_redacted(red, item.text, 300)}"
                     else:
-                        parts = [f"{n}: {_clip(red(v), 400)}" for n, v in item.fields]
+                        parts = [f"{n}: {_clip_redacted(red, v, 400)}" for n, v in item.fields]
                         line = f"+{item.t:.3f}s " + " / ".join(parts)
                         if not item.dispatched:
                             line += "   (not dispatched: no data)"
@@ -304,11 +433,11 @@ class Exchange:
                     f"{st.total_bytes:,} bytes, line endings {le}" + (", BOM" if st.bom else "")
                 )
                 if st.pending:
-                    lines.append("   pending: " + _clip(red(st.pending.decode("utf-8", "replace")), 300))
+                    lines.append("   pending: " + _clip_redacted(red, st.pending, 300))
                 for f in st.findings[:20]:
                     lines.append("   finding: " + red(f))
             elif self.body:
-                add(_clip(red(self.body.decode("utf-8", "replace")), budget))
+                add(_clip_redacted(red, self.body, budget))
                 if self.t_end is not None:
                     lines.append(f"+{self.t_end:.3f}s -- body end ({len(self.body):,} bytes)")
         if self.error:
@@ -331,8 +460,12 @@ class Client:
         limits: Limits | None = None,
         secrets: Iterable[str] = (),
         max_429_wait: float = 30.0,
-        max_429_retries: int = 2,
+        max_429_retries: int = 4,
         breaker: int = 10,
+        rate_limit: str | tuple[int, float] | None = None,
+        pacer: Pacer | None = None,
+        run_deadline: float | None = None,
+        budget: RecordingBudget | None = None,
     ) -> None:
         _check_url(base_url)
         self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
@@ -341,6 +474,14 @@ class Client:
         self.limits = limits if limits is not None else Limits()
         self.max_429_wait = max_429_wait
         self.max_429_retries = max_429_retries
+        if isinstance(rate_limit, str):
+            rate_limit = parse_rate_limit(rate_limit)
+        #: shared by every client of a run (they hit the same bucket); pass one to share it
+        self.pacer = pacer if pacer is not None else Pacer(rate_limit)
+        #: time.monotonic() after which nothing is sent and every exchange still open is cut off
+        self.run_deadline = run_deadline
+        #: shared by a run's clients like the pacer
+        self.budget = budget if budget is not None else RecordingBudget()
         self.stats = ClientStats()
         self.redactor = Redactor(secrets)
         if insecure:
@@ -351,17 +492,21 @@ class Client:
             ctx = ssl.create_default_context()
             if ca_bundle:
                 ctx.load_verify_locations(cafile=ca_bundle)
+        self._ssl = ctx
         self._sem = anyio.Semaphore(MAX_CONNECTIONS)
-        self._http = httpx.AsyncClient(
+        self._http = self._pool(MAX_CONNECTIONS, base_url)
+
+    def _pool(self, size: int, base_url: str = "") -> httpx.AsyncClient:
+        return httpx.AsyncClient(
             base_url=base_url,
-            verify=ctx,
+            verify=self._ssl,
             follow_redirects=False,
             trust_env=False,
             http2=False,
             limits=httpx.Limits(
-                max_connections=MAX_CONNECTIONS,
-                max_keepalive_connections=MAX_CONNECTIONS,
-                keepalive_expiry=20.0,
+                max_connections=size,
+                max_keepalive_connections=size,
+                keepalive_expiry=KEEPALIVE_EXPIRY,
             ),
             headers={"user-agent": USER_AGENT, "accept-encoding": "identity"},
         )
@@ -458,38 +603,133 @@ class Client:
         label: str = "",
         limits: Limits | None = None,
         retry_429: bool = True,
+        paced: bool = True,
         sse: bool | None = None,
     ) -> Exchange:
-        """Send one request (plus 429 retries).  ``headers`` values of ``None``
-        remove a default header (e.g. ``{"accept": None}``)."""
+        """Send one request (plus 429 retries and one transport retry).  ``headers`` values of ``None``
+        remove a default header (e.g. ``{"accept": None}``). ``paced=False`` skips pacing: only for a probe
+        that wants to reach the server's rate limit."""
         lim = limits if limits is not None else self.limits
         waits: list[float] = []
-        attempt = 0
+        activity = ACTIVITY.get()
+        transport_retry: str | None = None
+        paced_for = 0.0
         while True:
             if self.cut_off >= self.breaker:
                 return self._not_sent(method, path, label)
-            ex = await self._attempt(method, path, headers, json, content, label, lim, sse)
-            self.cut_off += _hit_a_limit(ex)
+            seq, held = await self._wait_turn(paced, bool(waits), method, path, label, activity)
+            paced_for += held
+            if seq is None:
+                return self._not_sent(method, path, label, waits=waits, why=self._deadline_reason(held))
+            ex = await self._attempt(method, path, headers, json, content, label, lim, sse, activity,
+                                     fresh=transport_retry is not None, seq=seq)
             ex.waited_429 = list(waits)
-            if ex.status != 429 or not retry_429 or attempt >= self.max_429_retries:
+            ex.waited_pace = paced_for
+            ex.retried_transport = transport_retry
+            if transport_retry is None and self._died_on_reused_connection(ex):
+                transport_retry = ex.error
+                self.stats.transport_retries += 1
+                continue
+            self.cut_off += _hit_a_limit(ex)
+            if ex.status != 429 or not retry_429:
                 return ex
-            wait = _retry_after_seconds(ex.header("retry-after"))
-            if wait is None:
+            wait = self._capped_retry_after(ex)
+            if wait is None or len(waits) >= self.max_429_retries or self._after_deadline(time.monotonic() + wait):
+                ex.rate_limited = True
+                self.stats.rate_limited += 1
                 return ex
-            wait = min(max(wait, 0.0), self.max_429_wait)
             waits.append(wait)
-            self.stats.waits_429 += 1
-            self.stats.waits_429_seconds += wait
-            await anyio.sleep(wait)
-            attempt += 1
+            await self._sleep_429(wait, activity)
 
-    def _not_sent(self, method: str, path: str, label: str) -> Exchange:
+    def _capped_retry_after(self, ex: Exchange) -> float | None:
+        return self._retry_after(ex.status, ex.header("retry-after"))
+
+    def _retry_after(self, status: int | None, value: str | None) -> float | None:
+        """A 429's Retry-After in seconds, capped; None when not a 429 or not usable."""
+        if status != 429:
+            return None
+        wait = _retry_after_seconds(value)
+        return None if wait is None else min(max(wait, 0.0), self.max_429_wait)
+
+    async def _sleep_429(self, wait: float, activity: Activity | None) -> None:
+        self.stats.waits_429 += 1
+        self.stats.waits_429_seconds += wait
+        if activity is not None:
+            activity.hold()
+        try:
+            await anyio.sleep(wait)
+        finally:
+            if activity is not None:
+                activity.release()
+
+    def paced_transport(self, inner: Any) -> "PacedTransport":
+        """Wrap an httpx (or httpx2) async transport so a client the suite does not drive itself (the official
+        MCP SDK's) spends the server's bucket through this client's pacer and waits out 429s too."""
+        return PacedTransport(self, inner)
+
+    async def _wait_turn(self, paced: bool, retry: bool, method: str, path: str, label: str,
+                         activity: Activity | None) -> tuple[int | None, float]:
+        """Wait until the pacer lets the request go: (its sequence number, seconds held back); the sequence
+        number is None when the run's deadline came first. A request held back shows as in flight."""
+        ticket = self.pacer.ticket(paced, retry)
+        waiting = Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
+                           request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
+                           t_end=None, error=None)
+        held = 0.0
+        held_back = False
+        try:
+            while True:
+                if self._after_deadline(time.monotonic()):
+                    return None, held
+                seq, wait = self.pacer.try_send(ticket, paced)
+                if seq is not None:
+                    return seq, held
+                if not held_back:
+                    held_back = True
+                    self.stats.paced_waits += 1
+                    if activity is not None:
+                        activity.in_flight[id(waiting)] = waiting
+                        activity.hold()
+                t = time.monotonic()
+                await anyio.sleep(wait)
+                step = time.monotonic() - t
+                held += step
+                self.stats.paced_seconds += step
+        finally:
+            self.pacer.leave(ticket)
+            if activity is not None and activity.in_flight.pop(id(waiting), None) is not None:
+                activity.release()
+
+    def _after_deadline(self, at: float) -> bool:
+        return self.run_deadline is not None and at >= self.run_deadline
+
+    @staticmethod
+    def _deadline_reason(held: float) -> str:
+        if held > 0:
+            return (f"not sent: held back {held:.1f} s to stay under the server's rate limit, until the run's "
+                    f"deadline (profile [timeouts] run) passed")
+        return "not sent: the run's deadline (profile [timeouts] run) had passed"
+
+    @staticmethod
+    def _died_on_reused_connection(ex: Exchange) -> bool:
+        """Closed or reset before any response byte on a keep-alive connection we reused: the server may have
+        closed it as idle while we sent (a race, not an answer). Not for connections opened for this request."""
+        if ex.status is not None or ex._new_connection or not ex.error:
+            return False
+        return ex.error.startswith(("connection closed before any response headers", "connection reset before",
+                                    "connection closed by the server while sending"))
+
+    def _not_sent(self, method: str, path: str, label: str, *, waits: list[float] = (), why: str | None = None) -> Exchange:
         """A hostile target cannot make the run download gigabytes or wait for hours: after `breaker`
-        exchanges were cut off by a deadline or the byte cap, further requests are not sent."""
+        exchanges were cut off by a deadline or the byte cap, further requests are not sent. Nor is anything
+        sent once the run's deadline has passed."""
+        if why is not None:
+            self.stats.cut_by_run_deadline += 1
         return Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
                         request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
-                        t_end=None, _redactor=self.redactor,
-                        error=f"not sent: {self.cut_off} earlier exchanges with this target were cut off by the "
+                        t_end=None, _redactor=self.redactor, waited_429=list(waits),
+                        rate_limited=bool(waits) or "rate limit" in (why or ""),
+                        error=why or f"not sent: {self.cut_off} earlier exchanges with this target were cut off by the "
                               f"suite's deadlines or byte cap, so the run stopped sending requests")
 
     async def _attempt(
@@ -502,6 +742,9 @@ class Client:
         label: str,
         lim: Limits,
         sse: bool | None,
+        activity: Activity | None = None,
+        fresh: bool = False,
+        seq: int = 0,
     ) -> Exchange:
         req = self._build(method, path, headers, json, content, lim)
         ex = Exchange(
@@ -519,17 +762,36 @@ class Client:
             error=None,
             _redactor=self.redactor,
         )
-        async with self._sem:
-            self.stats.requests += 1
-            clock = time.monotonic
-            t0 = clock()
-            ex.started_at = t0
-            deadline = t0 + lim.total
-            try:
-                await self._run(req, ex, lim, sse, t0, deadline)
-            except Exception as exc:  # never raise for what the server does
-                ex.error = ex.error or self.redact(_describe(exc, "body", len(ex.body), lim))
-            return ex
+        async def trace(event: str, info: dict) -> None:
+            if event.startswith("connection.connect_tcp"):
+                ex._new_connection = True
+
+        req.extensions["trace"] = trace
+        if activity is not None:
+            activity.in_flight[id(ex)] = ex
+        try:
+            async with self._sem:
+                self.stats.requests += 1
+                clock = time.monotonic
+                t0 = clock()
+                ex.started_at = t0
+                deadline = t0 + lim.total
+                if self.run_deadline is not None and self.run_deadline < deadline:
+                    deadline = self.run_deadline
+                try:
+                    if fresh:   # a one-connection pool of its own, so the resend cannot reuse another stale one
+                        async with self._pool(1) as http:
+                            await self._run(req, ex, lim, sse, t0, deadline, http, seq)
+                    else:
+                        await self._run(req, ex, lim, sse, t0, deadline, self._http, seq)
+                except Exception as exc:  # never raise for what the server does
+                    ex.error = ex.error or self.redact(_describe(exc, "body", len(ex.body), lim))
+                if ex.error and "run's deadline" in ex.error:
+                    self.stats.cut_by_run_deadline += 1
+                return ex
+        finally:
+            if activity is not None:
+                activity.in_flight.pop(id(ex), None)
 
     async def _run(
         self,
@@ -539,14 +801,34 @@ class Client:
         sse: bool | None,
         t0: float,
         deadline: float,
+        http: httpx.AsyncClient,
+        seq: int = 0,
+    ) -> None:
+        try:
+            await self._exchange(req, ex, lim, sse, t0, deadline, http, seq)
+        finally:
+            if ex.headers is None:   # no answer: the pacer still learns the request is over
+                self.pacer.observe(seq, None)
+
+    async def _exchange(
+        self,
+        req: httpx.Request,
+        ex: Exchange,
+        lim: Limits,
+        sse: bool | None,
+        t0: float,
+        deadline: float,
+        http: httpx.AsyncClient,
+        seq: int,
     ) -> None:
         clock = time.monotonic
         resp: httpx.Response | None = None
         # -- headers phase -----------------------------------------------------
-        budget = min(lim.headers, lim.total)
+        budget = min(lim.headers, lim.total, deadline - t0)
+        by_run = deadline - t0 < min(lim.headers, lim.total)
         try:
-            with anyio.move_on_after(budget) as scope:
-                resp = await self._http.send(req, stream=True)
+            with anyio.move_on_after(max(0.0, budget)) as scope:
+                resp = await http.send(req, stream=True)
         except Exception as exc:
             ex.error = self.redact(_describe(exc, "headers", 0, lim))
             ex.t_end = clock() - t0
@@ -555,7 +837,9 @@ class Client:
             if resp is not None:
                 await _close(resp)
             ex.error = (
-                f"no response headers within {_secs(lim.headers)} s"
+                f"no response headers before the run's deadline (profile [timeouts] run), {budget:.1f} s after sending"
+                if by_run
+                else f"no response headers within {_secs(lim.headers)} s"
                 if lim.headers <= lim.total
                 else f"no response headers within the {_secs(lim.total)} s deadline"
             )
@@ -564,11 +848,13 @@ class Client:
         try:
             ex.status = resp.status_code
             ex.headers = resp.headers
+            # the pacer learns at the headers: a stream may stay open long after
+            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
             ex.t_headers = clock() - t0
             if self._counts_as_run(req, resp.status_code):
                 self.stats.agent_runs += 1
             is_sse = sse if sse is not None else ex.content_type == "text/event-stream"
-            rec = SSERecorder(t0=t0, clock=clock, redact=self.redact) if is_sse else None
+            rec = SSERecorder(t0=t0, clock=clock, redact=self.redact, max_items=lim.max_items) if is_sse else None
             await self._read_body(resp, ex, lim, rec, t0, deadline)
         finally:
             self.stats.bytes_received += resp.num_bytes_downloaded
@@ -588,6 +874,10 @@ class Client:
         end = "eof"
         error: str | None = None
         it = resp.aiter_bytes().__aiter__()
+        cut = f"the {_secs(lim.total)} s deadline" if deadline >= t0 + lim.total \
+            else "the run's deadline (profile [timeouts] run)"
+        chunks = 0
+        items = 0
 
         def frames() -> str:
             n = rec.events_so_far if rec is not None else 0
@@ -618,10 +908,10 @@ class Client:
                 end = "deadline"
                 if bound_by_total:
                     if rec is not None:
-                        error = f"stream still open after the {_secs(lim.total)} s deadline ({frames()})"
+                        error = f"stream still open after {cut} ({frames()})"
                     else:
                         error = (
-                            f"body still incomplete after the {_secs(lim.total)} s deadline "
+                            f"body still incomplete after {cut} "
                             f"({len(body):,} bytes received)"
                         )
                 else:
@@ -639,15 +929,37 @@ class Client:
             capped = len(chunk) > room
             if capped:
                 chunk = chunk[:room]
+            if not self.budget.take_bytes(len(chunk)):
+                end = "byte_cap"
+                error = (f"{'stream' if rec is not None else 'body'} cut off: the run's budget of "
+                         f"{_size(self.budget.body_bytes)} of recorded bodies over all exchanges was spent "
+                         f"({len(body):,} bytes kept)")
+                break
             body += chunk
+            ex._received = len(body)
             if rec is not None and chunk:
                 rec.feed(chunk, t)
+            chunks += 1
+            if chunks % 64 == 0:   # a server that never lets the socket run dry still lets others (and cancel) in
+                await anyio.lowlevel.checkpoint()
             if capped:
                 end = "byte_cap"
                 what = "stream" if rec is not None else "body"
                 extra = f" ({frames()})" if rec is not None else ""
                 error = f"{what} exceeded the {_size(lim.max_body)} cap{extra}"
                 break
+            if rec is not None:
+                n_items = len(rec.items) + rec.dropped
+                if not self.budget.take(n_items - items):
+                    end = "item_cap"
+                    error = (f"stream cut off: the run's budget of {self.budget.frames:,} recorded frames "
+                             f"over all streams was spent ({frames()}, {len(body):,} bytes)")
+                    break
+                items = n_items
+                if items >= lim.max_items:
+                    end = "item_cap"
+                    error = f"stream exceeded the {lim.max_items:,} frame cap ({frames()}, {len(body):,} bytes)"
+                    break
         t_end = clock() - t0
         ex.body = bytes(body)
         ex.t_end = t_end
@@ -656,9 +968,82 @@ class Client:
             ex.stream = rec.finish(end, t_end)
 
 
+class PacedTransport:
+    """An httpx / httpx2 async transport (duck-typed) that waits its turn with a :class:`Client`'s pacer and
+    resends on a 429 with a usable Retry-After, within the client's retry budget."""
+
+    def __init__(self, client: Client, inner: Any) -> None:
+        self.client = client
+        self.inner = inner
+
+    async def handle_async_request(self, request: Any) -> Any:
+        client = self.client
+        activity = ACTIVITY.get()
+        waits = 0
+        while True:
+            seq, _ = await client._wait_turn(True, waits > 0, request.method, str(request.url), "sdk", activity)
+            if seq is None:
+                raise ConnectionError("not sent: the run's deadline (profile [timeouts] run) had passed")
+            response = await self.inner.handle_async_request(request)   # (the caller's hooks count requests)
+            wait = client._retry_after(response.status_code, response.headers.get("retry-after"))
+            client.pacer.observe(seq, response.headers.get("x-ratelimit-remaining"), wait)
+            if wait is None or waits >= client.max_429_retries or client._after_deadline(time.monotonic() + wait):
+                if response.status_code == 429:
+                    client.stats.rate_limited += 1
+                response.stream = _capped(response.stream, client)
+                return response
+            await response.aclose()
+            waits += 1
+            await client._sleep_429(wait, activity)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> "PacedTransport":
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.inner.__aexit__(*exc)
+
+
+class _CappedStream:
+    """A response body stream held to the client's byte cap and run deadline (for a client we do not drive:
+    an endless body must not fill the memory or outlast the run)."""
+
+    def __init__(self, inner: Any, client: Client) -> None:
+        self.inner = inner
+        self.client = client
+
+    async def __aiter__(self):
+        got = 0
+        async for chunk in self.inner:
+            got += len(chunk)
+            self.client.stats.bytes_received += len(chunk)
+            if got > self.client.limits.max_body:
+                raise OSError(f"response body exceeded the {_size(self.client.limits.max_body)} cap")
+            if self.client._after_deadline(time.monotonic()):
+                raise OSError("response body still incomplete at the run's deadline (profile [timeouts] run)")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+_CAPPED_TYPES: dict[type, type] = {}
+
+
+def _capped(stream: Any, client: Client) -> Any:
+    """_CappedStream around ``stream``, of its library's AsyncByteStream type (httpx and httpx2 check it)."""
+    base = next((c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream"), object)
+    if base not in _CAPPED_TYPES:
+        _CAPPED_TYPES[base] = type("CappedStream", (_CappedStream, base), {})
+    return _CAPPED_TYPES[base](stream, client)
+
+
 def _hit_a_limit(ex: Exchange) -> bool:
     """Was this exchange cut off by one of the suite's limits (not merely answered badly)?"""
-    if ex.stream is not None and ex.stream.end in ("deadline", "byte_cap"):
+    if ex.stream is not None and ex.stream.end in ("deadline", "byte_cap", "item_cap"):
         return True
     return bool(ex.error) and any(w in ex.error for w in (" cap", "deadline", "idle: no data"))
 

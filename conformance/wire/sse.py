@@ -189,6 +189,11 @@ class SSERecorder:
         return self._items
 
     @property
+    def dropped(self) -> int:
+        """Items completed but not kept (over max_items)."""
+        return self._dropped
+
+    @property
     def events_so_far(self) -> int:
         return self._n_events
 

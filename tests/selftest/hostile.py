@@ -98,6 +98,13 @@ async def until_client_leaves(reader: asyncio.StreamReader) -> None:
         pass
 
 
+async def open_(writer: asyncio.StreamWriter) -> bool:
+    """The client is still there. A write to a lost connection does not raise, and drain() returns without
+    yielding when nothing is buffered, so a sending loop must yield for the loss to be noticed at all."""
+    await asyncio.sleep(0)
+    return not writer.is_closing()
+
+
 def event_frame(req: Request, n: int) -> bytes:
     """One valid-looking frame of the request's protocol."""
     if req.kind == "agui":
@@ -127,11 +134,56 @@ async def endless_events(reader, writer, req):
     """A 200 event stream of valid frames of the request's protocol, a frame every 20 ms, forever."""
     writer.write(head("200 OK", "text/event-stream"))
     n = 0
-    while True:
+    while await open_(writer):
         n += 1
         writer.write(event_frame(req, n))
         await writer.drain()
         await asyncio.sleep(0.02)
+
+
+async def flood_events(reader, writer, req):
+    """A 200 event stream of small valid frames of the request's protocol, as fast as the connection takes them, forever."""
+    writer.write(head("200 OK", "text/event-stream"))
+    n = 0
+    while await open_(writer):
+        batch = []
+        for _ in range(256):
+            n += 1
+            batch.append(event_frame(req, n))
+        writer.write(b"".join(batch))
+        await writer.drain()
+
+
+async def drip_stream_forever(reader, writer, req):
+    """A 200 event stream of valid frames of the request's protocol, sent one byte a second, forever."""
+    writer.write(head("200 OK", "text/event-stream"))
+    await writer.drain()
+    n = 0
+    while await open_(writer):
+        n += 1
+        for byte in event_frame(req, n):
+            if not await open_(writer):
+                return
+            writer.write(bytes([byte]))
+            await writer.drain()
+            await asyncio.sleep(1.0)
+
+
+async def stream_headers_then_nothing(reader, writer, req):
+    """Sends 200 and text/event-stream headers, then nothing, holding the connection open."""
+    writer.write(head("200 OK", "text/event-stream"))
+    await writer.drain()
+    await until_client_leaves(reader)
+
+
+async def endless_body(reader, writer, req):
+    """A 200 JSON answer without a length whose body never ends (a JSON array of numbers, as fast as possible)."""
+    writer.write(head("200 OK", "application/json"))
+    writer.write(b"[")
+    chunk = b"1," * 32768
+    while await open_(writer):
+        writer.write(chunk)
+        await writer.drain()
 
 
 async def drip(reader, writer, req):
@@ -140,6 +192,8 @@ async def drip(reader, writer, req):
     await writer.drain()
     body = b'{"status":"completed","result":"' + b"x" * 99_900
     for byte in body:
+        if not await open_(writer):
+            return
         writer.write(bytes([byte]))
         await writer.drain()
         await asyncio.sleep(1.0)
@@ -151,6 +205,8 @@ async def huge_frame(reader, writer, req):
     writer.write(b'data: {"type":"text","delta":"')
     chunk = b"a" * (1 << 20)
     for _ in range(64):
+        if not await open_(writer):
+            return
         writer.write(chunk)
         await writer.drain()
     writer.write(b'"}\n\n')
@@ -209,6 +265,10 @@ BEHAVIOURS: dict[str, tuple[Handler, bool, bool]] = {
     "headers-then-hang": (headers_then_hang, True, True),
     "endless-events": (endless_events, True, True),
     "drip": (drip, True, True),
+    "flood-events": (flood_events, True, True),
+    "drip-stream-forever": (drip_stream_forever, True, True),
+    "stream-headers-then-nothing": (stream_headers_then_nothing, True, True),
+    "endless-body": (endless_body, True, True),
     "huge-frame": (huge_frame, True, True),
     "invalid-utf8": (invalid_utf8, True, True),
     "reset-mid-body": (reset_mid_body, True, True),

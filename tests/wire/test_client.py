@@ -9,13 +9,15 @@ import time
 import pytest
 import trustme
 
-from conformance.wire.http import Client, Exchange, Limits
+from conformance.wire.http import Client, Exchange, RecordingBudget, Limits
 from conformance.wire.redact import MASK
 
 from .servers import SSE_HEAD, Request, ServerState, read_request, reset, response, serve
 
 SECRET = "svc_live_S3cr3t/Key+With=Chars"
 FAST = Limits(connect=2, headers=1, idle=1, total=2, max_body=2**20)
+# Upper bounds below prove a deadline holds, not that the machine is fast: a loaded CI box gets this much slack.
+SLACK = 15.0
 
 
 def run(coro, timeout: float = 20.0):
@@ -49,7 +51,7 @@ def test_normal_json() -> None:
     assert ex.header("X-RateLimit-Remaining") == "9"
     assert ex.json() == {"ok": True, "n": 1}
     assert ex.stream is None
-    assert ex.t_headers is not None and ex.t_end is not None and 0 <= ex.t_headers <= ex.t_end < 2
+    assert ex.t_headers is not None and ex.t_end is not None and 0 <= ex.t_headers <= ex.t_end < 2 + SLACK
     sent = st.requests[0]
     assert sent.body == '{"prompt":"hi","é":[1,2]}'.encode()  # compact JSON
     assert sent.headers["content-type"] == "application/json"
@@ -122,7 +124,7 @@ def test_never_answers() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=0.5, total=2)))
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 2 + SLACK
     assert ex.status is None and ex.error == "no response headers within 0.5 s"
     assert ex.json is not None
     with pytest.raises(AssertionError, match="no response"):
@@ -138,7 +140,7 @@ def test_headers_then_hang_idle() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=1, idle=0.5, total=3)))
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 2 + SLACK
     assert ex.status == 200
     assert ex.error == "stream idle: no data for 0.5 s (1 frame received)"
     assert ex.stream is not None and ex.stream.end == "deadline" and len(ex.stream.events) == 1
@@ -155,11 +157,11 @@ def test_drip_one_byte_per_second_hits_total_deadline() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=1, idle=1.5, total=2)))
-    assert time.monotonic() - start < 3.5
+    assert time.monotonic() - start < 3.5 + SLACK
     assert ex.error == "stream still open after the 2 s deadline (0 frames received)"
     assert ex.stream is not None and ex.stream.end == "deadline"
     assert ex.stream.pending.startswith(b"da")
-    assert 1.9 <= (ex.t_end or 0) < 3
+    assert 1.9 <= (ex.t_end or 0) < 3 + SLACK
 
 
 def test_drip_headers() -> None:
@@ -201,7 +203,7 @@ def test_stream_forever() -> None:
 
     start = time.monotonic()
     ex, _, _ = run(one(h, raw=True, limits=Limits(headers=1, idle=1, total=1)))
-    assert time.monotonic() - start < 2.5
+    assert time.monotonic() - start < 2.5 + SLACK
     n = len(ex.stream.events)
     assert n > 10
     assert ex.error == f"stream still open after the 1 s deadline ({n:,} frames received)"
@@ -220,7 +222,7 @@ def test_huge_frame_hits_byte_cap() -> None:
 
     start = time.monotonic()
     ex, _, client = run(one(h, raw=True, limits=Limits(headers=2, idle=2, total=5, max_body=2**20)))
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 3 + SLACK
     assert ex.error == "stream exceeded the 1 MiB cap (0 frames received)"
     assert len(ex.body) == 2**20
     assert ex.stream.end == "byte_cap" and ex.stream.total_bytes == 2**20
@@ -362,7 +364,7 @@ def _limited(n_429: int, retry_after: str = "1"):
 def test_429_retry_after_then_200() -> None:
     start = time.monotonic()
     ex, st, client = run(one(_limited(1), "POST", "/v1/agents/a/invoke", json={"prompt": "x"}))
-    assert 1.0 <= time.monotonic() - start < 2
+    assert 1.0 <= time.monotonic() - start  # it did wait the Retry-After
     assert ex.status == 200 and ex.waited_429 == [1.0]
     assert client.stats.requests == 2 and client.stats.waits_429 == 1 and client.stats.waits_429_seconds == 1.0
     assert client.stats.agent_runs == 1
@@ -378,7 +380,7 @@ def test_429_not_retried_when_asked() -> None:
 def test_429_wait_capped_and_retries_bounded() -> None:
     start = time.monotonic()
     ex, st, client = run(one(_limited(10, "100"), client_kw={"max_429_wait": 0.2, "max_429_retries": 2}))
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 2 + SLACK
     assert ex.status == 429 and ex.waited_429 == [0.2, 0.2]
     assert client.stats.requests == 3 and len(st.requests) == 3
 
@@ -415,29 +417,36 @@ def test_agent_run_accounting() -> None:
 
 
 def test_concurrent_requests_share_a_bounded_pool() -> None:
+    """200 requests at once: the server holds each until 32 are in flight together (or 30 s pass), so the
+    client must open exactly its 32 connections at once, never more, and reuse them for the rest."""
     active = [0, 0]
+    full = asyncio.Event()
 
     async def h(req, w, st):
         active[0] += 1
         active[1] = max(active[1], active[0])
-        await asyncio.sleep(0.05)
+        if active[0] >= 32:
+            full.set()
+        try:
+            await asyncio.wait_for(full.wait(), 30)
+        except asyncio.TimeoutError:
+            pass
         active[0] -= 1
         w.write(response(200, req.path.encode()))
         return True
 
     async def main():
         async with serve(h) as st:
-            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=10))
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(headers=60, total=60))
             exs = await asyncio.gather(*(c.send("GET", f"/r{i}") for i in range(200)))
             await c.aclose()
             return exs, st, c
 
-    start = time.monotonic()
-    exs, st, c = run(main())
-    assert time.monotonic() - start < 5
+    exs, st, c = run(main(), timeout=120)
     assert all(e.status == 200 and e.body == f"/r{i}".encode() for i, e in enumerate(exs))
     assert c.stats.requests == 200
-    assert st.connections <= 32 and active[1] <= 32
+    assert active[1] == 32, f"at most {active[1]} requests were in flight together, expected the pool's 32"
+    assert st.connections == 32
 
 
 # -- URL policy ------------------------------------------------------------------
@@ -553,5 +562,267 @@ def test_plain_http_to_tls_port_does_not_hang() -> None:
 
     start = time.monotonic()
     ex = run(main())
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 3 + SLACK
     assert ex.status is None and ex.error
+
+
+# -- rate limits, transport retry, the run's deadline ------------------------------
+
+
+def test_429_budget_spent_marks_the_exchange_rate_limited() -> None:
+    ex, st, client = run(one(_limited(10, "0"), client_kw={"max_429_retries": 3}))
+    assert ex.status == 429 and ex.rate_limited and ex.waited_429 == [0.0, 0.0, 0.0]
+    assert client.stats.rate_limited == 1 and len(st.requests) == 4
+    assert "retry budget ran out" in ex.transcript()
+
+
+def test_429_probe_is_not_marked_rate_limited() -> None:
+    ex, _, _ = run(one(_limited(1), retry_429=False, paced=False))
+    assert ex.status == 429 and not ex.rate_limited
+
+
+def _bucket_server(burst: int, per_second: float):
+    """A token bucket like the reference server's: 429 + Retry-After when empty, X-RateLimit-Remaining always."""
+    state = {"tokens": float(burst), "stamp": time.monotonic(), "429": 0}
+
+    async def h(req, w, st):
+        now = time.monotonic()
+        state["tokens"] = min(burst, state["tokens"] + (now - state["stamp"]) * per_second)
+        state["stamp"] = now
+        if state["tokens"] >= 1:
+            state["tokens"] -= 1
+            w.write(response(200, b"{}", {"x-ratelimit-remaining": str(int(state["tokens"]))}))
+        else:
+            state["429"] += 1
+            wait = max(1, int((1 - state["tokens"]) / per_second + 0.999))
+            w.write(response(429, b"{}", {"x-ratelimit-remaining": "0", "retry-after": str(wait)}))
+        return True
+
+    return h, state
+
+
+def test_pacing_keeps_concurrent_requests_under_the_servers_bucket() -> None:
+    handler, state = _bucket_server(burst=6, per_second=10.0)
+
+    async def main():
+        async with serve(handler) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=30))
+            exs = await asyncio.gather(*(c.send("GET", f"/r{i}") for i in range(40)))
+            await c.aclose()
+            return exs, c
+
+    exs, c = run(main(), timeout=120)
+    assert all(e.status == 200 and not e.rate_limited for e in exs)
+    # the first burst goes before the first answer shows the bucket; after that the pacer keeps it from zero
+    assert state["429"] <= 8, f"{state['429']} answers were 429"
+    assert c.stats.paced_waits > 0
+
+
+def test_rate_limit_cap_paces_even_a_silent_server() -> None:
+    async def h(req, w, st):
+        w.write(response(200, b"{}"))
+        return True
+
+    async def main():
+        async with serve(h) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=FAST, rate_limit="5/1s")
+            exs = await asyncio.gather(*(c.send("GET", "/") for _ in range(8)))
+            await c.aclose()
+            return exs, c
+
+    exs, c = run(main())
+    assert all(e.status == 200 for e in exs)
+    assert c.stats.paced_waits == 3 and sum(e.waited_pace > 0 for e in exs) == 3
+
+
+def test_dead_pooled_connection_is_resent_once_on_a_fresh_one() -> None:
+    async def h(reader, writer, st):
+        """The first connection answers once, then drops the next request unanswered (an idle close racing
+        our reuse); later connections answer normally."""
+        first = st.connections == 1
+        while True:
+            req = await read_request(reader)
+            if req is None:
+                return
+            st.requests.append(req)
+            if first and len(st.requests) == 2:
+                writer.close()
+                return
+            writer.write(response(200, b"{}"))
+            await writer.drain()
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=FAST)
+            a = await c.send("GET", "/a")
+            b = await c.send("GET", "/b", label="b")
+            await c.aclose()
+            return a, b, c, st
+
+    a, b, c, st = run(main())
+    assert a.status == 200 and b.status == 200
+    assert b.retried_transport == "connection closed before any response headers were received"
+    assert c.stats.transport_retries == 1 and st.connections == 2
+    assert "resent on a fresh connection" in b.transcript()
+
+
+def test_no_transport_retry_on_a_fresh_connection() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+
+    ex, st, client = run(one(h, raw=True))
+    assert ex.transport_failed and ex.retried_transport is None and client.stats.transport_retries == 0
+    assert st.connections == 1
+
+
+def test_run_deadline_cuts_a_flood_and_stops_sending() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(SSE_HEAD)
+        frame = b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}\n\n' * 200
+        while not writer.is_closing():
+            writer.write(frame)
+            await writer.drain()
+            await asyncio.sleep(0)
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=60, idle=60, max_items=10**9, max_body=2**31),
+                       run_deadline=time.monotonic() + 2.0, budget=RecordingBudget(10**9))
+            ex = await c.send("POST", "/v1/agents/a/agui", json={})
+            after = await c.send("GET", "/later")
+            await c.aclose()
+            return ex, after, c
+
+    start = time.monotonic()
+    ex, after, c = run(main(), timeout=60)
+    assert time.monotonic() - start < 2 + SLACK
+    assert ex.status == 200 and ex.stream is not None and ex.stream.end == "deadline"
+    assert "run's deadline" in (ex.error or "")
+    assert after.transport_failed and "run's deadline" in (after.error or "")
+    assert c.stats.cut_by_run_deadline == 2
+
+
+def test_run_budget_is_shared() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(SSE_HEAD + b"data: {}\n\n" * 60)
+        await writer.drain()
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            budget = RecordingBudget(100)
+            a = Client(f"http://127.0.0.1:{st.port}", limits=FAST, budget=budget)
+            b = Client(f"http://127.0.0.1:{st.port}", limits=FAST, budget=budget)
+            first, second = await a.send("GET", "/"), await b.send("GET", "/")
+            await a.aclose()
+            await b.aclose()
+            return first, second
+
+    first, second = run(main())
+    assert first.stream.end == "eof" and second.stream.end == "item_cap"
+    assert "budget of 100 recorded frames" in second.error
+
+
+def test_run_body_byte_budget_is_shared() -> None:
+    async def h(req, w, st):
+        w.write(response(200, b"x" * 3000))
+        return True
+
+    async def main():
+        async with serve(h) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=FAST, budget=RecordingBudget(body_bytes=5000))
+            got = [await c.send("GET", "/") for _ in range(2)]
+            await c.aclose()
+            return got
+
+    first, second = run(main())
+    assert first.error is None and len(first.body) == 3000
+    assert second.error.startswith("body cut off: the run's budget of 5,000 bytes") and second.body == b""
+
+
+def test_stream_frame_cap() -> None:
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(SSE_HEAD + b"data: {}\n\n" * 500)
+        await writer.drain()
+        await asyncio.sleep(5)
+
+    ex, _, _ = run(one(h, raw=True, limits=Limits(total=10, idle=10, max_items=100)))
+    assert ex.stream is not None and ex.stream.end == "item_cap"
+    assert len(ex.stream.items) == 100 and "100 frame cap" in (ex.error or "")
+
+
+def test_in_flight_exchange_is_reported_by_the_activity() -> None:
+    from conformance.wire.http import ACTIVITY, Activity
+
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"a\":")
+        await writer.drain()
+        await asyncio.sleep(30)
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            c = Client(f"http://127.0.0.1:{st.port}", limits=Limits(total=30, idle=30))
+            activity = Activity()
+            ACTIVITY.set(activity)
+            task = asyncio.create_task(c.send("GET", "/slow", label="slow-one"))
+            for _ in range(200):
+                await asyncio.sleep(0.05)
+                if "body bytes" in activity.holding():
+                    break
+            held = activity.holding()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await c.aclose()
+            return held, activity
+
+    held, activity = run(main(), timeout=60)
+    assert held.startswith("slow-one (GET http://127.0.0.1:") and "status 200, 5 body bytes received" in held
+    assert not activity.in_flight
+
+
+def test_paced_transport_for_a_client_we_do_not_drive() -> None:
+    """httpx's own client (as the official MCP SDK's) through the pacer: 429s are waited out, the bucket kept."""
+    import httpx
+
+    handler, state = _bucket_server(burst=4, per_second=10.0)
+
+    async def main():
+        async with serve(handler) as st:
+            ours = Client(f"http://127.0.0.1:{st.port}", limits=FAST)
+            transport = ours.paced_transport(httpx.AsyncHTTPTransport())
+            async with httpx.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{st.port}") as theirs:
+                got = await asyncio.gather(*(theirs.get(f"/s{i}") for i in range(20)))
+            await ours.aclose()
+            return got, ours
+
+    got, ours = run(main(), timeout=120)
+    assert [r.status_code for r in got] == [200] * 20
+    assert ours.stats.paced_waits > 0 and ours.stats.rate_limited == 0
+
+
+def test_paced_transport_caps_an_endless_body() -> None:
+    import httpx
+
+    async def h(reader, writer, st):
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n[")
+        while not writer.is_closing():
+            writer.write(b"1," * 4096)
+            await writer.drain()
+            await asyncio.sleep(0)
+
+    async def main():
+        async with serve(h, raw=True) as st:
+            ours = Client(f"http://127.0.0.1:{st.port}", limits=Limits(max_body=2**20))
+            transport = ours.paced_transport(httpx.AsyncHTTPTransport())
+            async with httpx.AsyncClient(transport=transport) as theirs:
+                try:
+                    await theirs.get(f"http://127.0.0.1:{st.port}/endless")
+                except OSError as exc:
+                    return str(exc)
+            return "read it all"
+
+    assert run(main(), timeout=60) == "response body exceeded the 1 MiB cap"

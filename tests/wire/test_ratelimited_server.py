@@ -1,0 +1,52 @@
+"""A correct server with a tight rate limit is certified without a failure: the client paces itself from
+X-RateLimit-Remaining and waits out a 429's Retry-After, so no requirement is judged on a 429 (issue 12).
+The time it takes is the bucket's business and is not asserted."""
+from __future__ import annotations
+
+import pytest
+
+from conformance.api import certify
+from conformance.server import ReferenceServer, ServerConfig
+from conformance.server.config import rate_limit_fields
+from conformance.target import from_server_facts
+
+RATE_LIMIT = "30/5"   # 30 requests, refilled at 6 a second: a default run needs about 40 s of it
+
+
+@pytest.mark.xdist_group("ratelimit-certify")
+def test_suite_passes_a_rate_limited_reference_server() -> None:
+    with ReferenceServer(ServerConfig(**rate_limit_fields(RATE_LIMIT))) as srv:
+        report = certify(from_server_facts(srv.facts))
+    failed = [f"{r['id']}: {r.get('message', '')[:400]}" for r in report["requirements"] if r["status"] == "failed"]
+    assert not failed, f"a correct server limited to {RATE_LIMIT} failed:\n  " + "\n  ".join(failed)
+    assert report["verdict"] in ("conformant", "conformant-partial"), report["verdict_reason"]
+    cost = report["cost"]
+    assert cost["paced_waits"] > 0   # the limit was reached, and paced
+    assert cost["rate_limited"] == 0
+
+
+def test_serve_rate_limit_option_maps_to_a_bucket() -> None:
+    from conformance.server.serve import _parser, _rate_limits
+
+    assert _rate_limits(_parser().parse_args(["--rate-limit", "20/10"])) == {
+        "rate_limit_burst": 20, "rate_limit_per_second": 2.0}
+    assert _rate_limits(_parser().parse_args(["--rate-limit", "120/m"])) == {
+        "rate_limit_burst": 120, "rate_limit_per_second": 2.0}
+    assert _rate_limits(_parser().parse_args(["--rate-limit-burst", "5"])) == {"rate_limit_burst": 5}
+    with pytest.raises(ValueError):
+        _rate_limits(_parser().parse_args(["--rate-limit", "20/10", "--rate-limit-burst", "5"]))
+
+
+def test_reference_server_answers_429_with_whole_second_retry_after() -> None:
+    import ssl
+
+    import httpx
+
+    with ReferenceServer(ServerConfig(**rate_limit_fields("3/60"))) as srv:
+        f = srv.facts
+        with httpx.Client(verify=ssl.create_default_context(cafile=f["ca_bundle"]), timeout=20) as c:
+            got = [c.post(f"{f['base_url']}/v1/agents/{f['agent_id']}/invoke", json={"prompt": "say x"},
+                          headers={"Authorization": f"Bearer {f['api_key']}"}) for _ in range(4)]
+    assert [r.status_code for r in got] == [200, 200, 200, 429]
+    assert [r.headers["x-ratelimit-remaining"] for r in got] == ["2", "1", "0", "0"]
+    assert got[3].headers["retry-after"].isdigit() and 1 <= int(got[3].headers["retry-after"]) <= 20

@@ -306,7 +306,7 @@ async def rate_limit(ctx: Context) -> None:
     429 is then cheap to reach), more tools/list in batches until one answers 429 (at most X-RateLimit-Remaining
     plus a batch, and never more than 600). Started last, so the 429s it provokes disturb no other scenario."""
     def send(label: str, n: int):
-        return ctx.client.send("POST", ctx.agent_path("mcp"), label=label, retry_429=False,
+        return ctx.client.send("POST", ctx.agent_path("mcp"), label=label, retry_429=False, paced=False,
                                headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
                                json=p.mcp_request("tools/list", id=n))
 
@@ -410,7 +410,9 @@ async def drive_official_client(ctx: Context, mode: str, plain_prompt: str, ques
 
     headers = {"Authorization": f"Bearer {ctx.need('api_key')}"}
     try:
-        async with httpx2.AsyncClient(verify=_client_ssl(ctx), headers=headers, event_hooks=_count_into(ctx, counts),
+        # through the suite's pacer, byte cap and run deadline: the SDK reads a body with no cap of its own
+        transport = ctx.client.paced_transport(httpx2.AsyncHTTPTransport(verify=_client_ssl(ctx), trust_env=False))
+        async with httpx2.AsyncClient(transport=transport, headers=headers, event_hooks=_count_into(ctx, counts),
                                       timeout=httpx2.Timeout(CLIENT_STEP_SECONDS), trust_env=False) as hc:
             kwargs: dict[str, Any] = {"mode": mode, "cache": None}
             if mode != "legacy":

@@ -13,8 +13,9 @@ import dataclasses
 
 import pytest
 
-from conformance import catalog, registry
+from conformance import canned, catalog, registry
 from conformance.api import certify
+from conformance.outcomes import NotAssessed
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
 from tests.checks.support import checks_in
@@ -83,14 +84,18 @@ def test_retry_after_needs_a_429(report):
     assert row["status"] == "not_assessed" and "no 429" in row["message"], row
 
 
-def test_retry_after_passes_when_rate_limited():
-    """With a burst smaller than one run of the invoke scenarios, 429s come back and are judged."""
-    checks = [c.id for c in registry.load_all().values() if c.module == MODULE and "GEN-RATE-003" in c.requirements]
-    with ReferenceServer(ServerConfig(rate_limit_burst=5, rate_limit_per_second=1.0)) as srv:
-        got = certify(from_server_facts(srv.facts), check_ids=checks)
-    row = rows(got)["GEN-RATE-003"]
-    assert row["status"] == "passed", row
-    assert got["cost"]["waits_429"] > 0
+def test_retry_after_judges_the_429s_it_saw():
+    """Canned: the 429s the client waited on, and a final 429, are judged on their Retry-After."""
+    fn = registry.CHECKS["invoke.retry_after_is_seconds"].fn
+    waited = canned.exchange(200, {"content-type": "application/json"}, body={"status": "completed"})
+    waited.waited_429 = [1.0]
+    final = canned.exchange(429, {"retry-after": "2", "content-type": "application/json"}, body={"error": {}})
+    assert "429" in fn(canned.recording("invoke.runs", [waited, final]))
+    bad = canned.exchange(429, {"retry-after": "1.5"}, body=b"")
+    with pytest.raises(AssertionError, match="whole seconds"):
+        fn(canned.recording("invoke.runs", [bad]))
+    with pytest.raises(NotAssessed, match="no 429"):
+        fn(canned.recording("invoke.runs", [canned.exchange(200, {}, body=b"{}")]))
 
 
 def test_stream_false_with_accept_sse_is_reported(report):
@@ -108,8 +113,13 @@ def test_extra_data_checks_need_the_field_name(no_field_report):
     assert extra_checks and all(c["status"] == "not_assessed" for c in extra_checks), extra_checks
 
 
-def test_refusals_still_prove_no_run_without_the_field(no_field_report):
-    assert rows(no_field_report)["INV-ERR-006"]["status"] == "passed"
+def test_without_the_field_the_refusal_requirement_is_partly_assessed(no_field_report):
+    """The other refusals still prove no run started, but the extra-data refusal was not sent: partly assessed is
+    not assessed, and the message says what was seen."""
+    row = rows(no_field_report)["INV-ERR-006"]
+    assert row["status"] == "not_assessed", row
+    assert "partly assessed" in row["message"] and "refusal_starts_no_run__refusals" in row["message"]
+    assert "--extra-data-field" in row["message"]
 
 
 def test_invoke_share_of_the_cost(own_report):

@@ -181,8 +181,20 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
     }
 
 
+def redacted(value: Any, redact) -> Any:
+    """Every string of a report redacted before it is serialised: a pattern run over JSON text could eat an
+    escape (`\\"`) and break the document."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redacted(v, redact) for v in value]
+    return value
+
+
 def write_json(report: dict[str, Any], directory: Path, redact) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "report.json"
-    path.write_text(redact(json.dumps(report, indent=2, ensure_ascii=False)))
+    path.write_text(json.dumps(redacted(report, redact), indent=2, ensure_ascii=False))
     return path

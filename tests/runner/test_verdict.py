@@ -141,3 +141,18 @@ def test_baseline_file_formats(tmp_path):
     js = tmp_path / "b.json"
     js.write_text('{"known_failures": ["MCP-VER-002"]}')
     assert report.Baseline.load(str(js)).known == {"MCP-VER-002"}
+
+
+def test_report_json_stays_json_whatever_the_redactor_masks(tmp_path):
+    """Redaction happens on each string, before serialising: a masked `authorization: …` inside a quoted curl
+    line cannot eat the JSON escape of its closing quote."""
+    import json
+
+    from conformance.wire.redact import Redactor
+    secret = "ais_live_s3cr3t_value_for_the_test"
+    curl = f'curl -H "authorization: Bearer {secret}" -H "x: y" https://example.invalid'
+    path = report.write_json({"checks": [{"evidence": [{"curl": curl}]}], "note": secret}, tmp_path,
+                             Redactor([secret]).redact)
+    text = path.read_text()
+    data = json.loads(text)
+    assert secret not in text and data["checks"][0]["evidence"][0]["curl"].startswith("curl -H")

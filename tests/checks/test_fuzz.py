@@ -18,6 +18,9 @@ from tests.checks.support import checks_in
 from tests.selftest.zoo import load_zoo
 
 REQUEST_BUDGET, RUN_BUDGET = 80, 10
+# Which requirements a handful of generated cases happen to exercise depends on the seed; these tests assert
+# that some did, so they draw from one fixed seed (a correct server passes under every seed: test_variant).
+SEED = 1
 
 
 def fuzz_checks() -> list[str]:
@@ -26,7 +29,7 @@ def fuzz_checks() -> list[str]:
 
 @pytest.fixture(scope="module")
 def report(server):
-    return certify(from_server_facts(server.facts), check_ids=fuzz_checks())
+    return certify(from_server_facts(server.facts, seed=SEED), check_ids=fuzz_checks())
 
 
 def test_passes_on_the_reference_server(report):
@@ -47,7 +50,7 @@ def test_cost_share_and_counts_in_the_note(report):
 
 
 def test_no_credential_in_the_recording(server):
-    target = from_server_facts(server.facts)
+    target = from_server_facts(server.facts, seed=SEED)
     with httpx.Client(verify=ssl.create_default_context(cafile=target.ca_bundle)) as http:
         def send(p):
             kw = p.case.as_transport_kwargs(base_url=target.base_url)
@@ -65,7 +68,7 @@ def test_no_credential_in_the_recording(server):
 def _judge_broken(name: str, requirement: str) -> dict:
     b = load_zoo()[name]
     with ReferenceServer(b.server_config()) as srv:
-        target = from_server_facts(srv.facts)
+        target = from_server_facts(srv.facts, seed=SEED)
         report = certify(target, check_ids=fuzz_checks())
     row = next(r for r in report["requirements"] if r["id"] == requirement)
     assert not any(s in json.dumps(report) for s in target.secrets)

@@ -84,6 +84,31 @@ def _next_wait(end: float, last: float, now: float, idle_interval: float | None)
     return max(0.0, end - now), False
 
 
+@dataclass(frozen=True)
+class _Wait:
+    seconds: float
+
+
+def _schedule(events: Iterable[AgentEvent], idle_interval: float | None,
+              clock: Callable[[], float]) -> Iterator[AgentEvent | Idle | _Wait]:
+    """The events with each Sleep turned into waits (and Idle markers every `idle_interval` of silence);
+    `paced` and `paced_sync` only perform the waits, each with its own kind of sleep."""
+    last = clock()
+    for event in events:
+        if type(event) is not Sleep:
+            yield event
+            last = clock()
+            continue
+        end = clock() + event.seconds
+        while True:
+            wait, idle_follows = _next_wait(end, last, clock(), idle_interval)
+            yield _Wait(wait)
+            if not idle_follows:
+                break
+            yield Idle()
+            last = clock()
+
+
 AsyncSleep = Callable[[float], Awaitable[Any]]
 SyncSleep = Callable[[float], Any]
 
@@ -103,21 +128,11 @@ async def paced(
     loop's clock) are hooks, e.g. for a test with virtual time.
     """
     sleep = sleep or asyncio.sleep
-    clock = clock or asyncio.get_running_loop().time
-    last = clock()
-    for event in events:
-        if type(event) is not Sleep:
-            yield event
-            last = clock()
-            continue
-        end = clock() + event.seconds
-        while True:
-            wait, idle_follows = _next_wait(end, last, clock(), idle_interval)
-            await sleep(wait)
-            if not idle_follows:
-                break
-            yield Idle()
-            last = clock()
+    for item in _schedule(events, idle_interval, clock or asyncio.get_running_loop().time):
+        if type(item) is _Wait:
+            await sleep(item.seconds)
+        else:
+            yield item
 
 
 def paced_sync(
@@ -128,20 +143,11 @@ def paced_sync(
     clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[AgentEvent | Idle]:
     """Synchronous twin of :func:`paced` (same rules, blocking ``sleep`` hook)."""
-    last = clock()
-    for event in events:
-        if type(event) is not Sleep:
-            yield event
-            last = clock()
-            continue
-        end = clock() + event.seconds
-        while True:
-            wait, idle_follows = _next_wait(end, last, clock(), idle_interval)
-            sleep(wait)
-            if not idle_follows:
-                break
-            yield Idle()
-            last = clock()
+    for item in _schedule(events, idle_interval, clock):
+        if type(item) is _Wait:
+            sleep(item.seconds)
+        else:
+            yield item
 
 
 async def run_events(

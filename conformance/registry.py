@@ -110,6 +110,13 @@ def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str 
 _loaded = False
 
 
+def load_scenarios() -> None:
+    """Import every module of conformance.scenarios (a check module never imports them itself)."""
+    pkg = importlib.import_module("conformance.scenarios")
+    for info in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"conformance.scenarios.{info.name}")
+
+
 def load_all() -> dict[str, Check]:
     """Import every module of conformance.scenarios and conformance.checks, then validate."""
     global _loaded

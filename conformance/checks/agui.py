@@ -18,19 +18,20 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Callable, Iterable
 
-from conformance import protocols as p
 from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
-from conformance.scenarios.agui import stream_events
+from conformance.vocab import protocols as p
+from conformance.vocab.constants import AGUI_INTERPRETED as INTERPRETED
+from conformance.vocab.readers import error_of, stream_events
+from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEComment, SSEEvent
 
 PING_INTERVAL = 15.0
 PING_TEXT = " ping"                      # SSEComment.text of the line `: ping` (the exact form, AGUI-PING-003)
 TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
-INTERPRETED = ("threadId", "runId", "messages", "resume")
 
 # Scenarios whose every run is judged by the framing, order, id and upstream-compatibility checks.
 STREAMS = ["agui.plain", "agui.streamed", "agui.tool", "agui.step", "agui.fail_after", "agui.fail_before",
@@ -38,11 +39,6 @@ STREAMS = ["agui.plain", "agui.streamed", "agui.tool", "agui.step", "agui.fail_a
 
 
 # -- reading streams ------------------------------------------------------------------------------
-def short(value: Any, limit: int = 160) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
-    return repr(text[:limit] + "…") if len(text) > limit else repr(text)
-
-
 @dataclass
 class Run:
     """One AG-UI answer a scenario expected to stream, with what the scenario sent."""
@@ -97,7 +93,7 @@ def _streamed(rec: Recording, label: str) -> Exchange:
     assert ex.status == 200 and ex.stream is not None, (
         f"{rec.scenario} [{label}]: expected a 200 text/event-stream answer to {ex.method} {ex.url}, got "
         + (f"no response ({ex.error})" if ex.status is None else
-           f"status {ex.status}, Content-Type {ex.header('content-type')!r}: {short(ex.body.decode('utf-8', 'replace'))}"))
+           f"status {ex.status}, Content-Type {ex.header('content-type')!r}: {truncate(ex.body.decode('utf-8', 'replace'), 160, quoted=True)}"))
     return ex
 
 
@@ -166,8 +162,8 @@ def fail_all(problems: list[str], header: str = "") -> None:
 
 def text_diff(got: str, want: str) -> str:
     i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-    return (f"lengths {len(got)} vs {len(want)} characters, first difference at {i}: got {short(got[i:i + 40])}, "
-            f"expected {short(want[i:i + 40])}")
+    return (f"lengths {len(got)} vs {len(want)} characters, first difference at {i}: got {truncate(got[i:i + 40], 160, quoted=True)}, "
+            f"expected {truncate(want[i:i + 40], 160, quoted=True)}")
 
 
 # -- framing ------------------------------------------------------------------------------------
@@ -187,7 +183,7 @@ def answers_event_stream(plain):
 @check("AGUI-FRAME-002", scenarios=STREAMS)
 def frames_are_unnamed(*recs):
     """Runs every stream scenario; no frame carries a non-empty `event:` name (the spec's frames are unnamed `data:`)."""
-    problems = [f"{r.where}: frame {f.index} is named {f.event!r}: {short(f.data)}"
+    problems = [f"{r.where}: frame {f.index} is named {f.event!r}: {truncate(f.data, 160, quoted=True)}"
                 for r in streams(*recs, need="frames") for f in r.frames if f.event]
     fail_all(problems, "AG-UI frames must be unnamed `data:` frames:")
 
@@ -205,7 +201,7 @@ def frames_are_json_events(*recs):
                 continue
             if not isinstance(value, dict) or not isinstance(value.get("type"), str) or not value["type"]:
                 problems.append(f"{r.where}: frame {f.index} is not a JSON object with a non-empty string "
-                                f"`type`: {short(f.data)}")
+                                f"`type`: {truncate(f.data, 160, quoted=True)}")
     fail_all(problems, "every AG-UI frame must hold one JSON event with a `type`:")
 
 
@@ -215,7 +211,7 @@ def _extra_after_json(data: str) -> str | None:
     except ValueError:
         return "its data is not one complete JSON value (an event split across frames?)"
     rest = data.lstrip()[end:].strip()
-    return f"more follows the first JSON value: {short(rest, 80)}" if rest else None
+    return f"more follows the first JSON value: {truncate(rest, 80, quoted=True)}" if rest else None
 
 
 @check("AGUI-FRAME-004", scenarios=STREAMS)
@@ -225,11 +221,11 @@ def one_event_per_frame(*recs):
     for r in streams(*recs, need="frames"):
         if r.ex.stream.end == "eof_mid_block":
             problems.append(f"{r.where}: the stream ended inside a frame that no blank line closed: "
-                            f"{short(r.ex.stream.pending.decode('utf-8', 'replace'))}")
+                            f"{truncate(r.ex.stream.pending.decode('utf-8', 'replace'), 160, quoted=True)}")
         for f in r.frames:
             why = _extra_after_json(f.data)
             if why:
-                problems.append(f"{r.where}: frame {f.index}: {why}: {short(f.data)}")
+                problems.append(f"{r.where}: frame {f.index}: {why}: {truncate(f.data, 160, quoted=True)}")
     fail_all(problems, "one JSON AG-UI event per frame:")
 
 
@@ -267,7 +263,7 @@ def terminal_event_is_last(*recs):
         if last_terminal is None:
             problems.append(f"{r.where}: no RUN_FINISHED or RUN_ERROR: {r.types()}")
         elif last_terminal != len(frames) - 1:
-            after = ", ".join(short(f.data, 60) for f in frames[last_terminal + 1:][:3])
+            after = ", ".join(truncate(f.data, 60, quoted=True) for f in frames[last_terminal + 1:][:3])
             problems.append(f"{r.where}: {len(frames) - 1 - last_terminal} frame(s) after the terminal event: {after}")
         elif r.ex.stream.end != "eof" or r.ex.error:
             problems.append(f"{r.where}: the body did not end after the terminal event "
@@ -290,7 +286,7 @@ def _type_of(frame: SSEEvent) -> Any:
 @check("AGUI-ORDER-004", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])
 def normal_run_finishes(*recs):
     """Runs prompts that end normally (plain, chunks, tool, step); each ends with RUN_FINISHED, not RUN_ERROR."""
-    problems = [f"{r.where}: a normal run ended with {r.terminal().get('type')}: {short(r.terminal())}"
+    problems = [f"{r.where}: a normal run ended with {r.terminal().get('type')}: {truncate(r.terminal(), 160, quoted=True)}"
                 for r in streams(*recs, kinds=["success"]) if r.terminal().get("type") != "RUN_FINISHED"]
     fail_all(problems)
 
@@ -320,7 +316,7 @@ def deltas_join_to_reply(*recs):
     """Runs the plain and chunked prompts; the TEXT_MESSAGE_CONTENT deltas joined in order equal the reply."""
     checked = need_runs(runs(*recs, keep=lambda w: w.get("reply") is not None, lenient=True, own=["streamed"]),
                         "a prompt with a known reply")
-    problems = [f"{r.where}: deltas joined are {short(r.text())}, expected {short(r.want['reply'])}"
+    problems = [f"{r.where}: deltas joined are {truncate(r.text(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)}"
                 for r in checked if r.text() != r.want["reply"]]
     fail_all(problems)
 
@@ -351,8 +347,8 @@ def _echo_check(event_type: str, field: str, sent_key: str) -> Callable[..., Non
         for r in checked:
             got = r.first(event_type).get(field)
             if got != r.want[sent_key]:
-                problems.append(f"{r.where}: sent {field} {short(r.want[sent_key], 60)}, {event_type}.{field} is "
-                                f"{short(got, 60)}")
+                problems.append(f"{r.where}: sent {field} {truncate(r.want[sent_key], 60, quoted=True)}, {event_type}.{field} is "
+                                f"{truncate(got, 60, quoted=True)}")
         fail_all(problems)
     return judge
 
@@ -376,16 +372,16 @@ def finish_thread_matches_start(*recs):
         for fin in r.of_type("RUN_FINISHED"):
             start = r.first("RUN_STARTED").get("threadId")
             if fin.get("threadId") != start:
-                problems.append(f"{r.where}: RUN_STARTED.threadId {short(start, 60)} but RUN_FINISHED.threadId "
-                                f"{short(fin.get('threadId'), 60)}")
+                problems.append(f"{r.where}: RUN_STARTED.threadId {truncate(start, 60, quoted=True)} but RUN_FINISHED.threadId "
+                                f"{truncate(fin.get('threadId'), 60, quoted=True)}")
     fail_all(problems)
 
 
 def _generated(value: Any, limit: int | None = None) -> str | None:
     if not isinstance(value, str) or not value:
-        return f"{short(value, 60)} is not a non-empty string"
+        return f"{truncate(value, 60, quoted=True)} is not a non-empty string"
     if limit is not None and len(value) > limit:
-        return f"{short(value, 60)} is {len(value)} characters long (at most {limit})"
+        return f"{truncate(value, 60, quoted=True)} is {len(value)} characters long (at most {limit})"
     return None
 
 
@@ -409,8 +405,8 @@ def generated_run_id(plain, session):
         if why:
             problems.append(f"{r.where}: sent no runId; RUN_STARTED.runId {why}")
         elif r.first("RUN_FINISHED").get("runId") != rid:
-            problems.append(f"{r.where}: RUN_STARTED.runId {short(rid, 60)} but RUN_FINISHED.runId "
-                            f"{short(r.first('RUN_FINISHED').get('runId'), 60)}")
+            problems.append(f"{r.where}: RUN_STARTED.runId {truncate(rid, 60, quoted=True)} but RUN_FINISHED.runId "
+                            f"{truncate(r.first('RUN_FINISHED').get('runId'), 60, quoted=True)}")
     fail_all(problems)
 
 
@@ -419,7 +415,7 @@ def message_start_role_assistant(*recs):
     """Runs every stream scenario; every TEXT_MESSAGE_START has a `messageId` and `role` = `assistant`."""
     starts = need_items([(r, e) for r in streams(*recs) for e in r.of_type("TEXT_MESSAGE_START")],
                         "TEXT_MESSAGE_START event")
-    problems = [f"{r.where}: TEXT_MESSAGE_START without messageId or with role other than 'assistant': {short(e)}"
+    problems = [f"{r.where}: TEXT_MESSAGE_START without messageId or with role other than 'assistant': {truncate(e, 160, quoted=True)}"
                 for r, e in starts if "messageId" not in e or e.get("role") != "assistant"]
     fail_all(problems)
 
@@ -441,9 +437,9 @@ def content_belongs_to_started_message(*recs):
                 started.add(_key(e.get("messageId")))
             elif e.get("type") == "TEXT_MESSAGE_CONTENT":
                 if not isinstance(e.get("delta"), str):
-                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT delta is not a string: {short(e)}")
+                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT delta is not a string: {truncate(e, 160, quoted=True)}")
                 if "messageId" not in e or _key(e.get("messageId")) not in started:
-                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT for messageId {short(e.get('messageId'), 60)}, "
+                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT for messageId {truncate(e.get('messageId'), 60, quoted=True)}, "
                                     f"which no earlier TEXT_MESSAGE_START announced")
     fail_all(problems)
 
@@ -466,15 +462,15 @@ def lifecycle_problems(r: Run, family: str) -> dict[str, list[str]]:
         t, k = e.get("type"), _key(e.get(key))
         if t == opener:
             if k in open_:
-                out["use"].append(f"{r.where}: event {i} {t} for {noun} {short(e.get(key), 60)}, already open")
+                out["use"].append(f"{r.where}: event {i} {t} for {noun} {truncate(e.get(key), 60, quoted=True)}, already open")
             open_[k] = e.get(key)
         elif t in users or t == closer:
             if k not in open_:
-                out["use"].append(f"{r.where}: event {i} {t} for {noun} {short(e.get(key), 60)}, which is not open")
+                out["use"].append(f"{r.where}: event {i} {t} for {noun} {truncate(e.get(key), 60, quoted=True)}, which is not open")
             elif t == closer:
                 del open_[k]
         elif t == "RUN_FINISHED" and open_:
-            out["finish"].append(f"{r.where}: RUN_FINISHED while {noun}(s) {', '.join(short(v, 40) for v in open_.values())} "
+            out["finish"].append(f"{r.where}: RUN_FINISHED while {noun}(s) {', '.join(truncate(v, 40, quoted=True) for v in open_.values())} "
                                  f"are still open")
     return out
 
@@ -514,7 +510,7 @@ def _replies(rec: Recording, wanted: dict[str, str]) -> list[str]:
     for label, reply in wanted.items():
         r = one_run(rec, label)
         if r.text() != reply:
-            problems.append(f"{r.where}: `count` replied {short(r.text(), 60)}, expected {reply!r}")
+            problems.append(f"{r.where}: `count` replied {truncate(r.text(), 60, quoted=True)}, expected {reply!r}")
     return problems
 
 
@@ -570,7 +566,7 @@ def refusal_problem(ex: Exchange, code: str | None = None) -> str | None:
         return f"{what}: no response ({ex.error})"
     if not 400 <= ex.status < 500 or ex.stream is not None:
         return (f"{what}: expected a 4xx refusal before any stream, got status {ex.status}, Content-Type "
-                f"{ex.header('content-type')!r}: {short(ex.body.decode('utf-8', 'replace'))}")
+                f"{ex.header('content-type')!r}: {truncate(ex.body.decode('utf-8', 'replace'), 160, quoted=True)}")
     try:
         body = ex.json()
         schemas.check("error-body", body, what)
@@ -613,20 +609,11 @@ def refusals_match_invoke(rec):
                                      ("agui-bad-credential", "invoke-bad-credential"),
                                      ("thread-257", "invoke-session-257")):
         a, i = rec.get(agui_label), rec.get(invoke_label)
-        got = [(ex.status, _error_code(ex)) for ex in (a, i)]
+        got = [(ex.status, (error_of(ex) or {}).get('code')) for ex in (a, i)]
         if got[0] != got[1] or got[0][0] is None or not 400 <= got[0][0] < 500:
             problems.append(f"{agui_label}: AG-UI answered status {got[0][0]} code {got[0][1]!r}, invoke "
                             f"answered status {got[1][0]} code {got[1][1]!r} (expected the same 4xx refusal)")
     fail_all(problems)
-
-
-def _error_code(ex: Exchange) -> Any:
-    try:
-        body = ex.json()
-    except AssertionError:
-        return None
-    err = body.get("error") if isinstance(body, dict) else None
-    return err.get("code") if isinstance(err, dict) else None
 
 
 # -- prompt and result ------------------------------------------------------------------------------
@@ -635,7 +622,7 @@ def last_user_message_is_prompt(rec):
     """Sends [user `say first`, assistant, user `say conformance`] and [user `say conformance`, assistant]; replies `conformance`."""
     if any(r.want.get("reply") is None for r in runs(rec)):
         raise NotAssessed("the profile's plain_reply gives no expected `reply` to compare with")
-    fail_all([f"{r.where}: reply {short(r.reply())}, expected {short(r.want['reply'])} (only the last user "
+    fail_all([f"{r.where}: reply {truncate(r.reply(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)} (only the last user "
               f"message is the prompt)" for r in need_runs(runs(rec), "a message list") if r.reply() != r.want["reply"]])
 
 
@@ -646,17 +633,17 @@ def whole_message_list_reaches_agent(rec):
     try:
         got = json.loads(r.text())
     except ValueError:
-        raise AssertionError(f"{r.where}: `echo messages` replied {short(r.text())}, not JSON") from None
-    assert got == rec.facts["messages"], (f"{r.where}: the agent received {short(got, 400)}, expected the list sent: "
-                                          f"{short(rec.facts['messages'], 400)}")
+        raise AssertionError(f"{r.where}: `echo messages` replied {truncate(r.text(), 160, quoted=True)}, not JSON") from None
+    assert got == rec.facts["messages"], (f"{r.where}: the agent received {truncate(got, 400, quoted=True)}, expected the list sent: "
+                                          f"{truncate(rec.facts['messages'], 400, quoted=True)}")
 
 
 @check("AGUI-PROMPT-003", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])
 def finished_result_is_reply(*recs):
     """Runs prompts that end normally; RUN_FINISHED.result is a string equal to the reply."""
     checked = streams(*recs, kinds=["success"], keep=lambda w: w.get("reply") is not None)
-    fail_all([f"{r.where}: RUN_FINISHED.result is {short(r.first('RUN_FINISHED').get('result'))}, expected "
-              f"{short(r.want['reply'])}" for r in checked if r.first("RUN_FINISHED").get("result") != r.want["reply"]])
+    fail_all([f"{r.where}: RUN_FINISHED.result is {truncate(r.first('RUN_FINISHED').get('result'), 160, quoted=True)}, expected "
+              f"{truncate(r.want['reply'], 160, quoted=True)}" for r in checked if r.first("RUN_FINISHED").get("result") != r.want["reply"]])
 
 
 @check("AGUI-PROMPT-003", scenarios=["generated.round_trip"])
@@ -667,7 +654,7 @@ def round_trip_result(rec):
         got = r.first("RUN_FINISHED").get("result")
         if got != text:
             problems.append(f"{r.where}: RUN_FINISHED.result differs from the generated text: "
-                            + (text_diff(got, text) if isinstance(got, str) else f"got {short(got)}"))
+                            + (text_diff(got, text) if isinstance(got, str) else f"got {truncate(got, 160, quoted=True)}"))
     fail_all(problems)
 
 
@@ -678,7 +665,7 @@ def normal_outcome_success(*recs):
     for r in streams(*recs, kinds=["success"]):
         outcome = r.first("RUN_FINISHED").get("outcome")
         if not isinstance(outcome, dict) or outcome.get("type") != "success":
-            problems.append(f"{r.where}: RUN_FINISHED.outcome is {short(outcome)}, expected type 'success'")
+            problems.append(f"{r.where}: RUN_FINISHED.outcome is {truncate(outcome, 160, quoted=True)}, expected type 'success'")
     fail_all(problems)
 
 
@@ -687,15 +674,15 @@ def echoed_params(r: Run) -> dict[str, Any]:
     try:
         got = json.loads(r.text())
     except ValueError:
-        raise AssertionError(f"{r.where}: `echo params` replied {short(r.text())}, not JSON") from None
-    assert isinstance(got, dict), f"{r.where}: `echo params` replied {short(got)}, not a JSON object"
+        raise AssertionError(f"{r.where}: `echo params` replied {truncate(r.text(), 160, quoted=True)}, not JSON") from None
+    assert isinstance(got, dict), f"{r.where}: `echo params` replied {truncate(got, 160, quoted=True)}, not a JSON object"
     return got
 
 
 def missing_params(r: Run, sent: dict[str, Any]) -> list[str]:
     got = echoed_params(r)
-    return [f"{r.where}: sent {name} = {short(value, 120)}, the agent's params hold "
-            + (short(got[name], 120) if name in got else "no such field")
+    return [f"{r.where}: sent {name} = {truncate(value, 120, quoted=True)}, the agent's params hold "
+            + (truncate(got[name], 120, quoted=True) if name in got else "no such field")
             for name, value in sent.items() if name not in INTERPRETED and (name not in got or got[name] != value)]
 
 
@@ -726,7 +713,7 @@ def interpreted_fields_withheld(rec):
     """Sends threadId, runId and messages with `echo params`; none of the interpreted fields is in params."""
     got = echoed_params(one_run(rec, "echo-params"))
     leaked = [name for name in INTERPRETED if name in got]
-    assert not leaked, f"the agent's params hold interpreted field(s) {leaked}: {short(got, 300)}"
+    assert not leaked, f"the agent's params hold interpreted field(s) {leaked}: {truncate(got, 300, quoted=True)}"
 
 
 # -- pings ----------------------------------------------------------------------------------------
@@ -799,8 +786,8 @@ def _failure_check(label: str, partial: bool) -> Callable[..., None]:
             problems.append(f"{r.where}: a failing run must stream RUN_STARTED … RUN_ERROR (last) with no "
                             f"RUN_FINISHED; got {r.types()}")
         if partial and r.want.get("reply") and r.want["reply"] not in r.text():
-            problems.append(f"{r.where}: the text sent before the failure ({short(r.want['reply'])}) is not in "
-                            f"the deltas {short(r.text())}")
+            problems.append(f"{r.where}: the text sent before the failure ({truncate(r.want['reply'], 160, quoted=True)}) is not in "
+                            f"the deltas {truncate(r.text(), 160, quoted=True)}")
         fail_all(problems)
     return judge
 
@@ -817,7 +804,7 @@ register("AGUI-FAIL-002", ["agui.fail_before"], "failure_before_output",
 def run_error_has_message(*recs):
     """Runs the two failing prompts; every RUN_ERROR carries `message`, a string."""
     errors = need_items([(r, e) for r in streams(*recs) for e in r.of_type("RUN_ERROR")], "RUN_ERROR event")
-    fail_all([f"{r.where}: RUN_ERROR without a string message: {short(e)}" for r, e in errors
+    fail_all([f"{r.where}: RUN_ERROR without a string message: {truncate(e, 160, quoted=True)}" for r, e in errors
               if not isinstance(e.get("message"), str)])
     codes = sorted({str(e.get("code")) for _, e in errors if "code" in e})
     return f"RUN_ERROR codes seen (not judged, AGUI-OPEN-001): {', '.join(codes) or 'none'}"
@@ -832,8 +819,8 @@ def question_pauses_run(rec):
     outcome = end.get("outcome")
     assert end.get("type") == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
         and outcome.get("type") == "interrupt", (
-        f"{r.where}: expected RUN_FINISHED with outcome.type 'interrupt', got {short(end, 300)} (events {r.types()})")
-    return f"interrupts listed (AGUI-OPEN-003, not judged): {short(outcome.get('interrupts'), 300)}"
+        f"{r.where}: expected RUN_FINISHED with outcome.type 'interrupt', got {truncate(end, 300, quoted=True)} (events {r.types()})")
+    return f"interrupts listed (AGUI-OPEN-003, not judged): {truncate(outcome.get('interrupts'), 300, quoted=True)}"
 
 
 def resumed_run(rec: Recording, requirement: str) -> Run:
@@ -848,19 +835,19 @@ def resumed_run(rec: Recording, requirement: str) -> Run:
     ex = rec.get("resume")
     if answered_stream(ex):
         return one_run(rec, "resume")
-    code = _error_code(ex)
+    code = (error_of(ex) or {}).get('code')
     refused = describe_answer(ex)
     if code == "invalid_request":
         assert requirement != "AGUI-INT-003", (
             f"{rec.scenario} [resume]: a request with `resume` and no `messages` was refused with invalid_request "
-            f"({refused}); sent {short(_sent_body(ex), 300)}")
+            f"({refused}); sent {truncate(_sent_body(ex), 300, quoted=True)}")
         raise NotAssessed(f"the resume was refused with invalid_request ({refused}): judged by AGUI-INT-003")
     if requirement == "AGUI-INT-002":
         raise AssertionError(
             f"{rec.scenario} [resume]: the run paused on threadId {rec.facts.get('thread')!r} listing interrupts "
-            f"{short(rec.facts.get('interrupts'), 200)}; the resume built from them "
-            f"({rec.facts.get('resume_basis')}) was sent as {short(_sent_body(ex), 300)}; expected the paused run to "
-            f"continue (200 event stream), got {refused}: {short(ex.body.decode('utf-8', 'replace'), 300)}. "
+            f"{truncate(rec.facts.get('interrupts'), 200, quoted=True)}; the resume built from them "
+            f"({rec.facts.get('resume_basis')}) was sent as {truncate(_sent_body(ex), 300, quoted=True)}; expected the paused run to "
+            f"continue (200 event stream), got {refused}: {truncate(ex.body.decode('utf-8', 'replace'), 300, quoted=True)}. "
             f"(A server that takes another resume shape can name it with the profile entry `[resume] agui`.)")
     raise NotAssessed(f"the resume was not answered with a stream ({refused}): judged by AGUI-INT-002")
 
@@ -880,10 +867,10 @@ def resume_continues_run(rec):
     outcome = end.get("outcome")
     problems = []
     if end.get("type") != "RUN_FINISHED" or not isinstance(outcome, dict) or outcome.get("type") != "success":
-        problems.append(f"{r.where}: the resumed run ended with {short(end, 300)}, expected RUN_FINISHED with "
+        problems.append(f"{r.where}: the resumed run ended with {truncate(end, 300, quoted=True)}, expected RUN_FINISHED with "
                         f"outcome.type 'success'")
     if r.want.get("reply") is not None and r.text() != r.want["reply"]:
-        problems.append(f"{r.where}: the resumed run replied {short(r.text())}, expected {short(r.want['reply'])} "
+        problems.append(f"{r.where}: the resumed run replied {truncate(r.text(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)} "
                         f"(the answer, then the rest of the script)")
     fail_all(problems)
     return f"resume sent as {rec.facts.get('resume_basis')} (the spec does not show the shape)"
@@ -901,7 +888,7 @@ def resume_keeps_thread(rec):
     r = resumed_run(rec, "AGUI-INT-004")
     got = r.first("RUN_STARTED").get("threadId")
     assert got == rec.facts["thread"], (f"{r.where}: resumed on threadId {rec.facts['thread']!r}, RUN_STARTED.threadId "
-                                        f"is {short(got, 80)}")
+                                        f"is {truncate(got, 80, quoted=True)}")
 
 
 def describe_answer(ex: Exchange) -> str:
@@ -914,7 +901,7 @@ def describe_answer(ex: Exchange) -> str:
         detail = (end.get("type") if end else "no terminal event") + (
             f" ({outcome.get('type')})" if isinstance(outcome, dict) else "")
         return f"{ex.status} stream ending {detail}"
-    return f"{ex.status} {_error_code(ex) or ex.header('content-type')}"
+    return f"{ex.status} {(error_of(ex) or {}).get('code') or ex.header('content-type')}"
 
 
 @check("AGUI-INT-002", scenarios=["agui.resume_open"], supplementary=True)
@@ -936,7 +923,7 @@ def open_resume_cases(rec):
 def half_megabyte_accepted(rec):
     """Sends an echo-mode prompt making the body about 0.5 MB; it streams, ends with RUN_FINISHED, reply = prompt."""
     r = one_run(rec, "half-mb")
-    assert r.terminal().get("type") == "RUN_FINISHED", f"{r.where}: ended with {short(r.terminal())}"
+    assert r.terminal().get("type") == "RUN_FINISHED", f"{r.where}: ended with {truncate(r.terminal(), 160, quoted=True)}"
     assert r.text() == r.want["reply"], f"{r.where}: the echo differs from the prompt: {text_diff(r.text(), r.want['reply'])}"
 
 
@@ -965,8 +952,8 @@ def upstream_problems(r: Run) -> list[str]:
             _event_adapter().validate_python(e)
         except ValidationError as exc:
             why = "; ".join(_pydantic_reason(err) for err in exc.errors()[:3])
-            problems.append(f"{r.where}: event {i} {short(e.get('type'), 40)} is not an AG-UI 1.0 event ({why}): "
-                            f"{short(e, 200)}")
+            problems.append(f"{r.where}: event {i} {truncate(e.get('type'), 40, quoted=True)} is not an AG-UI 1.0 event ({why}): "
+                            f"{truncate(e, 200, quoted=True)}")
     return problems
 
 
@@ -985,7 +972,7 @@ def upstream_input_accepted(rec):
         found = lifecycle_problems(r, family)
         problems += found["use"] + found["finish"]
     if r.terminal().get("type") != "RUN_FINISHED":
-        problems.append(f"{r.where}: ended with {short(r.terminal())}, expected RUN_FINISHED")
+        problems.append(f"{r.where}: ended with {truncate(r.terminal(), 160, quoted=True)}, expected RUN_FINISHED")
     if r.want.get("reply") is not None and r.text() != r.want["reply"]:
-        problems.append(f"{r.where}: replied {short(r.text())}, expected {short(r.want['reply'])}")
+        problems.append(f"{r.where}: replied {truncate(r.text(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)}")
     fail_all(problems)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.schemas import MAPS
+from conformance.vocab.traffic import MAPS
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
 

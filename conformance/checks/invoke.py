@@ -16,7 +16,9 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, Observation
 from conformance.registry import check
 from conformance.vocab import is_json_integer, is_json_media_type
-from conformance.scenarios.invoke import COMPLETED_RUNS, FAILED_RUNS, INTERPRETED, RUNS
+from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, INVOKE_INTERPRETED as INTERPRETED, RUNS
+from conformance.vocab.readers import error_of, is_4xx, request_json as sent
+from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEEvent, strict_json_loads
 
@@ -30,39 +32,27 @@ _BAD = object()               # data that is not JSON
 
 
 # -- reading exchanges ---------------------------------------------------------------------
-def clip(text: str, n: int = 200) -> str:
-    return text if len(text) <= n else text[:n] + f"… ({len(text):,} chars)"
-
-
 def what(ex: Exchange) -> str:
     """What came back, in one line: status, content type and a short body excerpt (or the error)."""
     if ex.status is None:
         return f"no response ({ex.error})"
-    body = clip(ex.body.decode("utf-8", "replace"), 200)
+    body = truncate(ex.body.decode("utf-8", "replace"), 200, count=True)
     out = f"status {ex.status}, Content-Type {ex.header('content-type')!r}, body {body!r}"
     return out + (f" ({ex.error})" if ex.error else "")
-
-
-def sent(ex: Exchange) -> Any:
-    """The JSON body the suite sent (None when it sent none or not JSON)."""
-    try:
-        return json.loads(ex.request_body) if ex.request_body else None
-    except ValueError:
-        return None
 
 
 def result_of(ex: Exchange) -> dict[str, Any]:
     """The invoke result of a non-streaming exchange; AssertionError unless 200 with a JSON object."""
     assert ex.status == 200, f"{ex.label}: expected 200 with the invoke result, got {what(ex)}"
     body = ex.json()
-    assert isinstance(body, dict), f"{ex.label}: the invoke result is not a JSON object: {clip(json.dumps(body))}"
+    assert isinstance(body, dict), f"{ex.label}: the invoke result is not a JSON object: {truncate(json.dumps(body), 200, count=True)}"
     return body
 
 
 def reply_of(ex: Exchange) -> str:
     body = result_of(ex)
     assert isinstance(body.get("result"), str), \
-        f"{ex.label}: `result` is not a string: {clip(json.dumps(body.get('result')))}"
+        f"{ex.label}: `result` is not a string: {truncate(json.dumps(body.get('result')), 200, count=True)}"
     return body["result"]
 
 
@@ -72,21 +62,7 @@ def echoed(ex: Exchange) -> Any:
     try:
         return strict_json_loads(text)
     except ValueError:
-        raise AssertionError(f"{ex.label}: the reply is not the echoed JSON: {clip(text)!r}") from None
-
-
-def error_of(ex: Exchange) -> dict[str, Any] | None:
-    """`error` of a JSON answer, or None when the body is not a JSON object with an `error` object."""
-    try:
-        body = strict_json_loads(ex.body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return None
-    err = body.get("error") if isinstance(body, dict) else None
-    return err if isinstance(err, dict) else None
-
-
-def is_4xx(ex: Exchange) -> bool:
-    return ex.status is not None and 400 <= ex.status < 500
+        raise AssertionError(f"{ex.label}: the reply is not the echoed JSON: {truncate(text, 200, count=True)!r}") from None
 
 
 def refused(ex: Exchange, code: str | None = None, details: bool = False) -> None:
@@ -98,7 +74,7 @@ def refused(ex: Exchange, code: str | None = None, details: bool = False) -> Non
         assert err.get("code") == code, f"{ex.label}: expected error.code {code!r}, got {err.get('code')!r}"
     if details:
         assert isinstance(err.get("details"), dict), \
-            f"{ex.label}: `error.details` must be an object on {code}, got {clip(json.dumps(err.get('details')))}"
+            f"{ex.label}: `error.details` must be an object on {code}, got {truncate(json.dumps(err.get('details')), 200, count=True)}"
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -323,14 +299,14 @@ def result_is_whole_reply(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends the runs that end normally without streaming; `result` equals the agent's whole reply."""
     expected = expected_reply(rec, name)
     got = reply_of(ex)
-    assert got == expected, f"{ex.label}: expected result {expected!r}, got {clip(got)!r}"
+    assert got == expected, f"{ex.label}: expected result {expected!r}, got {truncate(got, 200, count=True)!r}"
 
 
 @json_rule("INV-RES-005")
 def events_is_array(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `events` is an array, not empty for the tool call and the step."""
     events = result_of(ex).get("events")
-    assert isinstance(events, list), f"{ex.label}: `events` is not an array: {clip(json.dumps(events))}"
+    assert isinstance(events, list), f"{ex.label}: `events` is not an array: {truncate(json.dumps(events), 200, count=True)}"
     if name in ("tool_call", "step"):
         assert events, f"{ex.label}: `events` is empty, but the run made a {name.replace('_', ' ')}"
 
@@ -344,21 +320,21 @@ def events_of(ex: Exchange) -> list[Any]:
 def events_hold_no_text(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; no element of `events` has `type` `text`."""
     texts = [e for e in events_of(ex) if isinstance(e, dict) and e.get("type") == "text"]
-    assert not texts, f"{ex.label}: `events` holds text events (text belongs in `result`): {clip(json.dumps(texts))}"
+    assert not texts, f"{ex.label}: `events` holds text events (text belongs in `result`): {truncate(json.dumps(texts), 200, count=True)}"
 
 
 @json_rule("INV-RES-007")
 def events_carry_v1(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every element of `events` is an object with `v` the integer 1."""
     bad = [e for e in events_of(ex) if not (isinstance(e, dict) and is_int(e.get("v")) and e["v"] == 1)]
-    assert not bad, f"{ex.label}: events without `v: 1`: {clip(json.dumps(bad))}"
+    assert not bad, f"{ex.label}: events without `v: 1`: {truncate(json.dumps(bad), 200, count=True)}"
 
 
 @json_rule("INV-RES-008")
 def events_carry_type(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every element of `events` has `type`, a string."""
     bad = [e for e in events_of(ex) if not (isinstance(e, dict) and isinstance(e.get("type"), str))]
-    assert not bad, f"{ex.label}: events without a string `type`: {clip(json.dumps(bad))}"
+    assert not bad, f"{ex.label}: events without a string `type`: {truncate(json.dumps(bad), 200, count=True)}"
 
 
 @json_rule("INV-RES-009")
@@ -366,7 +342,7 @@ def session_id_is_key(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `sessionId` is a string of 1 to 256 characters."""
     sid = result_of(ex).get("sessionId")
     assert isinstance(sid, str) and 1 <= len(sid) <= 256, \
-        f"{ex.label}: `sessionId` is not a string of 1 to 256 characters: {clip(json.dumps(sid))}"
+        f"{ex.label}: `sessionId` is not a string of 1 to 256 characters: {truncate(json.dumps(sid), 200, count=True)}"
 
 
 @json_rule("INV-RES-010")
@@ -437,14 +413,14 @@ def failed_result_holds_sent_text(name: str, ex: Exchange, rec: Recording) -> No
     expected = expected_reply(rec, name)
     got = reply_of(ex)
     assert got == expected, f"{ex.label}: a failed run's result is the text sent before the failure, " \
-                            f"{expected!r}; got {clip(got)!r}"
+                            f"{expected!r}; got {truncate(got, 200, count=True)!r}"
 
 
 @json_rule("INV-RES-017", names=COMPLETED_RUNS)
 def completed_has_no_error(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends the runs that end normally without streaming; the result has no `error` (or null)."""
     body = result_of(ex)
-    assert body.get("error") is None, f"{ex.label}: a completed result carries error {clip(json.dumps(body['error']))}"
+    assert body.get("error") is None, f"{ex.label}: a completed result carries error {truncate(json.dumps(body['error']), 200, count=True)}"
 
 
 @check("INV-RES-004", scenarios=["generated.round_trip"])
@@ -490,7 +466,7 @@ def frames_carry_json_object(ex: Exchange) -> None:
         if not f.dispatched:
             bad.append(f"frame {f.index} {name_of(f)} has no `data:` line")
         elif not isinstance(data(f), dict):
-            bad.append(f"frame {f.index} {name_of(f)} data is not one JSON object: {clip(f.data, 120)!r}")
+            bad.append(f"frame {f.index} {name_of(f)} data is not one JSON object: {truncate(f.data, 120, count=True)!r}")
     assert not bad, "; ".join(bad[:MAX_LISTED])
 
 
@@ -500,7 +476,7 @@ def frames_end_with_blank_line(ex: Exchange) -> None:
     frames(ex)
     st = ex.stream
     assert st.end != "eof_mid_block", \
-        f"the stream ended inside a frame with no blank line after it: {clip(st.pending.decode('utf-8', 'replace'))!r}"
+        f"the stream ended inside a frame with no blank line after it: {truncate(st.pending.decode('utf-8', 'replace'), 200, count=True)!r}"
     for f in frames(ex):
         lines = f.data.split("\n")
         if len(lines) > 1 and data(f) is _BAD and all(isinstance(_loads_or_bad(x), dict) for x in lines):
@@ -525,7 +501,7 @@ def frames_carry_v1(ex: Exchange) -> None:
 @stream_rule("INV-STREAM-005")
 def frames_carry_type(ex: Exchange) -> None:
     """Streams each agent scenario; the data of every frame has `type`, a string."""
-    bad = [f"frame {f.index} {name_of(f)} has type={clip(json.dumps(d.get('type')), 60)}"
+    bad = [f"frame {f.index} {name_of(f)} has type={truncate(json.dumps(d.get('type')), 60, count=True)}"
            for f, d in objects(ex) if not isinstance(d.get("type"), str)]
     assert not bad, "; ".join(bad[:MAX_LISTED])
 
@@ -539,7 +515,7 @@ def text_frames_carry_delta(ex: Exchange) -> None:
             continue
         d = data(f)
         if not (isinstance(d, dict) and d.get("type") == "text" and isinstance(d.get("delta"), str)):
-            bad.append(f"frame {f.index}: {clip(f.data, 120)!r}")
+            bad.append(f"frame {f.index}: {truncate(f.data, 120, count=True)!r}")
     assert not bad, "`text` frames must carry {v: 1, type: text, delta: <string>}: " + "; ".join(bad[:MAX_LISTED])
 
 
@@ -577,7 +553,7 @@ def terminal_is_last_and_closes(ex: Exchange) -> None:
 @stream_rule("INV-TERM-006", groups=("runs",))
 def error_frames_carry_message(ex: Exchange) -> None:
     """Streams each agent scenario (both failures included); every `error` frame's data has `message`, a string."""
-    bad = [f"frame {f.index}: {clip(f.data, 120)!r}" for f in frames(ex)
+    bad = [f"frame {f.index}: {truncate(f.data, 120, count=True)!r}" for f in frames(ex)
            if f.event == "error" and not (isinstance(d := data(f), dict) and isinstance(d.get("message"), str))]
     assert not bad, "`error` frames must carry `message` (a string): " + "; ".join(bad)
 
@@ -611,7 +587,7 @@ def text_arrives_early(rec: Recording) -> None:
             if text.startswith(first):
                 early = f
                 break
-    assert early is not None, f"the `text` frames never carry {first!r} ({len(frames(ex))} frames, text {clip(text)!r})"
+    assert early is not None, f"the `text` frames never carry {first!r} ({len(frames(ex))} frames, text {truncate(text, 200, count=True)!r})"
     ends = terminals(ex)
     assert ends, "the stream has no terminal frame"
     lead = ends[-1].t - early.t
@@ -648,7 +624,7 @@ def tool_call_start_precedes_text(rec: Recording) -> None:
     assert start is not None, "no `tool_call_start` frame"
     after = "".join(d["delta"] for f, d in fs[start + 1:] if f.event == "text" and isinstance(d.get("delta"), str))
     assert after.endswith(reply), f"the reply {reply!r} must be streamed after the `tool_call_start` frame; " \
-                                  f"the text after it is {clip(after)!r}"
+                                  f"the text after it is {truncate(after, 200, count=True)!r}"
 
 
 @check("INV-TERM-003", scenarios=["invoke.runs"])
@@ -690,7 +666,7 @@ def failure_after_output_ends_error(rec: Recording) -> None:
     reply = s.get("reply")
     if reply:   # (no expected text in a custom profile: the frame order above is still judged)
         before = "".join(d["delta"] for f, d in objects(ex)[:-1] if f.event == "text" and isinstance(d.get("delta"), str))
-        assert before == reply, f"the text before the `error` frame must be {reply!r}, got {clip(before)!r}"
+        assert before == reply, f"the text before the `error` frame must be {reply!r}, got {truncate(before, 200, count=True)!r}"
 
 
 @check("INV-TERM-005", scenarios=["invoke.runs"])
@@ -706,7 +682,7 @@ def failure_before_output_ends_error(rec: Recording) -> None:
 # -- INV-SESS: sessions -------------------------------------------------------------------------
 def count_is(ex: Exchange, expected: int, why: str) -> None:
     got = reply_of(ex)
-    assert got.strip() == str(expected), f"{ex.label}: {why}: `count` must reply {expected}, got {clip(got)!r}"
+    assert got.strip() == str(expected), f"{ex.label}: {why}: `count` must reply {expected}, got {truncate(got, 200, count=True)!r}"
 
 
 @check("INV-SESS-001", scenarios=["invoke.selection", "invoke.sessions"])
@@ -719,7 +695,7 @@ def generated_session_ids(rec: Recording, sessions: Recording) -> None:
         sid = result_of(ex).get("sessionId")
         assert isinstance(sid, str) and 1 <= len(sid) <= 256, \
             f"{ex.label}: sent without `sessionId`, the result must carry a generated one of 1 to 256 characters; " \
-            f"got {clip(json.dumps(sid))}"
+            f"got {truncate(json.dumps(sid), 200, count=True)}"
         assert sid not in seen, f"{ex.label} and {seen.get(sid)}, both sent without `sessionId`, got the same {sid!r}"
         seen[sid] = ex.label
     if len(seen) < 2:
@@ -750,7 +726,7 @@ def generated_key_reaches_instance(rec: Recording) -> None:
 def session_echoed(ex: Exchange) -> None:
     key = (sent(ex) or {}).get("sessionId")
     got = result_of(ex).get("sessionId")
-    assert got == key, f"{ex.label}: sent sessionId {clip(str(key), 60)!r}, the result carries {clip(str(got), 60)!r}"
+    assert got == key, f"{ex.label}: sent sessionId {truncate(str(key), 60, count=True)!r}, the result carries {truncate(str(got), 60, count=True)!r}"
 
 
 def register_session_echo(scenario: str, prefix: str) -> None:
@@ -789,9 +765,9 @@ def key_lengths_refused(rec: Recording) -> None:
 # -- INV-PASS: pass-through ------------------------------------------------------------------------
 def params_hold(ex: Exchange, expected: dict[str, Any]) -> None:
     params = echoed(ex)
-    assert isinstance(params, dict), f"{ex.label}: the echoed params are not an object: {clip(json.dumps(params))}"
-    bad = [f"{k!r}: sent {clip(json.dumps(v, ensure_ascii=False), 80)}, agent saw "
-           f"{clip(json.dumps(params[k], ensure_ascii=False), 80) if k in params else '(missing)'}"
+    assert isinstance(params, dict), f"{ex.label}: the echoed params are not an object: {truncate(json.dumps(params), 200, count=True)}"
+    bad = [f"{k!r}: sent {truncate(json.dumps(v, ensure_ascii=False), 80, count=True)}, agent saw "
+           f"{truncate(json.dumps(params[k], ensure_ascii=False), 80, count=True) if k in params else '(missing)'}"
            for k, v in expected.items() if k not in params or not same_json(params[k], v)]
     assert not bad, f"{ex.label}: fields did not reach `params` unchanged: " + "; ".join(bad[:MAX_LISTED])
 
@@ -846,7 +822,7 @@ def messages_reach_agent(rec: Recording) -> None:
     got = echoed(ex)
     assert same_json(got, rec.facts["messages"]), \
         f"{ex.label}: sent messages {json.dumps(rec.facts['messages'], ensure_ascii=False)}, the agent saw " \
-        f"{clip(json.dumps(got, ensure_ascii=False))}"
+        f"{truncate(json.dumps(got, ensure_ascii=False), 200, count=True)}"
 
 
 # -- INV-LIM: limits ---------------------------------------------------------------------------------
@@ -1003,14 +979,14 @@ def refusal_is_4xx_error_body(ex: Exchange, err: dict[str, Any] | None) -> None:
 def error_code_is_string(ex: Exchange, err: dict[str, Any]) -> None:
     """Provokes invoke refusals; `error.code` is a non-empty string in each."""
     assert isinstance(err.get("code"), str) and err["code"], \
-        f"{ex.label}: `error.code` is not a non-empty string: {clip(json.dumps(err.get('code')))}"
+        f"{ex.label}: `error.code` is not a non-empty string: {truncate(json.dumps(err.get('code')), 200, count=True)}"
 
 
 @error_rule("GEN-ERR-003")
 def error_message_is_string(ex: Exchange, err: dict[str, Any]) -> None:
     """Provokes invoke refusals; `error.message` is a string in each."""
     assert isinstance(err.get("message"), str), \
-        f"{ex.label}: `error.message` is not a string: {clip(json.dumps(err.get('message')))}"
+        f"{ex.label}: `error.message` is not a string: {truncate(json.dumps(err.get('message')), 200, count=True)}"
 
 
 @error_rule("GEN-ERR-004")
@@ -1018,7 +994,7 @@ def error_request_id_prefixed(ex: Exchange, err: dict[str, Any]) -> None:
     """Provokes invoke refusals; `error.requestId` is a string `req_` followed by an identifier."""
     rid = err.get("requestId")
     assert isinstance(rid, str) and rid.startswith("req_") and len(rid) > 4, \
-        f"{ex.label}: `error.requestId` must be `req_` followed by an identifier, got {clip(json.dumps(rid))}"
+        f"{ex.label}: `error.requestId` must be `req_` followed by an identifier, got {truncate(json.dumps(rid), 200, count=True)}"
 
 
 @error_rule("GEN-ERR-005")
@@ -1026,7 +1002,7 @@ def validation_failed_has_details(ex: Exchange, err: dict[str, Any]) -> None:
     """Provokes invoke refusals; wherever `error.code` is `validation_failed`, `error.details` is an object."""
     if err.get("code") == "validation_failed":
         assert isinstance(err.get("details"), dict), \
-            f"{ex.label}: `validation_failed` without `details` as an object: {clip(json.dumps(err.get('details')))}"
+            f"{ex.label}: `validation_failed` without `details` as an object: {truncate(json.dumps(err.get('details')), 200, count=True)}"
 
 
 # -- GEN-BASE: transport -----------------------------------------------------------------------------------
@@ -1054,7 +1030,7 @@ def cleartext_never_runs(rec: Recording) -> str:
     except AssertionError as exc:
         raise NotAssessed(f"{outcome}; the `count` proof over https failed: {exc}") from None
     assert reply.strip() == "1", \
-        f"the cleartext request ran the agent: `count` on its session key replied {clip(reply)!r}, expected 1"
+        f"the cleartext request ran the agent: `count` on its session key replied {truncate(reply, 200, count=True)!r}, expected 1"
     return outcome
 
 

@@ -11,29 +11,25 @@ import json
 import re
 from typing import Any, Callable
 
-from conformance import protocols as p
-from conformance.checks.auth import got, mcp_refused, rpc_error
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, check
-from conformance.scenarios.mcp import UNKNOWN_VERSION, request_json
+from conformance.vocab import protocols as p
+from conformance.vocab.constants import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNKNOWN_VERSION,
+                                         UNSUPPORTED_VERSION)
+from conformance.vocab.readers import got, request_json, rpc_error
+from conformance.vocab.refusals import mcp_refused
+from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEEvent
 
-UNSUPPORTED_VERSION = -32022
 UPSTREAM_HEADER_MISMATCH = -32020
-INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
 MODERN = ["mcp.modern"]
 NO_NAME = "call-noname"   # judged by MCP-HDR-004 alone: the other checks use calls that carry Mcp-Name
 UPSTREAM_NOTE = "follows the spec's -32022; upstream MCP 2026-07-28 uses -32020 (HeaderMismatch) here"
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def short(value: Any, n: int = 240) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-    return text if len(text) <= n else text[:n] + "…"
-
-
 def sent_id(ex: Exchange) -> Any:
     body = request_json(ex)
     return body.get("id") if isinstance(body, dict) else None
@@ -67,25 +63,25 @@ def response(ex: Exchange, what: str) -> dict[str, Any]:
     assert msgs, f"{what}: the answer held no JSON-RPC message: {got(ex)}"
     msg = msgs[-1]
     assert isinstance(msg, dict) and ("result" in msg or "error" in msg), \
-        f"{what}: the last message is not a JSON-RPC response: {short(msg)}"
+        f"{what}: the last message is not a JSON-RPC response: {truncate(msg)}"
     return msg
 
 
 def result_of(ex: Exchange, what: str) -> dict[str, Any]:
     msg = response(ex, what)
-    assert "error" not in msg, f"{what}: expected a JSON-RPC result, got the error {short(msg.get('error'))}"
+    assert "error" not in msg, f"{what}: expected a JSON-RPC result, got the error {truncate(msg.get('error'))}"
     result = msg.get("result")
-    assert isinstance(result, dict), f"{what}: `result` is not an object: {short(msg)}"
+    assert isinstance(result, dict), f"{what}: `result` is not an object: {truncate(msg)}"
     return result
 
 
 def text_block(result: dict[str, Any], what: str) -> str:
     content = result.get("content")
     assert isinstance(content, list) and len(content) == 1, \
-        f"{what}: `result.content` must be an array of exactly one block, got {short(content)}"
+        f"{what}: `result.content` must be an array of exactly one block, got {truncate(content)}"
     block = content[0]
     assert isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str), \
-        f"{what}: the content block must be {{type: \"text\", text: <string>}}, got {short(block)}"
+        f"{what}: the content block must be {{type: \"text\", text: <string>}}, got {truncate(block)}"
     return block["text"]
 
 
@@ -93,7 +89,7 @@ def structured_session(result: dict[str, Any], what: str) -> str:
     sc = result.get("structuredContent")
     sid = sc.get("sessionId") if isinstance(sc, dict) else None
     assert isinstance(sid, str) and 1 <= len(sid) <= 256, \
-        f"{what}: `result.structuredContent.sessionId` must be a string of 1 to 256 characters, got {short(sc)}"
+        f"{what}: `result.structuredContent.sessionId` must be a string of 1 to 256 characters, got {truncate(sc)}"
     return sid
 
 
@@ -129,7 +125,7 @@ def legacy_initialize(rec: Recording):
     """Sends `initialize` at 2025-11-25 without MCP-Protocol-Version; 200 with `result.protocolVersion` 2025-11-25."""
     result = result_of(rec.get("initialize"), "initialize (2025-11-25)")
     assert result.get("protocolVersion") == p.MCP_LEGACY_VERSION, \
-        f"initialize: `result.protocolVersion` is {short(result.get('protocolVersion'))}, expected 2025-11-25"
+        f"initialize: `result.protocolVersion` is {truncate(result.get('protocolVersion'))}, expected 2025-11-25"
 
 
 @check("MCP-VER-006", scenarios=["mcp.legacy"])
@@ -141,14 +137,14 @@ def legacy_calls_served(rec: Recording):
     reply = rec.facts.get("replies", {}).get("call")
     if reply is not None:
         text = text_block(result, "tools/call at 2025-11-25")
-        assert text == reply, f"tools/call at 2025-11-25: expected the reply {reply!r}, got {short(text)}"
+        assert text == reply, f"tools/call at 2025-11-25: expected the reply {reply!r}, got {truncate(text)}"
 
 
 def _supported(err: dict[str, Any], what: str) -> list[str]:
     data = err.get("data")
     supported = data.get("supported") if isinstance(data, dict) else None
     assert isinstance(supported, list) and all(isinstance(v, str) for v in supported), \
-        f"{what}: `error.data.supported` must be an array of version strings, got {short(data)}"
+        f"{what}: `error.data.supported` must be an array of version strings, got {truncate(data)}"
     assert p.MCP_VERSION in supported, f"{what}: `error.data.supported` {supported} lacks {p.MCP_VERSION}"
     return supported
 
@@ -176,8 +172,8 @@ def unknown_version_echoes_requested(rec: Recording):
     data = err.get("data")
     requested = data.get("requested") if isinstance(data, dict) else None
     assert requested == UNKNOWN_VERSION, \
-        f"the -32022 for version {UNKNOWN_VERSION}: `error.data.requested` is {short(requested)}, " \
-        f"expected {UNKNOWN_VERSION!r} (data: {short(data)})"
+        f"the -32022 for version {UNKNOWN_VERSION}: `error.data.requested` is {truncate(requested)}, " \
+        f"expected {UNKNOWN_VERSION!r} (data: {truncate(data)})"
 
 
 @check("MCP-VER-007", scenarios=REFUSALS)
@@ -242,15 +238,15 @@ def wrong_content_type(rec: Recording):
 def the_tools(rec: Recording) -> list[Any]:
     result = result_of(rec.get("list"), "tools/list")
     tools = result.get("tools")
-    assert isinstance(tools, list), f"tools/list: `result.tools` is not an array: {short(result)}"
+    assert isinstance(tools, list), f"tools/list: `result.tools` is not an array: {truncate(result)}"
     return tools
 
 
 def the_tool(rec: Recording) -> dict[str, Any]:
     tools = the_tools(rec)
     assert len(tools) == 1 and isinstance(tools[0], dict), \
-        f"tools/list: expected exactly one tool object, got {len(tools)}: {short(tools)}"
-    assert isinstance(tools[0].get("name"), str), f"tools/list: the tool has no string `name`: {short(tools[0])}"
+        f"tools/list: expected exactly one tool object, got {len(tools)}: {truncate(tools)}"
+    assert isinstance(tools[0].get("name"), str), f"tools/list: the tool has no string `name`: {truncate(tools[0])}"
     return tools[0]
 
 
@@ -263,7 +259,7 @@ def discover_describes_tool(rec: Recording):
     named = isinstance(tool, str) and tool in json.dumps(result, ensure_ascii=False)
     declared = isinstance(caps, dict) and isinstance(caps.get("tools"), dict)
     assert named or declared, \
-        f"server/discover: the result neither names the tool {tool!r} nor declares capabilities.tools: {short(result)}"
+        f"server/discover: the result neither names the tool {tool!r} nor declares capabilities.tools: {truncate(result)}"
 
 
 @check("MCP-METH-002", scenarios=MODERN)
@@ -285,7 +281,7 @@ def tool_name_from_slug(rec: Recording):
     """The tool's name is `ask_` + --agent-slug with every `-` replaced by `_`."""
     if not rec.target.agent_slug:
         raise NotAssessed(f"needs {rec.target.option_for('agent_slug')}, which was not given")
-    expected = p.tool_name(rec.target.agent_slug)
+    expected = p.tool_name_from_slug(rec.target.agent_slug)
     name = the_tool(rec)["name"]
     assert name == expected, f"the tool is named {name!r}, expected {expected!r} (from --agent-slug)"
 
@@ -299,9 +295,9 @@ def ids_kept(rec: Recording):
     for ex in judged:
         msg = response(ex, f"{rec.scenario} {ex.label}")
         want = sent_id(ex)
-        assert msg.get("jsonrpc") == "2.0", f"{ex.label}: `jsonrpc` is {short(msg.get('jsonrpc'))}, expected \"2.0\""
+        assert msg.get("jsonrpc") == "2.0", f"{ex.label}: `jsonrpc` is {truncate(msg.get('jsonrpc'))}, expected \"2.0\""
         assert "id" in msg and msg["id"] == want and type(msg["id"]) is type(want), \
-            f"{ex.label}: sent id {want!r} ({type(want).__name__}), the response has id {short(msg.get('id'))}"
+            f"{ex.label}: sent id {want!r} ({type(want).__name__}), the response has id {truncate(msg.get('id'))}"
 
 
 for _scn in ("mcp.modern", "mcp.legacy"):
@@ -322,16 +318,16 @@ def tool_matches_upstream(rec: Recording):
     schema = tool.get("inputSchema")
     props = schema.get("properties") if isinstance(schema, dict) else None
     assert isinstance(schema, dict) and schema.get("type") == "object" and isinstance(props, dict), \
-        f"inputSchema is not an object schema with properties: {short(schema)}"
+        f"inputSchema is not an object schema with properties: {truncate(schema)}"
     prompt = props.get("prompt")
     assert isinstance(prompt, dict) and prompt.get("type") == "string", \
-        f"inputSchema declares no string `prompt`: {short(props)}"
+        f"inputSchema declares no string `prompt`: {truncate(props)}"
     import jsonschema
     sample = {"prompt": "x", "session_id": "s-1", "resume": {"name": "Ada"}}
     try:
         jsonschema.validate(sample, schema)
     except jsonschema.ValidationError as exc:
-        raise AssertionError(f"inputSchema rejects {short(sample)}: {exc.message}") from None
+        raise AssertionError(f"inputSchema rejects {truncate(sample)}: {exc.message}") from None
     except jsonschema.SchemaError as exc:
         raise AssertionError(f"inputSchema is not a valid JSON Schema: {exc.message}") from None
 
@@ -355,7 +351,7 @@ def text_is_reply(rec: Recording):
     for label, ex in labels(rec, *CALLS):
         text = text_block(result_of(ex, f"tools/call ({label})"), f"tools/call ({label})")
         if replies.get(label) is not None:
-            assert text == replies[label], f"tools/call ({label}): expected {replies[label]!r}, got {short(text)}"
+            assert text == replies[label], f"tools/call ({label}): expected {replies[label]!r}, got {truncate(text)}"
             compared += 1
     if not compared:
         raise NotAssessed("the profile gives no expected reply for these prompts")
@@ -375,8 +371,8 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
         for i, ex in runs:
             text = text_block(result_of(ex, f"round trip {ex.label}"), f"round trip {ex.label}")
             assert 0 <= i < len(texts) and text == texts[i], \
-                f"round trip {ex.label}: sent {short(texts[i] if 0 <= i < len(texts) else None, 120)}, " \
-                f"got {short(text, 120)}"
+                f"round trip {ex.label}: sent {truncate(texts[i] if 0 <= i < len(texts) else None, 120)}, " \
+                f"got {truncate(text, 120)}"
 
 
 @check("MCP-TOOL-003", scenarios=MODERN)
@@ -384,7 +380,7 @@ def result_type_complete(rec: Recording):
     """A finished run's result has `resultType` "complete"."""
     for label, ex in labels(rec, *CALLS):
         rt = result_of(ex, f"tools/call ({label})").get("resultType")
-        assert rt == "complete", f"tools/call ({label}): `resultType` is {short(rt)}, expected \"complete\""
+        assert rt == "complete", f"tools/call ({label}): `resultType` is {truncate(rt)}, expected \"complete\""
 
 
 @check("MCP-TOOL-005", scenarios=MODERN)
@@ -392,7 +388,7 @@ def success_is_not_error(rec: Recording):
     """A run that ends normally has `isError` absent or false."""
     for label, ex in labels(rec, *CALLS):
         flag = result_of(ex, f"tools/call ({label})").get("isError", False)
-        assert flag is False, f"tools/call ({label}): a finished run has `isError` {short(flag)}"
+        assert flag is False, f"tools/call ({label}): a finished run has `isError` {truncate(flag)}"
 
 
 @check("MCP-TOOL-004", scenarios=["mcp.failures"])
@@ -401,7 +397,7 @@ def failure_is_tool_result(rec: Recording):
     for label, ex in labels(rec, "fail-after", "fail-before"):
         result = result_of(ex, f"failed run ({label})")
         assert result.get("isError") is True, \
-            f"failed run ({label}): `isError` is {short(result.get('isError'))}, expected true"
+            f"failed run ({label}): `isError` is {truncate(result.get('isError'))}, expected true"
 
 
 @check("MCP-TOOL-006", scenarios=["mcp.failures"])
@@ -519,7 +515,7 @@ def frames_are_messages(rec: Recording):
             assert frame.event == "message", f"{what}: frame {n} has event name {frame.event!r}, expected 'message'"
             ok, value = frame_json(frame)
             assert ok and isinstance(value, dict), \
-                f"{what}: frame {n} data is not a JSON object: {short(frame.data, 160)}"
+                f"{what}: frame {n} data is not a JSON object: {truncate(frame.data, 160)}"
     each_stream(rec, one)
 
 
@@ -536,11 +532,11 @@ def response_is_last(rec: Recording):
             f"{what}: the response is frame {[i + 1 for i in is_response]} of {len(msgs)}; it must be the last, once"
         last = msgs[-1]
         assert last.get("id") == want and type(last.get("id")) is type(want) and "result" in last, \
-            f"{what}: the last frame is {short(last)}, expected the result for id {want!r}"
+            f"{what}: the last frame is {truncate(last)}, expected the result for id {want!r}"
         items, dispatched = ex.stream.items, frames(ex)
         tail = [i for i in items[items.index(dispatched[-1]) + 1:]
                 if isinstance(i, SSEEvent) and i.dispatched]  # comments and data-less blocks are no frames
-        assert not tail, f"{what}: {len(tail)} frame(s) follow the response (first: {short(tail[0].raw.decode('utf-8', 'replace'), 80)})"
+        assert not tail, f"{what}: {len(tail)} frame(s) follow the response (first: {truncate(tail[0].raw.decode('utf-8', 'replace'), 80)})"
         assert ex.stream.end == "eof" and not ex.error, f"{what}: the stream did not end cleanly after the response " \
                                                         f"(end: {ex.stream.end}; {ex.error or ''})"
     each_stream(rec, one)
@@ -556,7 +552,7 @@ def others_are_progress(rec: Recording):
         for n, msg in enumerate(stream_messages(ex, f"progress stream ({label})")[:-1], 1):
             seen += 1
             assert isinstance(msg, dict) and msg.get("method") == "notifications/progress" and "id" not in msg, \
-                f"progress stream ({label}): frame {n} is not a notifications/progress notification: {short(msg)}"
+                f"progress stream ({label}): frame {n} is not a notifications/progress notification: {truncate(msg)}"
     each_stream(rec, one)
     if not seen:
         raise NotAssessed("no frame preceded the response (MCP-PROG-009)")
@@ -571,7 +567,7 @@ def token_echoed(rec: Recording):
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         got_, want = params.get("progressToken"), tokens.get(label)
         assert got_ == want and type(got_) is type(want), \
-            f"progress stream ({label}) frame {n}: progressToken {short(got_)}, expected {want!r}"
+            f"progress stream ({label}) frame {n}: progressToken {truncate(got_)}, expected {want!r}"
     each_notification(rec, one)
 
 
@@ -580,7 +576,7 @@ def _param_type(name: str, ok: Callable[[Any], bool], kind: str, doc: str):
         def one(label, msg, n):
             params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
             assert ok(params.get(name)), \
-                f"progress stream ({label}) frame {n}: `params.{name}` is {short(params.get(name))}, expected {kind}"
+                f"progress stream ({label}) frame {n}: `params.{name}` is {truncate(params.get(name))}, expected {kind}"
         each_notification(rec, one)
     fn.__doc__ = doc
     return fn
@@ -605,8 +601,8 @@ def streamed_result_complete(rec: Recording):
         result = result_of(ex, what)
         text = text_block(result, what)
         if reply is not None:
-            assert text == reply, f"{what}: the final text is {short(text)}, expected {reply!r}"
-        assert result.get("resultType") == "complete", f"{what}: `resultType` is {short(result.get('resultType'))}"
+            assert text == reply, f"{what}: the final text is {truncate(text)}, expected {reply!r}"
+        assert result.get("resultType") == "complete", f"{what}: `resultType` is {truncate(result.get('resultType'))}"
     each_stream(rec, one)
 
 
@@ -646,7 +642,7 @@ def question_as_text(rec: Recording):
     question = rec.facts.get("question")
     if question is None:
         raise NotAssessed("the profile gives no question text")
-    assert question in text, f"question prompt (no elicitation): the result text {short(text)} lacks {question!r}"
+    assert question in text, f"question prompt (no elicitation): the result text {truncate(text)} lacks {question!r}"
 
 
 @check("MCP-PAUSE-002", scenarios=["mcp.pause_text"])
@@ -657,8 +653,8 @@ def resume_continues(rec: Recording):
     result = result_of(rec.get("resume-with-prompt" if "resume-with-prompt" in labels else "resume"), "resume")
     expected = conformance_reply(rec, rec.facts["answer"])
     text = text_block(result, "resume")
-    assert text == expected, f"resume: expected the reply {expected!r}, got {short(text)}"
-    assert result.get("resultType") == "complete", f"resume: `resultType` is {short(result.get('resultType'))}"
+    assert text == expected, f"resume: expected the reply {expected!r}, got {truncate(text)}"
+    assert result.get("resultType") == "complete", f"resume: `resultType` is {truncate(result.get('resultType'))}"
 
 
 def is_form_request(request: Any) -> bool:
@@ -714,11 +710,11 @@ def retry_continues(rec: Recording):
     answers = list(rec.facts.get("answers", {}).values())
     result = result_of(rec.get("retry"), what)
     assert result.get("resultType") != "input_required", \
-        f"{what}: the server asked again instead of continuing the paused run: {short(result)}"
+        f"{what}: the server asked again instead of continuing the paused run: {truncate(result)}"
     expected = conformance_reply(rec, answers[0] if len(answers) == 1 else answers)
     text = text_block(result, what)
-    assert text == expected, f"{what}: expected the run's continuation {expected!r}, got {short(text)}"
-    assert result.get("resultType") == "complete", f"{what}: `resultType` is {short(result.get('resultType'))}"
+    assert text == expected, f"{what}: expected the run's continuation {expected!r}, got {truncate(text)}"
+    assert result.get("resultType") == "complete", f"{what}: `resultType` is {truncate(result.get('resultType'))}"
     return "form and retry in the upstream 2026-07-28 shape (the spec does not show them)"
 
 
@@ -767,7 +763,7 @@ def refusals_keep_status(rec: Recording):
         assert 400 <= ex.status < 500, f"{what}: a refusal must keep a 4xx status, got {got(ex)}"
         body = rpc_error(ex, what)
         assert body.get("id") in (None, sent_id(ex)), \
-            f"{what}: the error's id is {short(body.get('id'))}, expected the request's {sent_id(ex)!r} or null"
+            f"{what}: the error's id is {truncate(body.get('id'))}, expected the request's {sent_id(ex)!r} or null"
         judged += 1
     if not judged:
         raise NotAssessed(f"{rec.scenario}: no refusal was observed")
@@ -827,7 +823,7 @@ def client_plain(rec: Recording, mode: str) -> str:
     expected = rec.facts.get("expected")
     if expected is not None:
         assert run.get("plain") == expected and not run.get("plain_is_error"), \
-            f"the official client ({mode}) got {short(run.get('plain'))}, expected {expected!r}"
+            f"the official client ({mode}) got {truncate(run.get('plain'))}, expected {expected!r}"
     return f"{run['counts']['requests']} requests, protocol {run.get('protocol_version')}"
 
 
@@ -850,9 +846,9 @@ def official_client_elicits(rec: Recording):
     run = client_run(rec, "2026-07-28")
     elicited = run.get("elicited") or []
     assert len(elicited) == 1, f"the official client's elicitation callback ran {len(elicited)} times, expected once " \
-                               f"(the call answered {short(run.get('question'))})"
+                               f"(the call answered {truncate(run.get('question'))})"
     expected = conformance_reply(rec, elicited[0]["content"])
-    assert run.get("question") == expected, f"after the form, the official client got {short(run.get('question'))}, " \
+    assert run.get("question") == expected, f"after the form, the official client got {truncate(run.get('question'))}, " \
                                             f"expected {expected!r}"
 
 
@@ -864,7 +860,7 @@ def official_client_resumes(rec: Recording):
     question = rec.facts.get("question")
     if question is not None:
         assert question in (run.get("question") or ""), \
-            f"the official client got {short(run.get('question'))}, expected the question {question!r} as text"
+            f"the official client got {truncate(run.get('question'))}, expected the question {question!r} as text"
     expected = conformance_reply(rec, run.get("resume_value"))
-    assert run.get("resumed") == expected, f"after resume the official client got {short(run.get('resumed'))}, " \
+    assert run.get("resumed") == expected, f"after resume the official client got {truncate(run.get('resumed'))}, " \
                                            f"expected {expected!r}"

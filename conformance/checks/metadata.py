@@ -7,10 +7,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance import schemas
-from conformance.checks.auth import SCOPE, challenge_params, got, same_url, spelled, step, url_under
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
+from conformance.vocab.challenges import challenge_params, same_url, spelled, url_under
+from conformance.vocab.constants import SCOPE
+from conformance.vocab.readers import got, step
 from conformance.wire.http import Exchange
 
 CACHE_SECONDS = 30

@@ -1,7 +1,7 @@
 """MCP scenarios: the 2026-07-28 calls, the 2025-11-25 handshake, sessions, progress streams,
 paused runs, protocol refusals, an optional rate-limit probe and the official `mcp` client.
 
-Every request is built by `conformance.protocols`; where the spec leaves a shape open
+Every request is built by `conformance.vocab` (protocols, sending); where the spec leaves a shape open
 (the elicitation form, the retry of a paused call) the upstream MCP 2026-07-28 shapes of the
 `mcp_types` package are used, and the checks say so.
 """
@@ -10,97 +10,20 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any
-from urllib.parse import quote
 
-from conformance import protocols as p
+from conformance.vocab import protocols as p
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
+from conformance.vocab.constants import UNKNOWN_VERSION
+from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.wire.http import Exchange
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
-UNKNOWN_VERSION = "1999-01-01"
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
-QUERY_CREDENTIAL_PARAM = "access_token"  # RFC 6750 §2.3's query parameter: a credential outside the header
 RATE_PROBE_MAX = 600                    # requests the thorough rate-limit probe may send
 RATE_PROBE_BATCH = 25
 RATE_PROBE_CHEAP = 20                   # X-RateLimit-Remaining at or below this: probe by default
-
-
-# -- shared helpers (also used by scenarios/auth.py and scenarios/metadata.py) ----------------
-def request_json(ex: Exchange) -> Any:
-    """The JSON body the suite sent in an exchange (None if none)."""
-    try:
-        return json.loads(ex.request_body) if ex.request_body else None
-    except ValueError:
-        return None
-
-
-async def rpc(ctx: Context, method: str, params: dict[str, Any] | None = None, *, label: str, id: Any = 1,
-              version: str | None = p.MCP_VERSION, header_version: str | None | object = ..., meta_version: Any = ...,
-              mcp_name: str | None = None, capabilities: dict[str, Any] | None = None, progress_token: Any = None,
-              agent_id: str | None = None, credential: str | None = "api_key", headers: dict[str, Any] | None = None,
-              drop_headers: tuple[str, ...] = (), body: Any = None, query: str | None = None, **kw: Any) -> Exchange:
-    """One MCP request. `header_version` / `meta_version` override the header and the `_meta` version separately
-    (`...`: same as `version`; None: left out); `drop_headers` removes routing headers."""
-    if body is None:
-        body = p.mcp_request(method, params, id=id, version=version if meta_version is ... else meta_version,
-                             capabilities=capabilities, progress_token=progress_token)
-    hv = version if header_version is ... else header_version
-    hdrs: dict[str, Any] = p.mcp_headers(method, version=hv, name=mcp_name)
-    for name in drop_headers:
-        hdrs.pop(name, None)
-    hdrs.update(headers or {})
-    path = ctx.agent_path("mcp", agent_id)
-    if query is not None:
-        encoded = quote(query, safe="")
-        if encoded != query:
-            ctx.client.redactor.add(encoded)  # the credential as it appears in the URL stays out of transcripts
-        path += f"?{QUERY_CREDENTIAL_PARAM}={encoded}"
-    return await ctx.post(path, body, label=label, credential=credential, headers=hdrs, **kw)
-
-
-async def call_tool(ctx: Context, tool: str, prompt: str | None, *, label: str, session: str | None = None,
-                    resume: Any = None, id: Any = 1, send_name: bool = True, extra_params: dict[str, Any] | None = None,
-                    **kw: Any) -> Exchange:
-    params = {"name": tool, "arguments": p.tool_arguments(prompt, session, resume), **(extra_params or {})}
-    return await rpc(ctx, "tools/call", params, label=label, id=id, mcp_name=tool if send_name else None, **kw)
-
-
-def _single_tool_name(ex: Exchange) -> str | None:
-    try:
-        tools = ex.json().get("result", {}).get("tools")
-    except (AssertionError, AttributeError):
-        return None
-    if isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict) \
-            and isinstance(tools[0].get("name"), str) and tools[0]["name"]:
-        return tools[0]["name"]
-    return None
-
-
-async def tool_name(ctx: Context) -> str:
-    """The agent's tool: learned once per run from `tools/list` (shared by every scenario), else from
-    `--agent-slug`. A scenario that cannot name the tool cannot call it."""
-    memo = ctx.session.__dict__.setdefault("_mcp_tool_memo", {})
-    if "future" not in memo:
-        memo["future"] = asyncio.ensure_future(_lookup_tool(ctx))
-    name, why = await asyncio.shield(memo["future"])
-    if name is None:
-        raise AssertionError(why)
-    return name
-
-
-async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
-    ex = await ctx.client.send("POST", ctx.agent_path("mcp"), label="tool-lookup",
-                               headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
-                               json=p.mcp_request("tools/list", id="tool-lookup"))
-    name = _single_tool_name(ex)
-    if name:
-        return name, ""
-    if ctx.target.agent_slug:
-        return p.tool_name(ctx.target.agent_slug), ""
-    return None, (f"could not learn the tool name: tools/list answered {ex.status} without exactly one named tool, "
-                  "and no --agent-slug was given")
 
 
 # -- 2026-07-28 and 2025-11-25 basics ---------------------------------------------------------

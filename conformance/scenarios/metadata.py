@@ -2,11 +2,10 @@
 the `resource_metadata` URL of an MCP 401 followed to the document. No agent run."""
 from __future__ import annotations
 
-from conformance.checks.auth import challenge_params, url_under
 from conformance.engine import Context
 from conformance.registry import scenario
-from conformance.scenarios.mcp import call_tool, tool_name
-from conformance.scenarios.auth import optional, random_agent, unknown_credential
+from conformance.vocab.challenges import challenge_params, url_under
+from conformance.vocab.sending import call_tool, optional, random_agent, tool_name, unknown_credential
 
 
 @scenario("metadata.document", protocol="metadata")

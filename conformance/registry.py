@@ -13,8 +13,10 @@ a precise message when the server is wrong. Both register by decorator:
 """
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import pkgutil
+import types
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
@@ -35,6 +37,10 @@ class Scenario:
     doc: str = ""
     timing: bool = False             # its checks judge arrival times
     last: bool = False               # started once the shared lane's other scenarios are done (e.g. a load probe)
+    steps: tuple[str, ...] = ()      # the step labels it records (glob patterns allowed); () = not declared
+
+    def declares(self, label: str) -> bool:
+        return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps)
 
     @property
     def isolated(self) -> bool:
@@ -70,12 +76,31 @@ class RegistryError(ValueError):
     pass
 
 
+class UnknownStep(RegistryError):
+    """A check asked a recording for a step its scenario never declares: a bug of the suite (a typo), not a step
+    the server kept the scenario from reaching (that one is NotAssessed)."""
+
+
+class Step(str):
+    """A step label shared by a scenario and its checks (`conformance.vocab.steps`); checks that use one are
+    validated at collection against their scenarios' declared steps."""
+
+
+def unknown_step(scenario: str, label: str) -> UnknownStep | None:
+    """The error for asking `scenario`'s recording for `label`, or None when the label is declared (or the scenario
+    declares no steps)."""
+    scn = SCENARIOS.get(scenario)
+    if scn is None or not scn.steps or scn.declares(label):
+        return None
+    return UnknownStep(f"scenario {scenario} declares no step {label!r} (its steps: {', '.join(scn.steps)})")
+
+
 def _first_line(fn) -> str:
     return (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
 
 
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
-             timing=False, last=False):
+             timing=False, last=False, steps=()):
     protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
     if not protocols or not set(protocols) <= set(PROTOCOLS):
         raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {PROTOCOLS}")
@@ -84,7 +109,7 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:
             raise RegistryError(f"scenario {name} registered twice")
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
-                                   _first_line(fn), timing, last)
+                                   _first_line(fn), timing, last, tuple(steps))
         return fn
 
     return register
@@ -131,7 +156,8 @@ def load_all() -> dict[str, Check]:
 
 
 def validate() -> None:
-    """A check naming an unknown requirement or scenario is an error at collection."""
+    """A check naming an unknown requirement or scenario, or using a step (`Step`) that none of its scenarios
+    declares, is an error at collection."""
     reqs = catalog.load()
     problems = []
     for c in CHECKS.values():
@@ -143,8 +169,55 @@ def validate() -> None:
         for s in c.scenarios:
             if s not in SCENARIOS:
                 problems.append(f"check {c.id} names unknown scenario {s}")
+        declaring = [SCENARIOS[s] for s in c.scenarios if s in SCENARIOS and SCENARIOS[s].steps]
+        for label in steps_used(c.fn) if declaring else ():
+            if not any(scn.declares(label) for scn in declaring):
+                problems.append(f"check {c.id} reads step {label!r}, which none of {c.scenarios} declares")
     if problems:
         raise RegistryError("; ".join(problems))
+
+
+def steps_used(fn: Callable[..., Any]) -> set[str]:
+    """The `Step` labels a check function refers to, found statically: names of its code (and nested code, and
+    functions it wraps via `__wrapped__`) that resolve to a `Step` in its globals or in a module it reads."""
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def visit(f) -> None:
+        if id(f) in seen or not hasattr(f, "__code__"):
+            return
+        seen.add(id(f))
+        g = dict(getattr(f, "__globals__", {}))
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
+            try:
+                g[name] = cell.cell_contents
+            except ValueError:
+                continue
+        modules = [v for v in g.values() if isinstance(v, types.ModuleType)]
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            for name in code.co_names:
+                for value in [g.get(name)] + [getattr(m, name, None) for m in modules]:
+                    if isinstance(value, Step):
+                        found.add(str(value))
+        for cell in f.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, Step):
+                found.add(str(value))
+            elif isinstance(value, (tuple, list)):
+                found.update(str(v) for v in value if isinstance(v, Step))
+            elif callable(value):
+                visit(value)
+        if hasattr(f, "__wrapped__"):
+            visit(f.__wrapped__)
+
+    visit(fn)
+    return found
 
 
 def coverage() -> dict[str, list[str]]:

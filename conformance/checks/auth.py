@@ -10,6 +10,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab import protocols as p
+from conformance.vocab import steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled
 from conformance.vocab.constants import INVOKE_AGUI_CREDENTIALS, JSONRPC_INVALID_REQUEST, SCOPE
 from conformance.vocab.readers import got, step
@@ -48,7 +49,7 @@ register(api_key_accepted, ("AUTH-KEY-001",), BOTH)
 @check("AUTH-KEY-001", scenarios=["mcp.modern"])
 def api_key_accepted_mcp(rec: Recording):
     """Sends a 2026-07-28 tools/call with `Authorization: Bearer <--api-key>`; it answers 200 with a result."""
-    ex = rec.get("call")
+    ex = rec.get(steps.CALL)
     assert ex.status == 200, f"tools/call with the API key: expected 200, got {got(ex)}"
     assert "result" in p.mcp_response(ex), f"tools/call with the API key: expected a result, got {got(ex)}"
 

@@ -15,6 +15,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, check
 from conformance.vocab import protocols as p
+from conformance.vocab import steps
 from conformance.vocab.constants import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNKNOWN_VERSION,
                                          UNSUPPORTED_VERSION)
 from conformance.vocab.readers import got, request_json, rpc_error
@@ -25,7 +26,7 @@ from conformance.wire.sse import SSEEvent
 
 UPSTREAM_HEADER_MISMATCH = -32020
 MODERN = ["mcp.modern"]
-NO_NAME = "call-noname"   # judged by MCP-HDR-004 alone: the other checks use calls that carry Mcp-Name
+NO_NAME = steps.CALL_NONAME   # judged by MCP-HDR-004 alone: the other checks use calls that carry Mcp-Name
 UPSTREAM_NOTE = "follows the spec's -32022; upstream MCP 2026-07-28 uses -32020 (HeaderMismatch) here"
 
 
@@ -109,7 +110,7 @@ def labels(rec: Recording, *names: str) -> list[tuple[str, Exchange]]:
 def modern_call_served(rec: Recording):
     """Sends a 2026-07-28 tools/call (header = `_meta` version, matching Mcp-Method/Mcp-Name, no initialize);
     HTTP 200 with a JSON-RPC result."""
-    result_of(rec.get("call"), "2026-07-28 tools/call")
+    result_of(rec.get(steps.CALL), "2026-07-28 tools/call")
 
 
 @check("MCP-HDR-004", scenarios=MODERN)
@@ -132,8 +133,8 @@ def legacy_initialize(rec: Recording):
 def legacy_calls_served(rec: Recording):
     """After initialize, tools/list and tools/call with `MCP-Protocol-Version: 2025-11-25` (no `_meta` version)
     answer 200 with results; the call replies the plain reply."""
-    result_of(rec.get("list"), "tools/list at 2025-11-25")
-    result = result_of(rec.get("call"), "tools/call at 2025-11-25")
+    result_of(rec.get(steps.LIST), "tools/list at 2025-11-25")
+    result = result_of(rec.get(steps.CALL), "tools/call at 2025-11-25")
     reply = rec.facts.get("replies", {}).get("call")
     if reply is not None:
         text = text_block(result, "tools/call at 2025-11-25")
@@ -155,20 +156,20 @@ REFUSALS = ["mcp.refusals"]
 @check("MCP-VER-002", scenarios=REFUSALS)
 def unknown_version_refused(rec: Recording):
     """Sends tools/call declaring 1999-01-01 in header and `_meta`; HTTP 400 with JSON-RPC code -32022."""
-    mcp_refused(rec, "version-unknown", 400, UNSUPPORTED_VERSION)
+    mcp_refused(rec, steps.VERSION_UNKNOWN, 400, UNSUPPORTED_VERSION)
 
 
 @check("MCP-VER-003", scenarios=REFUSALS)
 def unknown_version_lists_supported(rec: Recording):
     """The -32022 for version 1999-01-01 has `error.data.supported`: version strings holding 2026-07-28."""
-    err = mcp_refused(rec, "version-unknown", 400, UNSUPPORTED_VERSION)["error"]
+    err = mcp_refused(rec, steps.VERSION_UNKNOWN, 400, UNSUPPORTED_VERSION)["error"]
     _supported(err, "the -32022 for version 1999-01-01")
 
 
 @check("MCP-VER-004", scenarios=REFUSALS)
 def unknown_version_echoes_requested(rec: Recording):
     """The -32022 for version 1999-01-01 has `error.data.requested` = "1999-01-01"."""
-    err = mcp_refused(rec, "version-unknown", 400, UNSUPPORTED_VERSION)["error"]
+    err = mcp_refused(rec, steps.VERSION_UNKNOWN, 400, UNSUPPORTED_VERSION)["error"]
     data = err.get("data")
     requested = data.get("requested") if isinstance(data, dict) else None
     assert requested == UNKNOWN_VERSION, \
@@ -180,7 +181,7 @@ def unknown_version_echoes_requested(rec: Recording):
 def unknown_initialize_version_refused(rec: Recording):
     """Sends `initialize` with protocolVersion 1999-01-01; HTTP 400, -32022, `data.supported` listing versions
     (upstream 2025-11-25 would negotiate instead; the spec says refuse)."""
-    err = mcp_refused(rec, "initialize-unknown", 400, UNSUPPORTED_VERSION)["error"]
+    err = mcp_refused(rec, steps.INITIALIZE_UNKNOWN, 400, UNSUPPORTED_VERSION)["error"]
     _supported(err, "the -32022 for initialize 1999-01-01")
     return "spec: refuse; upstream 2025-11-25 initialize negotiates a version instead"
 
@@ -194,11 +195,11 @@ def _mismatch(label: str, doc: str):
 
 
 for _req, _label, _name, _doc in (
-        ("MCP-HDR-001", "version-mismatch", "version_header_mismatch",
+        ("MCP-HDR-001", steps.VERSION_MISMATCH, "version_header_mismatch",
          "Sends tools/call with header 2026-07-28 but `_meta` version 2025-11-25; HTTP 400 with -32022."),
-        ("MCP-HDR-002", "method-mismatch", "method_header_mismatch",
+        ("MCP-HDR-002", steps.METHOD_MISMATCH, "method_header_mismatch",
          "Sends tools/call with `Mcp-Method: tools/list`; HTTP 400 with -32022."),
-        ("MCP-HDR-003", "name-mismatch", "name_header_mismatch",
+        ("MCP-HDR-003", steps.NAME_MISMATCH, "name_header_mismatch",
          "Sends tools/call whose Mcp-Name names another tool than params.name; HTTP 400 with -32022.")):
     _fn = _mismatch(_label, _doc)
     _fn.__name__ = _name
@@ -209,20 +210,20 @@ for _req, _label, _name, _doc in (
 def method_header_required(rec: Recording):
     """Sends a 2026-07-28 tools/call without Mcp-Method; a 4xx with a JSON-RPC error body (the exact 400 is
     MCP-HDR-006's SHOULD: that a missing header "does not match the body" is a reading of the spec)."""
-    mcp_refused(rec, "method-missing", None)
+    mcp_refused(rec, steps.METHOD_MISSING, None)
 
 
 @check("MCP-HDR-007", scenarios=REFUSALS)
 def version_header_required(rec: Recording):
     """Sends tools/call with `_meta` version 2026-07-28 but no MCP-Protocol-Version header; a 4xx with a JSON-RPC
     error body (the exact 400 is MCP-HDR-006's SHOULD)."""
-    mcp_refused(rec, "version-header-missing", None)
+    mcp_refused(rec, steps.VERSION_HEADER_MISSING, None)
 
 
 @check("MCP-HDR-006", scenarios=REFUSALS)
 def missing_header_code(rec: Recording):
     """The refusals of a missing Mcp-Method and a missing MCP-Protocol-Version are HTTP 400 with code -32022."""
-    for label in ("method-missing", "version-header-missing"):
+    for label in (steps.METHOD_MISSING, steps.VERSION_HEADER_MISSING):
         mcp_refused(rec, label, 400, UNSUPPORTED_VERSION)
     return "spec reading: missing = not matching; upstream 2026-07-28 uses -32020 for missing headers"
 
@@ -230,13 +231,13 @@ def missing_header_code(rec: Recording):
 @check("MCP-HDR-008", scenarios=REFUSALS)
 def wrong_content_type(rec: Recording):
     """Sends tools/call as `Content-Type: text/plain`; a 4xx with a JSON-RPC error body (upstream code -32005)."""
-    body = mcp_refused(rec, "content-type", None)
+    body = mcp_refused(rec, steps.CONTENT_TYPE, None)
     return f"code {body['error']['code']} (upstream: -32005)"
 
 
 # -- methods and the tool ---------------------------------------------------------------------
 def the_tools(rec: Recording) -> list[Any]:
-    result = result_of(rec.get("list"), "tools/list")
+    result = result_of(rec.get(steps.LIST), "tools/list")
     tools = result.get("tools")
     assert isinstance(tools, list), f"tools/list: `result.tools` is not an array: {truncate(result)}"
     return tools
@@ -253,7 +254,7 @@ def the_tool(rec: Recording) -> dict[str, Any]:
 @check("MCP-METH-001", scenarios=MODERN)
 def discover_describes_tool(rec: Recording):
     """Sends server/discover; 200 with a JSON-RPC result that names the tool or declares the `tools` capability."""
-    result = result_of(rec.get("discover"), "server/discover")
+    result = result_of(rec.get(steps.DISCOVER), "server/discover")
     tool = rec.facts.get("tool")
     caps = result.get("capabilities")
     named = isinstance(tool, str) and tool in json.dumps(result, ensure_ascii=False)
@@ -333,7 +334,7 @@ def tool_matches_upstream(rec: Recording):
 
 
 # -- tools/call results -----------------------------------------------------------------------
-CALLS = ("call", "call-tool")   # the plain-reply and tool-call prompts, both with Mcp-Name
+CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
 
 
 @check("MCP-TOOL-001", scenarios=MODERN)
@@ -409,7 +410,7 @@ def failure_has_content(rec: Recording):
 @check("MCP-PROG-011", scenarios=MODERN)
 def no_token_one_json_body(rec: Recording):
     """Sends tools/call without a progress token (Accept lists both types); one application/json response."""
-    ex = rec.get("call")
+    ex = rec.get(steps.CALL)
     assert ex.status == 200 and ex.content_type == "application/json", \
         f"tools/call without a progress token: expected one application/json body, got {got(ex)}"
 
@@ -417,7 +418,7 @@ def no_token_one_json_body(rec: Recording):
 @check("MCP-SESS-005", scenarios=MODERN)
 def stateless(rec: Recording):
     """Sends tools/list and tools/call with no prior initialize and no Mcp-Session-Id; both answer with results."""
-    for label in ("list", "call"):
+    for label in (steps.LIST, steps.CALL):
         result_of(rec.get(label), f"{label} without initialize or Mcp-Session-Id")
 
 
@@ -722,7 +723,7 @@ def retry_continues(rec: Recording):
 @check("MCP-METH-006", scenarios=REFUSALS)
 def unknown_method(rec: Recording):
     """Sends `resources/list`; a JSON-RPC error with code -32601."""
-    ex = rec.get("unsupported-method")
+    ex = rec.get(steps.UNSUPPORTED_METHOD)
     body = rpc_error(ex, "resources/list")
     assert body["error"]["code"] == METHOD_NOT_FOUND, f"resources/list: code {body['error']['code']}, expected -32601"
 
@@ -730,7 +731,7 @@ def unknown_method(rec: Recording):
 @check("MCP-METH-007", scenarios=REFUSALS)
 def invalid_params(rec: Recording):
     """Sends tools/call for an unknown tool, and one without `arguments.prompt`; JSON-RPC errors with code -32602."""
-    for label in ("unknown-tool", "no-prompt"):
+    for label in (steps.UNKNOWN_TOOL, steps.NO_PROMPT):
         body = rpc_error(rec.get(label), f"tools/call ({label})")
         assert body["error"]["code"] == INVALID_PARAMS, \
             f"tools/call ({label}): code {body['error']['code']}, expected -32602"
@@ -738,7 +739,7 @@ def invalid_params(rec: Recording):
 
 # Errors whose HTTP status the spec's table does not give (it only lists -32601 and -32602 among "other codes"):
 # a JSON-RPC error under 200 is as legitimate for them as a 4xx.
-STATUS_OPEN = {"unsupported-method", "unknown-tool", "no-prompt", "content-type"}
+STATUS_OPEN = {steps.UNSUPPORTED_METHOD, steps.UNKNOWN_TOOL, steps.NO_PROMPT, steps.CONTENT_TYPE}
 
 
 def refusals_keep_status(rec: Recording):
@@ -776,7 +777,7 @@ for _scn in ("mcp.refusals", "access.mcp"):
 @check("MCP-ERR-002", scenarios=REFUSALS)
 def unknown_agent(rec: Recording):
     """Sends tools/call with a valid API key to a nonexistent `agt_…` id; HTTP 404 with code -32600."""
-    mcp_refused(rec, "unknown-agent", 404, INVALID_REQUEST)
+    mcp_refused(rec, steps.UNKNOWN_AGENT, 404, INVALID_REQUEST)
 
 
 def probed_429(rec: Recording) -> Exchange:

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from conformance.vocab import protocols as p
+from conformance.vocab import steps
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
@@ -27,20 +28,20 @@ RATE_PROBE_CHEAP = 20                   # X-RateLimit-Remaining at or below this
 
 
 # -- 2026-07-28 and 2025-11-25 basics ---------------------------------------------------------
-@scenario("mcp.modern", protocol="mcp", prompts=("plain_reply", "tool_call"))
+@scenario("mcp.modern", protocol="mcp", prompts=("plain_reply", "tool_call"), steps=steps.MCP_MODERN)
 async def modern(ctx: Context) -> None:
     """2026-07-28 without initialize: server/discover, tools/list, the plain-reply and tool-call prompts with
     Mcp-Name, then the plain-reply prompt once more without Mcp-Name (for MCP-HDR-004 alone: a server that requires
     the optional header fails that requirement, not the result checks)."""
     plain, tool_prompt = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("tool_call")
-    await rpc(ctx, "server/discover", label="discover", id="disc-1")
-    await rpc(ctx, "tools/list", label="list", id=2)
+    await rpc(ctx, "server/discover", label=steps.DISCOVER, id="disc-1")
+    await rpc(ctx, "tools/list", label=steps.LIST, id=2)
     tool = await tool_name(ctx)
     ctx.note(tool=tool, replies={"call": plain.get("reply"), "call-tool": tool_prompt.get("reply"),
                                  "call-noname": plain.get("reply")})
-    await call_tool(ctx, tool, plain["prompt"], label="call", id="call-3", session=ctx.unique("mcp-plain"))
-    await call_tool(ctx, tool, tool_prompt["prompt"], label="call-tool", id=4, session=ctx.unique("mcp-tool"))
-    await call_tool(ctx, tool, plain["prompt"], label="call-noname", id=5, send_name=False,
+    await call_tool(ctx, tool, plain["prompt"], label=steps.CALL, id="call-3", session=ctx.unique("mcp-plain"))
+    await call_tool(ctx, tool, tool_prompt["prompt"], label=steps.CALL_TOOL, id=4, session=ctx.unique("mcp-tool"))
+    await call_tool(ctx, tool, plain["prompt"], label=steps.CALL_NONAME, id=5, send_name=False,
                     session=ctx.unique("mcp-noname"))
 
 
@@ -185,7 +186,7 @@ async def pause_elicit(ctx: Context) -> None:
 
 
 # -- protocol refusals (no run starts) --------------------------------------------------------
-@scenario("mcp.refusals", protocol="mcp", prompts=("plain_reply",))
+@scenario("mcp.refusals", protocol="mcp", prompts=("plain_reply",), steps=steps.MCP_REFUSALS)
 async def refusals(ctx: Context) -> None:
     """Requests the spec's table refuses: unknown versions, headers that do not match the body, missing routing
     headers, a wrong Content-Type, an unsupported method, an unknown tool, a call without prompt, an unknown agent."""
@@ -193,16 +194,16 @@ async def refusals(ctx: Context) -> None:
     ctx.note(tool=tool, unknown_version=UNKNOWN_VERSION)
     other_version = p.MCP_LEGACY_VERSION
     cases: list[tuple[str, dict[str, Any]]] = [
-        ("version-unknown", dict(version=UNKNOWN_VERSION)),
-        ("version-mismatch", dict(header_version=p.MCP_VERSION, meta_version=other_version)),
-        ("method-mismatch", dict(headers={"Mcp-Method": "tools/list"})),
-        ("name-mismatch", dict(mcp_name=tool + "_other")),
-        ("method-missing", dict(drop_headers=("Mcp-Method",))),
-        ("version-header-missing", dict(header_version=None)),
-        ("content-type", dict(content=None)),
-        ("unknown-tool", dict(tool=tool + "_nope")),
-        ("no-prompt", dict(prompt=None)),
-        ("unknown-agent", dict(agent_id="agt_" + ctx.unique("nope").replace("-", ""))),
+        (steps.VERSION_UNKNOWN, dict(version=UNKNOWN_VERSION)),
+        (steps.VERSION_MISMATCH, dict(header_version=p.MCP_VERSION, meta_version=other_version)),
+        (steps.METHOD_MISMATCH, dict(headers={"Mcp-Method": "tools/list"})),
+        (steps.NAME_MISMATCH, dict(mcp_name=tool + "_other")),
+        (steps.METHOD_MISSING, dict(drop_headers=("Mcp-Method",))),
+        (steps.VERSION_HEADER_MISSING, dict(header_version=None)),
+        (steps.CONTENT_TYPE, dict(content=None)),
+        (steps.UNKNOWN_TOOL, dict(tool=tool + "_nope")),
+        (steps.NO_PROMPT, dict(prompt=None)),
+        (steps.UNKNOWN_AGENT, dict(agent_id="agt_" + ctx.unique("nope").replace("-", ""))),
     ]
     for n, (label, case) in enumerate(cases, 1):
         case = dict(case)
@@ -210,7 +211,7 @@ async def refusals(ctx: Context) -> None:
         text = case.pop("prompt", prompt)
         args = {"prompt": text} if text is not None else {}
         args["session_id"] = ctx.unique("refused")
-        if label == "content-type":
+        if label == steps.CONTENT_TYPE:
             body = p.mcp_request("tools/call", {"name": name, "arguments": args}, id=n)
             await ctx.post(ctx.agent_path("mcp"), label=label, content=json.dumps(body).encode(),
                            headers={**p.mcp_headers("tools/call", name=name), "Content-Type": "text/plain"})
@@ -219,8 +220,8 @@ async def refusals(ctx: Context) -> None:
             case["mcp_name"] = name
         await rpc(ctx, "tools/call", {"name": name, "arguments": args}, label=label, id=n, **case)
     init = {"protocolVersion": UNKNOWN_VERSION, "capabilities": {}, "clientInfo": LEGACY_CLIENT_INFO}
-    await rpc(ctx, "initialize", init, label="initialize-unknown", id="init-x", version=None)
-    await rpc(ctx, "resources/list", label="unsupported-method", id="meth-x")
+    await rpc(ctx, "initialize", init, label=steps.INITIALIZE_UNKNOWN, id="init-x", version=None)
+    await rpc(ctx, "resources/list", label=steps.UNSUPPORTED_METHOD, id="meth-x")
 
 
 @scenario("mcp.rate_limit", protocol="mcp", deadline=120.0, last=True)

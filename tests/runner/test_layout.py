@@ -64,3 +64,43 @@ def test_the_rule_sees_a_cross_import(tmp_path):
     assert {n for n in names if broken_rule(n)} == {"conformance.scenarios.mcp.x", "conformance.scenarios.mcp",
                                                     "conformance.checks", "conformance.checks.auth", "conformance.protocols",
                                                     "conformance.checks.invoke", "conformance.checks.invoke.RUNS"}
+
+
+# -- step labels: a typo is a bug, not "not assessed" ----------------------------------------------
+def test_an_undeclared_step_is_an_error_and_an_unreached_one_not_assessed():
+    from conformance import canned, registry
+    from conformance.outcomes import NotAssessed
+    from conformance.vocab import steps
+
+    registry.load_all()
+    rec = canned.recording("mcp.refusals", [])
+    with pytest.raises(registry.UnknownStep, match="method-mising"):
+        rec.get("method-mising")
+    with pytest.raises(NotAssessed):
+        rec.get(steps.METHOD_MISSING)
+
+
+def test_validate_finds_the_steps_a_check_uses():
+    from conformance import registry
+    from conformance.vocab import steps
+
+    def reads_a_declared_step(rec):
+        return rec.get(steps.METHOD_MISSING)
+
+    typo = registry.Step("method-mising")
+
+    def reads_an_undeclared_step(rec):
+        return rec.get(typo)
+
+    assert registry.steps_used(reads_a_declared_step) == {"method-missing"}
+    assert registry.steps_used(reads_an_undeclared_step) == {"method-mising"}
+    registry.load_all()
+    scn = registry.SCENARIOS["mcp.refusals"]
+    assert scn.declares("method-missing") and not scn.declares("method-mising")
+
+
+def test_every_check_reads_only_declared_steps():
+    from conformance import registry
+
+    registry.load_all()
+    registry.validate()   # raises RegistryError naming the check and the step

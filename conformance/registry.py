@@ -10,6 +10,9 @@ a precise message when the server is wrong. Both register by decorator:
 
     @check("INV-RES-001", scenarios=["invoke.plain_json"])
     def result_is_json_200(rec): ...
+
+A rule applied over several parameters (scenarios, labels, groups) registers once per parameter with `rule(...)`.
+These two are the only ways a check is registered.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import importlib
 import pkgutil
 import types
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable
 
 from conformance import catalog
 
@@ -116,11 +119,16 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
 
 
 def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str | None = None,
-          supplementary: bool = False):
+          supplementary: bool = False, doc: str | None = None):
+    """Register a check function. `name` (default: the function's) makes the id `<module>.<name>`; `doc` replaces
+    the docstring (a check built by a factory); `supplementary`: its failure fails the requirement, its pass alone
+    never satisfies it."""
     if not requirements:
         raise RegistryError("a check must name at least one requirement")
 
     def register(fn):
+        if doc is not None:
+            fn.__doc__ = doc
         module = fn.__module__.rsplit(".", 1)[-1]
         check_id = f"{module}.{name or fn.__name__}"
         if check_id in CHECKS and CHECKS[check_id].fn is not fn:
@@ -130,6 +138,35 @@ def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str 
         return fn
 
     return register
+
+
+def rule(make: Callable[[Any], Callable[..., Any]], over: Iterable[Any], *, requirements: Any, scenarios: Any,
+         name: Any = None, doc: Any = None, supplementary: bool = False) -> list[Callable[..., Any]]:
+    """One rule applied over several parameters: for each `param` of `over`, `make(param)` builds a check function
+    and registers it as by `@check`. `requirements` (one id or several), `scenarios` (one name or several), `name`
+    and `doc` are values or functions of the parameter. The check id is `<module>.<name>` (default name: the built
+    function's `__name__`).
+
+        rule(lambda scn: lambda rec: judge(rec.get("accepted")), over=["access.invoke", "access.agui"],
+             requirements="AUTH-KEY-001", scenarios=lambda scn: [scn],
+             name=lambda scn: f"api_key_accepted_{scn.split('.')[-1]}")
+    """
+    def value(x: Any, param: Any) -> Any:
+        return x(param) if callable(x) else x
+
+    made = []
+    for param in over:
+        fn = make(param)
+        text = value(doc, param)
+        if text:
+            fn.__doc__ = text
+        reqs, scns = value(requirements, param), value(scenarios, param)
+        reqs = (reqs,) if isinstance(reqs, str) else tuple(reqs)
+        scns = [scns] if isinstance(scns, str) else list(scns)
+        check(*reqs, scenarios=scns, name=value(name, param) if name is not None else fn.__name__,
+              supplementary=supplementary)(fn)
+        made.append(fn)
+    return made
 
 
 _loaded = False

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
-from conformance.registry import check
+from conformance.registry import check, rule
 from conformance.vocab import protocols as p
 from conformance.vocab.constants import AGUI_INTERPRETED as INTERPRETED
 from conformance.vocab.readers import error_of, stream_events
@@ -146,12 +146,6 @@ def need_runs(found: list[Run], what: str) -> list[Run]:
     if not found:
         raise NotAssessed(f"no run of {what} was recorded")
     return found
-
-
-def register(requirement: str, scenarios: list[str], name: str, doc: str, fn: Callable[..., Any]) -> None:
-    """Register a check built by a factory (one rule, several parameters): the docstring is set first."""
-    fn.__doc__ = doc
-    check(requirement, scenarios=scenarios, name=name)(fn)
 
 
 def fail_all(problems: list[str], header: str = "") -> None:
@@ -353,13 +347,12 @@ def _echo_check(event_type: str, field: str, sent_key: str) -> Callable[..., Non
     return judge
 
 
-register("AGUI-ID-001", ["agui.plain", "agui.key_lengths", "agui.session"], "thread_id_echoed_on_start",
-         "Sends threadId (also 1 and 256 characters long); RUN_STARTED.threadId equals it.",
-         _echo_check("RUN_STARTED", "threadId", "thread"))
-register("AGUI-ID-002", ["agui.plain", "agui.upstream_input"], "run_id_echoed_on_start",
-         "Sends runId; RUN_STARTED.runId equals it.", _echo_check("RUN_STARTED", "runId", "run"))
-register("AGUI-ID-003", ["agui.plain", "agui.upstream_input"], "run_id_echoed_on_finish",
-         "Sends runId; RUN_FINISHED.runId equals it.", _echo_check("RUN_FINISHED", "runId", "run"))
+check("AGUI-ID-001", scenarios=["agui.plain", "agui.key_lengths", "agui.session"], name="thread_id_echoed_on_start",
+      doc="Sends threadId (also 1 and 256 characters long); RUN_STARTED.threadId equals it.")(_echo_check("RUN_STARTED", "threadId", "thread"))
+check("AGUI-ID-002", scenarios=["agui.plain", "agui.upstream_input"], name="run_id_echoed_on_start",
+      doc="Sends runId; RUN_STARTED.runId equals it.")(_echo_check("RUN_STARTED", "runId", "run"))
+check("AGUI-ID-003", scenarios=["agui.plain", "agui.upstream_input"], name="run_id_echoed_on_finish",
+      doc="Sends runId; RUN_FINISHED.runId equals it.")(_echo_check("RUN_FINISHED", "runId", "run"))
 
 
 @check("AGUI-ID-004", scenarios=STREAMS)
@@ -497,11 +490,13 @@ def _lifecycle_check(family: str) -> Callable[..., None]:
     return judge
 
 
-for _req, _family, _doc in (
-        ("AGUI-COMPAT-003", "TEXT_MESSAGE", "Runs every stream scenario; text messages open once, and CONTENT/END come only while open."),
-        ("AGUI-COMPAT-004", "TOOL_CALL", "Runs every stream scenario; tool calls open once, ARGS/END only while open, none open at RUN_FINISHED."),
-        ("AGUI-COMPAT-005", "STEP", "Runs every stream scenario; steps start once, finish only if started, none open at RUN_FINISHED.")):
-    register(_req, STREAMS, f"{_family.lower()}_lifecycle", _doc, _lifecycle_check(_family))
+LIFECYCLE_CHECKS = {   # requirement: (event family, doc)
+    "AGUI-COMPAT-003": ("TEXT_MESSAGE", "Runs every stream scenario; text messages open once, and CONTENT/END come only while open."),
+    "AGUI-COMPAT-004": ("TOOL_CALL", "Runs every stream scenario; tool calls open once, ARGS/END only while open, none open at RUN_FINISHED."),
+    "AGUI-COMPAT-005": ("STEP", "Runs every stream scenario; steps start once, finish only if started, none open at RUN_FINISHED."),
+}
+rule(lambda req: _lifecycle_check(LIFECYCLE_CHECKS[req][0]), over=LIFECYCLE_CHECKS, requirements=lambda req: req, scenarios=STREAMS,
+     name=lambda req: f"{LIFECYCLE_CHECKS[req][0].lower()}_lifecycle", doc=lambda req: LIFECYCLE_CHECKS[req][1])
 
 
 # -- sessions --------------------------------------------------------------------------------------
@@ -583,7 +578,7 @@ def _refusal_check(labels: tuple[str, ...], code: str | None) -> Callable[..., N
     return judge
 
 
-for _req, _name, _labels, _code, _doc in (
+REFUSALS = (   # (requirement, check name, steps, error.code, doc)
         ("AGUI-ERR-001", "refused_without_messages", ("no-messages",), "invalid_request",
          "Sends neither messages nor resume; refused before any stream with a 4xx and invalid_request."),
         ("AGUI-ERR-002", "refused_empty_messages", ("empty-messages",), "invalid_request",
@@ -596,8 +591,9 @@ for _req, _name, _labels, _code, _doc in (
          "Sends a body of about 2 MB (well over 1 MB); refused before the stream with a 4xx and the error body."),
         ("AGUI-ERR-005", "refusals_are_error_bodies", ("no-messages", "empty-messages", "assistant-only", "thread-257", "thread-empty", "two-mb",
                           "agui-unknown-agent", "agui-no-credential", "agui-bad-credential"), None,
-         "Sends faulty AG-UI requests with Accept: text/event-stream; each answer is a JSON error body, not a stream.")):
-    register(_req, ["agui.refusals"], _name, _doc, _refusal_check(_labels, _code))
+         "Sends faulty AG-UI requests with Accept: text/event-stream; each answer is a JSON error body, not a stream."))
+rule(lambda case: _refusal_check(case[2], case[3]), over=REFUSALS, requirements=lambda case: case[0],
+     scenarios=["agui.refusals"], name=lambda case: case[1], doc=lambda case: case[4])
 
 
 @check("AGUI-ERR-004", scenarios=["agui.refusals"])
@@ -760,12 +756,10 @@ def _ping_check(min_pings: int) -> Callable[..., None]:
     return judge
 
 
-register("AGUI-PING-001", ["agui.silence"], "ping_during_silence",
-         "Runs `sleep 16`; a comment beginning with `ping` comes at most 15 s (+ tolerance) after the last frame.",
-         _ping_check(1))
-register("AGUI-PING-002", ["agui.silence_long"], "ping_repeats",
-         "Runs `sleep 32` (--thorough); pings repeat: two or more, no gap between frames/pings over 15 s + tolerance.",
-         _ping_check(2))
+check("AGUI-PING-001", scenarios=["agui.silence"], name="ping_during_silence",
+      doc="Runs `sleep 16`; a comment beginning with `ping` comes at most 15 s (+ tolerance) after the last frame.")(_ping_check(1))
+check("AGUI-PING-002", scenarios=["agui.silence_long"], name="ping_repeats",
+      doc="Runs `sleep 32` (--thorough); pings repeat: two or more, no gap between frames/pings over 15 s + tolerance.")(_ping_check(2))
 
 
 @check("AGUI-PING-003", scenarios=["agui.silence"])
@@ -792,12 +786,10 @@ def _failure_check(label: str, partial: bool) -> Callable[..., None]:
     return judge
 
 
-register("AGUI-FAIL-001", ["agui.fail_after"], "failure_after_output",
-         "Runs `say partial` then `fail boom`; 200, deltas carry `partial`, RUN_ERROR last, no RUN_FINISHED.",
-         _failure_check("fail-after", True))
-register("AGUI-FAIL-002", ["agui.fail_before"], "failure_before_output",
-         "Runs `fail boom`; 200, RUN_STARTED, then RUN_ERROR last and no RUN_FINISHED.",
-         _failure_check("fail-before", False))
+check("AGUI-FAIL-001", scenarios=["agui.fail_after"], name="failure_after_output",
+      doc="Runs `say partial` then `fail boom`; 200, deltas carry `partial`, RUN_ERROR last, no RUN_FINISHED.")(_failure_check("fail-after", True))
+check("AGUI-FAIL-002", scenarios=["agui.fail_before"], name="failure_before_output",
+      doc="Runs `fail boom`; 200, RUN_STARTED, then RUN_ERROR last and no RUN_FINISHED.")(_failure_check("fail-before", False))
 
 
 @check("AGUI-FAIL-003", scenarios=["agui.fail_after", "agui.fail_before"])

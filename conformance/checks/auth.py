@@ -8,7 +8,7 @@ import re
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
-from conformance.registry import check
+from conformance.registry import check, rule
 from conformance.vocab import protocols as p
 from conformance.vocab import steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled
@@ -19,9 +19,9 @@ from conformance.wire.http import Exchange
 
 
 def register(fn, reqs: tuple[str, ...], scenarios_by_name: dict[str, str]) -> None:
-    """One check per protocol scenario (so --protocols keeps the ones it can), same rule."""
-    for suffix, scn in scenarios_by_name.items():
-        check(*reqs, scenarios=[scn], name=f"{fn.__name__}_{suffix}")(fn)
+    """One check per protocol scenario (so --protocols keeps the ones it can), same rule: `<fn>_<protocol>`."""
+    rule(lambda suffix: fn, over=scenarios_by_name, requirements=reqs, scenarios=lambda suffix: [scenarios_by_name[suffix]],
+         name=lambda suffix: f"{fn.__name__}_{suffix}")
 
 
 BOTH = {"invoke": "access.invoke", "agui": "access.agui"}
@@ -166,19 +166,19 @@ def _mcp_401(*labels: str):
     return fn
 
 
-for _req, _labels, _name, _doc in (
-        ("AUTH-MCP-003", ("no-credential",), "mcp_no_credential", "no Authorization header"),
-        ("AUTH-MCP-004", ("empty-bearer",), "mcp_empty_bearer", "the bare scheme `Bearer` and no credential"),
-        ("AUTH-MCP-005", ("unknown-key", "unknown-token"), "mcp_unknown_credential",
-         "unknown `<svc>_live_…` and `<svc>_oat_…` credentials"),
-        ("AUTH-MCP-006", ("revoked-key",), "mcp_revoked_key", "the revoked key (--revoked-key)"),
-        ("AUTH-MCP-007", ("expired-token",), "mcp_expired_token", "the expired token (--expired-token)"),
-        ("AUTH-MCP-010", ("query-key", "query-token", "body-key"), "mcp_credential_outside_header",
-         "a valid credential only in the query string or the JSON body")):
-    _fn = _mcp_401(*_labels)
-    _fn.__name__ = _name
-    _fn.__doc__ = f"Sends tools/call with {_doc}; HTTP 401 with a JSON-RPC error body."
-    check(_req, scenarios=["access.mcp"], name=_name)(_fn)
+MCP_401 = {   # requirement: (steps, check name, what they sent)
+    "AUTH-MCP-003": (("no-credential",), "mcp_no_credential", "no Authorization header"),
+    "AUTH-MCP-004": (("empty-bearer",), "mcp_empty_bearer", "the bare scheme `Bearer` and no credential"),
+    "AUTH-MCP-005": (("unknown-key", "unknown-token"), "mcp_unknown_credential",
+                     "unknown `<svc>_live_…` and `<svc>_oat_…` credentials"),
+    "AUTH-MCP-006": (("revoked-key",), "mcp_revoked_key", "the revoked key (--revoked-key)"),
+    "AUTH-MCP-007": (("expired-token",), "mcp_expired_token", "the expired token (--expired-token)"),
+    "AUTH-MCP-010": (("query-key", "query-token", "body-key"), "mcp_credential_outside_header",
+                     "a valid credential only in the query string or the JSON body"),
+}
+rule(lambda req: _mcp_401(*MCP_401[req][0]), over=MCP_401, requirements=lambda req: req, scenarios=["access.mcp"],
+     name=lambda req: MCP_401[req][1],
+     doc=lambda req: f"Sends tools/call with {MCP_401[req][2]}; HTTP 401 with a JSON-RPC error body.")
 
 
 def _401s(rec: Recording) -> list[tuple[str, Exchange]]:

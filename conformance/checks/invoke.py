@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, Observation
-from conformance.registry import check
+from conformance.registry import check, rule
 from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, INVOKE_INTERPRETED as INTERPRETED, RUNS
 from conformance.vocab.readers import error_of, is_4xx, request_json as sent
@@ -191,21 +191,24 @@ STREAM_GROUPS = {
 
 
 def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)):
-    """Registers `rule(ex)` (AssertionError when one stream breaks it) as one check per group of streams."""
+    """Decorator: `judge(ex)` (AssertionError when one stream breaks it) as one check per group of streams
+    (`<judge>__<group>`, registered by `registry.rule`)."""
 
-    def register(rule: Callable[[Exchange], None]):
-        for group in groups:
-            scenario, prefix = STREAM_GROUPS[group]
+    def over_streams(judge: Callable[[Exchange], None], group: str) -> Callable[[Recording], None]:
+        scenario, prefix = STREAM_GROUPS[group]
 
-            def fn(rec: Recording, rule=rule, prefix=prefix, scenario=scenario) -> None:
-                streams = rec.labelled(prefix)
-                if not streams:
-                    raise NotAssessed(f"scenario {scenario} recorded no invoke stream")
-                judge_each(streams, rule)
+        def fn(rec: Recording) -> None:
+            streams = rec.labelled(prefix)
+            if not streams:
+                raise NotAssessed(f"scenario {scenario} recorded no invoke stream")
+            judge_each(streams, judge)
+        return fn
 
-            fn.__doc__ = rule.__doc__
-            check(*requirements, scenarios=[scenario], name=f"{rule.__name__}__{group}")(fn)
-        return rule
+    def register(judge: Callable[[Exchange], None]):
+        rule(lambda group: over_streams(judge, group), over=groups, requirements=requirements,
+             scenarios=lambda group: [STREAM_GROUPS[group][0]], name=lambda group: f"{judge.__name__}__{group}",
+             doc=judge.__doc__)
+        return judge
 
     return register
 
@@ -268,13 +271,12 @@ def json_rule(*requirements: str, names: Iterable[str] = RUNS):
     """Registers `rule(name, ex, rec)` over the non-streaming results of `invoke.runs` for the agent scenarios `names`."""
     names = tuple(names)
 
-    def register(rule):
+    def register(judge):
         def fn(rec: Recording) -> None:
-            judge_each(runs_of(rec, "json", names), lambda item: rule(item[0], item[1], rec))
+            judge_each(runs_of(rec, "json", names), lambda item: judge(item[0], item[1], rec))
 
-        fn.__doc__ = rule.__doc__
-        check(*requirements, scenarios=["invoke.runs"], name=rule.__name__)(fn)
-        return rule
+        check(*requirements, scenarios=["invoke.runs"], name=judge.__name__, doc=judge.__doc__)(fn)
+        return judge
 
     return register
 
@@ -729,19 +731,20 @@ def session_echoed(ex: Exchange) -> None:
     assert got == key, f"{ex.label}: sent sessionId {truncate(str(key), 60, count=True)!r}, the result carries {truncate(str(got), 60, count=True)!r}"
 
 
-def register_session_echo(scenario: str, prefix: str) -> None:
+def session_echo(scenario: str, prefix: str) -> Callable[[Recording], None]:
     def fn(rec: Recording) -> None:
         exchanges = [ex for ex in rec.labelled(prefix) if isinstance((sent(ex) or {}).get("sessionId"), str)]
         if not exchanges:
             raise NotAssessed(f"scenario {scenario} sent no `sessionId` without streaming")
         judge_each(exchanges, session_echoed)
 
-    fn.__doc__ = "Sends invokes with a `sessionId` without streaming; each result's `sessionId` equals the one sent."
-    check("INV-SESS-003", scenarios=[scenario], name=f"session_id_echoed__{scenario.split('.')[-1]}")(fn)
+    return fn
 
 
-register_session_echo("invoke.runs", "json-")
-register_session_echo("invoke.sessions", "")
+SESSION_ECHOES = {"invoke.runs": "json-", "invoke.sessions": ""}   # scenario: label prefix of its JSON results
+rule(lambda scn: session_echo(scn, SESSION_ECHOES[scn]), over=SESSION_ECHOES, requirements="INV-SESS-003",
+     scenarios=lambda scn: [scn], name=lambda scn: f"session_id_echoed__{scn.split('.')[-1]}",
+     doc="Sends invokes with a `sessionId` without streaming; each result's `sessionId` equals the one sent.")
 
 
 @check("INV-SESS-005", scenarios=["invoke.key_lengths"])
@@ -901,7 +904,7 @@ def body_not_object_refused(rec: Recording) -> None:
     judge_each([rec.get("not-json"), rec.get("json-array")], refused)
 
 
-def register_no_run(scenario: str) -> None:
+def no_run(scenario: str) -> Callable[[Recording], str]:
     def fn(rec: Recording) -> str:
         pairs = rec.facts.get("no_run") or {}
         if not pairs:
@@ -922,12 +925,13 @@ def register_no_run(scenario: str) -> None:
             raise NotAssessed(f"none of {', '.join(pairs)} was refused")
         return f"no run after: {', '.join(judged)}" + (f"; not refused: {', '.join(skipped)}" if skipped else "")
 
-    fn.__doc__ = "Sends requests that must be refused with a fresh `sessionId`, then `count` on it; each reply is 1 (no run started)."
-    check("INV-ERR-006", scenarios=[scenario], name=f"refusal_starts_no_run__{scenario.split('.')[-1]}")(fn)
+    return fn
 
 
-register_no_run("invoke.refusals")
-register_no_run("invoke.extra_data")
+rule(no_run, over=("invoke.refusals", "invoke.extra_data"), requirements="INV-ERR-006", scenarios=lambda scn: [scn],
+     name=lambda scn: f"refusal_starts_no_run__{scn.split('.')[-1]}",
+     doc="Sends requests that must be refused with a fresh `sessionId`, then `count` on it; each reply is 1 (no run "
+         "started).")
 
 
 # -- GEN-ERR: the error body of every refusal ------------------------------------------------------------
@@ -941,18 +945,20 @@ def refusals_of(rec: Recording) -> list[Exchange]:
 
 
 def error_rule(requirement: str, *, only_with_error: bool = True):
-    """Registers `rule(ex, err)` over every refusal of `invoke.refusals` and `invoke.extra_data`."""
+    """Decorator: `judge(ex, err)` over every refusal of `invoke.refusals` and `invoke.extra_data`, one check per
+    scenario (`<judge>__<scenario>`, registered by `registry.rule`)."""
 
-    def register(rule):
-        for scenario in ("invoke.refusals", "invoke.extra_data"):
-            def fn(rec: Recording) -> str | None:
-                items = refusals_of(rec)
-                judge_each(items, lambda ex: rule(ex, error_of(ex)) if error_of(ex) or not only_with_error else None)
-                return observed_codes(items) if requirement == "GEN-ERR-001" else None
+    def over_refusals(judge) -> Callable[[Recording], str | None]:
+        def fn(rec: Recording) -> str | None:
+            items = refusals_of(rec)
+            judge_each(items, lambda ex: judge(ex, error_of(ex)) if error_of(ex) or not only_with_error else None)
+            return observed_codes(items) if requirement == "GEN-ERR-001" else None
+        return fn
 
-            fn.__doc__ = rule.__doc__
-            check(requirement, scenarios=[scenario], name=f"{rule.__name__}__{scenario.split('.')[-1]}")(fn)
-        return rule
+    def register(judge):
+        rule(lambda scn: over_refusals(judge), over=("invoke.refusals", "invoke.extra_data"), requirements=requirement,
+             scenarios=lambda scn: [scn], name=lambda scn: f"{judge.__name__}__{scn.split('.')[-1]}", doc=judge.__doc__)
+        return judge
 
     return register
 

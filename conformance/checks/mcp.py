@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
-from conformance.registry import SCENARIOS, check
+from conformance.registry import SCENARIOS, check, rule
 from conformance.vocab import protocols as p
 from conformance.vocab import steps
 from conformance.vocab.constants import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNKNOWN_VERSION,
@@ -194,16 +194,16 @@ def _mismatch(label: str, doc: str):
     return fn
 
 
-for _req, _label, _name, _doc in (
-        ("MCP-HDR-001", steps.VERSION_MISMATCH, "version_header_mismatch",
-         "Sends tools/call with header 2026-07-28 but `_meta` version 2025-11-25; HTTP 400 with -32022."),
-        ("MCP-HDR-002", steps.METHOD_MISMATCH, "method_header_mismatch",
-         "Sends tools/call with `Mcp-Method: tools/list`; HTTP 400 with -32022."),
-        ("MCP-HDR-003", steps.NAME_MISMATCH, "name_header_mismatch",
-         "Sends tools/call whose Mcp-Name names another tool than params.name; HTTP 400 with -32022.")):
-    _fn = _mismatch(_label, _doc)
-    _fn.__name__ = _name
-    check(_req, scenarios=REFUSALS, name=_name)(_fn)
+MISMATCHES = {   # requirement: (step, check name, doc)
+    "MCP-HDR-001": (steps.VERSION_MISMATCH, "version_header_mismatch",
+                    "Sends tools/call with header 2026-07-28 but `_meta` version 2025-11-25; HTTP 400 with -32022."),
+    "MCP-HDR-002": (steps.METHOD_MISMATCH, "method_header_mismatch",
+                    "Sends tools/call with `Mcp-Method: tools/list`; HTTP 400 with -32022."),
+    "MCP-HDR-003": (steps.NAME_MISMATCH, "name_header_mismatch",
+                    "Sends tools/call whose Mcp-Name names another tool than params.name; HTTP 400 with -32022."),
+}
+rule(lambda req: _mismatch(MISMATCHES[req][0], MISMATCHES[req][2]), over=MISMATCHES, requirements=lambda req: req,
+     scenarios=REFUSALS, name=lambda req: MISMATCHES[req][1])
 
 
 @check("MCP-HDR-005", scenarios=REFUSALS)
@@ -301,8 +301,8 @@ def ids_kept(rec: Recording):
             f"{ex.label}: sent id {want!r} ({type(want).__name__}), the response has id {truncate(msg.get('id'))}"
 
 
-for _scn in ("mcp.modern", "mcp.legacy"):
-    check("MCP-METH-005", scenarios=[_scn], name=f"ids_kept_{_scn.split('.')[1]}")(ids_kept)
+rule(lambda scn: ids_kept, over=("mcp.modern", "mcp.legacy"), requirements="MCP-METH-005", scenarios=lambda scn: [scn],
+     name=lambda scn: f"ids_kept_{scn.split('.')[1]}")
 
 
 @check("MCP-CLIENT-002", scenarios=MODERN)
@@ -770,8 +770,8 @@ def refusals_keep_status(rec: Recording):
         raise NotAssessed(f"{rec.scenario}: no refusal was observed")
 
 
-for _scn in ("mcp.refusals", "access.mcp"):
-    check("MCP-ERR-001", scenarios=[_scn], name=f"refusal_body_{_scn.replace('.', '_')}")(refusals_keep_status)
+rule(lambda scn: refusals_keep_status, over=("mcp.refusals", "access.mcp"), requirements="MCP-ERR-001",
+     scenarios=lambda scn: [scn], name=lambda scn: f"refusal_body_{scn.replace('.', '_')}")
 
 
 @check("MCP-ERR-002", scenarios=REFUSALS)

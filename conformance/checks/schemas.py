@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from conformance.outcomes import NotAssessed
-from conformance.registry import SCENARIOS, check, load_scenarios
+from conformance.registry import SCENARIOS, load_scenarios, rule
 from conformance.vocab.traffic import exchange_violations
 
 
@@ -69,14 +69,10 @@ def register_schema_checks() -> list[str]:
     """One check per (requirement, scenario) for the scenarios that exist (a scenario failing
     or not assessed then affects only its own checks)."""
     load_scenarios()
-    made = []
-    for rid, wanted in COVERAGE.items():
-        for name in wanted:
-            if name in SCENARIOS:
-                fn = _schema_check(rid, name)
-                check(rid, scenarios=[name], name=fn.__name__, supplementary=True)(fn)
-                made.append(fn.__name__)
-    return made
+    pairs = [(rid, name) for rid, wanted in COVERAGE.items() for name in wanted if name in SCENARIOS]
+    made = rule(lambda pair: _schema_check(*pair), over=pairs, requirements=lambda pair: pair[0],
+                scenarios=lambda pair: [pair[1]], supplementary=True)
+    return [fn.__name__ for fn in made]
 
 
 register_schema_checks()

@@ -25,7 +25,10 @@ from typing import Any, Awaitable, Callable, Iterable
 
 from conformance import catalog
 
-PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
+# The protocols with endpoints a scenario sends to (what --protocols filters). Not catalog.PROTOCOLS, which also
+# has the requirement areas "auth" and "general".
+ENDPOINT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
+PROTOCOLS = ENDPOINT_PROTOCOLS   # the old name, still read by plugin.py
 
 
 @dataclass(frozen=True)
@@ -105,8 +108,8 @@ def _first_line(fn) -> str:
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
              timing=False, last=False, steps=()):
     protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
-    if not protocols or not set(protocols) <= set(PROTOCOLS):
-        raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {PROTOCOLS}")
+    if not protocols or not set(protocols) <= set(ENDPOINT_PROTOCOLS):
+        raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {ENDPOINT_PROTOCOLS}")
 
     def register(fn):
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:

@@ -282,7 +282,7 @@ def tool_name_from_slug(rec: Recording):
     """The tool's name is `ask_` + --agent-slug with every `-` replaced by `_`."""
     if not rec.target.agent_slug:
         raise NotAssessed(f"needs {rec.target.option_for('agent_slug')}, which was not given")
-    expected = p.tool_name_from_slug(rec.target.agent_slug)
+    expected = p.slug_tool_name(rec.target.agent_slug)
     name = the_tool(rec)["name"]
     assert name == expected, f"the tool is named {name!r}, expected {expected!r} (from --agent-slug)"
 

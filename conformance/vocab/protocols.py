@@ -115,7 +115,7 @@ def mcp_headers(method: str, *, version: str | None = MCP_VERSION, name: str | N
     return headers
 
 
-def tool_name_from_slug(slug: str) -> str:
+def slug_tool_name(slug: str) -> str:
     """The tool name the spec derives from an agent slug (`my-agent` -> `ask_my_agent`)."""
     return "ask_" + slug.replace("-", "_")
 

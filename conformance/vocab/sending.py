@@ -79,7 +79,7 @@ async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
     if name:
         return name, ""
     if ctx.target.agent_slug:
-        return p.tool_name_from_slug(ctx.target.agent_slug), ""
+        return p.slug_tool_name(ctx.target.agent_slug), ""
     return None, (f"could not learn the tool name: tools/list answered {ex.status} without exactly one named tool, "
                   "and no --agent-slug was given")
 
@@ -88,7 +88,7 @@ async def listed_tool(ctx: Context) -> str | None:
     """The tool name for generated traffic: from --agent-slug, else the first tool of a recorded `tools/list` (label
     `tools-list`; None if the server will not say). Unlike `tool_name`, a failed lookup is no error here."""
     if ctx.target.agent_slug:
-        return p.tool_name_from_slug(ctx.target.agent_slug)
+        return p.slug_tool_name(ctx.target.agent_slug)
     ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                                                 "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                                                      "io.modelcontextprotocol/clientCapabilities": {}}}},

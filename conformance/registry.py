@@ -121,6 +121,15 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
     return register
 
 
+def surface_module(module: str) -> str:
+    """`conformance.checks.mcp.refusals` -> `conformance.checks.mcp`: a surface split into one module per catalog
+    section keeps the check ids `<surface>.<name>` that reports, baselines and tests use."""
+    parts = module.split(".")
+    if parts[:2] == ["conformance", "checks"] and len(parts) > 3:
+        return ".".join(parts[:3])
+    return module
+
+
 def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str | None = None,
           supplementary: bool = False, doc: str | None = None):
     """Register a check function. `name` (default: the function's) makes the id `<module>.<name>`; `doc` replaces
@@ -132,11 +141,11 @@ def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str 
     def register(fn):
         if doc is not None:
             fn.__doc__ = doc
-        module = fn.__module__.rsplit(".", 1)[-1]
-        check_id = f"{module}.{name or fn.__name__}"
+        surface = surface_module(fn.__module__)
+        check_id = f"{surface.rsplit('.', 1)[-1]}.{name or fn.__name__}"
         if check_id in CHECKS and CHECKS[check_id].fn is not fn:
             raise RegistryError(f"check {check_id} registered twice")
-        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), fn.__module__,
+        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), surface,
                                  supplementary)
         return fn
 

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from conformance import catalog
 from conformance.outcomes import NotAssessed, Observation
 from conformance.reporting import repro
-from conformance.registry import SCENARIOS, Check, Scenario
+from conformance.registry import SCENARIOS, Check, Scenario, unknown_step
 from conformance.target import Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
 from conformance.wire.pace import Pacer, parse_rate_limit
@@ -52,6 +52,9 @@ class Recording:
         for ex in self.exchanges:
             if ex.label == label:
                 return ex
+        unknown = unknown_step(self.scenario, label)
+        if unknown is not None:
+            raise unknown
         raise NotAssessed(f"scenario {self.scenario} did not reach step {label!r} "
                           f"(it recorded {[e.label for e in self.exchanges]})")
 

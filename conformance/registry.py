@@ -10,17 +10,25 @@ a precise message when the server is wrong. Both register by decorator:
 
     @check("INV-RES-001", scenarios=["invoke.plain_json"])
     def result_is_json_200(rec): ...
+
+A rule applied over several parameters (scenarios, labels, groups) registers once per parameter with `rule(...)`.
+These two are the only ways a check is registered.
 """
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import pkgutil
+import types
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable
 
 from conformance import catalog
 
-PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
+# The protocols with endpoints a scenario sends to (what --protocols filters). Not catalog.PROTOCOLS, which also
+# has the requirement areas "auth" and "general".
+ENDPOINT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
+PROTOCOLS = ENDPOINT_PROTOCOLS   # the old name, still read by plugin.py
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,10 @@ class Scenario:
     doc: str = ""
     timing: bool = False             # its checks judge arrival times
     last: bool = False               # started once the shared lane's other scenarios are done (e.g. a load probe)
+    steps: tuple[str, ...] = ()      # the step labels it records (glob patterns allowed); () = not declared
+
+    def declares(self, label: str) -> bool:
+        return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps)
 
     @property
     def isolated(self) -> bool:
@@ -70,44 +82,113 @@ class RegistryError(ValueError):
     pass
 
 
+class UnknownStep(RegistryError):
+    """A check asked a recording for a step its scenario never declares: a bug of the suite (a typo), not a step
+    the server kept the scenario from reaching (that one is NotAssessed)."""
+
+
+class Step(str):
+    """A step label shared by a scenario and its checks (`conformance.vocab.steps`); checks that use one are
+    validated at collection against their scenarios' declared steps."""
+
+
+def unknown_step(scenario: str, label: str) -> UnknownStep | None:
+    """The error for asking `scenario`'s recording for `label`, or None when the label is declared (or the scenario
+    declares no steps)."""
+    scn = SCENARIOS.get(scenario)
+    if scn is None or not scn.steps or scn.declares(label):
+        return None
+    return UnknownStep(f"scenario {scenario} declares no step {label!r} (its steps: {', '.join(scn.steps)})")
+
+
 def _first_line(fn) -> str:
     return (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
 
 
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
-             timing=False, last=False):
+             timing=False, last=False, steps=()):
     protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
-    if not protocols or not set(protocols) <= set(PROTOCOLS):
-        raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {PROTOCOLS}")
+    if not protocols or not set(protocols) <= set(ENDPOINT_PROTOCOLS):
+        raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {ENDPOINT_PROTOCOLS}")
 
     def register(fn):
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:
             raise RegistryError(f"scenario {name} registered twice")
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
-                                   _first_line(fn), timing, last)
+                                   _first_line(fn), timing, last, tuple(steps))
         return fn
 
     return register
 
 
+def surface_module(module: str) -> str:
+    """`conformance.checks.mcp.refusals` -> `conformance.checks.mcp`: a surface split into one module per catalog
+    section keeps the check ids `<surface>.<name>` that reports, baselines and tests use."""
+    parts = module.split(".")
+    if parts[:2] == ["conformance", "checks"] and len(parts) > 3:
+        return ".".join(parts[:3])
+    return module
+
+
 def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str | None = None,
-          supplementary: bool = False):
+          supplementary: bool = False, doc: str | None = None):
+    """Register a check function. `name` (default: the function's) makes the id `<module>.<name>`; `doc` replaces
+    the docstring (a check built by a factory); `supplementary`: its failure fails the requirement, its pass alone
+    never satisfies it."""
     if not requirements:
         raise RegistryError("a check must name at least one requirement")
 
     def register(fn):
-        module = fn.__module__.rsplit(".", 1)[-1]
-        check_id = f"{module}.{name or fn.__name__}"
+        if doc is not None:
+            fn.__doc__ = doc
+        surface = surface_module(fn.__module__)
+        check_id = f"{surface.rsplit('.', 1)[-1]}.{name or fn.__name__}"
         if check_id in CHECKS and CHECKS[check_id].fn is not fn:
             raise RegistryError(f"check {check_id} registered twice")
-        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), fn.__module__,
+        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), surface,
                                  supplementary)
         return fn
 
     return register
 
 
+def rule(make: Callable[[Any], Callable[..., Any]], over: Iterable[Any], *, requirements: Any, scenarios: Any,
+         name: Any = None, doc: Any = None, supplementary: bool = False) -> list[Callable[..., Any]]:
+    """One rule applied over several parameters: for each `param` of `over`, `make(param)` builds a check function
+    and registers it as by `@check`. `requirements` (one id or several), `scenarios` (one name or several), `name`
+    and `doc` are values or functions of the parameter. The check id is `<module>.<name>` (default name: the built
+    function's `__name__`).
+
+        rule(lambda scn: lambda rec: judge(rec.get("accepted")), over=["access.invoke", "access.agui"],
+             requirements="AUTH-KEY-001", scenarios=lambda scn: [scn],
+             name=lambda scn: f"api_key_accepted_{scn.split('.')[-1]}")
+    """
+    def value(x: Any, param: Any) -> Any:
+        return x(param) if callable(x) else x
+
+    made = []
+    for param in over:
+        fn = make(param)
+        text = value(doc, param)
+        if text:
+            fn.__doc__ = text
+        reqs, scns = value(requirements, param), value(scenarios, param)
+        reqs = (reqs,) if isinstance(reqs, str) else tuple(reqs)
+        scns = [scns] if isinstance(scns, str) else list(scns)
+        check(*reqs, scenarios=scns, name=value(name, param) if name is not None else fn.__name__,
+              supplementary=supplementary)(fn)
+        made.append(fn)
+    return made
+
+
 _loaded = False
+
+
+def load_scenarios() -> None:
+    """Import every module of conformance.scenarios (a check module never imports them itself)."""
+    pkg = importlib.import_module("conformance.scenarios")
+    for info in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"conformance.scenarios.{info.name}")
 
 
 def load_all() -> dict[str, Check]:
@@ -124,7 +205,8 @@ def load_all() -> dict[str, Check]:
 
 
 def validate() -> None:
-    """A check naming an unknown requirement or scenario is an error at collection."""
+    """A check naming an unknown requirement or scenario, or using a step (`Step`) that none of its scenarios
+    declares, is an error at collection."""
     reqs = catalog.load()
     problems = []
     for c in CHECKS.values():
@@ -136,8 +218,55 @@ def validate() -> None:
         for s in c.scenarios:
             if s not in SCENARIOS:
                 problems.append(f"check {c.id} names unknown scenario {s}")
+        declaring = [SCENARIOS[s] for s in c.scenarios if s in SCENARIOS and SCENARIOS[s].steps]
+        for label in steps_used(c.fn) if declaring else ():
+            if not any(scn.declares(label) for scn in declaring):
+                problems.append(f"check {c.id} reads step {label!r}, which none of {c.scenarios} declares")
     if problems:
         raise RegistryError("; ".join(problems))
+
+
+def steps_used(fn: Callable[..., Any]) -> set[str]:
+    """The `Step` labels a check function refers to, found statically: names of its code (and nested code, and
+    functions it wraps via `__wrapped__`) that resolve to a `Step` in its globals or in a module it reads."""
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def visit(f) -> None:
+        if id(f) in seen or not hasattr(f, "__code__"):
+            return
+        seen.add(id(f))
+        g = dict(getattr(f, "__globals__", {}))
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
+            try:
+                g[name] = cell.cell_contents
+            except ValueError:
+                continue
+        modules = [v for v in g.values() if isinstance(v, types.ModuleType)]
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            for name in code.co_names:
+                for value in [g.get(name)] + [getattr(m, name, None) for m in modules]:
+                    if isinstance(value, Step):
+                        found.add(str(value))
+        for cell in f.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, Step):
+                found.add(str(value))
+            elif isinstance(value, (tuple, list)):
+                found.update(str(v) for v in value if isinstance(v, Step))
+            elif callable(value):
+                visit(value)
+        if hasattr(f, "__wrapped__"):
+            visit(f.__wrapped__)
+
+    visit(fn)
+    return found
 
 
 def coverage() -> dict[str, list[str]]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.schemas import MAPS
+from conformance.vocab.traffic import MAPS
 from conformance.outcomes import NotAssessed
-from conformance.registry import check
+from conformance.registry import rule
 
 MAX_SHOWN = 3
 
@@ -87,11 +87,6 @@ def _fuzz_check(operation: str, rid: str):
     return run
 
 
-def register() -> None:
-    for operation, rids in REQUIREMENTS.items():
-        for rid in dict.fromkeys(rids):          # ordered, without repeats
-            fn = _fuzz_check(operation, rid)
-            check(rid, scenarios=[f"fuzz.{operation}"], name=fn.__name__, supplementary=True)(fn)
-
-
-register()
+# One supplementary check per (operation, requirement), in order, without repeats.
+rule(lambda case: _fuzz_check(*case), over=[(op, rid) for op, rids in REQUIREMENTS.items() for rid in dict.fromkeys(rids)],
+     requirements=lambda case: case[1], scenarios=lambda case: [f"fuzz.{case[0]}"], supplementary=True)

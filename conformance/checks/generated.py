@@ -12,7 +12,7 @@ import json
 from typing import Any, Callable
 
 from conformance.outcomes import NotAssessed
-from conformance.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
+from conformance.vocab.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
 from conformance.registry import check
 
 CONTEXT_BEFORE = 24

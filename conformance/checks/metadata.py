@@ -7,10 +7,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance import schemas
-from conformance.checks.auth import SCOPE, challenge_params, got, same_url, spelled, step, url_under
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
+from conformance.vocab import steps
+from conformance.vocab.challenges import challenge_params, same_url, spelled, url_under
+from conformance.vocab.constants import SCOPE
+from conformance.vocab.readers import got, step
 from conformance.wire.http import Exchange
 
 CACHE_SECONDS = 30
@@ -29,7 +32,7 @@ def document(ex: Exchange, what: str = "GET of the metadata without a credential
 
 
 def field_of(rec: Recording, name: str) -> Any:
-    doc = document(rec.get("doc"))
+    doc = document(rec.get(steps.DOC))
     assert name in doc, f"the metadata has no `{name}` member: {json.dumps(doc)[:300]}"
     return doc[name]
 
@@ -43,7 +46,7 @@ def string_list(value: Any, name: str) -> list[str]:
 @check("META-DOC-001", scenarios=DOC)
 def no_credential_needed(rec: Recording):
     """GETs the metadata without Authorization; 200 with a JSON object."""
-    document(rec.get("doc"))
+    document(rec.get(steps.DOC))
 
 
 @check("META-DOC-002", scenarios=DOC)
@@ -178,7 +181,7 @@ def caching_forbidden(ex: Exchange) -> str | None:
 def caching_not_forbidden(rec: Recording):
     """The 200's caching headers allow caching it for 30 s: no `no-store`, no unqualified `no-cache`, no `max-age`
     below 30, no Expires in the past or less than 30 s after Date (RFC 9111). What allows more is META-DOC-008's."""
-    ex = rec.get("doc")
+    ex = rec.get(steps.DOC)
     document(ex)
     blocker = caching_forbidden(ex)
     assert blocker is None, f"the metadata must be cacheable for 30 seconds; its headers say otherwise: {blocker} " \
@@ -189,7 +192,7 @@ def caching_not_forbidden(rec: Recording):
 @check("META-DOC-008", scenarios=DOC)
 def cached_30_seconds(rec: Recording):
     """The 200's HTTP caching headers give a 30 s lifetime: `max-age=30` (or `s-maxage=30`, or Expires − Date = 30 s)."""
-    ex = rec.get("doc")
+    ex = rec.get(steps.DOC)
     document(ex)
     lifetime, how = freshness(ex)
     if lifetime is not None and how.startswith("Expires"):
@@ -202,8 +205,8 @@ def cached_30_seconds(rec: Recording):
 @check("META-DOC-009", scenarios=DOC)
 def credential_ignored(rec: Recording):
     """GETs the metadata with no credential, the API key and an unknown bearer; 200 with the same document each time."""
-    base = document(rec.get("doc"))
-    for label, what in (("doc-key", "with the API key"), ("doc-unknown-bearer", "with an unknown bearer credential")):
+    base = document(rec.get(steps.DOC))
+    for label, what in ((steps.DOC_KEY, "with the API key"), (steps.DOC_UNKNOWN_BEARER, "with an unknown bearer credential")):
         other = document(rec.get(label), f"GET of the metadata {what}")
         assert other == base, f"GET of the metadata {what} gave another document: {json.dumps(other)[:300]}"
 
@@ -212,13 +215,13 @@ def credential_ignored(rec: Recording):
 def challenge_leads_to_document(rec: Recording):
     """Follows `resource_metadata` of an MCP 401; 200 with the document whose `resource` names that MCP URL (URLs
     compared after RFC 3986 normalization)."""
-    ex = rec.get("challenge")
+    ex = rec.get(steps.CHALLENGE)
     assert ex.status == 401, f"tools/call without a credential: expected 401, got {got(ex)}"
     url = challenge_params(ex).get("resource_metadata")
     assert isinstance(url, str), "the 401's Bearer challenge has no resource_metadata parameter"
     base = rec.target.base_url
     assert url_under(url, base), f"resource_metadata {url!r} is not under the base URL {base!r}"
-    doc = document(rec.get("followed"), f"GET {url}")
+    doc = document(rec.get(steps.FOLLOWED), f"GET {url}")
     expected = mcp_url(rec.target)
     assert same_url(doc.get("resource"), expected), \
         f"the document at resource_metadata has `resource` {doc.get('resource')!r}, expected {expected!r}"
@@ -227,14 +230,14 @@ def challenge_leads_to_document(rec: Recording):
 @check("META-STATE-001", scenarios=DOC)
 def undeployed_agent_404(rec: Recording):
     """GETs the metadata of --undeployed-agent-id; 404."""
-    ex = step(rec, "undeployed-agent")
+    ex = step(rec, steps.UNDEPLOYED_AGENT)
     assert ex.status == 404, f"metadata of the undeployed agent: expected 404, got {got(ex)}"
 
 
 @check("META-STATE-002", scenarios=DOC)
 def unknown_agent_404(rec: Recording):
     """GETs the metadata of a well-formed agent id that never existed; 404."""
-    ex = rec.get("unknown-agent")
+    ex = rec.get(steps.UNKNOWN_AGENT)
     assert ex.status == 404, f"metadata of a nonexistent agt_ id: expected 404, got {got(ex)}"
 
 
@@ -250,7 +253,7 @@ def other_refusals_error_body(rec: Recording):
     others = refusals(rec)
     if not others:
         raise NotAssessed("the metadata endpoint refused nothing with a status other than 404 "
-                          "(a POST, which it does not serve, was answered " + _answer_of(rec, "post") + ")")
+                          "(a POST, which it does not serve, was answered " + _answer_of(rec, steps.POST) + ")")
     for ex in others:
         what = f"the {ex.status} answer to {ex.method} of the metadata ({ex.label})"
         try:
@@ -272,7 +275,7 @@ def _answer_of(rec: Recording, label: str) -> str:
 @check("META-COMPAT-001", scenarios=DOC)
 def content_type_json(rec: Recording):
     """The 200's Content-Type is `application/json` (RFC 9728 §3.2)."""
-    ex = rec.get("doc")
+    ex = rec.get(steps.DOC)
     document(ex)
     assert ex.content_type == "application/json", \
         f"Content-Type is {ex.header('content-type')!r}, expected application/json"
@@ -282,7 +285,7 @@ def content_type_json(rec: Recording):
 def upstream_model_accepts(rec: Recording):
     """Every `authorization_servers` entry is an absolute https URL, and the official MCP client's
     ProtectedResourceMetadata model accepts the document."""
-    doc = document(rec.get("doc"))
+    doc = document(rec.get(steps.DOC))
     for url in string_list(doc.get("authorization_servers"), "authorization_servers"):
         parts = urlsplit(url)
         assert parts.scheme == "https" and parts.netloc, f"authorization server {url!r} is not an absolute https URL"

@@ -20,9 +20,11 @@ import secrets
 import string
 from typing import Any
 
-from conformance import protocols as p
+from conformance.vocab import protocols as p
 from conformance.engine import Context
 from conformance.registry import scenario
+from conformance.vocab.readers import stream_events
+from conformance.vocab.sending import listed_tool
 from conformance.wire.http import Exchange, Limits
 
 SSE_ACCEPT = {"Accept": p.SSE}
@@ -48,21 +50,6 @@ async def run_agui(ctx: Context, label: str, prompt: str | None = None, *, expec
     if expectation is not None:
         ctx.recording.facts.setdefault("runs", {})[label] = expectation
     return await ctx.post(ctx.agent_path("agui"), body, label=label, headers=headers, limits=limits)
-
-
-def stream_events(ex: Exchange) -> list[dict[str, Any]]:
-    """The JSON-object events of an answer; [] when it is no stream (never raises: a scenario reads hostile data)."""
-    if ex.stream is None:
-        return []
-    out = []
-    for frame in ex.stream.dispatched:
-        try:
-            value = frame.json()
-        except AssertionError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
 
 
 def started_thread(ex: Exchange) -> str | None:
@@ -411,14 +398,13 @@ async def silence_long(ctx: Context):
 @scenario("agui.cross_session", protocol=("agui", "invoke", "mcp"), prompts=("session_affinity",), deadline=60)
 async def cross_session(ctx: Context):
     """`count` with one fresh key over invoke (`sessionId`), AG-UI (`threadId`) and MCP (`session_id`): 1, 2, 3."""
-    from conformance.scenarios.generated import mcp_tool
 
     prompt = ctx.prompt("session_affinity")
     key = ctx.unique("cross")
     ctx.note(key=key)
     await ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key), label="invoke")
     await run_agui(ctx, "agui", prompt, thread=key, expectation=None)
-    tool = await mcp_tool(ctx)
+    tool = await listed_tool(ctx)
     ctx.note(tool=tool)
     if tool is None:
         ctx.note(no_mcp="tools/list named no tool and --agent-slug was not given")

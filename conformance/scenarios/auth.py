@@ -8,42 +8,14 @@ left in `facts["skipped"]`, so the checks of that step are not assessed, never p
 from __future__ import annotations
 
 import base64
-import re
-import secrets
-from typing import Any, Awaitable, Callable
+from typing import Any
 
-from conformance import protocols as p
+from conformance.vocab import protocols as p
 from conformance.engine import Context
-from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
-from conformance.scenarios.mcp import call_tool, tool_name
+from conformance.vocab.constants import BODY_CREDENTIAL_FIELD, INVOKE_AGUI_CREDENTIALS, MCP_CREDENTIALS
+from conformance.vocab.sending import call_tool, optional, random_agent, tool_name, unknown_credential
 
-BODY_CREDENTIAL_FIELD = "access_token"   # RFC 6750 §2.2 form-parameter name, the usual misplaced spot
-
-
-def service_prefix(api_key: str | None) -> str:
-    """The `<svc>` part of `<svc>_live_…`; a neutral stand-in when the key does not show it."""
-    m = re.match(r"^(.+?)_live_.", api_key or "")
-    return m.group(1) if m else "svc"
-
-
-def unknown_credential(ctx: Context, kind: str) -> str:
-    return f"{service_prefix(ctx.target.api_key)}_{kind}_{secrets.token_hex(16)}"
-
-
-def random_agent(ctx: Context, prefix: str = "agt_") -> str:
-    return prefix + "conf" + secrets.token_hex(8)
-
-
-async def optional(ctx: Context, label: str, facts: tuple[str, ...], send: Callable[[], Awaitable[Any]]) -> None:
-    """Send a step that needs optional facts, or record why it was skipped."""
-    try:
-        for fact in facts:
-            ctx.need(fact)
-    except NotAssessed as exc:
-        ctx.recording.facts.setdefault("skipped", {})[label] = str(exc)
-        return
-    await send()
 
 
 def _headers(ctx: Context, kind: str) -> tuple[str | None, dict[str, str]]:
@@ -59,13 +31,6 @@ def _headers(ctx: Context, kind: str) -> tuple[str | None, dict[str, str]]:
         return None, {"Authorization": f"Bearer {unknown_credential(ctx, 'oat')}"}
     return {"no-credential": None, "revoked-key": "revoked_key", "expired-token": "expired_token",
             "access-token": "access_token"}.get(kind, "api_key"), {}
-
-
-# Credential variants per protocol, with the facts each needs.
-INVOKE_AGUI_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("basic-scheme", ()),
-                           ("unknown-key", ()), ("revoked-key", ("revoked_key",)))
-MCP_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("unknown-key", ()), ("unknown-token", ()),
-                   ("revoked-key", ("revoked_key",)), ("expired-token", ("expired_token",)))
 
 
 def _body(ctx: Context, protocol: str, prompt: str) -> dict[str, Any]:

@@ -45,8 +45,10 @@ import httpx
 
 from conformance import generate, schemas
 from conformance.outcomes import SuiteFault
-from conformance.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
+from conformance.vocab.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
 from conformance.registry import scenario
+from conformance.vocab.sending import listed_tool
+from conformance.vocab.traffic import MAPS, body_violations
 from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.wire.sse import parse_sse
 
@@ -281,7 +283,6 @@ def _same_id(got: Any, sent: Any) -> bool:
 
 def bodies_match_schemas(ctx, response, case) -> None:
     """Every body and stream frame matches its shared JSON Schema (field-mapped to requirements)."""
-    from conformance.checks.schemas import body_violations   # imported late: checks load after scenarios
     p = _probe()
     ct = _ctype(response)
     frames = None
@@ -628,7 +629,6 @@ def _send_and_judge(p: Probe, st, builtin, target, send, out: dict[str, Any]) ->
                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
     finally:
         _current.probe = None
-    from conformance.checks.schemas import MAPS
     exercised = set(status_requirement(p, _stream_selected(p))) | _shape_requirements(p, status)
     for name in p.applied:
         exercised |= {"META-STATE-003"} if p.op == "metadata" and name == "error-body" else set(MAPS[name].values())
@@ -725,8 +725,7 @@ def _fuzz_scenario(name: str):
             ctx.conformance_agent("generated prompts rely on the conformance agent's echo mode")
         tool = None
         if name == "mcp":
-            from conformance.scenarios.generated import mcp_tool
-            tool = await mcp_tool(ctx)
+            tool = await listed_tool(ctx)
             ctx.note(tool=tool)
         result = await in_daemon_thread(run_operation, name, ctx.target, ctx.unique,
                                         sender(ctx, asyncio.get_running_loop()), tool)

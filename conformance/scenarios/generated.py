@@ -17,33 +17,18 @@ import asyncio
 from hypothesis import strategies as st
 
 from conformance import generate
-from conformance.protocols import (SSE, agui_input, invoke_body, mcp_call, mcp_headers, say_json, tool_name)
+from conformance.vocab.constants import INTERPRETED
+from conformance.vocab.protocols import SSE, agui_input, invoke_body, mcp_call, mcp_headers, say_json
 from conformance.registry import scenario
+from conformance.vocab.sending import listed_tool
 
 TEXTS_PER_RUN = 4
 RUNS_PER_PROTOCOL = 2
 PARAM_RUNS = 3
-# Names the service interprets on invoke or AG-UI: generated extra fields must not collide with them.
-INTERPRETED = {"prompt", "sessionId", "stream", "messages", "threadId", "runId", "resume"}
 
 
 def _groups(texts: list[str], size: int) -> list[list[str]]:
     return [texts[i:i + size] for i in range(0, len(texts), size)]
-
-
-async def mcp_tool(ctx) -> str | None:
-    """The tool name: from --agent-slug, else from tools/list (None if the server will not say)."""
-    if ctx.target.agent_slug:
-        return tool_name(ctx.target.agent_slug)
-    ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                                                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                                                                     "io.modelcontextprotocol/clientCapabilities": {}}}},
-                        headers=mcp_headers("tools/list"), label="tools-list")   # not "mcp-<i>": no run index
-    try:
-        name = ex.json()["result"]["tools"][0]["name"]
-    except (AssertionError, KeyError, IndexError, TypeError, ValueError):
-        return None
-    return name if isinstance(name, str) and name else None
 
 
 @scenario("generated.round_trip", protocol=("invoke", "agui", "mcp"), prompts=("text_round_trip",), deadline=60)
@@ -54,7 +39,7 @@ async def round_trip(ctx):
     groups = _groups(await asyncio.to_thread(generate.guarded, generate.texts, n, ctx.target.seed), TEXTS_PER_RUN)
     prompts = ["\n".join(say_json(t) for t in g) for g in groups]
     ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
-    tool = await mcp_tool(ctx)
+    tool = await listed_tool(ctx)
     ctx.note(tool=tool)
     invoke, agui, mcp = ctx.agent_path("invoke"), ctx.agent_path("agui"), ctx.agent_path("mcp")
     sends = []

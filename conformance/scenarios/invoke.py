@@ -27,15 +27,12 @@ from urllib.parse import urlsplit
 
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
-from conformance.protocols import SSE, canonical, invoke_body
+from conformance.vocab.protocols import SSE, canonical, invoke_body
 from conformance.registry import scenario
+from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
 from conformance.wire.http import Exchange, Limits, is_loopback
 
 # The agent scenarios every invoke run covers, in the order the recording keeps them.
-RUNS = ("plain_reply", "streamed_reply", "tool_call", "step", "failure_after_output", "failure_before_output")
-COMPLETED_RUNS = ("plain_reply", "streamed_reply", "tool_call", "step")
-FAILED_RUNS = ("failure_after_output", "failure_before_output")
-INTERPRETED = ("prompt", "sessionId", "stream", "messages")
 
 ACCEPT_JSON = {"Accept": "application/json"}
 ACCEPT_SSE = {"Accept": SSE}

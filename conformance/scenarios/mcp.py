@@ -1,7 +1,7 @@
 """MCP scenarios: the 2026-07-28 calls, the 2025-11-25 handshake, sessions, progress streams,
 paused runs, protocol refusals, an optional rate-limit probe and the official `mcp` client.
 
-Every request is built by `conformance.protocols`; where the spec leaves a shape open
+Every request is built by `conformance.vocab` (protocols, sending); where the spec leaves a shape open
 (the elicitation form, the retry of a paused call) the upstream MCP 2026-07-28 shapes of the
 `mcp_types` package are used, and the checks say so.
 """
@@ -10,114 +10,38 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any
-from urllib.parse import quote
 
-from conformance import protocols as p
+from conformance.vocab import protocols as p
+from conformance.vocab import steps
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
+from conformance.vocab.constants import UNKNOWN_VERSION
+from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.wire.http import Exchange
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
-UNKNOWN_VERSION = "1999-01-01"
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
-QUERY_CREDENTIAL_PARAM = "access_token"  # RFC 6750 §2.3's query parameter: a credential outside the header
 RATE_PROBE_MAX = 600                    # requests the thorough rate-limit probe may send
 RATE_PROBE_BATCH = 25
 RATE_PROBE_CHEAP = 20                   # X-RateLimit-Remaining at or below this: probe by default
 
 
-# -- shared helpers (also used by scenarios/auth.py and scenarios/metadata.py) ----------------
-def request_json(ex: Exchange) -> Any:
-    """The JSON body the suite sent in an exchange (None if none)."""
-    try:
-        return json.loads(ex.request_body) if ex.request_body else None
-    except ValueError:
-        return None
-
-
-async def rpc(ctx: Context, method: str, params: dict[str, Any] | None = None, *, label: str, id: Any = 1,
-              version: str | None = p.MCP_VERSION, header_version: str | None | object = ..., meta_version: Any = ...,
-              mcp_name: str | None = None, capabilities: dict[str, Any] | None = None, progress_token: Any = None,
-              agent_id: str | None = None, credential: str | None = "api_key", headers: dict[str, Any] | None = None,
-              drop_headers: tuple[str, ...] = (), body: Any = None, query: str | None = None, **kw: Any) -> Exchange:
-    """One MCP request. `header_version` / `meta_version` override the header and the `_meta` version separately
-    (`...`: same as `version`; None: left out); `drop_headers` removes routing headers."""
-    if body is None:
-        body = p.mcp_request(method, params, id=id, version=version if meta_version is ... else meta_version,
-                             capabilities=capabilities, progress_token=progress_token)
-    hv = version if header_version is ... else header_version
-    hdrs: dict[str, Any] = p.mcp_headers(method, version=hv, name=mcp_name)
-    for name in drop_headers:
-        hdrs.pop(name, None)
-    hdrs.update(headers or {})
-    path = ctx.agent_path("mcp", agent_id)
-    if query is not None:
-        encoded = quote(query, safe="")
-        if encoded != query:
-            ctx.client.redactor.add(encoded)  # the credential as it appears in the URL stays out of transcripts
-        path += f"?{QUERY_CREDENTIAL_PARAM}={encoded}"
-    return await ctx.post(path, body, label=label, credential=credential, headers=hdrs, **kw)
-
-
-async def call_tool(ctx: Context, tool: str, prompt: str | None, *, label: str, session: str | None = None,
-                    resume: Any = None, id: Any = 1, send_name: bool = True, extra_params: dict[str, Any] | None = None,
-                    **kw: Any) -> Exchange:
-    params = {"name": tool, "arguments": p.tool_arguments(prompt, session, resume), **(extra_params or {})}
-    return await rpc(ctx, "tools/call", params, label=label, id=id, mcp_name=tool if send_name else None, **kw)
-
-
-def _single_tool_name(ex: Exchange) -> str | None:
-    try:
-        tools = ex.json().get("result", {}).get("tools")
-    except (AssertionError, AttributeError):
-        return None
-    if isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict) \
-            and isinstance(tools[0].get("name"), str) and tools[0]["name"]:
-        return tools[0]["name"]
-    return None
-
-
-async def tool_name(ctx: Context) -> str:
-    """The agent's tool: learned once per run from `tools/list` (shared by every scenario), else from
-    `--agent-slug`. A scenario that cannot name the tool cannot call it."""
-    memo = ctx.session.__dict__.setdefault("_mcp_tool_memo", {})
-    if "future" not in memo:
-        memo["future"] = asyncio.ensure_future(_lookup_tool(ctx))
-    name, why = await asyncio.shield(memo["future"])
-    if name is None:
-        raise AssertionError(why)
-    return name
-
-
-async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
-    ex = await ctx.client.send("POST", ctx.agent_path("mcp"), label="tool-lookup",
-                               headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
-                               json=p.mcp_request("tools/list", id="tool-lookup"))
-    name = _single_tool_name(ex)
-    if name:
-        return name, ""
-    if ctx.target.agent_slug:
-        return p.tool_name(ctx.target.agent_slug), ""
-    return None, (f"could not learn the tool name: tools/list answered {ex.status} without exactly one named tool, "
-                  "and no --agent-slug was given")
-
-
 # -- 2026-07-28 and 2025-11-25 basics ---------------------------------------------------------
-@scenario("mcp.modern", protocol="mcp", prompts=("plain_reply", "tool_call"))
+@scenario("mcp.modern", protocol="mcp", prompts=("plain_reply", "tool_call"), steps=steps.MCP_MODERN)
 async def modern(ctx: Context) -> None:
     """2026-07-28 without initialize: server/discover, tools/list, the plain-reply and tool-call prompts with
     Mcp-Name, then the plain-reply prompt once more without Mcp-Name (for MCP-HDR-004 alone: a server that requires
     the optional header fails that requirement, not the result checks)."""
     plain, tool_prompt = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("tool_call")
-    await rpc(ctx, "server/discover", label="discover", id="disc-1")
-    await rpc(ctx, "tools/list", label="list", id=2)
+    await rpc(ctx, "server/discover", label=steps.DISCOVER, id="disc-1")
+    await rpc(ctx, "tools/list", label=steps.LIST, id=2)
     tool = await tool_name(ctx)
     ctx.note(tool=tool, replies={"call": plain.get("reply"), "call-tool": tool_prompt.get("reply"),
                                  "call-noname": plain.get("reply")})
-    await call_tool(ctx, tool, plain["prompt"], label="call", id="call-3", session=ctx.unique("mcp-plain"))
-    await call_tool(ctx, tool, tool_prompt["prompt"], label="call-tool", id=4, session=ctx.unique("mcp-tool"))
-    await call_tool(ctx, tool, plain["prompt"], label="call-noname", id=5, send_name=False,
+    await call_tool(ctx, tool, plain["prompt"], label=steps.CALL, id="call-3", session=ctx.unique("mcp-plain"))
+    await call_tool(ctx, tool, tool_prompt["prompt"], label=steps.CALL_TOOL, id=4, session=ctx.unique("mcp-tool"))
+    await call_tool(ctx, tool, plain["prompt"], label=steps.CALL_NONAME, id=5, send_name=False,
                     session=ctx.unique("mcp-noname"))
 
 
@@ -262,7 +186,7 @@ async def pause_elicit(ctx: Context) -> None:
 
 
 # -- protocol refusals (no run starts) --------------------------------------------------------
-@scenario("mcp.refusals", protocol="mcp", prompts=("plain_reply",))
+@scenario("mcp.refusals", protocol="mcp", prompts=("plain_reply",), steps=steps.MCP_REFUSALS)
 async def refusals(ctx: Context) -> None:
     """Requests the spec's table refuses: unknown versions, headers that do not match the body, missing routing
     headers, a wrong Content-Type, an unsupported method, an unknown tool, a call without prompt, an unknown agent."""
@@ -270,16 +194,16 @@ async def refusals(ctx: Context) -> None:
     ctx.note(tool=tool, unknown_version=UNKNOWN_VERSION)
     other_version = p.MCP_LEGACY_VERSION
     cases: list[tuple[str, dict[str, Any]]] = [
-        ("version-unknown", dict(version=UNKNOWN_VERSION)),
-        ("version-mismatch", dict(header_version=p.MCP_VERSION, meta_version=other_version)),
-        ("method-mismatch", dict(headers={"Mcp-Method": "tools/list"})),
-        ("name-mismatch", dict(mcp_name=tool + "_other")),
-        ("method-missing", dict(drop_headers=("Mcp-Method",))),
-        ("version-header-missing", dict(header_version=None)),
-        ("content-type", dict(content=None)),
-        ("unknown-tool", dict(tool=tool + "_nope")),
-        ("no-prompt", dict(prompt=None)),
-        ("unknown-agent", dict(agent_id="agt_" + ctx.unique("nope").replace("-", ""))),
+        (steps.VERSION_UNKNOWN, dict(version=UNKNOWN_VERSION)),
+        (steps.VERSION_MISMATCH, dict(header_version=p.MCP_VERSION, meta_version=other_version)),
+        (steps.METHOD_MISMATCH, dict(headers={"Mcp-Method": "tools/list"})),
+        (steps.NAME_MISMATCH, dict(mcp_name=tool + "_other")),
+        (steps.METHOD_MISSING, dict(drop_headers=("Mcp-Method",))),
+        (steps.VERSION_HEADER_MISSING, dict(header_version=None)),
+        (steps.CONTENT_TYPE, dict(content=None)),
+        (steps.UNKNOWN_TOOL, dict(tool=tool + "_nope")),
+        (steps.NO_PROMPT, dict(prompt=None)),
+        (steps.UNKNOWN_AGENT, dict(agent_id="agt_" + ctx.unique("nope").replace("-", ""))),
     ]
     for n, (label, case) in enumerate(cases, 1):
         case = dict(case)
@@ -287,7 +211,7 @@ async def refusals(ctx: Context) -> None:
         text = case.pop("prompt", prompt)
         args = {"prompt": text} if text is not None else {}
         args["session_id"] = ctx.unique("refused")
-        if label == "content-type":
+        if label == steps.CONTENT_TYPE:
             body = p.mcp_request("tools/call", {"name": name, "arguments": args}, id=n)
             await ctx.post(ctx.agent_path("mcp"), label=label, content=json.dumps(body).encode(),
                            headers={**p.mcp_headers("tools/call", name=name), "Content-Type": "text/plain"})
@@ -296,8 +220,8 @@ async def refusals(ctx: Context) -> None:
             case["mcp_name"] = name
         await rpc(ctx, "tools/call", {"name": name, "arguments": args}, label=label, id=n, **case)
     init = {"protocolVersion": UNKNOWN_VERSION, "capabilities": {}, "clientInfo": LEGACY_CLIENT_INFO}
-    await rpc(ctx, "initialize", init, label="initialize-unknown", id="init-x", version=None)
-    await rpc(ctx, "resources/list", label="unsupported-method", id="meth-x")
+    await rpc(ctx, "initialize", init, label=steps.INITIALIZE_UNKNOWN, id="init-x", version=None)
+    await rpc(ctx, "resources/list", label=steps.UNSUPPORTED_METHOD, id="meth-x")
 
 
 @scenario("mcp.rate_limit", protocol="mcp", deadline=120.0, last=True)

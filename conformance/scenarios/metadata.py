@@ -2,42 +2,42 @@
 the `resource_metadata` URL of an MCP 401 followed to the document. No agent run."""
 from __future__ import annotations
 
-from conformance.checks.auth import challenge_params, url_under
 from conformance.engine import Context
 from conformance.registry import scenario
-from conformance.scenarios.mcp import call_tool, tool_name
-from conformance.scenarios.auth import optional, random_agent, unknown_credential
+from conformance.vocab import steps
+from conformance.vocab.challenges import challenge_params, url_under
+from conformance.vocab.sending import call_tool, optional, random_agent, tool_name, unknown_credential
 
 
-@scenario("metadata.document", protocol="metadata")
+@scenario("metadata.document", protocol="metadata", steps=steps.METADATA_DOCUMENT)
 async def document(ctx: Context) -> None:
     """GET the metadata without a credential, with the API key and with an unknown bearer; GET it for an unknown,
     a malformed and the undeployed agent id; POST to it (the endpoint is GET only: a refusal that must use the
     error body)."""
     path = ctx.metadata_path()
-    await ctx.send("GET", path, label="doc", credential=None)
-    await ctx.send("GET", path, label="doc-key")
-    await ctx.send("GET", path, label="doc-unknown-bearer", credential=None,
+    await ctx.send("GET", path, label=steps.DOC, credential=None)
+    await ctx.send("GET", path, label=steps.DOC_KEY)
+    await ctx.send("GET", path, label=steps.DOC_UNKNOWN_BEARER, credential=None,
                    headers={"Authorization": f"Bearer {unknown_credential(ctx, 'live')}"})
-    await ctx.send("GET", ctx.metadata_path(random_agent(ctx)), label="unknown-agent", credential=None)
-    await ctx.send("GET", ctx.metadata_path(random_agent(ctx, "xyz_")), label="malformed-agent", credential=None)
-    await optional(ctx, "undeployed-agent", ("undeployed_agent_id",),
+    await ctx.send("GET", ctx.metadata_path(random_agent(ctx)), label=steps.UNKNOWN_AGENT, credential=None)
+    await ctx.send("GET", ctx.metadata_path(random_agent(ctx, "xyz_")), label=steps.MALFORMED_AGENT, credential=None)
+    await optional(ctx, steps.UNDEPLOYED_AGENT, ("undeployed_agent_id",),
                    lambda: ctx.send("GET", ctx.metadata_path(ctx.need("undeployed_agent_id")),
-                                    label="undeployed-agent", credential=None))
-    await ctx.send("POST", path, label="post", credential=None, json={})
+                                    label=steps.UNDEPLOYED_AGENT, credential=None))
+    await ctx.send("POST", path, label=steps.POST, credential=None, json={})
 
 
-@scenario("metadata.challenge", protocol=("metadata", "mcp"))
+@scenario("metadata.challenge", protocol=("metadata", "mcp"), steps=steps.METADATA_CHALLENGE)
 async def challenge(ctx: Context) -> None:
     """An MCP tools/call without a credential (401), then a GET of its challenge's `resource_metadata` URL when that
     URL lies under the base URL, compared after RFC 3986 normalization (the suite never follows a server to another
     host)."""
     tool = await tool_name(ctx)
-    ex = await call_tool(ctx, tool, "say conformance", label="challenge", id="challenge", credential=None)
+    ex = await call_tool(ctx, tool, "say conformance", label=steps.CHALLENGE, id="challenge", credential=None)
     try:
         url = challenge_params(ex).get("resource_metadata")
     except AssertionError:
         return
     ctx.note(resource_metadata=url)
     if isinstance(url, str) and url_under(url, ctx.target.base_url):
-        await ctx.send("GET", url, label="followed", credential=None)
+        await ctx.send("GET", url, label=steps.FOLLOWED, credential=None)

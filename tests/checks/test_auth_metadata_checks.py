@@ -8,7 +8,7 @@ import pytest
 
 from conformance import catalog
 from conformance.api import certify
-from conformance.checks.auth import parse_challenges
+from conformance.vocab.challenges import parse_challenges
 from conformance.target import from_server_facts
 from tests.checks.support import checks_in
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 import pytest
 
 from conformance import canned, vocab
-from conformance.checks import invoke as inv
+from conformance.checks.invoke.passthrough import messages_reach_agent
+from conformance.checks.invoke.refusals import streaming_refusal_is_json
+from conformance.checks.invoke.results import duration_is_integer, events_carry_v1, version_is_integer
+from conformance.checks.invoke.streams import frames_carry_v1
 from conformance.outcomes import NotAssessed
 from conformance.scenarios import fuzz
 
@@ -35,8 +38,8 @@ def test_json_media_types_include_plus_json(ct, ok):
     assert vocab.is_json_media_type(ct) is ok
 
 
-@pytest.mark.parametrize("rule, field", [(inv.version_is_integer, "versionNumber"),
-                                         (inv.duration_is_integer, "durationMs")])
+@pytest.mark.parametrize("rule, field", [(version_is_integer, "versionNumber"),
+                                         (duration_is_integer, "durationMs")])
 def test_integer_fields_written_as_floats_pass_and_strings_fail(rule, field):
     rec = canned.recording("invoke.runs", [])
     rule("plain_reply", result(**{field: 35.0}), rec)
@@ -46,9 +49,9 @@ def test_integer_fields_written_as_floats_pass_and_strings_fail(rule, field):
 
 def test_event_v_as_float_passes_and_as_string_fails():
     rec = canned.recording("invoke.runs", [])
-    inv.events_carry_v1("plain_reply", result(events=[{"v": 1.0, "type": "step"}]), rec)
+    events_carry_v1("plain_reply", result(events=[{"v": 1.0, "type": "step"}]), rec)
     with pytest.raises(AssertionError, match="v: 1"):
-        inv.events_carry_v1("plain_reply", result(events=[{"v": "1", "type": "step"}]), rec)
+        events_carry_v1("plain_reply", result(events=[{"v": "1", "type": "step"}]), rec)
 
 
 def _stream(v):
@@ -58,9 +61,9 @@ def _stream(v):
 
 
 def test_stream_v_as_float_passes_and_as_string_fails():
-    inv.frames_carry_v1(_stream(1.0))
+    frames_carry_v1(_stream(1.0))
     with pytest.raises(AssertionError, match='v="1"'):
-        inv.frames_carry_v1(_stream("1"))
+        frames_carry_v1(_stream("1"))
 
 
 def _refusal(ct: str, body=ERROR, status=404, label="stream-no-agent"):
@@ -70,13 +73,13 @@ def _refusal(ct: str, body=ERROR, status=404, label="stream-no-agent"):
 @pytest.mark.parametrize("ct", ["application/json", "application/problem+json",
                                 "application/problem+json; charset=utf-8"])
 def test_streaming_refusal_as_any_json_type_passes(ct):
-    inv.streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal(ct)]))
+    streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal(ct)]))
 
 
 @pytest.mark.parametrize("ct", ["text/plain", "text/event-stream"])
 def test_streaming_refusal_not_json_fails(ct):
     with pytest.raises(AssertionError, match="INV-ERR-001|JSON error body"):
-        inv.streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal(ct)]))
+        streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal(ct)]))
 
 
 def test_messages_refused_with_the_error_body_is_not_assessed_never_info():
@@ -84,14 +87,14 @@ def test_messages_refused_with_the_error_body_is_not_assessed_never_info():
     rec = canned.recording("invoke.messages", [_refusal("application/problem+json", body, 422, "messages")],
                            facts={"messages": [{"role": "user", "content": "hi"}]})
     with pytest.raises(NotAssessed, match="not shown"):
-        inv.messages_reach_agent(rec)
+        messages_reach_agent(rec)
 
 
 def test_messages_refused_without_the_error_body_fails():
     rec = canned.recording("invoke.messages", [_refusal("text/plain", b"no", 400, "messages")],
                            facts={"messages": [{"role": "user", "content": "hi"}]})
     with pytest.raises(AssertionError, match="not the error body"):
-        inv.messages_reach_agent(rec)
+        messages_reach_agent(rec)
 
 
 # -- generated negatives: several broken rules accept any of their codes -----------------------------

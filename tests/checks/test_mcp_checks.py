@@ -118,13 +118,13 @@ def test_variant_mcp_choices_are_made_and_pass():
 
     import httpx
 
-    from conformance import protocols as p
+    from conformance.vocab import protocols as p
     from tests.selftest.variant import variant_config
     from tests.selftest.variant_mcp import AUTH_URL, RETRY_BLOCK
 
     with ReferenceServer(variant_config()) as srv:
         f = srv.facts
-        tool = p.tool_name(f["agent_slug"])
+        tool = p.slug_tool_name(f["agent_slug"])
         with httpx.Client(verify=ssl.create_default_context(cafile=f["ca_bundle"]), timeout=20) as c:
             mcp = f"{f['base_url']}/v1/agents/{f['agent_id']}/mcp"
             auth = {"Authorization": f"Bearer {f['api_key']}", **p.mcp_headers("tools/call", name=tool)}

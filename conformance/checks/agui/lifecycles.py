@@ -1,0 +1,38 @@
+"""agui checks: lifecycles (the official AG-UI client's verifyEvents rules)."""
+from __future__ import annotations
+
+from typing import Callable
+
+from conformance.registry import check, rule
+from conformance.checks.agui._common import LIFECYCLES, STREAMS, fail_all, lifecycle_problems, need_items, streams
+
+
+@check("AGUI-ID-009", scenarios=STREAMS)
+def messages_ended_before_finish(*recs):
+    """Runs every stream scenario; every started text message is ended (TEXT_MESSAGE_END) before RUN_FINISHED."""
+    found = streams(*recs)
+    need_items([e for r in found for e in r.of_type("TEXT_MESSAGE_START")], "TEXT_MESSAGE_START event")
+    fail_all([p_ for r in found for p_ in lifecycle_problems(r, "TEXT_MESSAGE")["finish"]])
+
+
+def _lifecycle_check(family: str) -> Callable[..., None]:
+    key, opener, users, closer, noun = LIFECYCLES[family]
+
+    def judge(*recs):
+        problems = []
+        judged = streams(*recs)
+        need_items([e for r in judged for e in r.of_type(opener, *users, closer)], f"{noun} event")
+        for r in judged:
+            found = lifecycle_problems(r, family)
+            problems += found["use"] + (found["finish"] if family != "TEXT_MESSAGE" else [])
+        fail_all(problems, "the official AG-UI client (verifyEvents) rejects this order:")
+    return judge
+
+
+LIFECYCLE_CHECKS = {   # requirement: (event family, doc)
+    "AGUI-COMPAT-003": ("TEXT_MESSAGE", "Runs every stream scenario; text messages open once, and CONTENT/END come only while open."),
+    "AGUI-COMPAT-004": ("TOOL_CALL", "Runs every stream scenario; tool calls open once, ARGS/END only while open, none open at RUN_FINISHED."),
+    "AGUI-COMPAT-005": ("STEP", "Runs every stream scenario; steps start once, finish only if started, none open at RUN_FINISHED."),
+}
+rule(lambda req: _lifecycle_check(LIFECYCLE_CHECKS[req][0]), over=LIFECYCLE_CHECKS, requirements=lambda req: req, scenarios=STREAMS,
+     name=lambda req: f"{LIFECYCLE_CHECKS[req][0].lower()}_lifecycle", doc=lambda req: LIFECYCLE_CHECKS[req][1])

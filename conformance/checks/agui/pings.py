@@ -1,0 +1,66 @@
+"""agui checks: pings."""
+from __future__ import annotations
+
+from typing import Callable
+
+from conformance.registry import check
+from conformance.wire.sse import SSEComment, SSEEvent
+from conformance.checks.agui._common import (PING_INTERVAL, PING_TEXT, Run, fail_all, need_items, need_runs, runs,
+                                             streams)
+
+
+def is_ping(comment: SSEComment) -> bool:
+    """A keep-alive ping by the MUST's reading: a comment line whose text begins with `ping` (one leading space
+    aside, as SSE drops one from field values): `: ping`, `:ping`, `: ping - 2026-11-22 21:59:45+00:00`
+    (sse-starlette's default). `: keepalive` is not a ping."""
+    text = comment.text[1:] if comment.text.startswith(" ") else comment.text
+    return text.startswith("ping")
+
+
+def pings_of(r: Run) -> list[SSEComment]:
+    return [i for i in r.ex.stream.items if isinstance(i, SSEComment) and is_ping(i)]
+
+
+def ping_problems(r: Run, tolerance: float, min_pings: int) -> list[str]:
+    """Pings during the silence: at least `min_pings` comment lines beginning with `ping`, and no gap between
+    frames or pings over 15 s + tolerance (arrival times)."""
+    items = r.ex.stream.items
+    pings = pings_of(r)
+    others = sorted({i.text for i in items if isinstance(i, SSEComment) and not is_ping(i)})
+    ping_ids = {id(i) for i in pings}
+    anchors = [(i.t, "frame" if isinstance(i, SSEEvent) else "ping") for i in items
+               if (isinstance(i, SSEEvent) and i.dispatched) or id(i) in ping_ids]
+    problems = []
+    if len(pings) < min_pings:
+        problems.append(f"{r.where}: {len(pings)} comment line(s) beginning with 'ping' during a "
+                        f"{r.rec.facts.get('silent_seconds')} s silence, expected at least {min_pings}"
+                        + (f" (other comments seen: {', '.join(repr(':' + t) for t in others[:5])})" if others else ""))
+    bound = PING_INTERVAL + tolerance
+    for (t0, k0), (t1, k1) in zip(anchors, anchors[1:]):
+        if t1 - t0 > bound:
+            problems.append(f"{r.where}: {t1 - t0:.1f} s passed between a {k0} at +{t0:.1f} s and the next {k1} at "
+                            f"+{t1:.1f} s with no ping comment (at most {PING_INTERVAL:g} s + {tolerance:g} s tolerance)")
+    # A ping is a comment line: it carries no event by construction (an `event: ping` frame is not counted at all).
+    # A comment line written just before a data line of the next frame is still a comment (WHATWG), so it counts.
+    return problems
+
+
+def _ping_check(min_pings: int) -> Callable[..., None]:
+    def judge(rec):
+        tolerance = rec.target.profile.timeouts.ping_tolerance
+        fail_all([m for r in need_runs(runs(rec), "the silence") for m in ping_problems(r, tolerance, min_pings)])
+    return judge
+
+
+check("AGUI-PING-001", scenarios=["agui.silence"], name="ping_during_silence",
+      doc="Runs `sleep 16`; a comment beginning with `ping` comes at most 15 s (+ tolerance) after the last frame.")(_ping_check(1))
+check("AGUI-PING-002", scenarios=["agui.silence_long"], name="ping_repeats",
+      doc="Runs `sleep 32` (--thorough); pings repeat: two or more, no gap between frames/pings over 15 s + tolerance.")(_ping_check(2))
+
+
+@check("AGUI-PING-003", scenarios=["agui.silence"])
+def ping_is_exactly_colon_ping(rec):
+    """Runs `sleep 16`; every keep-alive comment during the silence is exactly the line `: ping`."""
+    pings = need_items([(r, c) for r in streams(rec) for c in pings_of(r)], "ping comment")
+    fail_all([f"{r.where}: the keep-alive comment at +{c.t:.1f} s is {':' + c.text!r}, the spec's form is ': ping'"
+              for r, c in pings if c.text != PING_TEXT])

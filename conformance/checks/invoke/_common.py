@@ -1,0 +1,233 @@
+"""What the invoke check modules share: constants and readers."""
+from __future__ import annotations
+
+import json
+import re
+
+from typing import Any, Callable, Iterable
+
+from conformance.engine import Recording
+from conformance.outcomes import NotAssessed
+from conformance.registry import rule
+from conformance.vocab import is_json_integer, is_json_media_type
+from conformance.vocab.constants import RUNS
+from conformance.vocab.readers import error_of, is_4xx
+from conformance.vocab.text import truncate
+from conformance.wire.http import Exchange
+from conformance.wire.sse import SSEEvent, strict_json_loads
+
+TERMINAL = ("done", "error")
+CLOSE_WITHIN_S = 5.0          # the server closes the stream this soon after the terminal frame
+DURATION_FLOOR_MS = 1500      # for a run that sleeps 2 s (catalog INV-RES-013)
+EARLY_LEAD_S = 1.0            # the text before a 2 s sleep arrives this long before the end (INV-STREAM-009)
+MAX_LISTED = 8
+_DIGITS = re.compile(r"[0-9]+")
+_BAD = object()               # data that is not JSON
+
+
+# -- reading exchanges ---------------------------------------------------------------------
+def what(ex: Exchange) -> str:
+    """What came back, in one line: status, content type and a short body excerpt (or the error)."""
+    if ex.status is None:
+        return f"no response ({ex.error})"
+    body = truncate(ex.body.decode("utf-8", "replace"), 200, count=True)
+    out = f"status {ex.status}, Content-Type {ex.header('content-type')!r}, body {body!r}"
+    return out + (f" ({ex.error})" if ex.error else "")
+
+
+def result_of(ex: Exchange) -> dict[str, Any]:
+    """The invoke result of a non-streaming exchange; AssertionError unless 200 with a JSON object."""
+    assert ex.status == 200, f"{ex.label}: expected 200 with the invoke result, got {what(ex)}"
+    body = ex.json()
+    assert isinstance(body, dict), f"{ex.label}: the invoke result is not a JSON object: {truncate(json.dumps(body), 200, count=True)}"
+    return body
+
+
+def reply_of(ex: Exchange) -> str:
+    body = result_of(ex)
+    assert isinstance(body.get("result"), str), \
+        f"{ex.label}: `result` is not a string: {truncate(json.dumps(body.get('result')), 200, count=True)}"
+    return body["result"]
+
+
+def echoed(ex: Exchange) -> Any:
+    """The JSON value the agent echoed (`echo params` / `echo messages`) as the whole reply."""
+    text = reply_of(ex)
+    try:
+        return strict_json_loads(text)
+    except ValueError:
+        raise AssertionError(f"{ex.label}: the reply is not the echoed JSON: {truncate(text, 200, count=True)!r}") from None
+
+
+def refused(ex: Exchange, code: str | None = None, details: bool = False) -> None:
+    """Asserts a refusal: a 4xx with the error body (`error` an object), optionally of `code`, with `details`."""
+    assert is_4xx(ex), f"{ex.label}: expected a refusal (a 4xx with the error body), got {what(ex)}"
+    err = error_of(ex)
+    assert err is not None, f"{ex.label}: the refusal's body is not the error body {{error: {{…}}}}: {what(ex)}"
+    if code is not None:
+        assert err.get("code") == code, f"{ex.label}: expected error.code {code!r}, got {err.get('code')!r}"
+    if details:
+        assert isinstance(err.get("details"), dict), \
+            f"{ex.label}: `error.details` must be an object on {code}, got {truncate(json.dumps(err.get('details')), 200, count=True)}"
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value, but true is not 1 and 1 is not "1"."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def is_int(value: Any) -> bool:
+    """A JSON integer, judged by value: 1.0 is 1 (JSON has one number type); "1" and true are not."""
+    return is_json_integer(value)
+
+
+def is_json_answer(ex: Exchange) -> bool:
+    """Content-Type application/json or any +json type (RFC 6839), parameters aside."""
+    return is_json_media_type(ex.content_type)
+
+
+def joined(problems: list[str]) -> str:
+    more = f"; … and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
+    return "; ".join(problems[:MAX_LISTED]) + more
+
+
+def judge_each(items: Iterable[Any], rule: Callable[[Any], None]) -> None:
+    """Applies `rule` to every item; one AssertionError listing every failure. Items the rule cannot judge
+    (NotAssessed) are left out; when none could be judged, the check is not assessed, never passed."""
+    problems, unjudged, judged = [], [], 0
+    for item in items:
+        try:
+            rule(item)
+            judged += 1
+        except NotAssessed as exc:
+            unjudged.append(str(exc))
+        except AssertionError as exc:
+            problems.append(str(exc))
+            judged += 1
+    assert not problems, joined(problems)
+    if not judged:
+        raise NotAssessed("; ".join(dict.fromkeys(unjudged)) or "nothing to judge")
+
+
+def scenario_of(rec: Recording, name: str) -> dict[str, Any]:
+    entry = rec.facts.get("scenarios", {}).get(name)
+    if entry is None:
+        raise NotAssessed(rec.facts.get("skipped", {}).get(name, f"the agent scenario {name!r} was not run"))
+    return entry
+
+
+def expected_reply(rec: Recording, name: str) -> str:
+    reply = scenario_of(rec, name).get("reply")
+    if reply is None:
+        raise NotAssessed(f"the profile gives no expected reply for the scenario {name!r}")
+    return reply
+
+
+def runs_of(rec: Recording, kind: str, names: Iterable[str] = RUNS) -> list[tuple[str, Exchange]]:
+    """(agent scenario, exchange) of `invoke.runs` for `kind` "json" or "sse"; NotAssessed when none ran."""
+    out = [(n, ex) for n in names for ex in rec.exchanges if ex.label == f"{kind}-{n}"]
+    if not out:
+        raise NotAssessed(f"none of the agent scenarios {', '.join(names)} was run "
+                          f"({'; '.join(rec.facts.get('skipped', {}).values()) or 'no prompt'})")
+    return out
+
+
+# -- reading streams ------------------------------------------------------------------------
+def frames(ex: Exchange) -> list[SSEEvent]:
+    """The frames of a 200 event stream: blocks with an `event:` or `data:` field (a block of only
+    `id:`/`retry:`/unknown fields is legal SSE and no frame)."""
+    assert ex.status == 200 and ex.stream is not None, \
+        f"{ex.label}: expected a 200 `text/event-stream` answer, got {what(ex)}"
+    return [f for f in ex.stream.events if any(name in ("event", "data") for name, _ in f.fields)]
+
+
+def data(frame: SSEEvent) -> Any:
+    """The frame's parsed data, or _BAD when it has none or it is not JSON."""
+    if not frame.dispatched:
+        return _BAD
+    try:
+        return strict_json_loads(frame.data)
+    except ValueError:
+        return _BAD
+
+
+def objects(ex: Exchange) -> list[tuple[SSEEvent, dict[str, Any]]]:
+    """(frame, data) for every frame whose data is a JSON object (the others are INV-STREAM-002's business)."""
+    return [(f, d) for f in frames(ex) if isinstance(d := data(f), dict)]
+
+
+def name_of(frame: SSEEvent) -> str:
+    return repr(frame.event) if frame.event is not None else "(unnamed)"
+
+
+def text_of(ex: Exchange) -> str:
+    """The `delta`s of the frames named `text`, joined in order."""
+    return "".join(d["delta"] for f, d in objects(ex) if f.event == "text" and isinstance(d.get("delta"), str))
+
+
+def terminals(ex: Exchange) -> list[SSEEvent]:
+    return [f for f in frames(ex) if f.event in TERMINAL]
+
+
+STREAM_GROUPS = {
+    "runs": ("invoke.runs", "sse-"),
+    "generated": ("generated.round_trip", "invoke-sse-"),
+    "timing": ("invoke.timing", "sse"),
+}
+
+
+def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)):
+    """Decorator: `judge(ex)` (AssertionError when one stream breaks it) as one check per group of streams
+    (`<judge>__<group>`, registered by `registry.rule`)."""
+
+    def over_streams(judge: Callable[[Exchange], None], group: str) -> Callable[[Recording], None]:
+        scenario, prefix = STREAM_GROUPS[group]
+
+        def fn(rec: Recording) -> None:
+            streams = rec.labelled(prefix)
+            if not streams:
+                raise NotAssessed(f"scenario {scenario} recorded no invoke stream")
+            judge_each(streams, judge)
+        return fn
+
+    def register(judge: Callable[[Exchange], None]):
+        rule(lambda group: over_streams(judge, group), over=groups, requirements=requirements,
+             scenarios=lambda group: [STREAM_GROUPS[group][0]], name=lambda group: f"{judge.__name__}__{group}",
+             doc=judge.__doc__)
+        return judge
+
+    return register
+
+
+def generated(rec: Recording, prefix: str) -> list[tuple[Exchange, str]]:
+    texts = rec.facts.get("texts") or []
+    out = []
+    for ex in rec.labelled(prefix):
+        index = ex.label[len(prefix):]
+        if index.isdigit() and int(index) < len(texts):
+            out.append((ex, texts[int(index)]))
+    if not out:
+        raise NotAssessed(f"scenario {rec.scenario} recorded no {prefix}* exchange")
+    return out
+
+
+def exact(ex: Exchange, got: str, expected: str) -> None:
+    if got == expected:
+        return
+    at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+    raise AssertionError(
+        f"{ex.label}: the reply differs from the text sent at code point {at} (expected {len(expected)} code points, "
+        f"got {len(got)}): expected …{expected[max(0, at - 20):at + 20]!r}…, got …{got[max(0, at - 20):at + 20]!r}…")
+
+
+def count_is(ex: Exchange, expected: int, why: str) -> None:
+    got = reply_of(ex)
+    assert got.strip() == str(expected), f"{ex.label}: {why}: `count` must reply {expected}, got {truncate(got, 200, count=True)!r}"

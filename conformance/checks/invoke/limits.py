@@ -1,0 +1,44 @@
+"""invoke checks: INV-LIM: limits."""
+from __future__ import annotations
+
+from conformance.engine import Recording
+from conformance.registry import check
+from conformance.vocab.readers import request_json as sent
+from conformance.checks.invoke._common import echoed, exact, refused, reply_of, result_of, what
+
+
+@check("INV-LIM-001", scenarios=["invoke.big_body"])
+def half_megabyte_accepted(rec: Recording) -> None:
+    """Sends an echo-mode prompt making the body about 0.5 MB; it is accepted and `result` equals the prompt."""
+    ex = rec.get("half-mb")
+    prompt = (sent(ex) or {}).get("prompt", "")
+    exact(ex, reply_of(ex), prompt)
+
+
+@check("INV-LIM-002", scenarios=["invoke.refusals"])
+def two_megabytes_refused(rec: Recording) -> None:
+    """Sends a body of about 2 MB; it is refused with a 4xx and the error body."""
+    refused(rec.get("body-2mb"))
+
+
+@check("INV-LIM-003", scenarios=["invoke.extra_data"])
+def extra_data_inside_accepted(rec: Recording) -> None:
+    """Sends about 2 KB in the extra data field; the run completes and the field reaches `params`."""
+    ex = rec.get("extra-2kb")
+    body = result_of(ex)
+    assert body.get("status") == "completed", f"{ex.label}: 2 KB of extra data must be accepted; got {what(ex)}"
+    params = echoed(ex)
+    assert isinstance(params, dict) and rec.facts["field"] in params, \
+        f"{ex.label}: the extra data field {rec.facts['field']!r} did not reach `params`"
+
+
+@check("INV-LIM-004", scenarios=["invoke.extra_data"])
+def extra_data_outside_refused(rec: Recording) -> None:
+    """Sends about 8 KB in the extra data field; it is refused with a 4xx and the error body."""
+    refused(rec.get("extra-8kb"))
+
+
+@check("INV-LIM-005", scenarios=["invoke.extra_data"])
+def extra_data_outside_is_validation_failed(rec: Recording) -> None:
+    """Sends about 8 KB in the extra data field; the refusal's code is `validation_failed`."""
+    refused(rec.get("extra-8kb"), "validation_failed")

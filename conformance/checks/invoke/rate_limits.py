@@ -1,0 +1,52 @@
+"""invoke checks: GEN-RATE: rate-limit headers."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from conformance.engine import Recording
+from conformance.outcomes import NotAssessed, Observation
+from conformance.registry import check
+from conformance.wire.http import Exchange
+from conformance.checks.invoke._common import MAX_LISTED, _DIGITS
+
+
+RATE_SCENARIOS = ["invoke.runs", "invoke.selection", "invoke.refusals"]
+
+
+def all_exchanges(recs: Iterable[Recording]) -> list[Exchange]:
+    return [ex for rec in recs for ex in rec.exchanges if ex.headers is not None]
+
+
+@check("GEN-RATE-001", scenarios=RATE_SCENARIOS)
+def rate_limit_remaining_seen(*recs: Recording) -> None:
+    """Sends the invoke scenarios; reports on which answers `X-RateLimit-Remaining` appeared."""
+    exchanges = all_exchanges(recs)
+    with_header = [ex for ex in exchanges if ex.header("x-ratelimit-remaining") is not None]
+    statuses = sorted({str(ex.status) for ex in with_header})
+    raise Observation(f"`X-RateLimit-Remaining` on {len(with_header)} of {len(exchanges)} invoke answers"
+                      + (f" (statuses {', '.join(statuses)})" if statuses else ""))
+
+
+@check("GEN-RATE-002", scenarios=RATE_SCENARIOS)
+def rate_limit_remaining_is_count(*recs: Recording) -> str:
+    """Sends the invoke scenarios; every `X-RateLimit-Remaining` value is a non-negative decimal integer."""
+    values = [(ex, v) for ex in all_exchanges(recs) for v in ex.headers.get_list("x-ratelimit-remaining")]
+    bad = [f"{ex.label}: {v!r}" for ex, v in values if not _DIGITS.fullmatch(v.strip())]
+    assert not bad, "`X-RateLimit-Remaining` must be a non-negative integer: " + "; ".join(bad[:MAX_LISTED])
+    if not values:
+        raise NotAssessed("no invoke answer carried `X-RateLimit-Remaining`: nothing to judge")
+    return f"{len(values)} values seen"
+
+
+@check("GEN-RATE-003", scenarios=RATE_SCENARIOS, supplementary=True)   # a 429 here is by chance; the probe judges
+def retry_after_is_seconds(*recs: Recording) -> str:
+    """Collects every 429 of the invoke scenarios; each carries `Retry-After` in whole seconds."""
+    exchanges = all_exchanges(recs)
+    waited = sum(len(ex.waited_429) for ex in exchanges)     # the client waited only on a digits-only Retry-After
+    final = [ex for ex in exchanges if ex.status == 429]
+    if not waited and not final:
+        raise NotAssessed("no 429 was observed (the suite does not provoke rate limiting)")
+    bad = [f"{ex.label}: Retry-After {ex.header('retry-after')!r}" for ex in final
+           if not _DIGITS.fullmatch((ex.header("retry-after") or "").strip())]
+    assert not bad, "a 429 must carry `Retry-After` in whole seconds: " + "; ".join(bad[:MAX_LISTED])
+    return f"{waited + len(final)} 429 answer(s), each with a whole-second Retry-After"

@@ -1,0 +1,134 @@
+"""invoke checks: INV-STREAM / INV-TERM: what particular runs stream."""
+from __future__ import annotations
+
+
+from typing import Any
+
+from conformance.engine import Recording
+from conformance.outcomes import NotAssessed
+from conformance.registry import check
+from conformance.vocab.constants import COMPLETED_RUNS
+from conformance.vocab.text import truncate
+from conformance.wire.http import Exchange
+from conformance.checks.invoke._common import (EARLY_LEAD_S, exact, expected_reply, frames, generated, judge_each,
+                                               name_of, objects, runs_of, scenario_of, terminals, text_of)
+
+
+@check("INV-STREAM-008", scenarios=["invoke.runs"])
+def deltas_join_to_reply(rec: Recording) -> None:
+    """Streams each agent scenario; the `text` deltas joined in order equal the reply (`hello, conformance` for the streamed reply)."""
+    def rule(item: tuple[str, Exchange]) -> None:
+        name, ex = item
+        exact(ex, text_of(ex), expected_reply(rec, name))
+
+    judge_each(runs_of(rec, "sse"), rule)
+
+
+@check("INV-STREAM-008", scenarios=["generated.round_trip"])
+def generated_deltas_exact(rec: Recording) -> None:
+    """Streams generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json`; the deltas join to each exactly."""
+    judge_each(generated(rec, "invoke-sse-"), lambda item: exact(item[0], text_of(item[0]), item[1]))
+
+
+@check("INV-STREAM-009", scenarios=["invoke.timing"])
+def text_arrives_early(rec: Recording) -> None:
+    """Streams `say early`, `sleep 2`, `say late`; the frame carrying `early` arrives at least 1 s before the terminal frame."""
+    ex = rec.get("sse")
+    first = rec.facts["first"]
+    early, text = None, ""
+    for f, d in objects(ex):                  # the frame that completes the text before the pause
+        if f.event == "text" and isinstance(d.get("delta"), str):
+            text += d["delta"]
+            if text.startswith(first):
+                early = f
+                break
+    assert early is not None, f"the `text` frames never carry {first!r} ({len(frames(ex))} frames, text {truncate(text, 200, count=True)!r})"
+    ends = terminals(ex)
+    assert ends, "the stream has no terminal frame"
+    lead = ends[-1].t - early.t
+    assert lead >= EARLY_LEAD_S, f"the text sent before a {rec.facts['sleep_s']:g} s pause arrived only {lead:.2f} s " \
+                                 f"before the terminal frame: the stream was held back, not delivered as produced"
+
+
+def sse_run(rec: Recording, name: str) -> tuple[dict[str, Any], Exchange]:
+    return scenario_of(rec, name), rec.get(f"sse-{name}")
+
+
+@check("INV-STREAM-010", scenarios=["invoke.runs"])
+def tool_call_start_names_tool(rec: Recording) -> None:
+    """Streams the tool-call prompt (`tool lookup {"q":"x"}`, `say done`); a `tool_call_start` frame has `name` `lookup`."""
+    s, ex = sse_run(rec, "tool_call")
+    tool = s.get("tool")
+    if tool is None:
+        raise NotAssessed("the profile's tool_call scenario names no `tool`")
+    starts = [d for f, d in objects(ex) if f.event == "tool_call_start"]
+    assert starts, f"no `tool_call_start` frame; frames: {[f.event for f in frames(ex)][:20]}"
+    names = [d.get("name") for d in starts]
+    assert tool in names, f"`tool_call_start` must carry name {tool!r}; got {names}"
+
+
+@check("INV-STREAM-011", scenarios=["invoke.runs"])
+def tool_call_start_precedes_text(rec: Recording) -> None:
+    """Streams the tool-call prompt; the `tool_call_start` frame comes before the `text` frames carrying `done`."""
+    s, ex = sse_run(rec, "tool_call")
+    reply = s.get("reply")
+    if not reply:
+        raise NotAssessed("the profile's tool_call scenario names no reply")
+    fs = objects(ex)
+    start = next((i for i, (f, _) in enumerate(fs) if f.event == "tool_call_start"), None)
+    assert start is not None, "no `tool_call_start` frame"
+    after = "".join(d["delta"] for f, d in fs[start + 1:] if f.event == "text" and isinstance(d.get("delta"), str))
+    assert after.endswith(reply), f"the reply {reply!r} must be streamed after the `tool_call_start` frame; " \
+                                  f"the text after it is {truncate(after, 200, count=True)!r}"
+
+
+@check("INV-TERM-003", scenarios=["invoke.runs"])
+def completed_stream_ends_done(rec: Recording) -> str:
+    """Streams the runs that end normally; each ends with `done` and has no `error` frame."""
+    def rule(item: tuple[str, Exchange]) -> None:
+        name, ex = item
+        fs = frames(ex)
+        errors = [f.index for f in fs if f.event == "error"]
+        assert not errors, f"{ex.label}: a run that ends normally streamed `error` frame(s) {errors}"
+        assert fs and fs[-1].event == "done", \
+            f"{ex.label}: expected the stream to end with `done`, it ends with {name_of(fs[-1]) if fs else 'no frame'}"
+
+    judge_each(runs_of(rec, "sse", COMPLETED_RUNS), rule)
+    return open_event_note(rec)
+
+
+def open_event_note(rec: Recording) -> str:
+    """INV-OPEN-002/004 (reported, not judged): the event names and `done` keys seen."""
+    seen: dict[str, set[str]] = {}
+    for _, ex in runs_of(rec, "sse"):
+        try:
+            for f, d in objects(ex):
+                seen.setdefault(str(f.event), set()).update(k for k in d if k not in ("v", "type"))
+        except AssertionError:
+            continue
+    return "event names seen (data keys besides v/type): " + ", ".join(
+        f"{n} ({', '.join(sorted(k)) or '-'})" for n, k in sorted(seen.items()))
+
+
+@check("INV-TERM-004", scenarios=["invoke.runs"])
+def failure_after_output_ends_error(rec: Recording) -> None:
+    """Streams `say partial`, `fail boom`; status 200, `text` frames carrying `partial`, then an `error` frame, no `done`."""
+    s, ex = sse_run(rec, "failure_after_output")
+    fs = frames(ex)
+    names = [f.event for f in fs]
+    assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
+    assert fs and fs[-1].event == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
+    reply = s.get("reply")
+    if reply:   # (no expected text in a custom profile: the frame order above is still judged)
+        before = "".join(d["delta"] for f, d in objects(ex)[:-1] if f.event == "text" and isinstance(d.get("delta"), str))
+        assert before == reply, f"the text before the `error` frame must be {reply!r}, got {truncate(before, 200, count=True)!r}"
+
+
+@check("INV-TERM-005", scenarios=["invoke.runs"])
+def failure_before_output_ends_error(rec: Recording) -> None:
+    """Streams `fail boom`; the answer is 200 (not a refusal) and the stream ends with an `error` frame, no `done`."""
+    _, ex = sse_run(rec, "failure_before_output")
+    fs = frames(ex)
+    names = [f.event for f in fs]
+    assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
+    assert fs and fs[-1].event == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"

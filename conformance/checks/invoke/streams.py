@@ -1,0 +1,119 @@
+"""invoke checks: INV-STREAM and INV-TERM: framing and termination of every stream."""
+from __future__ import annotations
+
+import json
+
+from typing import Any
+
+from conformance.vocab.text import truncate
+from conformance.wire.http import Exchange
+from conformance.wire.sse import strict_json_loads
+from conformance.checks.invoke._common import (CLOSE_WITHIN_S, MAX_LISTED, TERMINAL, _BAD, data, frames, is_int,
+                                               name_of, objects, stream_rule, terminals)
+
+
+@stream_rule("INV-STREAM-001")
+def frames_are_named(ex: Exchange) -> None:
+    """Streams each agent scenario; every frame has an `event:` field with a non-empty name."""
+    bad = [f"frame {f.index}" for f in frames(ex) if not f.event]
+    assert not bad, f"frames without an `event:` name: {', '.join(bad[:MAX_LISTED])}"
+
+
+@stream_rule("INV-STREAM-002")
+def frames_carry_json_object(ex: Exchange) -> None:
+    """Streams each agent scenario; every frame has `data:` that parses (lines joined per SSE) as one JSON object."""
+    bad = []
+    for f in frames(ex):
+        if not f.dispatched:
+            bad.append(f"frame {f.index} {name_of(f)} has no `data:` line")
+        elif not isinstance(data(f), dict):
+            bad.append(f"frame {f.index} {name_of(f)} data is not one JSON object: {truncate(f.data, 120, count=True)!r}")
+    assert not bad, "; ".join(bad[:MAX_LISTED])
+
+
+@stream_rule("INV-STREAM-003")
+def frames_end_with_blank_line(ex: Exchange) -> None:
+    """Streams each agent scenario; every frame, the last too, ends with a blank line, and no frame carries two events."""
+    frames(ex)
+    st = ex.stream
+    assert st.end != "eof_mid_block", \
+        f"the stream ended inside a frame with no blank line after it: {truncate(st.pending.decode('utf-8', 'replace'), 200, count=True)!r}"
+    for f in frames(ex):
+        lines = f.data.split("\n")
+        if len(lines) > 1 and data(f) is _BAD and all(isinstance(_loads_or_bad(x), dict) for x in lines):
+            raise AssertionError(f"frame {f.index} carries {len(lines)} events (one JSON object per `data:` line)")
+
+
+def _loads_or_bad(text: str) -> Any:
+    try:
+        return strict_json_loads(text)
+    except ValueError:
+        return _BAD
+
+
+@stream_rule("INV-STREAM-004")
+def frames_carry_v1(ex: Exchange) -> None:
+    """Streams each agent scenario; the data of every frame, `done` and `error` included, has `v` the integer 1."""
+    bad = [f"frame {f.index} {name_of(f)} has v={json.dumps(d.get('v'))}"
+           for f, d in objects(ex) if not (is_int(d.get("v")) and d["v"] == 1)]
+    assert not bad, "; ".join(bad[:MAX_LISTED])
+
+
+@stream_rule("INV-STREAM-005")
+def frames_carry_type(ex: Exchange) -> None:
+    """Streams each agent scenario; the data of every frame has `type`, a string."""
+    bad = [f"frame {f.index} {name_of(f)} has type={truncate(json.dumps(d.get('type')), 60, count=True)}"
+           for f, d in objects(ex) if not isinstance(d.get("type"), str)]
+    assert not bad, "; ".join(bad[:MAX_LISTED])
+
+
+@stream_rule("INV-STREAM-006")
+def text_frames_carry_delta(ex: Exchange) -> None:
+    """Streams each agent scenario; every frame named `text` has data with `type` `text` and `delta` a string."""
+    bad = []
+    for f in frames(ex):
+        if f.event != "text":
+            continue
+        d = data(f)
+        if not (isinstance(d, dict) and d.get("type") == "text" and isinstance(d.get("delta"), str)):
+            bad.append(f"frame {f.index}: {truncate(f.data, 120, count=True)!r}")
+    assert not bad, "`text` frames must carry {v: 1, type: text, delta: <string>}: " + "; ".join(bad[:MAX_LISTED])
+
+
+@stream_rule("INV-STREAM-007")
+def type_matches_event_name(ex: Exchange) -> None:
+    """Streams each agent scenario; the data's `type` equals the frame's `event:` name."""
+    bad = [f"frame {f.index} is named {name_of(f)} but has type {json.dumps(d.get('type'))}"
+           for f, d in objects(ex) if d.get("type") != f.event]
+    assert not bad, "; ".join(bad[:MAX_LISTED])
+
+
+@stream_rule("INV-TERM-001")
+def one_terminal_frame(ex: Exchange) -> None:
+    """Streams each agent scenario; exactly one frame is named `done` or `error`."""
+    found = [f"frame {f.index} {name_of(f)}" for f in terminals(ex)]
+    assert len(found) == 1, f"expected exactly one `done` or `error` frame, found {len(found)}" + \
+        (f": {', '.join(found[:MAX_LISTED])}" if found else f" ({ex.stream.end}; {len(frames(ex))} frames)")
+
+
+@stream_rule("INV-TERM-002")
+def terminal_is_last_and_closes(ex: Exchange) -> None:
+    """Streams each agent scenario; the `done`/`error` frame is the last one and the server closes the stream within 5 s."""
+    fs = frames(ex)
+    assert fs, f"the stream has no frame ({ex.stream.end})"
+    last = fs[-1]
+    assert last.event in TERMINAL, f"the last frame is {name_of(last)} (frame {last.index}), not `done` or `error`"
+    st = ex.stream
+    assert st.end == "eof", f"after the terminal frame the stream did not end cleanly: {st.end}" + \
+        (f" ({ex.error})" if ex.error else "")
+    lag = (st.t_end or 0.0) - last.t
+    assert lag <= CLOSE_WITHIN_S, f"the server closed the stream {lag:.1f} s after the terminal frame " \
+                                  f"(expected within {CLOSE_WITHIN_S:g} s)"
+
+
+@stream_rule("INV-TERM-006", groups=("runs",))
+def error_frames_carry_message(ex: Exchange) -> None:
+    """Streams each agent scenario (both failures included); every `error` frame's data has `message`, a string."""
+    bad = [f"frame {f.index}: {truncate(f.data, 120, count=True)!r}" for f in frames(ex)
+           if f.event == "error" and not (isinstance(d := data(f), dict) and isinstance(d.get("message"), str))]
+    assert not bad, "`error` frames must carry `message` (a string): " + "; ".join(bad)

@@ -1,0 +1,97 @@
+"""MCP checks: paused runs."""
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.engine import Recording
+from conformance.outcomes import NotAssessed
+from conformance.registry import check
+from conformance.vocab import protocols as p
+from conformance.vocab.readers import got
+from conformance.vocab.text import truncate
+from conformance.wire.http import Exchange
+from conformance.checks.mcp._common import conformance_reply, messages, result_of, text_block
+
+
+@check("MCP-PAUSE-001", scenarios=["mcp.pause_text"])
+def question_as_text(rec: Recording):
+    """Sends the question prompt from a client without elicitation; 200 with a result whose text holds the question."""
+    result = result_of(rec.get("ask"), "question prompt (no elicitation)")
+    text = p.mcp_text(result)
+    question = rec.facts.get("question")
+    if question is None:
+        raise NotAssessed("the profile gives no question text")
+    assert question in text, f"question prompt (no elicitation): the result text {truncate(text)} lacks {question!r}"
+
+
+@check("MCP-PAUSE-002", scenarios=["mcp.pause_text"])
+def resume_continues(rec: Recording):
+    """Repeats the call with the session_id and `arguments.resume` {"name": "Ada"}; the run continues to the reply
+    `answer: {"name":"Ada"}thanks`, `resultType` complete."""
+    labels = [e.label for e in rec.exchanges]
+    result = result_of(rec.get("resume-with-prompt" if "resume-with-prompt" in labels else "resume"), "resume")
+    expected = conformance_reply(rec, rec.facts["answer"])
+    text = text_block(result, "resume")
+    assert text == expected, f"resume: expected the reply {expected!r}, got {truncate(text)}"
+    assert result.get("resultType") == "complete", f"resume: `resultType` is {truncate(result.get('resultType'))}"
+
+
+def is_form_request(request: Any) -> bool:
+    """An `elicitation/create` request asking for a form: form mode (or no mode) and a requested schema object."""
+    params = request.get("params") if isinstance(request, dict) else None
+    return isinstance(request, dict) and request.get("method") == "elicitation/create" \
+        and isinstance(params, dict) and params.get("mode", "form") == "form" \
+        and isinstance(params.get("requestedSchema"), dict)
+
+
+def asked_for_form(ex: Exchange) -> str | None:
+    """How an eliciting client was asked for a form: an upstream InputRequiredResult whose inputRequests hold a form
+    elicitation, or a form elicitation/create request in the stream."""
+    msgs = messages(ex) if ex.status == 200 else []
+    if any(is_form_request(m) and "id" in m for m in msgs):
+        return "a form elicitation/create request in the stream"
+    last = msgs[-1] if msgs else None
+    result = last.get("result") if isinstance(last, dict) else None
+    requests = result.get("inputRequests") if isinstance(result, dict) else None
+    if isinstance(requests, dict) and any(is_form_request(r) for r in requests.values()):
+        return "an input_required result with a form elicitation (upstream 2026-07-28 multi round-trip)"
+    return None
+
+
+@check("MCP-PAUSE-003", scenarios=["mcp.pause_elicit"])
+def eliciting_client_gets_form(rec: Recording):
+    """Sends the question prompt declaring form elicitation; the answer asks for a form (an elicitation/create request
+    in form mode with a requested schema), it is neither a finished result nor an `input_required` without a form."""
+    ex = rec.get("ask")
+    what = "question prompt from a client that can elicit"
+    how = asked_for_form(ex)
+    if how:
+        return f"asked by {how}"
+    answer = result_of(ex, what)   # a refusal or an error fails here
+    kind = answer.get("resultType", "complete")
+    assert kind != "complete", f"{what}: expected a request for a form, got a finished result {got(ex)}"
+    assert kind != "input_required", \
+        f"{what}: the result is input_required but asks for no form: `inputRequests` holds no elicitation/create " \
+        f"request with a `requestedSchema` (form mode): {got(ex)}"
+    raise NotAssessed(f"the answer is neither a finished result nor a form request the suite recognises "
+                      f"(resultType {kind!r}; the spec does not show the form's shape, MCP-OPEN-001): {got(ex)}")
+
+
+@check("MCP-PAUSE-004", scenarios=["mcp.pause_elicit"])
+def retry_continues(rec: Recording):
+    """Retries the call with the form answered (inputResponses + requestState, upstream 2026-07-28 shape); the paused
+    run continues: the reply is `answer: <canonical content>` then the rest of the run (`thanks`), `resultType`
+    complete. Asked again, or a reply that is not the continuation, fails."""
+    if not rec.facts.get("form"):
+        raise NotAssessed("no form request in the upstream 2026-07-28 shape (InputRequiredResult with an "
+                          "elicitation/create form) was received, so the suite could not answer it (MCP-OPEN-001)")
+    what = "retry with the form answered"
+    answers = list(rec.facts.get("answers", {}).values())
+    result = result_of(rec.get("retry"), what)
+    assert result.get("resultType") != "input_required", \
+        f"{what}: the server asked again instead of continuing the paused run: {truncate(result)}"
+    expected = conformance_reply(rec, answers[0] if len(answers) == 1 else answers)
+    text = text_block(result, what)
+    assert text == expected, f"{what}: expected the run's continuation {expected!r}, got {truncate(text)}"
+    assert result.get("resultType") == "complete", f"{what}: `resultType` is {truncate(result.get('resultType'))}"
+    return "form and retry in the upstream 2026-07-28 shape (the spec does not show them)"

@@ -1,0 +1,32 @@
+"""Constants a scenario sends and a check judges by: JSON-RPC codes, the scope, the agent runs of the invoke
+scenarios, the fields each protocol interprets, the credential variants of the access scenarios."""
+from __future__ import annotations
+
+# -- JSON-RPC 2.0 error codes (and the spec's version refusal) ------------------------------------
+INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
+JSONRPC_INVALID_REQUEST = INVALID_REQUEST
+UNSUPPORTED_VERSION = -32022
+
+# -- auth -------------------------------------------------------------------------------------------
+SCOPE = "agent:invoke"
+QUERY_CREDENTIAL_PARAM = "access_token"  # RFC 6750 §2.3's query parameter: a credential outside the header
+BODY_CREDENTIAL_FIELD = "access_token"   # RFC 6750 §2.2 form-parameter name, the usual misplaced spot
+
+# Credential variants per protocol, with the facts each needs.
+INVOKE_AGUI_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("basic-scheme", ()),
+                           ("unknown-key", ()), ("revoked-key", ("revoked_key",)))
+MCP_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("unknown-key", ()), ("unknown-token", ()),
+                   ("revoked-key", ("revoked_key",)), ("expired-token", ("expired_token",)))
+
+# -- MCP --------------------------------------------------------------------------------------------
+UNKNOWN_VERSION = "1999-01-01"           # a protocolVersion no server supports
+
+# -- invoke runs (`invoke.runs` sends each once as JSON, `json-<name>`, and once streamed, `sse-<name>`) ----
+RUNS = ("plain_reply", "streamed_reply", "tool_call", "step", "failure_after_output", "failure_before_output")
+COMPLETED_RUNS = ("plain_reply", "streamed_reply", "tool_call", "step")
+FAILED_RUNS = ("failure_after_output", "failure_before_output")
+
+# -- fields the service interprets (an echoed extra field must not be one of them) ---------------------
+INVOKE_INTERPRETED = ("prompt", "sessionId", "stream", "messages")
+AGUI_INTERPRETED = ("threadId", "runId", "messages", "resume")
+INTERPRETED = frozenset(INVOKE_INTERPRETED + AGUI_INTERPRETED)   # generated extra fields avoid every one

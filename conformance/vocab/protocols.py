@@ -1,0 +1,153 @@
+"""Request builders and reply readers for the three protocols, shared by every scenario and check.
+
+Only shapes the spec states are built here; where it is silent (the `resume`
+shape, the elicitation form) the upstream packages' shapes are used and the
+callers say so in their reports.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.wire.http import Exchange
+
+MCP_VERSION = "2026-07-28"
+MCP_LEGACY_VERSION = "2025-11-25"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+SSE = "text/event-stream"
+MCP_ACCEPT = "application/json, text/event-stream"
+
+
+def canonical(value: Any) -> str:
+    """The conformance agent's canonical JSON (docs/agent.md)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def say_json(text: str) -> str:
+    """A `say-json` directive line carrying any text exactly."""
+    return "say-json " + json.dumps(text, ensure_ascii=False)
+
+
+# -- invoke ------------------------------------------------------------------------------
+def invoke_body(prompt: str, session: str | None = None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"prompt": prompt}
+    if session is not None:
+        body["sessionId"] = session
+    body.update(extra)
+    return body
+
+
+def invoke_frames(ex: Exchange) -> list[tuple[str | None, Any]]:
+    """(event name, parsed data) of every frame of an invoke stream; AssertionError if data is not JSON."""
+    assert ex.stream is not None, f"expected a text/event-stream answer, got Content-Type {ex.header('content-type')!r}"
+    return [(f.event, f.json()) for f in ex.stream.events]
+
+
+def invoke_stream_text(ex: Exchange) -> str:
+    return "".join(d.get("delta", "") for _, d in invoke_frames(ex) if isinstance(d, dict) and d.get("type") == "text")
+
+
+# -- AG-UI ------------------------------------------------------------------------------
+def agui_message(content: str, role: str = "user", msg_id: str | None = None) -> dict[str, Any]:
+    return {"id": msg_id or f"m-{abs(hash((role, content))) % 10**8}", "role": role, "content": content}
+
+
+def agui_input(prompt: str | None = None, *, thread: str | None = None, run: str | None = None,
+               messages: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    if thread is not None:
+        body["threadId"] = thread
+    if run is not None:
+        body["runId"] = run
+    if messages is None:
+        messages = [agui_message(prompt)] if prompt is not None else []
+    body["messages"] = messages
+    body.update(extra)
+    return body
+
+
+def agui_events(ex: Exchange) -> list[dict[str, Any]]:
+    """The JSON AG-UI events of a stream (comments are not events)."""
+    assert ex.stream is not None, f"expected a text/event-stream answer, got Content-Type {ex.header('content-type')!r}"
+    return [f.json() for f in ex.stream.events if f.dispatched]
+
+
+def agui_text(events: list[dict[str, Any]]) -> str:
+    return "".join(e.get("delta", "") for e in events if e.get("type") == "TEXT_MESSAGE_CONTENT")
+
+
+def interrupt_ids(interrupts: list[dict[str, Any]]) -> list[str]:
+    """The ids a paused AG-UI run listed: only non-empty strings (an absent id is never answered with null)."""
+    return [i["id"] for i in interrupts if isinstance(i, dict) and isinstance(i.get("id"), str) and i["id"]]
+
+
+def agui_resume(interrupts: list[dict[str, Any]], payload: Any) -> list[dict[str, Any]]:
+    """AG-UI 1.0 resume entries answering every interrupt the server listed (the spec does not show the shape)."""
+    return [{"interruptId": i, "status": "resolved", "payload": payload} for i in interrupt_ids(interrupts)]
+
+
+# -- MCP --------------------------------------------------------------------------------
+def mcp_request(method: str, params: dict[str, Any] | None = None, *, id: Any = 1,
+                version: str | None = MCP_VERSION, capabilities: dict[str, Any] | None = None,
+                progress_token: Any = None) -> dict[str, Any]:
+    params = dict(params or {})
+    meta = dict(params.get("_meta") or {})
+    if version is not None:
+        meta[META_VERSION] = version
+        meta.setdefault(META_CAPS, capabilities or {})
+    if progress_token is not None:
+        meta["progressToken"] = progress_token
+    if meta:
+        params["_meta"] = meta
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if id is not None:
+        body["id"] = id
+    return body
+
+
+def mcp_headers(method: str, *, version: str | None = MCP_VERSION, name: str | None = None) -> dict[str, str]:
+    headers = {"Accept": MCP_ACCEPT, "Mcp-Method": method}
+    if version is not None:
+        headers["MCP-Protocol-Version"] = version
+    if name is not None:
+        headers["Mcp-Name"] = name
+    return headers
+
+
+def slug_tool_name(slug: str) -> str:
+    """The tool name the spec derives from an agent slug (`my-agent` -> `ask_my_agent`)."""
+    return "ask_" + slug.replace("-", "_")
+
+
+def tool_arguments(prompt: str | None, session: str | None = None, resume: Any = None) -> dict[str, Any]:
+    """`arguments` of a tools/call: the ones given, under the spec's names."""
+    args = {"prompt": prompt, "session_id": session, "resume": resume}
+    return {k: v for k, v in args.items() if v is not None}
+
+
+def mcp_call(tool: str, prompt: str | None, *, session: str | None = None, resume: Any = None,
+             id: Any = 1, **kw: Any) -> dict[str, Any]:
+    return mcp_request("tools/call", {"name": tool, "arguments": tool_arguments(prompt, session, resume)}, id=id, **kw)
+
+
+def mcp_messages(ex: Exchange) -> list[dict[str, Any]]:
+    """Every JSON-RPC message of an MCP answer: the frames of a stream, or the one JSON body."""
+    if ex.stream is not None:
+        return [f.json() for f in ex.stream.events if f.dispatched]
+    return [ex.json()]
+
+
+def mcp_response(ex: Exchange) -> dict[str, Any]:
+    """The JSON-RPC response (the last message); AssertionError if there is none."""
+    msgs = mcp_messages(ex)
+    assert msgs, "the MCP answer held no JSON-RPC message"
+    last = msgs[-1]
+    assert isinstance(last, dict) and ("result" in last or "error" in last), \
+        f"the last MCP message is not a JSON-RPC response: {json.dumps(last)[:300]}"
+    return last
+
+
+def mcp_text(result: dict[str, Any]) -> str:
+    blocks = [b for b in result.get("content", []) if isinstance(b, dict) and b.get("type") == "text"]
+    return "".join(b.get("text", "") for b in blocks)

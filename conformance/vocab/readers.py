@@ -1,0 +1,85 @@
+"""Reading recorded answers: what came back in one line, the error object and code of an error body, the JSON
+the suite sent, the JSON-object events of a stream, and a step of a recording that may have been skipped.
+Readers never judge a requirement; the `what` strings they take name the exchange in messages."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance import schemas
+from conformance.engine import Recording
+from conformance.outcomes import NotAssessed
+from conformance.wire.http import Exchange
+
+
+def is_4xx(ex: Exchange) -> bool:
+    return ex.status is not None and 400 <= ex.status < 500
+
+
+def got(ex: Exchange) -> str:
+    if ex.status is None:
+        return f"no response ({ex.error})"
+    body = ex.body[:240].decode("utf-8", "replace")
+    return ex.redact(f"HTTP {ex.status} {ex.header('content-type') or '(no content-type)'} {body!r}")
+
+
+def error_object(body: Any) -> dict[str, Any] | None:
+    """`error` of a parsed JSON body when it is an object, else None."""
+    err = body.get("error") if isinstance(body, dict) else None
+    return err if isinstance(err, dict) else None
+
+
+def error_of(ex: Exchange) -> dict[str, Any] | None:
+    """`error` of a JSON answer, or None when the body is not a JSON object with an `error` object (never raises)."""
+    try:
+        return error_object(ex.json())
+    except AssertionError:
+        return None
+
+
+def error_code(ex: Exchange, what: str) -> Any:
+    """`error.code` of an error body; AssertionError if the body is not `{error: {...}}`."""
+    body = ex.json()
+    err = error_object(body)
+    assert err is not None, f"{what}: expected the error body {{error: {{code, message, requestId}}}}, got {got(ex)}"
+    return err.get("code")
+
+
+def rpc_error(ex: Exchange, what: str) -> dict[str, Any]:
+    """The JSON-RPC error body of an MCP refusal (jsonrpc, id possibly null, integer code, string message)."""
+    body = ex.json()
+    problems = schemas.errors("mcp-error", body)
+    assert not problems, f"{what}: the body is not a JSON-RPC error body ({'; '.join(problems[:3])}): {got(ex)}"
+    assert "result" not in body, f"{what}: a refusal carries both `error` and `result`: {got(ex)}"
+    return body
+
+
+def request_json(ex: Exchange) -> Any:
+    """The JSON body the suite sent in an exchange (None if none or not JSON)."""
+    try:
+        return json.loads(ex.request_body) if ex.request_body else None
+    except ValueError:
+        return None
+
+
+def stream_events(ex: Exchange) -> list[dict[str, Any]]:
+    """The JSON-object events of an answer; [] when it is no stream (never raises: a scenario reads hostile data)."""
+    if ex.stream is None:
+        return []
+    out = []
+    for frame in ex.stream.dispatched:
+        try:
+            value = frame.json()
+        except AssertionError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def step(rec: Recording, label: str) -> Exchange:
+    """The exchange of a step, or NotAssessed naming the option its skip needed."""
+    skipped = rec.facts.get("skipped", {})
+    if label in skipped:
+        raise NotAssessed(skipped[label])
+    return rec.get(label)

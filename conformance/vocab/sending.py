@@ -1,0 +1,126 @@
+"""Sending through a scenario's Context: one MCP request (`rpc`, `call_tool`), the agent's MCP tool name, and the
+credential and agent-id stand-ins and optional steps of the access scenarios. Shared by every scenario module, so no
+scenario imports another."""
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from typing import Any, Awaitable, Callable
+from urllib.parse import quote
+
+from conformance.engine import Context
+from conformance.outcomes import NotAssessed
+from conformance.vocab import protocols as p
+from conformance.vocab.constants import QUERY_CREDENTIAL_PARAM
+from conformance.wire.http import Exchange
+
+
+# -- MCP requests and the tool name -----------------------------------------------------------
+async def rpc(ctx: Context, method: str, params: dict[str, Any] | None = None, *, label: str, id: Any = 1,
+              version: str | None = p.MCP_VERSION, header_version: str | None | object = ..., meta_version: Any = ...,
+              mcp_name: str | None = None, capabilities: dict[str, Any] | None = None, progress_token: Any = None,
+              agent_id: str | None = None, credential: str | None = "api_key", headers: dict[str, Any] | None = None,
+              drop_headers: tuple[str, ...] = (), body: Any = None, query: str | None = None, **kw: Any) -> Exchange:
+    """One MCP request. `header_version` / `meta_version` override the header and the `_meta` version separately
+    (`...`: same as `version`; None: left out); `drop_headers` removes routing headers."""
+    if body is None:
+        body = p.mcp_request(method, params, id=id, version=version if meta_version is ... else meta_version,
+                             capabilities=capabilities, progress_token=progress_token)
+    hv = version if header_version is ... else header_version
+    hdrs: dict[str, Any] = p.mcp_headers(method, version=hv, name=mcp_name)
+    for name in drop_headers:
+        hdrs.pop(name, None)
+    hdrs.update(headers or {})
+    path = ctx.agent_path("mcp", agent_id)
+    if query is not None:
+        encoded = quote(query, safe="")
+        if encoded != query:
+            ctx.client.redactor.add(encoded)  # the credential as it appears in the URL stays out of transcripts
+        path += f"?{QUERY_CREDENTIAL_PARAM}={encoded}"
+    return await ctx.post(path, body, label=label, credential=credential, headers=hdrs, **kw)
+
+
+async def call_tool(ctx: Context, tool: str, prompt: str | None, *, label: str, session: str | None = None,
+                    resume: Any = None, id: Any = 1, send_name: bool = True, extra_params: dict[str, Any] | None = None,
+                    **kw: Any) -> Exchange:
+    params = {"name": tool, "arguments": p.tool_arguments(prompt, session, resume), **(extra_params or {})}
+    return await rpc(ctx, "tools/call", params, label=label, id=id, mcp_name=tool if send_name else None, **kw)
+
+
+def _single_tool_name(ex: Exchange) -> str | None:
+    try:
+        tools = ex.json().get("result", {}).get("tools")
+    except (AssertionError, AttributeError):
+        return None
+    if isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict) \
+            and isinstance(tools[0].get("name"), str) and tools[0]["name"]:
+        return tools[0]["name"]
+    return None
+
+
+async def tool_name(ctx: Context) -> str:
+    """The agent's tool: learned once per run from `tools/list` (shared by every scenario), else from
+    `--agent-slug`. A scenario that cannot name the tool cannot call it."""
+    memo = ctx.session.__dict__.setdefault("_mcp_tool_memo", {})
+    if "future" not in memo:
+        memo["future"] = asyncio.ensure_future(_lookup_tool(ctx))
+    name, why = await asyncio.shield(memo["future"])
+    if name is None:
+        raise AssertionError(why)
+    return name
+
+
+async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
+    ex = await ctx.client.send("POST", ctx.agent_path("mcp"), label="tool-lookup",
+                               headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
+                               json=p.mcp_request("tools/list", id="tool-lookup"))
+    name = _single_tool_name(ex)
+    if name:
+        return name, ""
+    if ctx.target.agent_slug:
+        return p.slug_tool_name(ctx.target.agent_slug), ""
+    return None, (f"could not learn the tool name: tools/list answered {ex.status} without exactly one named tool, "
+                  "and no --agent-slug was given")
+
+
+async def listed_tool(ctx: Context) -> str | None:
+    """The tool name for generated traffic: from --agent-slug, else the first tool of a recorded `tools/list` (label
+    `tools-list`; None if the server will not say). Unlike `tool_name`, a failed lookup is no error here."""
+    if ctx.target.agent_slug:
+        return p.slug_tool_name(ctx.target.agent_slug)
+    ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                                                     "io.modelcontextprotocol/clientCapabilities": {}}}},
+                        headers=p.mcp_headers("tools/list"), label="tools-list")   # not "mcp-<i>": no run index
+    try:
+        name = ex.json()["result"]["tools"][0]["name"]
+    except (AssertionError, KeyError, IndexError, TypeError, ValueError):
+        return None
+    return name if isinstance(name, str) and name else None
+
+
+# -- credentials and agent ids ----------------------------------------------------------------
+def service_prefix(api_key: str | None) -> str:
+    """The `<svc>` part of `<svc>_live_…`; a neutral stand-in when the key does not show it."""
+    m = re.match(r"^(.+?)_live_.", api_key or "")
+    return m.group(1) if m else "svc"
+
+
+def unknown_credential(ctx: Context, kind: str) -> str:
+    return f"{service_prefix(ctx.target.api_key)}_{kind}_{secrets.token_hex(16)}"
+
+
+def random_agent(ctx: Context, prefix: str = "agt_") -> str:
+    return prefix + "conf" + secrets.token_hex(8)
+
+
+async def optional(ctx: Context, label: str, facts: tuple[str, ...], send: Callable[[], Awaitable[Any]]) -> None:
+    """Send a step that needs optional facts, or record why it was skipped."""
+    try:
+        for fact in facts:
+            ctx.need(fact)
+    except NotAssessed as exc:
+        ctx.recording.facts.setdefault("skipped", {})[label] = str(exc)
+        return
+    await send()

@@ -242,8 +242,7 @@ async def rate_limit(ctx: Context) -> None:
     if first.status != 429 and not (ctx.target.thorough or nearly_spent):
         raise NotAssessed("the 429 probe loads the server; it runs only with --thorough "
                           f"(or when X-RateLimit-Remaining shows at most {RATE_PROBE_CHEAP} requests left)")
-    budget = min(RATE_PROBE_MAX, int(remaining) + RATE_PROBE_BATCH) if remaining.isascii() and remaining.isdigit() \
-        else RATE_PROBE_MAX
+    budget = _probe_budget(0, remaining)
     while first.status != 429 and sent < budget:
         got = await asyncio.gather(*(send(f"burst-{sent + i}", sent + i) for i in range(RATE_PROBE_BATCH)))
         sent += RATE_PROBE_BATCH
@@ -251,7 +250,17 @@ async def rate_limit(ctx: Context) -> None:
         if limited:
             ctx.recording.exchanges.append(limited[0])
             break
+        # the bucket refills while the probe runs (slowly on a busy machine): size the rest from the latest count
+        counts = [(ex.header("x-ratelimit-remaining") or "").strip() for ex in got]
+        budget = _probe_budget(sent, min(counts, key=lambda c: int(c) if c.isascii() and c.isdigit() else 1 << 30))
     ctx.note(sent=sent)
+
+
+def _probe_budget(sent: int, remaining: str) -> int:
+    """Requests the probe may send in all: what the server says is left plus a batch, never over the cap."""
+    if not (remaining.isascii() and remaining.isdigit()):
+        return RATE_PROBE_MAX
+    return min(RATE_PROBE_MAX, sent + int(remaining) + RATE_PROBE_BATCH)
 
 
 # -- the official client ----------------------------------------------------------------------

@@ -26,6 +26,8 @@ from conformance.target import Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
 from conformance.wire.pace import Pacer, parse_rate_limit
 from conformance.wire.redact import Redactor
+from conformance.vocab import protocols as vocab_protocols
+from conformance.vocab.values import error_of
 
 EVIDENCE_EXCHANGES = 4
 EVIDENCE_CHARS = 3000
@@ -270,7 +272,7 @@ class Session:
             answers.append(ex)
         if not answers:
             return None
-        where = "; ".join(f"POST {urlsplit(ex.url).path} answered {ex.status} {_error_code(ex) or ''}".rstrip()
+        where = "; ".join(f"POST {urlsplit(ex.url).path} answered {ex.status} {_refusal_code(ex)}".rstrip()
                           for ex in answers)
         if all(ex.status == 401 for ex in answers):
             return f"the API key given in {t.option_env('api_key')} was refused: {where}"
@@ -289,11 +291,8 @@ class Session:
             prompt = (t.profile.scenario("plain_reply") or {}).get("prompt", "say conformance")
             return {"headers": {**auth, "Accept": "application/json"},
                     "json": {"prompt": prompt, "sessionId": f"conf-{t.run_tag}-preflight"}}
-        version = "2026-07-28"
-        return {"headers": {**auth, "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": version,
-                            "Mcp-Method": "tools/list"},
-                "json": {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": version}}}}
+        return {"headers": {**auth, **vocab_protocols.mcp_headers("tools/list")},
+                "json": vocab_protocols.mcp_request("tools/list")}
 
     async def _record(self, scn: Scenario, client: Client, sem: asyncio.Semaphore | None,
                       after: list[Future] = ()) -> Recording | BaseException:
@@ -431,12 +430,9 @@ class Session:
                 "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
 
 
-def _error_code(ex: Exchange) -> str | None:
-    try:
-        body = ex.json()
-        return str(body["error"]["code"])
-    except (AssertionError, KeyError, TypeError):
-        return None
+def _refusal_code(ex: Exchange) -> str:
+    err = error_of(ex)
+    return str(err.get("code", "")) if err else ""
 
 
 def rate_limited_exchange(recs: list[Recording]) -> Exchange | None:

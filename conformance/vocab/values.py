@@ -34,3 +34,18 @@ def is_json_integer(value: Any) -> bool:
 def same_integer(value: Any, n: int) -> bool:
     """`value` is the JSON integer `n` (1.0 is 1; "1" and true are not)."""
     return is_json_integer(value) and value == n
+
+
+def error_object(body: Any) -> dict[str, Any] | None:
+    """`error` of a parsed JSON body when it is an object, else None."""
+    err = body.get("error") if isinstance(body, dict) else None
+    return err if isinstance(err, dict) else None
+
+
+def error_of(ex: Any) -> dict[str, Any] | None:
+    """`error` of a JSON answer (an Exchange), or None when the body is not a JSON object with an `error` object
+    (never raises)."""
+    try:
+        return error_object(ex.json())
+    except AssertionError:
+        return None

@@ -37,11 +37,15 @@ def result_is_json_200(name: str, ex: Exchange, rec: Recording) -> None:
     result_of(ex)
 
 
+def assert_status(ex: Exchange, want: str) -> None:
+    got = result_of(ex).get("status")
+    assert got == want, f"{ex.label}: expected status {want!r}, got {got!r}"
+
+
 @json_rule("INV-RES-002", names=COMPLETED_RUNS)
 def status_completed(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends the runs that end normally without streaming; `status` is `completed`."""
-    got = result_of(ex).get("status")
-    assert got == "completed", f"{ex.label}: expected status 'completed', got {got!r}"
+    assert_status(ex, "completed")
 
 
 @json_rule("INV-RES-003", names=COMPLETED_RUNS)
@@ -140,8 +144,7 @@ def duration_covers_sleep(rec: Recording) -> None:
 @json_rule("INV-RES-014", names=FAILED_RUNS)
 def failed_run_is_200_failed(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends both failure prompts without streaming; each answers 200 with `status` `failed` (a failed run is no refusal)."""
-    got = result_of(ex).get("status")
-    assert got == "failed", f"{ex.label}: expected status 'failed', got {got!r}"
+    assert_status(ex, "failed")
 
 
 @json_rule("INV-RES-015", names=FAILED_RUNS)

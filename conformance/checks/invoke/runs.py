@@ -110,14 +110,18 @@ def open_event_note(rec: Recording) -> str:
         f"{n} ({', '.join(sorted(k)) or '-'})" for n, k in sorted(seen.items()))
 
 
+def assert_ends_with_error(ex: Exchange) -> None:
+    """A failed run's stream ends with an `error` frame and carries no `done`."""
+    names = [f.event for f in frames(ex)]
+    assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
+    assert names and names[-1] == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
+
+
 @check("INV-TERM-004", scenarios=["invoke.runs"])
 def failure_after_output_ends_error(rec: Recording) -> None:
     """Streams `say partial`, `fail boom`; status 200, `text` frames carrying `partial`, then an `error` frame, no `done`."""
     s, ex = sse_run(rec, "failure_after_output")
-    fs = frames(ex)
-    names = [f.event for f in fs]
-    assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
-    assert fs and fs[-1].event == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
+    assert_ends_with_error(ex)
     reply = s.get("reply")
     if reply:   # (no expected text in a custom profile: the frame order above is still judged)
         before = "".join(d["delta"] for f, d in objects(ex)[:-1] if f.event == "text" and isinstance(d.get("delta"), str))
@@ -128,7 +132,4 @@ def failure_after_output_ends_error(rec: Recording) -> None:
 def failure_before_output_ends_error(rec: Recording) -> None:
     """Streams `fail boom`; the answer is 200 (not a refusal) and the stream ends with an `error` frame, no `done`."""
     _, ex = sse_run(rec, "failure_before_output")
-    fs = frames(ex)
-    names = [f.event for f in fs]
-    assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
-    assert fs and fs[-1].event == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
+    assert_ends_with_error(ex)

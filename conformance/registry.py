@@ -89,7 +89,13 @@ class UnknownStep(RegistryError):
 
 class Step(str):
     """A step label shared by a scenario and its checks (`conformance.vocab.steps`); checks that use one are
-    validated at collection against their scenarios' declared steps."""
+    validated at collection against their scenarios' declared steps. A family of labels is one pattern ending in
+    `*` (`Step("sse-*")`), and `.of(part)` names one member (`sse-plain_reply`)."""
+
+    def of(self, part: object) -> "Step":
+        if not self.endswith("*"):
+            raise RegistryError(f"step {self!r} is not a family (a pattern ending in '*')")
+        return Step(f"{self[:-1]}{part}")
 
 
 def unknown_step(scenario: str, label: str) -> UnknownStep | None:

@@ -10,7 +10,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check, rule
 from conformance.vocab import protocols as p
-from conformance.vocab import steps
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled
 from conformance.vocab.constants import INVOKE_AGUI_CREDENTIALS, JSONRPC_INVALID_REQUEST, SCOPE
 from conformance.vocab.readers import got, step

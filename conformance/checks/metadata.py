@@ -10,7 +10,7 @@ from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
-from conformance.vocab import steps
+from conformance.vocab.steps import metadata as steps
 from conformance.vocab.challenges import challenge_params, same_url, spelled, url_under
 from conformance.vocab.constants import SCOPE
 from conformance.vocab.readers import got, step

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from conformance.vocab import protocols as p
-from conformance.vocab import steps
+from conformance.vocab.steps import mcp as steps
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import scenario

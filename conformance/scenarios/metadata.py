@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conformance.engine import Context
 from conformance.registry import scenario
-from conformance.vocab import steps
+from conformance.vocab.steps import metadata as steps
 from conformance.vocab.challenges import challenge_params, url_under
 from conformance.vocab.sending import call_tool, optional, random_agent, tool_name, unknown_credential
 

@@ -80,7 +80,7 @@ def test_the_rule_sees_a_cross_import(tmp_path):
 def test_an_undeclared_step_is_an_error_and_an_unreached_one_not_assessed():
     from conformance import canned, registry
     from conformance.outcomes import NotAssessed
-    from conformance.vocab import steps
+    from conformance.vocab.steps import mcp as steps
 
     registry.load_all()
     rec = canned.recording("mcp.refusals", [])
@@ -92,7 +92,7 @@ def test_an_undeclared_step_is_an_error_and_an_unreached_one_not_assessed():
 
 def test_validate_finds_the_steps_a_check_uses():
     from conformance import registry
-    from conformance.vocab import steps
+    from conformance.vocab.steps import mcp as steps
 
     def reads_a_declared_step(rec):
         return rec.get(steps.METHOD_MISSING)

@@ -5,7 +5,8 @@ from typing import Any
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
-from conformance.vocab import protocols as p, steps
+from conformance.vocab import protocols as p
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.readers import got, request_json
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange

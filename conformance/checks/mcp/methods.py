@@ -8,7 +8,8 @@ from typing import Any
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check, rule
-from conformance.vocab import protocols as p, steps
+from conformance.vocab import protocols as p
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.checks.mcp._common import MODERN, NO_NAME, response, result_of, sent_id
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check, rule
-from conformance.vocab import steps
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from conformance.vocab.readers import got, rpc_error
 from conformance.vocab.refusals import mcp_refused

@@ -6,7 +6,7 @@ import re
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, check
-from conformance.vocab import steps
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.checks.mcp._common import MODERN, labels, result_of, text_block

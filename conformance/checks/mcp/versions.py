@@ -5,7 +5,8 @@ from typing import Any
 
 from conformance.engine import Recording
 from conformance.registry import check, rule
-from conformance.vocab import protocols as p, steps
+from conformance.vocab import protocols as p
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.refusals import mcp_refused
 from conformance.vocab.text import truncate

@@ -1,10 +1,4 @@
-"""Step labels a scenario records and its checks read, as names both sides import.
-
-A scenario that declares its steps (`@scenario(..., steps=...)`) makes a typo a bug, not a verdict: a check
-reading a `Step` none of its scenarios declares fails collection (`registry.validate`), and `Recording.get` of
-an undeclared label raises `UnknownStep` (an error), while a declared step the server kept the scenario from
-reaching stays NotAssessed.
-"""
+"""Steps of the MCP scenarios."""
 from conformance.registry import Step
 
 # -- mcp.modern --------------------------------------------------------------------------------
@@ -31,15 +25,3 @@ UNSUPPORTED_METHOD = Step("unsupported-method")
 MCP_REFUSALS = (VERSION_UNKNOWN, VERSION_MISMATCH, METHOD_MISMATCH, NAME_MISMATCH, METHOD_MISSING,
                 VERSION_HEADER_MISSING, CONTENT_TYPE, UNKNOWN_TOOL, NO_PROMPT, UNKNOWN_AGENT, INITIALIZE_UNKNOWN,
                 UNSUPPORTED_METHOD)
-
-# -- metadata.document and metadata.challenge ------------------------------------------------------
-DOC = Step("doc")
-DOC_KEY = Step("doc-key")
-DOC_UNKNOWN_BEARER = Step("doc-unknown-bearer")
-MALFORMED_AGENT = Step("malformed-agent")
-UNDEPLOYED_AGENT = Step("undeployed-agent")
-POST = Step("post")
-METADATA_DOCUMENT = (DOC, DOC_KEY, DOC_UNKNOWN_BEARER, UNKNOWN_AGENT, MALFORMED_AGENT, UNDEPLOYED_AGENT, POST)
-CHALLENGE = Step("challenge")
-FOLLOWED = Step("followed")
-METADATA_CHALLENGE = (CHALLENGE, FOLLOWED)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import functools
 import itertools
 import threading
@@ -21,7 +22,7 @@ from urllib.parse import urlsplit
 from conformance import catalog
 from conformance.outcomes import NotAssessed, Observation
 from conformance.reporting import repro
-from conformance.registry import SCENARIOS, Check, Scenario, unknown_step
+from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
 from conformance.wire.pace import Pacer, parse_rate_limit
@@ -60,8 +61,14 @@ class Recording:
         raise NotAssessed(f"scenario {self.scenario} did not reach step {label!r} "
                           f"(it recorded {[e.label for e in self.exchanges]})")
 
-    def labelled(self, prefix: str) -> list[Exchange]:
-        return [e for e in self.exchanges if e.label.startswith(prefix)]
+    def labelled(self, family: str) -> list[Exchange]:
+        """The exchanges of a label family: a `Step` pattern (`sse-*`) or a plain prefix."""
+        unknown = unknown_family(self.scenario, family)
+        if unknown is not None:
+            raise unknown
+        if family.endswith("*"):
+            return [e for e in self.exchanges if fnmatch.fnmatchcase(e.label, family)]
+        return [e for e in self.exchanges if e.label.startswith(family)]
 
 
 class ScenarioFailed(Exception):

@@ -107,6 +107,20 @@ def unknown_step(scenario: str, label: str) -> UnknownStep | None:
     return UnknownStep(f"scenario {scenario} declares no step {label!r} (its steps: {', '.join(scn.steps)})")
 
 
+def unknown_family(scenario: str, family: str) -> UnknownStep | None:
+    """The error for asking `scenario`'s recording for a label family (a `Step` pattern or a prefix) that none of
+    its declared steps could belong to, or None."""
+    scn = SCENARIOS.get(scenario)
+    if scn is None or not scn.steps:
+        return None
+    stem = family[:-1] if family.endswith("*") else family
+    if any(pattern.startswith(stem) or (pattern.endswith("*") and stem.startswith(pattern[:-1]))
+           for pattern in scn.steps):
+        return None
+    return UnknownStep(f"scenario {scenario} declares no step of the family {family!r} "
+                       f"(its steps: {', '.join(scn.steps)})")
+
+
 def _first_line(fn) -> str:
     return (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
 

@@ -120,3 +120,17 @@ def test_a_section_module_may_read_only_its_own_surface():
     assert own_surface("conformance.checks.mcp._common", "conformance.checks.mcp")
     assert not own_surface("conformance.checks.auth", "conformance.checks.mcp")
     assert not own_surface("conformance.checks.mcp", "conformance.checks")   # a flat check module reads no other
+
+
+def test_a_label_family_is_validated_like_a_step():
+    from conformance import canned, registry
+
+    registry.load_all()
+    rec = canned.recording("mcp.refusals", [])
+    assert rec.labelled("version-") == []
+    assert rec.labelled(registry.Step("version-*")) == []
+    with pytest.raises(registry.UnknownStep, match="verson-"):
+        rec.labelled("verson-")
+    assert registry.Step("sse-*").of("plain_reply") == "sse-plain_reply"
+    with pytest.raises(registry.RegistryError):
+        registry.Step("sse").of("x")

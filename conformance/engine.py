@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from conformance import catalog
 from conformance.outcomes import NotAssessed, Observation
 from conformance.reporting import repro
+from conformance.reporting.transcript import transcript
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
@@ -424,7 +425,7 @@ class Session:
         for rec in recs:
             for ex in rec.exchanges[:EVIDENCE_EXCHANGES]:
                 out.append({"scenario": rec.scenario, "label": ex.label,
-                            "transcript": self.redactor.redact(ex.transcript(EVIDENCE_CHARS)),
+                            "transcript": self.redactor.redact(transcript(ex, EVIDENCE_CHARS)),
                             "curl": repro.curl(ex)})
         return out
 

@@ -24,6 +24,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from conformance.vocab.text import truncate
+
 __all__ = ["SCHEMA_DIR", "resource", "BASE_URI", "names", "schema", "validator", "errors", "check", "is_valid"]
 
 # Inside the package: conformance/_schemas is a link to the repository's top-level schemas/ (one copy of
@@ -98,11 +100,11 @@ def _describe(err: jsonschema.ValidationError, root: str, owner: dict[int, str])
     if err.validator == "not" and isinstance(err.validator_value, dict):
         rule = err.validator_value.get("description") or json.dumps(err.validator_value)
         message = f"{_repr(err.instance)} must not match: {rule}"
-    text = f"{err.json_path}: {_short(message)} [{err.validator}] (schema {where})"
+    text = f"{err.json_path}: {truncate(message, 240, middle=True)} [{err.validator}] (schema {where})"
     if err.context:  # anyOf / oneOf: list the reasons of each alternative (bounded)
         reasons = sorted(err.context, key=jsonschema.exceptions.relevance)[:4]
         text += "; alternatives failed: " + "; ".join(
-            f"{c.json_path}: {_short(c.message, 120)} [{c.validator}]" for c in reasons
+            f"{c.json_path}: {truncate(c.message, 120, middle=True)} [{c.validator}]" for c in reasons
         )
     return text
 
@@ -111,12 +113,6 @@ def _repr(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
-
-def _short(message: str, limit: int = 240) -> str:
-    if len(message) <= limit:
-        return message
-    half = (limit - 5) // 2
-    return message[:half] + " ... " + message[-half:]
 
 
 def errors(name: str, instance: Any) -> list[str]:

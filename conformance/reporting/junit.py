@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from conformance.reporting import curl_of, decorate, title
+from conformance.vocab.text import truncate
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -49,9 +50,10 @@ def _detail(row: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _short(text: str, n: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+
+def _headline(text: str) -> str:
+    """A failure's `message` attribute: one line, as CI summaries show it."""
+    return truncate(text, 300, one_line=True)
 
 
 def build(report: dict[str, Any]) -> ET.Element:
@@ -69,7 +71,7 @@ def build(report: dict[str, Any]) -> ET.Element:
     n = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     if report.get("verdict") == "error":
         case = ET.SubElement(suite, "testcase", classname="conformance", name="conformance.run", time="0")
-        ET.SubElement(case, "error", message=_short(report.get("verdict_reason", "")), type="error").text = \
+        ET.SubElement(case, "error", message=_headline(report.get("verdict_reason", "")), type="error").text = \
             report.get("verdict_reason", "")
         n["tests"] += 1
         n["errors"] += 1
@@ -82,23 +84,23 @@ def build(report: dict[str, Any]) -> ET.Element:
         ET.SubElement(cprops, "property", name="checks", value=",".join(row.get("checks", [])))
         status = row["status"]
         if row.get("baselined") and status in ("failed", "warning"):
-            ET.SubElement(case, "skipped", message=_short(f"baselined: {row.get('message', '')}"))
+            ET.SubElement(case, "skipped", message=_headline(f"baselined: {row.get('message', '')}"))
             ET.SubElement(case, "system-err").text = _detail(row)
             n["skipped"] += 1
         elif status == "failed":
-            el = ET.SubElement(case, "failure", message=_short(f"{row['id']} {row['level']}: {row.get('message', '')}"),
+            el = ET.SubElement(case, "failure", message=_headline(f"{row['id']} {row['level']}: {row.get('message', '')}"),
                                type=row["level"])
             el.text = _detail(row)
             n["failures"] += 1
         elif status == "error":
-            ET.SubElement(case, "error", message=_short(row.get("message", "")), type="error").text = _detail(row)
+            ET.SubElement(case, "error", message=_headline(row.get("message", "")), type="error").text = _detail(row)
             n["errors"] += 1
         elif status == "warning":
-            ET.SubElement(case, "skipped", message=_short(f"warning: {row['id']} SHOULD: {row.get('message', '')}"))
+            ET.SubElement(case, "skipped", message=_headline(f"warning: {row['id']} SHOULD: {row.get('message', '')}"))
             ET.SubElement(case, "system-err").text = _detail(row)
             n["skipped"] += 1
         elif status == "not_assessed":
-            ET.SubElement(case, "skipped", message=_short(f"not assessed: {row.get('message', '')}"))
+            ET.SubElement(case, "skipped", message=_headline(f"not assessed: {row.get('message', '')}"))
             n["skipped"] += 1
         elif status == "info" and row.get("message"):
             ET.SubElement(case, "system-out").text = f"info: {row['message']}"

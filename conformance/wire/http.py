@@ -39,6 +39,7 @@ import httpx
 from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor
 from .sse import SSEComment, SSERecorder, StreamRecord, strict_json_loads
+from conformance.vocab.text import truncate
 
 __all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
 
@@ -47,7 +48,7 @@ MAX_CONNECTIONS = 32
 _CLOSE_GRACE = 5.0
 # Shorter than common servers' idle keep-alive (uvicorn: 5 s), so we rarely reuse a connection being closed.
 KEEPALIVE_EXPIRY = 4.0
-_SENSITIVE_HEADERS = {
+SENSITIVE_HEADERS = {
     "authorization",
     "proxy-authorization",
     "cookie",
@@ -162,27 +163,6 @@ def _size(n: int) -> str:
     if n >= 2**10 and n % 2**10 == 0:
         return f"{n // 2**10} KiB"
     return f"{n:,} bytes"
-
-
-def _clip(text: str, n: int) -> str:
-    if len(text) <= n:
-        return text
-    return text[:n] + f"… [{len(text) - n:,} more chars]"
-
-
-_REDACT_MARGIN = 512  # longer than any secret: one cut within it is masked before the text is clipped
-
-
-def _clip_redacted(red, text: str | bytes, n: int) -> str:
-    """Redact then clip, without decoding or redacting megabytes of which n characters are shown."""
-    if isinstance(text, bytes):
-        head = text[: 4 * (n + _REDACT_MARGIN)].decode("utf-8", "replace")
-        more = "" if len(text) <= n else f"… [{len(text):,} bytes in all]"
-    else:
-        head = text[: n + _REDACT_MARGIN]
-        more = "" if len(text) <= n else f"… [{len(text) - n:,} more chars]"
-    shown = red(head)
-    return shown if len(shown) <= n and not more else shown[:n] + (more or "…")
 
 
 def is_loopback(host: str) -> bool:
@@ -348,7 +328,7 @@ class Exchange:
         try:
             text = self.body.decode("utf-8")
         except UnicodeDecodeError as exc:
-            ex = _clip(self.body[:2000].decode("utf-8", "replace"), 300)
+            ex = truncate(self.body[:2000].decode("utf-8", "replace"), 300, count=True)
             raise AssertionError(
                 self.redact(
                     f"{where}: body is not valid UTF-8 (byte {exc.start}), so not JSON ({self._what()}): {ex!r}"
@@ -358,7 +338,7 @@ class Exchange:
             return strict_json_loads(text)
         except ValueError as exc:
             raise AssertionError(
-                self.redact(f"{where}: body is not JSON ({exc}; {self._what()}): {_clip(text, 300)!r}")
+                self.redact(f"{where}: body is not JSON ({exc}; {self._what()}): {truncate(text, 300, count=True)!r}")
             ) from None
 
     def __repr__(self) -> str:
@@ -370,82 +350,6 @@ class Exchange:
             + (f", error={self.error!r}" if self.error else "")
             + ")"
         )
-
-    def transcript(self, limit: int = 4000) -> str:
-        red = self.redact
-        budget = limit + 2000
-        lines: list[str] = []
-        size = 0
-
-        def add(line: str) -> bool:
-            nonlocal size
-            if size > budget:
-                return False
-            lines.append(line)
-            size += len(line) + 1
-            return True
-
-        add(f"{self.method} {self.url}" + (f"    [{self.label}]" if self.label else ""))
-        for k, v in self.request_headers.items():
-            add(f"> {k}: {v}")
-        if self.request_body:
-            add(">")
-            add("> " + _clip_redacted(red, self.request_body, 1500))
-        if self.waited_pace:
-            add(f"(held back {self.waited_pace:.1f}s before sending, to stay under the rate limit)")
-        if self.waited_429:
-            add("(after 429 Retry-After waits: " + ", ".join(f"{w:g}s" for w in self.waited_429) + ")")
-        if self.retried_transport:
-            add(f"(resent on a fresh connection: the first attempt failed on a reused one: {self.retried_transport})")
-        if self.rate_limited:
-            add("(still rate limited when the retry budget ran out: the server did not judge this request)")
-        if self.status is None:
-            add("< (no response)")
-        else:
-            add(f"< HTTP {self.status}" + (f"   (+{self.t_headers:.3f}s)" if self.t_headers is not None else ""))
-            if self.headers is not None:
-                for k, v in self.headers.multi_items():
-                    if k.lower() in _SENSITIVE_HEADERS:
-                        v = MASK
-                    add(f"< {k}: {v}")
-            add("<")
-            if self.stream is not None:
-                shown = 0
-                for item in self.stream.items:
-                    if isinstance(item, SSEComment):
-                        line = f"+{item.t:.3f}s :{_clip_redacted(red, item.text, 300)}"
-                    else:
-                        parts = [f"{n}: {_clip_redacted(red, v, 400)}" for n, v in item.fields]
-                        line = f"+{item.t:.3f}s " + " / ".join(parts)
-                        if not item.dispatched:
-                            line += "   (not dispatched: no data)"
-                    if not add(line):
-                        break
-                    shown += 1
-                rest = len(self.stream.items) - shown + self.stream.items_dropped
-                if rest > 0:
-                    lines.append(f"… {rest:,} more stream items")
-                st = self.stream
-                t_end = f"+{st.t_end:.3f}s " if st.t_end is not None else ""
-                le = ", ".join(f"{k}×{v}" for k, v in st.line_endings.items() if v) or "none"
-                lines.append(
-                    f"{t_end}-- stream end: {st.end}; {len(st.events)} frames, {len(st.comments)} comments, "
-                    f"{st.total_bytes:,} bytes, line endings {le}" + (", BOM" if st.bom else "")
-                )
-                if st.pending:
-                    lines.append("   pending: " + _clip_redacted(red, st.pending, 300))
-                for f in st.findings[:20]:
-                    lines.append("   finding: " + red(f))
-            elif self.body:
-                add(_clip_redacted(red, self.body, budget))
-                if self.t_end is not None:
-                    lines.append(f"+{self.t_end:.3f}s -- body end ({len(self.body):,} bytes)")
-        if self.error:
-            lines.append(f"!! error: {red(self.error)}")
-        text = red("\n".join(lines))
-        if len(text) > limit:
-            text = text[: max(0, limit - 40)] + f"\n… [transcript cut at {limit:,} chars]"
-        return text
 
 
 class Client:
@@ -560,7 +464,7 @@ class Client:
                 req.headers[k] = v
         # every credential we send is a secret for transcripts and reports
         for k, v in req.headers.items():
-            if k.lower() in _SENSITIVE_HEADERS:
+            if k.lower() in SENSITIVE_HEADERS:
                 cred = v.split(None, 1)[-1] if v.lower().startswith(("bearer ", "basic ")) else v
                 if len(cred.strip()) >= _MIN_AUTO_SECRET:
                     self.redactor.add(cred.strip())
@@ -570,7 +474,7 @@ class Client:
     def _masked_headers(req: httpx.Request) -> dict[str, str]:
         out: dict[str, str] = {}
         for k, v in req.headers.multi_items():
-            if k.lower() in _SENSITIVE_HEADERS:
+            if k.lower() in SENSITIVE_HEADERS:
                 scheme = v.split(None, 1)[0] if " " in v else ""
                 v = f"{scheme} {MASK}" if scheme.lower() in ("bearer", "basic") else MASK
             out[k] = v if k not in out else out[k] + ", " + v

@@ -11,6 +11,7 @@ import trustme
 
 from conformance.wire.http import Client, Exchange, RecordingBudget, Limits
 from conformance.wire.redact import MASK
+from conformance.reporting.transcript import transcript
 
 from .servers import SSE_HEAD, Request, ServerState, read_request, reset, response, serve
 
@@ -98,7 +99,7 @@ def test_sse_stream_with_timing() -> None:
     assert st.events[0].json() == {"delta": "a"}
     assert st.line_endings == {"LF": 5, "CRLF": 3, "CR": 0}
     assert ex.body.startswith(b"event: text")
-    tr = ex.transcript()
+    tr = transcript(ex)
     assert "event: text / data: {\"delta\":\"a\"}" in tr and ": ping" in tr and "stream end: eof" in tr
     assert client.stats.agent_runs == 1
 
@@ -228,7 +229,7 @@ def test_huge_frame_hits_byte_cap() -> None:
     assert ex.stream.end == "byte_cap" and ex.stream.total_bytes == 2**20
     assert len(ex.stream.pending) == 2**20
     assert client.stats.bytes_received >= 2**20
-    assert len(ex.transcript()) <= 4000
+    assert len(transcript(ex)) <= 4000
 
 
 def test_huge_json_body_hits_byte_cap() -> None:
@@ -264,7 +265,7 @@ def test_invalid_utf8_body_and_stream() -> None:
     assert a.body == b'{"a": "\xff\xfe"}'
     with pytest.raises(AssertionError, match="not valid UTF-8"):
         a.json()
-    assert "\ufffd" in a.transcript()
+    assert "\ufffd" in transcript(a)
     assert b.stream.events[0].data == "caf\ufffd"
     assert any("invalid UTF-8" in f for f in b.stream.findings)
 
@@ -368,7 +369,7 @@ def test_429_retry_after_then_200() -> None:
     assert ex.status == 200 and ex.waited_429 == [1.0]
     assert client.stats.requests == 2 and client.stats.waits_429 == 1 and client.stats.waits_429_seconds == 1.0
     assert client.stats.agent_runs == 1
-    assert "429 Retry-After waits: 1s" in ex.transcript()
+    assert "429 Retry-After waits: 1s" in transcript(ex)
 
 
 def test_429_not_retried_when_asked() -> None:
@@ -500,7 +501,7 @@ def test_secrets_redacted_even_when_echoed() -> None:
 
     a, b, c, st = run(main())
     assert st.requests[0].headers["authorization"] == f"Bearer {SECRET}"  # really sent
-    outputs = [a.transcript(), b.transcript(), repr(a), repr(b), str(a.request_headers), c.redact(a.body.decode())]
+    outputs = [transcript(a), transcript(b), repr(a), repr(b), str(a.request_headers), c.redact(a.body.decode())]
     for exc_source in (a.json, b.stream.events[1].json):
         with pytest.raises(AssertionError) as info:
             exc_source()
@@ -510,7 +511,7 @@ def test_secrets_redacted_even_when_echoed() -> None:
         assert SECRET not in text
         assert "S3cr3t" not in text
         assert other not in text  # credentials sent are learned automatically
-    assert MASK in a.transcript() and "Bearer " + MASK in a.transcript()
+    assert MASK in transcript(a) and "Bearer " + MASK in transcript(a)
 
 
 # -- TLS -----------------------------------------------------------------------------
@@ -573,7 +574,7 @@ def test_429_budget_spent_marks_the_exchange_rate_limited() -> None:
     ex, st, client = run(one(_limited(10, "0"), client_kw={"max_429_retries": 3}))
     assert ex.status == 429 and ex.rate_limited and ex.waited_429 == [0.0, 0.0, 0.0]
     assert client.stats.rate_limited == 1 and len(st.requests) == 4
-    assert "retry budget ran out" in ex.transcript()
+    assert "retry budget ran out" in transcript(ex)
 
 
 def test_429_probe_is_not_marked_rate_limited() -> None:
@@ -663,7 +664,7 @@ def test_dead_pooled_connection_is_resent_once_on_a_fresh_one() -> None:
     assert a.status == 200 and b.status == 200
     assert b.retried_transport == "connection closed before any response headers were received"
     assert c.stats.transport_retries == 1 and st.connections == 2
-    assert "resent on a fresh connection" in b.transcript()
+    assert "resent on a fresh connection" in transcript(b)
 
 
 def test_no_transport_retry_on_a_fresh_connection() -> None:

@@ -97,10 +97,10 @@ def option_problem(get: Callable[[str], Any], environ: dict[str, str] | None = N
     protocols = get("protocols")
     if protocols is not None:
         names = [p.strip() for p in str(protocols).split(",") if p.strip()]
-        unknown = [p for p in names if p not in registry.PROTOCOLS]
+        unknown = [p for p in names if p not in registry.ENDPOINT_PROTOCOLS]
         if unknown or not names:
             return (f"--protocols: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
-                    f"choose from {','.join(registry.PROTOCOLS)} (comma-separated)")
+                    f"choose from {','.join(registry.ENDPOINT_PROTOCOLS)} (comma-separated)")
     level = get("level")
     if level is not None and level not in ("must", "should", "may"):
         return f"--level {level!r}: choose from must, should, may"
@@ -269,8 +269,8 @@ def interrupted_reason(config: pytest.Config) -> str | None:
     return f"interrupted after {after:.0f} s ({name})"
 
 
-# -- the run ---------------------------------------------------------------------------
-class Run:
+# -- the certification run ---------------------------------------------------------------------------
+class Certification:
     """Options → target (starting the embedded server if no URL), session, results, report."""
 
     def __init__(self, config: pytest.Config, checks: list[registry.Check], not_run: dict[str, str]):
@@ -384,8 +384,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     checks = registry.load_all()
     protocols = config.getoption("conf_protocols")
     wanted = {p.strip() for p in protocols.split(",") if p.strip()} if protocols else None
-    if wanted and not wanted <= set(registry.PROTOCOLS):
-        raise pytest.UsageError(f"--protocols: unknown {sorted(wanted - set(registry.PROTOCOLS))}")
+    if wanted and not wanted <= set(registry.ENDPOINT_PROTOCOLS):
+        raise pytest.UsageError(f"--protocols: unknown {sorted(wanted - set(registry.ENDPOINT_PROTOCOLS))}")
     chosen, skipped = engine.select(checks, level=config.getoption("conf_level"), protocols=wanted)
     requirement_ids = config.getoption("conf_requirements")
     if requirement_ids:
@@ -406,14 +406,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def conformance_run(request: pytest.FixtureRequest):
     config = request.config
     checks, skipped = getattr(config, "_conformance_selection", ([], {}))
-    run = Run(config, checks, skipped)
+    run = Certification(config, checks, skipped)
     config._conformance_run = run
     run.start()
     yield run
     run.close()
 
 
-def judge(run: Run, check_id: str, item_properties: list) -> None:
+def judge(run: Certification, check_id: str, item_properties: list) -> None:
     """Assess one check and turn its outcome into the pytest outcome the contract implies."""
     check = registry.CHECKS[check_id]
     reqs = catalog.load()
@@ -449,11 +449,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     config._conformance_finishing = True
     interrupted = interrupted_reason(config)
-    run: Run | None = getattr(config, "_conformance_run", None)
+    run: Certification | None = getattr(config, "_conformance_run", None)
     if run is None and (interrupted or getattr(config, "_conformance_selection", None) is not None) \
             and not config.option.collectonly:
         checks, skipped = getattr(config, "_conformance_selection", ([], {}))
-        run = config._conformance_run = Run(config, checks, skipped)   # nothing ran: still a report, never a pass
+        run = config._conformance_run = Certification(config, checks, skipped)   # nothing ran: still a report, never a pass
         run.error = run.error or "no check ran"
     if run is None:
         if not config.option.collectonly:
@@ -476,7 +476,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_html_results_summary(prefix, summary, postfix, session) -> None:
-    run: Run | None = getattr(session.config, "_conformance_run", None)
+    run: Certification | None = getattr(session.config, "_conformance_run", None)
     if run is not None and run.report is not None:
         prefix.append(run.redact(html_report.page(run.report)))
 

@@ -25,10 +25,9 @@ from typing import Any, Awaitable, Callable, Iterable
 
 from conformance import catalog
 
-# The protocols with endpoints a scenario sends to (what --protocols filters). Not catalog.PROTOCOLS, which also
+# The protocols with endpoints a scenario sends to (what --protocols filters). Not catalog.REQUIREMENT_PROTOCOLS, which also
 # has the requirement areas "auth" and "general".
 ENDPOINT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
-PROTOCOLS = ENDPOINT_PROTOCOLS   # the old name, still read by plugin.py
 
 
 @dataclass(frozen=True)

@@ -110,8 +110,7 @@ def _describe(err: jsonschema.ValidationError, root: str, owner: dict[int, str])
 
 
 def _repr(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return truncate(repr(value), limit)
 
 
 

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 LEVELS = ("MUST", "SHOULD", "MAY", "UNSPECIFIED")
-PROTOCOLS = ("invoke", "agui", "mcp", "metadata", "auth", "general")
+REQUIREMENT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata", "auth", "general")  # a requirement's `protocol` field
 _REQUIRED = ("id", "level", "section", "quote", "expect", "protocol")
 CATALOG_DIR = Path(__file__).resolve().parent
 
@@ -55,8 +55,8 @@ def _parse(path: Path) -> list[Requirement]:
             raise CatalogError(f"{where}: unknown keys {sorted(unknown)}")
         if row["level"] not in LEVELS:
             raise CatalogError(f"{where}: level {row['level']!r} not one of {LEVELS}")
-        if row["protocol"] not in PROTOCOLS:
-            raise CatalogError(f"{where}: protocol {row['protocol']!r} not one of {PROTOCOLS}")
+        if row["protocol"] not in REQUIREMENT_PROTOCOLS:
+            raise CatalogError(f"{where}: protocol {row['protocol']!r} not one of {REQUIREMENT_PROTOCOLS}")
         if row["level"] == "UNSPECIFIED" and not row.get("supply"):
             raise CatalogError(f"{where}: an UNSPECIFIED entry must say how the fact is supplied (`supply`)")
         out.append(Requirement(**row))

@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from conformance import schemas
-from conformance.protocols import MCP_ACCEPT, MCP_VERSION, agui_input, agui_resume, mcp_call, mcp_headers, \
-    mcp_request, tool_name
+from conformance.vocab.protocols import MCP_ACCEPT, MCP_VERSION, agui_input, agui_resume, mcp_call, mcp_headers, \
+    mcp_request, slug_tool_name
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import AGENT_SCENARIOS
 from conformance.wire.sse import parse_sse
@@ -55,7 +55,7 @@ def traffic():
                             "resume": agui_resume(outcome.get("interrupts", []), {"name": "Ada"})}
                     r = http.post(f"{agent}/agui", json=body, headers=auth)
                     out += [("agui resume event", "agui-event", e) for e in frames(r)]
-            tool = tool_name(f["agent_slug"])
+            tool = slug_tool_name(f["agent_slug"])
             mcp = f"{agent}/mcp"
             for name in ("plain_reply", "tool_call", "failure_after_output", "failure_before_output"):
                 r = http.post(mcp, json=mcp_call(tool, RUN_PROMPTS[name]),
@@ -110,7 +110,7 @@ def test_traffic_validates_against_the_schemas(traffic):
 
 
 def test_requests_the_suite_sends_validate_against_the_request_schemas():
-    tool = tool_name("conformance-agent")
+    tool = slug_tool_name("conformance-agent")
     assert schemas.errors("invoke-request", {"prompt": "say x", "sessionId": "k", "stream": True}) == []
     assert schemas.errors("agui-request", agui_input("say x", thread="t", run="r")) == []
     call = mcp_call(tool, "say x", session="s", progress_token="p")

@@ -5,7 +5,7 @@ The wire layer records; this module only formats what it recorded (`Exchange`, `
 from __future__ import annotations
 
 from conformance.vocab.text import truncate_redacted
-from conformance.wire.http import SENSITIVE_HEADERS, Exchange
+from conformance.wire.exchange import SENSITIVE_HEADERS, Exchange
 from conformance.wire.redact import MASK
 from conformance.wire.sse import SSEComment, StreamRecord
 

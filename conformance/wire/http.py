@@ -1,4 +1,5 @@
-"""The one HTTP client every check uses.
+"""The one HTTP client every scenario sends with (what it records: `exchange.py`; the official SDK's client held
+to the same pacer and caps: `sdk.py`).
 
 ``Client.send`` never raises for anything the server does: time-outs, resets,
 garbage, TLS failures, endless or huge bodies all come back as an
@@ -22,24 +23,25 @@ from __future__ import annotations
 
 import ipaddress
 import json as _json
-import re
 import ssl
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import urlsplit
-
-import contextvars
 
 import anyio
 import anyio.lowlevel
 import httpx
 
+from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
+from .failures import describe, seconds_text, size_text
 from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor
-from .sse import SSEComment, SSERecorder, StreamRecord, strict_json_loads
-from conformance.vocab.text import truncate
+from .sse import SSERecorder
+
+if TYPE_CHECKING:
+    from .sdk import PacedTransport
 
 __all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
 
@@ -48,14 +50,6 @@ MAX_CONNECTIONS = 32
 _CLOSE_GRACE = 5.0
 # Shorter than common servers' idle keep-alive (uvicorn: 5 s), so we rarely reuse a connection being closed.
 KEEPALIVE_EXPIRY = 4.0
-SENSITIVE_HEADERS = {
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-    "x-api-key",
-    "api-key",
-}
 _MIN_AUTO_SECRET = 8  # credentials this long or longer are added to the redactor
 
 
@@ -65,18 +59,6 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
-
-
-@dataclass
-class Limits:
-    connect: float = 10.0  # seconds to connect (incl. TLS)
-    headers: float = 30.0  # seconds from sending to response headers
-    idle: float = 30.0  # max seconds between two received chunks
-    total: float = 60.0  # overall deadline for the exchange, body/stream included
-    max_body: int = 8 * 2**20  # byte cap for a body or stream
-    # frame (and comment) cap for a stream: every recorded frame is judged later, so a server that floods small
-    # frames must not make the judging phase outlast the run; the conformance scenarios need a few dozen
-    max_items: int = 5_000
 
 
 @dataclass
@@ -119,52 +101,6 @@ class RecordingBudget:
             return self.used_bytes <= self.body_bytes
 
 
-@dataclass
-class Activity:
-    """What one scenario is doing on the wire: the exchanges in flight (so a scenario cut off can say which
-    exchange held it) and the seconds spent waiting for the rate limit (which its deadline does not count)."""
-    in_flight: dict[int, "Exchange"] = field(default_factory=dict)
-    _waited: float = 0.0
-    _holding: int = 0              # requests held back right now
-    _since: float = 0.0            # when the current stretch of holding began
-
-    def hold(self) -> None:
-        if self._holding == 0:
-            self._since = time.monotonic()
-        self._holding += 1
-
-    def release(self) -> None:
-        self._holding -= 1
-        if self._holding == 0:
-            self._waited += time.monotonic() - self._since
-
-    @property
-    def waited(self) -> float:
-        """Seconds during which at least one of the scenario's requests was held back (concurrent waits
-        count once)."""
-        return self._waited + (time.monotonic() - self._since if self._holding else 0.0)
-
-    def holding(self) -> str:
-        """The exchanges in flight, in words."""
-        return "; ".join(ex.progress() for ex in self.in_flight.values())
-
-
-#: the Activity of the scenario the current task runs for (set by the engine; None outside scenarios)
-ACTIVITY: contextvars.ContextVar[Activity | None] = contextvars.ContextVar("conformance_activity", default=None)
-
-
-def _secs(x: float) -> str:
-    return f"{x:g}"
-
-
-def _size(n: int) -> str:
-    if n >= 2**20 and n % 2**20 == 0:
-        return f"{n // 2**20} MiB"
-    if n >= 2**10 and n % 2**10 == 0:
-        return f"{n // 2**10} KiB"
-    return f"{n:,} bytes"
-
-
 def is_loopback(host: str) -> bool:
     h = host.strip("[]").lower()
     if h == "localhost" or h.endswith(".localhost"):
@@ -189,167 +125,6 @@ def _check_url(url: str) -> None:
             "(plain HTTP is only allowed for 127.0.0.0/8, ::1 and localhost)"
         )
     raise ValueError(f"unsupported URL scheme {parts.scheme!r} in {url!r}: use https://")
-
-
-def _exc_chain(exc: BaseException) -> list[BaseException]:
-    out: list[BaseException] = []
-    seen: set[int] = set()
-    cur: BaseException | None = exc
-    while cur is not None and id(cur) not in seen and len(out) < 20:
-        out.append(cur)
-        seen.add(id(cur))
-        cur = cur.__cause__ or cur.__context__
-    return out
-
-
-def _describe(exc: BaseException, phase: str, nbytes: int, limits: Limits) -> str:
-    """Turn an exception raised while talking to the server into a sentence."""
-    chain = _exc_chain(exc)
-    for e in chain:
-        if isinstance(e, ssl.SSLCertVerificationError):
-            return f"TLS verification failed: {e.verify_message or e.reason or e}"
-    for e in chain:
-        if isinstance(e, ssl.SSLError):
-            return f"TLS error: {e.reason or e}"
-    where = "before any response headers" if phase == "headers" else f"after {nbytes:,} bytes"
-    if isinstance(exc, httpx.ConnectTimeout):
-        return f"could not connect within {_secs(limits.connect)} s"
-    if isinstance(exc, httpx.ConnectError):
-        for e in chain:
-            if isinstance(e, ConnectionRefusedError):
-                return "connection refused"
-        return f"could not connect: {exc or type(exc).__name__}"
-    if isinstance(exc, httpx.TimeoutException):
-        return f"timed out {where}: {type(exc).__name__}"
-    if isinstance(exc, httpx.RemoteProtocolError):
-        msg = re.sub(r"bytearray\((b(['\"]).*?\2)\)", r"\1", str(exc))
-        if phase == "headers":
-            if "without sending a response" in msg or "disconnected" in msg.lower():
-                return "connection closed before any response headers were received"
-            return f"server did not speak HTTP: {msg}"
-        return f"connection closed {where} before the body was complete ({msg})"
-    if isinstance(exc, httpx.DecodingError):
-        return f"could not decode the response body {where}: {exc}"
-    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.NetworkError)):
-        for e in chain:
-            if isinstance(e, ConnectionResetError):
-                return f"connection reset {where}"
-            if isinstance(e, BrokenPipeError):
-                return f"connection closed by the server while sending the request ({where})"
-        return f"network error {where}: {exc or type(exc).__name__}"
-    if isinstance(exc, httpx.HTTPError):
-        return f"HTTP error {where}: {type(exc).__name__}: {exc}"
-    if isinstance(exc, OSError):
-        return f"network error {where}: {exc}"
-    return f"client error {where}: {type(exc).__name__}: {exc}"
-
-
-@dataclass(repr=False)
-class Exchange:
-    label: str
-    method: str
-    url: str
-    request_headers: dict[str, str]  # as sent; credential values masked
-    request_body: bytes | None
-    status: int | None
-    headers: httpx.Headers | None
-    body: bytes
-    stream: StreamRecord | None
-    t_headers: float | None
-    t_end: float | None
-    error: str | None
-    waited_429: list[float] = field(default_factory=list)
-    #: time.monotonic() when the (final) request was sent
-    started_at: float | None = None
-    #: still 429 when the retry budget ran out (or the run's deadline came first): the server never judged it
-    rate_limited: bool = False
-    #: the credential fact the request carried (set by the engine)
-    credential: str | None = None
-    #: why the request was resent on a fresh connection (the first attempt's transport error), if it was
-    retried_transport: str | None = None
-    #: seconds the request was held back before sending to stay under the rate limit
-    waited_pace: float = 0.0
-    _redactor: Redactor | None = field(default=None, repr=False, compare=False)
-    _received: int = field(default=0, repr=False, compare=False)  # body bytes so far, while in flight
-    _new_connection: bool = field(default=False, repr=False, compare=False)
-
-    # -- helpers ----------------------------------------------------------
-    @property
-    def content_type(self) -> str | None:
-        if self.headers is None:
-            return None
-        value = self.headers.get("content-type")
-        if value is None:
-            return None
-        return value.split(";", 1)[0].strip().lower() or None
-
-    def header(self, name: str) -> str | None:
-        if self.headers is None:
-            return None
-        return self.headers.get(name)
-
-    @property
-    def transport_failed(self) -> bool:
-        """No response at all (no status line): a transport error, a deadline before headers, or not sent."""
-        return self.status is None
-
-    def progress(self) -> str:
-        """Where this exchange stands, in words (for an exchange cut off while in flight)."""
-        what = f"{self.label or '-'} ({self.method} {self.url})"
-        if self.started_at is None:
-            return f"{what}: not sent yet (waiting for the rate limit)"
-        took = time.monotonic() - self.started_at
-        if self.status is None:
-            return f"{what}: no response headers after {took:.1f} s"
-        return f"{what}: status {self.status}, {self._received:,} body bytes received in {took:.1f} s"
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.status is not None and 200 <= self.status < 300
-
-    def redact(self, text: str) -> str:
-        return self._redactor.redact(text) if self._redactor is not None else Redactor().redact(text)
-
-    def _what(self) -> str:
-        if self.status is None:
-            return f"no response ({self.error})"
-        ct = self.header("content-type")
-        s = f"status {self.status}, content-type {ct!r}, {len(self.body):,} bytes"
-        if self.error:
-            s += f", error: {self.error}"
-        return s
-
-    def json(self) -> Any:
-        where = f"{self.method} {self.url}"
-        if self.status is None:
-            raise AssertionError(self.redact(f"{where}: expected a JSON body, got {self._what()}"))
-        if not self.body:
-            raise AssertionError(self.redact(f"{where}: expected a JSON body, got an empty body ({self._what()})"))
-        try:
-            text = self.body.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            ex = truncate(self.body[:2000].decode("utf-8", "replace"), 300, count=True)
-            raise AssertionError(
-                self.redact(
-                    f"{where}: body is not valid UTF-8 (byte {exc.start}), so not JSON ({self._what()}): {ex!r}"
-                )
-            ) from None
-        try:
-            return strict_json_loads(text)
-        except ValueError as exc:
-            raise AssertionError(
-                self.redact(f"{where}: body is not JSON ({exc}; {self._what()}): {truncate(text, 300, count=True)!r}")
-            ) from None
-
-    def __repr__(self) -> str:
-        return self.redact(
-            f"Exchange({self.label!r}, {self.method} {self.url} -> "
-            + (str(self.status) if self.status is not None else "no response")
-            + f", {len(self.body):,} bytes"
-            + (f", {len(self.stream.events)} frames, end={self.stream.end!r}" if self.stream else "")
-            + (f", error={self.error!r}" if self.error else "")
-            + ")"
-        )
 
 
 class Client:
@@ -567,6 +342,8 @@ class Client:
                 activity.release()
 
     def paced_transport(self, inner: Any) -> "PacedTransport":
+        from .sdk import PacedTransport
+
         """Wrap an httpx (or httpx2) async transport so a client the suite does not drive itself (the official
         MCP SDK's) spends the server's bucket through this client's pacer and waits out 429s too."""
         return PacedTransport(self, inner)
@@ -689,7 +466,7 @@ class Client:
                     else:
                         await self._run(req, ex, lim, sse, t0, deadline, self._http, seq)
                 except Exception as exc:  # never raise for what the server does
-                    ex.error = ex.error or self.redact(_describe(exc, "body", len(ex.body), lim))
+                    ex.error = ex.error or self.redact(describe(exc, "body", len(ex.body), lim))
                 if ex.error and "run's deadline" in ex.error:
                     self.stats.cut_by_run_deadline += 1
                 return ex
@@ -734,7 +511,7 @@ class Client:
             with anyio.move_on_after(max(0.0, budget)) as scope:
                 resp = await http.send(req, stream=True)
         except Exception as exc:
-            ex.error = self.redact(_describe(exc, "headers", 0, lim))
+            ex.error = self.redact(describe(exc, "headers", 0, lim))
             ex.t_end = clock() - t0
             return
         if scope.cancelled_caught or resp is None:
@@ -743,9 +520,9 @@ class Client:
             ex.error = (
                 f"no response headers before the run's deadline (profile [timeouts] run), {budget:.1f} s after sending"
                 if by_run
-                else f"no response headers within {_secs(lim.headers)} s"
+                else f"no response headers within {seconds_text(lim.headers)} s"
                 if lim.headers <= lim.total
-                else f"no response headers within the {_secs(lim.total)} s deadline"
+                else f"no response headers within the {seconds_text(lim.total)} s deadline"
             )
             ex.t_end = clock() - t0
             return
@@ -778,7 +555,7 @@ class Client:
         end = "eof"
         error: str | None = None
         it = resp.aiter_bytes().__aiter__()
-        cut = f"the {_secs(lim.total)} s deadline" if deadline >= t0 + lim.total \
+        cut = f"the {seconds_text(lim.total)} s deadline" if deadline >= t0 + lim.total \
             else "the run's deadline (profile [timeouts] run)"
         chunks = 0
         items = 0
@@ -804,7 +581,7 @@ class Client:
                         except StopAsyncIteration:
                             chunk = None
                 except Exception as exc:
-                    error = self.redact(_describe(exc, "body", len(body), lim))
+                    error = self.redact(describe(exc, "body", len(body), lim))
                     end = f"error: {error}"
                     break
                 timed_out = scope.cancelled_caught
@@ -820,9 +597,9 @@ class Client:
                         )
                 else:
                     if rec is not None:
-                        error = f"stream idle: no data for {_secs(lim.idle)} s ({frames()})"
+                        error = f"stream idle: no data for {seconds_text(lim.idle)} s ({frames()})"
                     else:
-                        error = f"body idle: no data for {_secs(lim.idle)} s ({len(body):,} bytes received)"
+                        error = f"body idle: no data for {seconds_text(lim.idle)} s ({len(body):,} bytes received)"
                 break
             if chunk is None:
                 break
@@ -836,7 +613,7 @@ class Client:
             if not self.budget.take_bytes(len(chunk)):
                 end = "byte_cap"
                 error = (f"{'stream' if rec is not None else 'body'} cut off: the run's budget of "
-                         f"{_size(self.budget.body_bytes)} of recorded bodies over all exchanges was spent "
+                         f"{size_text(self.budget.body_bytes)} of recorded bodies over all exchanges was spent "
                          f"({len(body):,} bytes kept)")
                 break
             body += chunk
@@ -850,7 +627,7 @@ class Client:
                 end = "byte_cap"
                 what = "stream" if rec is not None else "body"
                 extra = f" ({frames()})" if rec is not None else ""
-                error = f"{what} exceeded the {_size(lim.max_body)} cap{extra}"
+                error = f"{what} exceeded the {size_text(lim.max_body)} cap{extra}"
                 break
             if rec is not None:
                 n_items = len(rec.items) + rec.dropped
@@ -870,79 +647,6 @@ class Client:
         ex.error = error
         if rec is not None:
             ex.stream = rec.finish(end, t_end)
-
-
-class PacedTransport:
-    """An httpx / httpx2 async transport (duck-typed) that waits its turn with a :class:`Client`'s pacer and
-    resends on a 429 with a usable Retry-After, within the client's retry budget."""
-
-    def __init__(self, client: Client, inner: Any) -> None:
-        self.client = client
-        self.inner = inner
-
-    async def handle_async_request(self, request: Any) -> Any:
-        client = self.client
-        activity = ACTIVITY.get()
-        waits = 0
-        while True:
-            seq, _ = await client._wait_turn(True, waits > 0, request.method, str(request.url), "sdk", activity)
-            if seq is None:
-                raise ConnectionError("not sent: the run's deadline (profile [timeouts] run) had passed")
-            response = await self.inner.handle_async_request(request)   # (the caller's hooks count requests)
-            wait = client._retry_after(response.status_code, response.headers.get("retry-after"))
-            client.pacer.observe(seq, response.headers.get("x-ratelimit-remaining"), wait)
-            if wait is None or waits >= client.max_429_retries or client._after_deadline(time.monotonic() + wait):
-                if response.status_code == 429:
-                    client.stats.rate_limited += 1
-                response.stream = _capped(response.stream, client)
-                return response
-            await response.aclose()
-            waits += 1
-            await client._sleep_429(wait, activity)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> "PacedTransport":
-        await self.inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self.inner.__aexit__(*exc)
-
-
-class _CappedStream:
-    """A response body stream held to the client's byte cap and run deadline (for a client we do not drive:
-    an endless body must not fill the memory or outlast the run)."""
-
-    def __init__(self, inner: Any, client: Client) -> None:
-        self.inner = inner
-        self.client = client
-
-    async def __aiter__(self):
-        got = 0
-        async for chunk in self.inner:
-            got += len(chunk)
-            self.client.stats.bytes_received += len(chunk)
-            if got > self.client.limits.max_body:
-                raise OSError(f"response body exceeded the {_size(self.client.limits.max_body)} cap")
-            if self.client._after_deadline(time.monotonic()):
-                raise OSError("response body still incomplete at the run's deadline (profile [timeouts] run)")
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-_CAPPED_TYPES: dict[type, type] = {}
-
-
-def _capped(stream: Any, client: Client) -> Any:
-    """_CappedStream around ``stream``, of its library's AsyncByteStream type (httpx and httpx2 check it)."""
-    base = next((c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream"), object)
-    if base not in _CAPPED_TYPES:
-        _CAPPED_TYPES[base] = type("CappedStream", (_CappedStream, base), {})
-    return _CAPPED_TYPES[base](stream, client)
 
 
 def _hit_a_limit(ex: Exchange) -> bool:

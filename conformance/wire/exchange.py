@@ -1,0 +1,179 @@
+"""What one request and its answer left behind (`Exchange`), the limits it was held to (`Limits`), and what a
+scenario has in flight (`Activity`). The client (`http.py`) fills these; checks and reports read them.
+"""
+from __future__ import annotations
+
+import contextvars
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .redact import Redactor
+from .sse import StreamRecord, strict_json_loads
+from conformance.vocab.text import truncate
+
+#: header values masked in every transcript and report
+SENSITIVE_HEADERS = {
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "x-api-key",
+    "api-key",
+}
+
+
+@dataclass
+class Limits:
+    connect: float = 10.0  # seconds to connect (incl. TLS)
+    headers: float = 30.0  # seconds from sending to response headers
+    idle: float = 30.0  # max seconds between two received chunks
+    total: float = 60.0  # overall deadline for the exchange, body/stream included
+    max_body: int = 8 * 2**20  # byte cap for a body or stream
+    # frame (and comment) cap for a stream: every recorded frame is judged later, so a server that floods small
+    # frames must not make the judging phase outlast the run; the conformance scenarios need a few dozen
+    max_items: int = 5_000
+
+
+@dataclass
+class Activity:
+    """What one scenario is doing on the wire: the exchanges in flight (so a scenario cut off can say which
+    exchange held it) and the seconds spent waiting for the rate limit (which its deadline does not count)."""
+    in_flight: dict[int, "Exchange"] = field(default_factory=dict)
+    _waited: float = 0.0
+    _holding: int = 0              # requests held back right now
+    _since: float = 0.0            # when the current stretch of holding began
+
+    def hold(self) -> None:
+        if self._holding == 0:
+            self._since = time.monotonic()
+        self._holding += 1
+
+    def release(self) -> None:
+        self._holding -= 1
+        if self._holding == 0:
+            self._waited += time.monotonic() - self._since
+
+    @property
+    def waited(self) -> float:
+        """Seconds during which at least one of the scenario's requests was held back (concurrent waits
+        count once)."""
+        return self._waited + (time.monotonic() - self._since if self._holding else 0.0)
+
+    def holding(self) -> str:
+        """The exchanges in flight, in words."""
+        return "; ".join(ex.progress() for ex in self.in_flight.values())
+
+
+#: the Activity of the scenario the current task runs for (set by the engine; None outside scenarios)
+ACTIVITY: contextvars.ContextVar[Activity | None] = contextvars.ContextVar("conformance_activity", default=None)
+
+
+@dataclass(repr=False)
+class Exchange:
+    label: str
+    method: str
+    url: str
+    request_headers: dict[str, str]  # as sent; credential values masked
+    request_body: bytes | None
+    status: int | None
+    headers: httpx.Headers | None
+    body: bytes
+    stream: StreamRecord | None
+    t_headers: float | None
+    t_end: float | None
+    error: str | None
+    waited_429: list[float] = field(default_factory=list)
+    #: time.monotonic() when the (final) request was sent
+    started_at: float | None = None
+    #: still 429 when the retry budget ran out (or the run's deadline came first): the server never judged it
+    rate_limited: bool = False
+    #: the credential fact the request carried (set by the engine)
+    credential: str | None = None
+    #: why the request was resent on a fresh connection (the first attempt's transport error), if it was
+    retried_transport: str | None = None
+    #: seconds the request was held back before sending to stay under the rate limit
+    waited_pace: float = 0.0
+    _redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    _received: int = field(default=0, repr=False, compare=False)  # body bytes so far, while in flight
+    _new_connection: bool = field(default=False, repr=False, compare=False)
+
+    # -- helpers ----------------------------------------------------------
+    @property
+    def content_type(self) -> str | None:
+        if self.headers is None:
+            return None
+        value = self.headers.get("content-type")
+        if value is None:
+            return None
+        return value.split(";", 1)[0].strip().lower() or None
+
+    def header(self, name: str) -> str | None:
+        if self.headers is None:
+            return None
+        return self.headers.get(name)
+
+    @property
+    def transport_failed(self) -> bool:
+        """No response at all (no status line): a transport error, a deadline before headers, or not sent."""
+        return self.status is None
+
+    def progress(self) -> str:
+        """Where this exchange stands, in words (for an exchange cut off while in flight)."""
+        what = f"{self.label or '-'} ({self.method} {self.url})"
+        if self.started_at is None:
+            return f"{what}: not sent yet (waiting for the rate limit)"
+        took = time.monotonic() - self.started_at
+        if self.status is None:
+            return f"{what}: no response headers after {took:.1f} s"
+        return f"{what}: status {self.status}, {self._received:,} body bytes received in {took:.1f} s"
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status is not None and 200 <= self.status < 300
+
+    def redact(self, text: str) -> str:
+        return self._redactor.redact(text) if self._redactor is not None else Redactor().redact(text)
+
+    def _what(self) -> str:
+        if self.status is None:
+            return f"no response ({self.error})"
+        ct = self.header("content-type")
+        s = f"status {self.status}, content-type {ct!r}, {len(self.body):,} bytes"
+        if self.error:
+            s += f", error: {self.error}"
+        return s
+
+    def json(self) -> Any:
+        where = f"{self.method} {self.url}"
+        if self.status is None:
+            raise AssertionError(self.redact(f"{where}: expected a JSON body, got {self._what()}"))
+        if not self.body:
+            raise AssertionError(self.redact(f"{where}: expected a JSON body, got an empty body ({self._what()})"))
+        try:
+            text = self.body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            ex = truncate(self.body[:2000].decode("utf-8", "replace"), 300, count=True)
+            raise AssertionError(
+                self.redact(
+                    f"{where}: body is not valid UTF-8 (byte {exc.start}), so not JSON ({self._what()}): {ex!r}"
+                )
+            ) from None
+        try:
+            return strict_json_loads(text)
+        except ValueError as exc:
+            raise AssertionError(
+                self.redact(f"{where}: body is not JSON ({exc}; {self._what()}): {truncate(text, 300, count=True)!r}")
+            ) from None
+
+    def __repr__(self) -> str:
+        return self.redact(
+            f"Exchange({self.label!r}, {self.method} {self.url} -> "
+            + (str(self.status) if self.status is not None else "no response")
+            + f", {len(self.body):,} bytes"
+            + (f", {len(self.stream.events)} frames, end={self.stream.end!r}" if self.stream else "")
+            + (f", error={self.error!r}" if self.error else "")
+            + ")"
+        )

@@ -54,8 +54,7 @@ UNKNOWN_INTERRUPT = Step("unknown-interrupt")
 EMPTY_RESUME = Step("empty-resume")
 ANSWER = Step("answer")
 STALE_ANSWER = Step("stale-answer")
-OPEN_RESUMES = (UNKNOWN_INTERRUPT, EMPTY_RESUME, ANSWER, STALE_ANSWER)   # reported, not judged (AGUI-OPEN-003)
-AGUI_RESUME_OPEN = (ASK, *OPEN_RESUMES)
+AGUI_RESUME_OPEN = (ASK, UNKNOWN_INTERRUPT, EMPTY_RESUME, ANSWER, STALE_ANSWER)
 
 # -- agui.refusals (each faulty AG-UI request, and invoke's answer to the same faults) --------------------------------
 NO_MESSAGES = Step("no-messages")

@@ -22,7 +22,8 @@ from typing import Any
 
 from conformance.vocab import protocols as p
 from conformance.engine import Context
-from conformance.registry import scenario
+from conformance.registry import Step, scenario
+from conformance.vocab.steps import agui as steps
 from conformance.vocab.readers import stream_events
 from conformance.vocab.sending import listed_tool
 from conformance.wire.http import Exchange, Limits
@@ -41,7 +42,7 @@ def expect(kind: str = "success", reply: str | None = None, thread: str | None =
     return {"kind": kind, "reply": reply, "thread": thread, "run": run, **more}
 
 
-async def run_agui(ctx: Context, label: str, prompt: str | None = None, *, expectation: dict[str, Any] | None,
+async def run_agui(ctx: Context, label: Step, prompt: str | None = None, *, expectation: dict[str, Any] | None,
                    thread: str | None = None, run: str | None = None, messages: list[dict[str, Any]] | None = None,
                    accept: bool = True, limits: Limits | None = None, **extra: Any) -> Exchange:
     """POST one RunAgentInput; `expectation` (None: not a run every-stream check should judge) goes to facts."""
@@ -146,18 +147,20 @@ def reply_of(ctx: Context, name: str) -> str | None:
 
 
 # -- ordinary runs --------------------------------------------------------------------------------
-@scenario("agui.plain", protocol="agui", prompts=("plain_reply",), deadline=60)
+@scenario("agui.plain", protocol="agui", prompts=("plain_reply",), deadline=60, steps=steps.AGUI_PLAIN)
 async def plain(ctx: Context):
     """The plain reply twice: with Accept, threadId and runId (`ids`), then with none of the three (`bare`)."""
     s = ctx.agent_scenario("plain_reply")
     thread, run = ctx.unique("thr"), ctx.unique("run")
-    await run_agui(ctx, "ids", s["prompt"], thread=thread, run=run,
+    await run_agui(ctx, steps.IDS, s["prompt"], thread=thread, run=run,
                    expectation=expect(reply=s.get("reply"), thread=thread, run=run))
-    await run_agui(ctx, "bare", s["prompt"], accept=False, expectation=expect(reply=s.get("reply")))
+    await run_agui(ctx, steps.BARE, s["prompt"], accept=False, expectation=expect(reply=s.get("reply")))
 
 
-def _single(name: str, agent_scenario: str, kind: str, label: str, doc: str, **more: Any):
-    """A scenario of one run of one agent scenario (streamed reply, tool call, step, failures)."""
+def _single(name: str, agent_scenario: str, kind: str, declared: tuple[Step], doc: str, **more: Any):
+    """A scenario of one run (its one declared step) of one agent scenario (streamed reply, tool call, step,
+    failures)."""
+    (label,) = declared
 
     async def one_run(ctx: Context):
         s = ctx.agent_scenario(agent_scenario)
@@ -168,17 +171,17 @@ def _single(name: str, agent_scenario: str, kind: str, label: str, doc: str, **m
 
     one_run.__doc__ = doc
     one_run.__name__ = name.replace(".", "_")
-    return scenario(name, protocol="agui", prompts=(agent_scenario,), deadline=60)(one_run)
+    return scenario(name, protocol="agui", prompts=(agent_scenario,), deadline=60, steps=declared)(one_run)
 
 
-_single("agui.streamed", "streamed_reply", "success", "streamed", "The streamed reply (`chunks 5 …`).")
-_single("agui.tool", "tool_call", "success", "tool", "A tool call, then `say done`.", tool="tool")
-_single("agui.step", "step", "success", "step", "A step, then `say done`.", step="step")
-_single("agui.fail_after", "failure_after_output", "error", "fail-after", "`say partial` then `fail boom`.")
-_single("agui.fail_before", "failure_before_output", "error", "fail-before", "`fail boom` before any output.")
+_single("agui.streamed", "streamed_reply", "success", steps.AGUI_STREAMED, "The streamed reply (`chunks 5 …`).")
+_single("agui.tool", "tool_call", "success", steps.AGUI_TOOL, "A tool call, then `say done`.", tool="tool")
+_single("agui.step", "step", "success", steps.AGUI_STEP, "A step, then `say done`.", step="step")
+_single("agui.fail_after", "failure_after_output", "error", steps.AGUI_FAIL_AFTER, "`say partial` then `fail boom`.")
+_single("agui.fail_before", "failure_before_output", "error", steps.AGUI_FAIL_BEFORE, "`fail boom` before any output.")
 
 
-@scenario("agui.last_user", protocol="agui", deadline=60)
+@scenario("agui.last_user", protocol="agui", deadline=60, steps=steps.AGUI_LAST_USER)
 async def last_user(ctx: Context):
     """The prompt is the last user message: [user, assistant, user] and [user, assistant] lists."""
     ctx.conformance_agent("the earlier messages are directives that must not run")
@@ -186,13 +189,14 @@ async def last_user(ctx: Context):
     three = [p.agui_message("say first", "user", "m1"), p.agui_message("say x", "assistant", "m2"),
              p.agui_message(s["prompt"], "user", "m3")]
     two = [p.agui_message(s["prompt"], "user", "m1"), p.agui_message("say x", "assistant", "m2")]
-    await run_agui(ctx, "user-assistant-user", messages=three, thread=ctx.unique("last"),
+    await run_agui(ctx, steps.USER_ASSISTANT_USER, messages=three, thread=ctx.unique("last"),
                    expectation=expect(reply=s.get("reply")))
-    await run_agui(ctx, "user-assistant", messages=two, thread=ctx.unique("last"),
+    await run_agui(ctx, steps.USER_ASSISTANT, messages=two, thread=ctx.unique("last"),
                    expectation=expect(reply=s.get("reply")))
 
 
-@scenario("agui.messages", protocol="agui", prompts=("messages_passthrough",), deadline=60)
+@scenario("agui.messages", protocol="agui", prompts=("messages_passthrough",), deadline=60,
+          steps=steps.AGUI_MESSAGES)
 async def messages(ctx: Context):
     """`echo messages` after a history with non-ASCII text and newlines: the whole list reaches the agent.
 
@@ -206,7 +210,7 @@ async def messages(ctx: Context):
         {"id": "h4", "role": "user", "content": prompt},
     ]
     ctx.note(messages=sent)
-    await run_agui(ctx, "echo-messages", messages=sent, thread=ctx.unique("msgs"),
+    await run_agui(ctx, steps.ECHO_MESSAGES, messages=sent, thread=ctx.unique("msgs"),
                    expectation=expect(reply=p.canonical(sent)))
 
 
@@ -222,53 +226,55 @@ UNKNOWN_FIELDS = {
 }
 
 
-@scenario("agui.params", protocol="agui", prompts=("params_passthrough",), deadline=60)
+@scenario("agui.params", protocol="agui", prompts=("params_passthrough",), deadline=60, steps=steps.AGUI_PARAMS)
 async def params(ctx: Context):
     """`echo params` with tools/state/context/forwardedProps and unknown fields of every JSON type."""
     prompt = ctx.prompt("params_passthrough")
     extra = {**PASS_FIELDS, **UNKNOWN_FIELDS}
     ctx.note(forwarded=PASS_FIELDS, unknown=UNKNOWN_FIELDS)
-    await run_agui(ctx, "echo-params", prompt, thread=ctx.unique("params"), run=ctx.unique("run"),
+    await run_agui(ctx, steps.ECHO_PARAMS, prompt, thread=ctx.unique("params"), run=ctx.unique("run"),
                    expectation=expect(), **extra)
 
 
-@scenario("agui.session", protocol="agui", prompts=("session_affinity",), deadline=60)
+@scenario("agui.session", protocol="agui", prompts=("session_affinity",), deadline=60, steps=steps.AGUI_SESSION)
 async def session(ctx: Context):
     """`count` runs: A (no threadId) then B on A's generated threadId; C (no threadId); D, E on one fresh key."""
     prompt = ctx.prompt("session_affinity")
-    a = await run_agui(ctx, "generated-1", prompt, expectation=expect(reply="1"))
+    a = await run_agui(ctx, steps.GENERATED_1, prompt, expectation=expect(reply="1"))
     generated = started_thread(a)
     ctx.note(generated_thread=generated)
     if generated is not None:
-        await run_agui(ctx, "generated-2", prompt, thread=generated, expectation=expect(reply="2", thread=generated))
-    await run_agui(ctx, "generated-other", prompt, expectation=expect(reply="1"))
+        await run_agui(ctx, steps.GENERATED_2, prompt, thread=generated,
+                       expectation=expect(reply="2", thread=generated))
+    await run_agui(ctx, steps.GENERATED_OTHER, prompt, expectation=expect(reply="1"))
     key = ctx.unique("sess")
     ctx.note(fresh_thread=key)
-    await run_agui(ctx, "fresh-1", prompt, thread=key, expectation=expect(reply="1", thread=key))
-    await run_agui(ctx, "fresh-2", prompt, thread=key, expectation=expect(reply="2", thread=key))
+    await run_agui(ctx, steps.FRESH_1, prompt, thread=key, expectation=expect(reply="1", thread=key))
+    await run_agui(ctx, steps.FRESH_2, prompt, thread=key, expectation=expect(reply="2", thread=key))
 
 
-@scenario("agui.key_lengths", protocol="agui", prompts=("plain_reply",), deadline=60)
+@scenario("agui.key_lengths", protocol="agui", prompts=("plain_reply",), deadline=60, steps=steps.AGUI_KEY_LENGTHS)
 async def key_lengths(ctx: Context):
     """The plain reply on threadIds at the exact bounds: 1 and 256 characters."""
     s = ctx.agent_scenario("plain_reply")
     one = secrets.choice(string.ascii_letters)
     longest = padded_key(ctx, "len", MAX_KEY)
-    await run_agui(ctx, "thread-1", s["prompt"], thread=one, expectation=expect(reply=s.get("reply"), thread=one))
-    await run_agui(ctx, "thread-256", s["prompt"], thread=longest,
+    await run_agui(ctx, steps.THREAD_1, s["prompt"], thread=one, expectation=expect(reply=s.get("reply"), thread=one))
+    await run_agui(ctx, steps.THREAD_256, s["prompt"], thread=longest,
                    expectation=expect(reply=s.get("reply"), thread=longest))
 
 
-@scenario("agui.big", protocol="agui", deadline=60)
+@scenario("agui.big", protocol="agui", deadline=60, steps=steps.AGUI_BIG)
 async def big(ctx: Context):
     """An echo-mode prompt making the body about 0.5 MB (well inside 1 MB): it streams back unchanged."""
     ctx.conformance_agent("echo mode returns the prompt unchanged")
     prompt = "conformance echo of a big body\n" + ("0123456789abcdef" * (INSIDE_LIMIT_BYTES // 16))
     ctx.note(prompt_chars=len(prompt))
-    await run_agui(ctx, "half-mb", prompt, thread=ctx.unique("big"), expectation=expect(reply=prompt))
+    await run_agui(ctx, steps.HALF_MB, prompt, thread=ctx.unique("big"), expectation=expect(reply=prompt))
 
 
-@scenario("agui.upstream_input", protocol="agui", prompts=("plain_reply",), deadline=60)
+@scenario("agui.upstream_input", protocol="agui", prompts=("plain_reply",), deadline=60,
+          steps=steps.AGUI_UPSTREAM_INPUT)
 async def upstream_input(ctx: Context):
     """A full AG-UI 1.0 RunAgentInput (every field the official client sends) with the plain prompt."""
     from ag_ui.core import RunAgentInput, UserMessage
@@ -279,8 +285,8 @@ async def upstream_input(ctx: Context):
                           messages=[UserMessage(id="u1", role="user", content=s["prompt"])])
     body = model.model_dump(mode="json", by_alias=True)
     ctx.note(body=body)
-    ctx.recording.facts.setdefault("runs", {})["upstream"] = expect(reply=s.get("reply"), thread=thread, run=run)
-    await ctx.post(ctx.agent_path("agui"), body, label="upstream", headers=SSE_ACCEPT)
+    ctx.recording.facts.setdefault("runs", {})[steps.UPSTREAM] = expect(reply=s.get("reply"), thread=thread, run=run)
+    await ctx.post(ctx.agent_path("agui"), body, label=steps.UPSTREAM, headers=SSE_ACCEPT)
 
 
 # -- interrupt and resume -----------------------------------------------------------------------
@@ -292,13 +298,14 @@ def _resume_reply(ctx: Context, s: dict[str, Any]) -> str | None:
     return "answer: " + p.canonical(RESUME_ANSWER) + s["reply_after_resume_suffix"]
 
 
-@scenario("agui.interrupt", protocol="agui", prompts=("question_and_resume",), deadline=60)
+@scenario("agui.interrupt", protocol="agui", prompts=("question_and_resume",), deadline=60,
+          steps=steps.AGUI_INTERRUPT)
 async def interrupt(ctx: Context):
     """`ask …` pauses the run; a request with only `resume` (built from what the pause listed) on its threadId
     continues it."""
     s = ctx.agent_scenario("question_and_resume")
     thread = ctx.unique("ask")
-    ask = await run_agui(ctx, "ask", s["prompt"], thread=thread, expectation=expect("interrupt", thread=thread))
+    ask = await run_agui(ctx, steps.ASK, s["prompt"], thread=thread, expectation=expect("interrupt", thread=thread))
     interrupts = outcome_interrupts(ask)
     ctx.note(thread=thread, interrupts=interrupts, answer=RESUME_ANSWER)
     if not paused(ask):
@@ -310,31 +317,32 @@ async def interrupt(ctx: Context):
         ctx.note(no_resume=how)
         return
     ctx.note(resume_sent=resume, resume_basis=how)
-    ctx.recording.facts["runs"]["resume"] = expect(reply=_resume_reply(ctx, s), thread=thread)
-    await ctx.post(ctx.agent_path("agui"), {"threadId": thread, "resume": resume}, label="resume",
+    ctx.recording.facts["runs"][steps.RESUME] = expect(reply=_resume_reply(ctx, s), thread=thread)
+    await ctx.post(ctx.agent_path("agui"), {"threadId": thread, "resume": resume}, label=steps.RESUME,
                    headers=SSE_ACCEPT)
 
 
-@scenario("agui.resume_open", protocol="agui", prompts=("question_and_resume",), deadline=60)
+@scenario("agui.resume_open", protocol="agui", prompts=("question_and_resume",), deadline=60,
+          steps=steps.AGUI_RESUME_OPEN)
 async def resume_open(ctx: Context):
     """What the spec leaves open: answers to an unknown interrupt, an empty `resume`, and a repeated (stale) one."""
     s = ctx.agent_scenario("question_and_resume")
     thread = ctx.unique("open")
-    ask = await run_agui(ctx, "ask", s["prompt"], thread=thread, expectation=None)
+    ask = await run_agui(ctx, steps.ASK, s["prompt"], thread=thread, expectation=None)
     good, how = build_resume(ctx, outcome_interrupts(ask), RESUME_ANSWER)
     if good is None:
         ctx.note(no_resume=f"no resume variants were sent: {how}")
         return
     path = ctx.agent_path("agui")
     unknown = [{"interruptId": "conformance-no-such-interrupt", "status": "resolved", "payload": RESUME_ANSWER}]
-    await ctx.post(path, {"threadId": thread, "resume": unknown}, label="unknown-interrupt", headers=SSE_ACCEPT)
-    await ctx.post(path, {"threadId": thread, "resume": []}, label="empty-resume", headers=SSE_ACCEPT)
-    await ctx.post(path, {"threadId": thread, "resume": good}, label="answer", headers=SSE_ACCEPT)
-    await ctx.post(path, {"threadId": thread, "resume": good}, label="stale-answer", headers=SSE_ACCEPT)
+    await ctx.post(path, {"threadId": thread, "resume": unknown}, label=steps.UNKNOWN_INTERRUPT, headers=SSE_ACCEPT)
+    await ctx.post(path, {"threadId": thread, "resume": []}, label=steps.EMPTY_RESUME, headers=SSE_ACCEPT)
+    await ctx.post(path, {"threadId": thread, "resume": good}, label=steps.ANSWER, headers=SSE_ACCEPT)
+    await ctx.post(path, {"threadId": thread, "resume": good}, label=steps.STALE_ANSWER, headers=SSE_ACCEPT)
 
 
 # -- refusals ---------------------------------------------------------------------------------
-@scenario("agui.refusals", protocol=("agui", "invoke"), deadline=60)
+@scenario("agui.refusals", protocol=("agui", "invoke"), deadline=60, steps=steps.AGUI_REFUSALS)
 async def refusals(ctx: Context):
     """Requests refused before any stream (Accept: text/event-stream on all), and invoke's answer to the same faults."""
     agui, invoke = ctx.agent_path("agui"), ctx.agent_path("invoke")
@@ -344,23 +352,23 @@ async def refusals(ctx: Context):
     unknown_agent = "agt_conformance" + secrets.token_hex(8)
     big = p.agui_input(prompt, thread=key, padding="x" * OUTSIDE_LIMIT_BYTES)
     cases = [
-        ("no-messages", agui, {"threadId": key}, {}),
-        ("empty-messages", agui, {"threadId": key, "messages": []}, {}),
-        ("assistant-only", agui, {"threadId": key, "messages": [p.agui_message("say x", "assistant", "a1")]}, {}),
-        ("thread-257", agui, p.agui_input(prompt, thread=long_key), {}),
-        ("thread-empty", agui, p.agui_input(prompt, thread=""), {}),
-        ("two-mb", agui, big, {}),
-        ("agui-unknown-agent", ctx.agent_path("agui", unknown_agent), p.agui_input(prompt), {}),
-        ("agui-no-credential", agui, p.agui_input(prompt), {"credential": None}),
-        ("agui-bad-credential", agui, p.agui_input(prompt), {"credential": None, "bad": True}),
-        ("invoke-unknown-agent", ctx.agent_path("invoke", unknown_agent), p.invoke_body(prompt), {}),
-        ("invoke-no-credential", invoke, p.invoke_body(prompt), {"credential": None}),
-        ("invoke-bad-credential", invoke, p.invoke_body(prompt), {"credential": None, "bad": True}),
-        ("invoke-session-257", invoke, p.invoke_body(prompt, long_key), {}),
+        (steps.NO_MESSAGES, agui, {"threadId": key}, {}),
+        (steps.EMPTY_MESSAGES, agui, {"threadId": key, "messages": []}, {}),
+        (steps.ASSISTANT_ONLY, agui, {"threadId": key, "messages": [p.agui_message("say x", "assistant", "a1")]}, {}),
+        (steps.THREAD_257, agui, p.agui_input(prompt, thread=long_key), {}),
+        (steps.THREAD_EMPTY, agui, p.agui_input(prompt, thread=""), {}),
+        (steps.TWO_MB, agui, big, {}),
+        (steps.AGUI_UNKNOWN_AGENT, ctx.agent_path("agui", unknown_agent), p.agui_input(prompt), {}),
+        (steps.AGUI_NO_CREDENTIAL, agui, p.agui_input(prompt), {"credential": None}),
+        (steps.AGUI_BAD_CREDENTIAL, agui, p.agui_input(prompt), {"credential": None, "bad": True}),
+        (steps.INVOKE_UNKNOWN_AGENT, ctx.agent_path("invoke", unknown_agent), p.invoke_body(prompt), {}),
+        (steps.INVOKE_NO_CREDENTIAL, invoke, p.invoke_body(prompt), {"credential": None}),
+        (steps.INVOKE_BAD_CREDENTIAL, invoke, p.invoke_body(prompt), {"credential": None, "bad": True}),
+        (steps.INVOKE_SESSION_257, invoke, p.invoke_body(prompt, long_key), {}),
     ]
     bad_credential = {"Authorization": "Bearer conformance-not-a-credential-" + secrets.token_hex(6)}
 
-    async def send(label: str, path: str, body: Any, opts: dict[str, Any]) -> None:
+    async def send(label: Step, path: str, body: Any, opts: dict[str, Any]) -> None:
         headers = {**SSE_ACCEPT, **(bad_credential if opts.get("bad") else {})}
         await ctx.post(path, body, label=label, headers=headers, credential=opts.get("credential", "api_key"))
 
@@ -370,17 +378,17 @@ async def refusals(ctx: Context):
 
 
 # -- silence and pings (slow) ---------------------------------------------------------------------
-@scenario("agui.silence", protocol="agui", prompts=("silence",), slow=True, deadline=50)
+@scenario("agui.silence", protocol="agui", prompts=("silence",), slow=True, deadline=50, steps=steps.AGUI_SILENCE)
 async def silence(ctx: Context):
     """`sleep 16` then `say awake`: a silence longer than one ping interval."""
     s = ctx.agent_scenario("silence")
     seconds = float(s.get("silent_seconds", 16))
     ctx.note(silent_seconds=seconds)
-    await run_agui(ctx, "silence", s["prompt"], thread=ctx.unique("quiet"), limits=silence_limits(ctx, seconds),
+    await run_agui(ctx, steps.SILENCE, s["prompt"], thread=ctx.unique("quiet"), limits=silence_limits(ctx, seconds),
                    expectation=expect(reply=s.get("reply")))
 
 
-@scenario("agui.silence_long", protocol="agui", slow=True, deadline=80)
+@scenario("agui.silence_long", protocol="agui", slow=True, deadline=80, steps=steps.AGUI_SILENCE_LONG)
 async def silence_long(ctx: Context):
     """`sleep 32` then `say awake` (only with --thorough): two ping intervals, so the ping must repeat."""
     from conformance.outcomes import NotAssessed
@@ -390,25 +398,26 @@ async def silence_long(ctx: Context):
                           f"{SILENCE_LONG_SECONDS} s, which a default run does not spend")
     ctx.conformance_agent("the long silence uses `sleep`")
     ctx.note(silent_seconds=SILENCE_LONG_SECONDS)
-    await run_agui(ctx, "silence-long", f"sleep {SILENCE_LONG_SECONDS}\nsay awake", thread=ctx.unique("quiet"),
+    await run_agui(ctx, steps.SILENCE_LONG, f"sleep {SILENCE_LONG_SECONDS}\nsay awake", thread=ctx.unique("quiet"),
                    limits=silence_limits(ctx, SILENCE_LONG_SECONDS), expectation=expect(reply="awake"))
 
 
 # -- one session key across the protocols (GEN-SESS) -------------------------------------------------
-@scenario("agui.cross_session", protocol=("agui", "invoke", "mcp"), prompts=("session_affinity",), deadline=60)
+@scenario("agui.cross_session", protocol=("agui", "invoke", "mcp"), prompts=("session_affinity",), deadline=60,
+          steps=steps.AGUI_CROSS_SESSION)
 async def cross_session(ctx: Context):
     """`count` with one fresh key over invoke (`sessionId`), AG-UI (`threadId`) and MCP (`session_id`): 1, 2, 3."""
 
     prompt = ctx.prompt("session_affinity")
     key = ctx.unique("cross")
     ctx.note(key=key)
-    await ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key), label="invoke")
-    await run_agui(ctx, "agui", prompt, thread=key, expectation=None)
+    await ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key), label=steps.VIA_INVOKE)
+    await run_agui(ctx, steps.VIA_AGUI, prompt, thread=key, expectation=None)
     tool = await listed_tool(ctx)
     ctx.note(tool=tool)
     if tool is None:
         ctx.note(no_mcp="tools/list named no tool and --agent-slug was not given")
         return
     await ctx.post(ctx.agent_path("mcp"), p.mcp_call(tool, prompt, session=key),
-                   headers=p.mcp_headers("tools/call", name=tool), label="mcp")
+                   headers=p.mcp_headers("tools/call", name=tool), label=steps.VIA_MCP)
 

@@ -12,6 +12,7 @@ from conformance import canned, registry
 from conformance.outcomes import NotAssessed
 from conformance.scenarios.agui import build_resume
 from conformance.target import Profile
+from conformance.vocab.steps import agui as steps
 
 THREAD = "thr-canned"
 AGUI_URL = "https://server.test/v1/agents/agt_canned/agui"
@@ -36,11 +37,11 @@ def reply_events(text: str, *, outcome=None, thread: str = THREAD) -> list[dict]
              "outcome": outcome or {"type": "success"}}]
 
 
-def stream(label: str, chunks: list[tuple[float, bytes]]):
+def stream(label: registry.Step, chunks: list[tuple[float, bytes]]):
     return canned.exchange(200, SSE, sse=chunks, label=label, url=AGUI_URL)
 
 
-def run_rec(scenario: str, label: str, chunks, *, kind: str = "success", reply: str | None = None, **facts):
+def run_rec(scenario: str, label: registry.Step, chunks, *, kind: str = "success", reply: str | None = None, **facts):
     want = {"kind": kind, "reply": reply, "thread": None, "run": None}
     return canned.recording(scenario, [stream(label, chunks)], facts={"runs": {label: want}, **facts})
 
@@ -53,7 +54,7 @@ def silence(comment: bytes | None, at: float = 15.0):
     if comment is not None:
         chunks.append((at, comment + b"\n\n"))
     chunks += [(16.0 + i * 0.01, data(e)) for i, e in enumerate(events[1:])]
-    return run_rec("agui.silence", "silence", chunks, reply="awake", silent_seconds=16)
+    return run_rec("agui.silence", steps.SILENCE, chunks, reply="awake", silent_seconds=16)
 
 
 @pytest.mark.parametrize("comment", [b": ping", b": ping - 2026-11-22 21:59:45.008900+00:00", b":ping"])
@@ -70,7 +71,7 @@ def test_a_comment_that_is_not_a_ping_fails_the_must(comment):
 def test_a_ping_well_outside_the_interval_fails():
     """A ping 20 s after the last frame (well outside 15 s + 1.5 s tolerance) fails, however it is spelt."""
     rec = silence(b": ping", at=20.0)
-    rec.exchanges[0] = stream("silence", sorted(
+    rec.exchanges[0] = stream(steps.SILENCE, sorted(
         [(0.0, data(reply_events("awake")[0])), (20.0, b": ping\n\n")]
         + [(21.0 + i * 0.01, data(e)) for i, e in enumerate(reply_events("awake")[1:])]))
     with pytest.raises(AssertionError, match="20.0 s passed"):
@@ -104,7 +105,7 @@ def undispatched_blocks_rec():
     chunks = [(0.0, b"retry: 3000\n\n"), (0.01, b"id: 0\n\n"), (0.02, data(events[0])),
               (0.03, b"event: ignored\n\n"), (0.04, b": a comment\n: another\n\n"),
               *[(0.05 + i * 0.01, data(e)) for i, e in enumerate(events[1:])], (0.2, b": bye\n\n")]
-    return run_rec("agui.plain", "ids", chunks, reply="conformance")
+    return run_rec("agui.plain", steps.IDS, chunks, reply="conformance")
 
 
 @pytest.mark.parametrize("name", STREAM_CHECKS)
@@ -117,13 +118,13 @@ def test_blocks_that_dispatch_nothing_are_ignored(name):
                                   "one_terminal_event", "message_start_role_assistant", "text_message_lifecycle",
                                   "events_validate_upstream"])
 def test_an_empty_stream_is_not_assessed(name):
-    rec = run_rec("agui.plain", "ids", [(0.0, b": only a comment\n\n")], reply="conformance")
+    rec = run_rec("agui.plain", steps.IDS, [(0.0, b": only a comment\n\n")], reply="conformance")
     with pytest.raises(NotAssessed):
         check(name)(rec)
 
 
 def test_only_non_json_frames_fail_framing_and_nothing_else():
-    rec = run_rec("agui.plain", "ids", [(0.0, b"data: not json\n\n"), (0.1, b"data: [1, 2]\n\n")],
+    rec = run_rec("agui.plain", steps.IDS, [(0.0, b"data: not json\n\n"), (0.1, b"data: [1, 2]\n\n")],
                   reply="conformance")
     with pytest.raises(AssertionError):
         check("frames_are_json_events")(rec)
@@ -183,8 +184,8 @@ def test_profile_resume_entry_is_parsed(tmp_path):
 def interrupt_rec(resume_answer=None, *, listed=INTERRUPTS):
     """The question run (paused, listing `listed`) and, when given, the answer to the resume built from it."""
     outcome = {"type": "interrupt", **({"interrupts": listed} if listed is not None else {})}
-    ask = stream("ask", [(i * 0.01, data(e)) for i, e in enumerate(reply_events("", outcome=outcome))])
-    facts = {"runs": {"ask": {"kind": "interrupt", "reply": None, "thread": THREAD, "run": None}},
+    ask = stream(steps.ASK, [(i * 0.01, data(e)) for i, e in enumerate(reply_events("", outcome=outcome))])
+    facts = {"runs": {steps.ASK: {"kind": "interrupt", "reply": None, "thread": THREAD, "run": None}},
              "thread": THREAD, "interrupts": listed or [], "answer": {"name": "Ada"}}
     exchanges = [ask]
     if resume_answer is None:
@@ -192,9 +193,9 @@ def interrupt_rec(resume_answer=None, *, listed=INTERRUPTS):
     else:
         resume, how = build_resume(ctx_with(), listed, {"name": "Ada"})
         facts.update(resume_sent=resume, resume_basis=how)
-        facts["runs"]["resume"] = {"kind": "success", "reply": "answer: {\"name\":\"Ada\"}thanks", "thread": THREAD,
+        facts["runs"][steps.RESUME] = {"kind": "success", "reply": "answer: {\"name\":\"Ada\"}thanks", "thread": THREAD,
                                    "run": None}
-        exchanges.append(dataclasses.replace(resume_answer, label="resume",
+        exchanges.append(dataclasses.replace(resume_answer, label=steps.RESUME,
                                              request_body=json.dumps({"threadId": THREAD, "resume": resume}).encode()))
     return canned.recording("agui.interrupt", exchanges, facts=facts)
 
@@ -238,7 +239,7 @@ def test_a_pause_that_lists_nothing_to_answer_is_not_assessed(listed):
 
 
 def test_open_resume_cases_never_count_as_evidence():
-    labels = ("unknown-interrupt", "empty-resume", "answer", "stale-answer")
+    labels = (steps.UNKNOWN_INTERRUPT, steps.EMPTY_RESUME, steps.ANSWER, steps.STALE_ANSWER)
     rec = canned.recording("agui.resume_open", [dataclasses.replace(refusal(400, "validation_failed"), label=label)
                                                 for label in labels], facts={})
     with pytest.raises(NotAssessed, match="reported, not judged"):

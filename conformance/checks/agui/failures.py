@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from conformance.registry import check
+from conformance.registry import Step, check
 from conformance.vocab.text import truncate
+from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import fail_all, need_items, one_run, streams
 
 
-def _failure_check(label: str, partial: bool) -> Callable[..., None]:
+def _failure_check(label: Step, partial: bool) -> Callable[..., None]:
     def judge(rec):
         r = one_run(rec, label)
         types = [e.get("type") for e in r.events]
@@ -24,9 +25,9 @@ def _failure_check(label: str, partial: bool) -> Callable[..., None]:
 
 
 check("AGUI-FAIL-001", scenarios=["agui.fail_after"], name="failure_after_output",
-      doc="Runs `say partial` then `fail boom`; 200, deltas carry `partial`, RUN_ERROR last, no RUN_FINISHED.")(_failure_check("fail-after", True))
+      doc="Runs `say partial` then `fail boom`; 200, deltas carry `partial`, RUN_ERROR last, no RUN_FINISHED.")(_failure_check(steps.FAIL_AFTER, True))
 check("AGUI-FAIL-002", scenarios=["agui.fail_before"], name="failure_before_output",
-      doc="Runs `fail boom`; 200, RUN_STARTED, then RUN_ERROR last and no RUN_FINISHED.")(_failure_check("fail-before", False))
+      doc="Runs `fail boom`; 200, RUN_STARTED, then RUN_ERROR last and no RUN_FINISHED.")(_failure_check(steps.FAIL_BEFORE, False))
 
 
 @check("AGUI-FAIL-003", scenarios=["agui.fail_after", "agui.fail_before"])

@@ -6,6 +6,7 @@ import json
 from conformance.registry import check
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
+from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import STREAMS, fail_all, streams
 
 
@@ -13,7 +14,7 @@ from conformance.checks.agui._common import STREAMS, fail_all, streams
 def answers_event_stream(plain):
     """Sends the plain prompt with `Accept: text/event-stream` and with no Accept header; both answer 200 text/event-stream."""
     problems = []
-    for label in ("ids", "bare"):
+    for label in (steps.IDS, steps.BARE):
         ex = plain.get(label)
         if ex.status != 200 or ex.content_type != "text/event-stream":
             problems.append(f"[{label}] {ex.method} {ex.url} (Accept {_sent_header(ex, 'accept')!r}): "

@@ -11,13 +11,14 @@ from conformance.registry import check
 from conformance.vocab.readers import error_of
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
+from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import Run, TERMINAL, _safe_json, answered_stream, fail_all, one_run
 
 
 @check("AGUI-INT-001", scenarios=["agui.interrupt"])
 def question_pauses_run(rec):
     """Runs `ask What is your name?`; the stream ends with RUN_FINISHED whose outcome.type is `interrupt`, no RUN_ERROR."""
-    r = one_run(rec, "ask")
+    r = one_run(rec, steps.ASK)
     end = r.terminal()
     outcome = end.get("outcome")
     assert end.get("type") == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
@@ -33,11 +34,11 @@ def resumed_run(rec: Recording, requirement: str) -> Run:
     `invalid_request` says a resume without messages was not taken as one (AGUI-INT-003); any other refusal, or
     no stream, says the paused run did not continue (AGUI-INT-002). Each is judged on its own requirement only;
     the others are not assessed with that reason. Nothing sent (nothing to answer): not assessed, with why."""
-    if not any(e.label == "resume" for e in rec.exchanges):
+    if not any(e.label == steps.RESUME for e in rec.exchanges):
         raise NotAssessed(rec.facts.get("no_resume") or f"scenario {rec.scenario} sent no resume")
-    ex = rec.get("resume")
+    ex = rec.get(steps.RESUME)
     if answered_stream(ex):
-        return one_run(rec, "resume")
+        return one_run(rec, steps.RESUME)
     code = (error_of(ex) or {}).get('code')
     refused = describe_answer(ex)
     if code == "invalid_request":
@@ -116,6 +117,6 @@ def open_resume_cases(rec):
     if rec.facts.get("no_resume"):
         raise NotAssessed(rec.facts["no_resume"])
     seen = {label: describe_answer(rec.get(label))
-            for label in ("unknown-interrupt", "empty-resume", "answer", "stale-answer")}
+            for label in (steps.UNKNOWN_INTERRUPT, steps.EMPTY_RESUME, steps.ANSWER, steps.STALE_ANSWER)}
     raise NotAssessed("reported, not judged: the spec leaves partial and stale resumes open (AGUI-OPEN-003); seen: "
                       + "; ".join(f"{k}: {v}" for k, v in seen.items()))

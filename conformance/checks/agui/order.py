@@ -7,6 +7,7 @@ from typing import Any
 from conformance.registry import check
 from conformance.vocab.text import truncate
 from conformance.wire.sse import SSEEvent
+from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import (STREAMS, TERMINAL, _round_trips, _safe_json, fail_all, need_runs, runs,
                                              streams, text_diff)
 
@@ -84,7 +85,7 @@ def tool_and_step_events_between(*recs):
 @check("AGUI-ORDER-006", scenarios=["agui.plain", "agui.streamed"])
 def deltas_join_to_reply(*recs):
     """Runs the plain and chunked prompts; the TEXT_MESSAGE_CONTENT deltas joined in order equal the reply."""
-    checked = need_runs(runs(*recs, keep=lambda w: w.get("reply") is not None, lenient=True, own=["streamed"]),
+    checked = need_runs(runs(*recs, keep=lambda w: w.get("reply") is not None, lenient=True, own=[steps.STREAMED]),
                         "a prompt with a known reply")
     problems = [f"{r.where}: deltas joined are {truncate(r.text(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)}"
                 for r in checked if r.text() != r.want["reply"]]

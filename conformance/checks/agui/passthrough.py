@@ -9,6 +9,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.constants import AGUI_INTERPRETED as INTERPRETED
 from conformance.vocab.text import truncate
+from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import Run, fail_all, one_run, one_run_of
 
 
@@ -31,13 +32,13 @@ def missing_params(r: Run, sent: dict[str, Any]) -> list[str]:
 @check("AGUI-PASS-001", scenarios=["agui.params"])
 def forwarded_fields_reach_params(rec):
     """Sends tools, state, context and forwardedProps with `echo params`; each reaches the agent unchanged."""
-    fail_all(missing_params(one_run(rec, "echo-params"), rec.facts["forwarded"]))
+    fail_all(missing_params(one_run(rec, steps.ECHO_PARAMS), rec.facts["forwarded"]))
 
 
 @check("AGUI-PASS-002", scenarios=["agui.params"])
 def unknown_fields_reach_params(rec):
     """Sends unknown top-level fields of every JSON type with `echo params`; each reaches the agent unchanged."""
-    fail_all(missing_params(one_run(rec, "echo-params"), rec.facts["unknown"]))
+    fail_all(missing_params(one_run(rec, steps.ECHO_PARAMS), rec.facts["unknown"]))
 
 
 @check("AGUI-PASS-002", scenarios=["generated.params"])
@@ -53,6 +54,6 @@ def generated_fields_reach_params(rec):
 @check("AGUI-PASS-003", scenarios=["agui.params"])
 def interpreted_fields_withheld(rec):
     """Sends threadId, runId and messages with `echo params`; none of the interpreted fields is in params."""
-    got = echoed_params(one_run(rec, "echo-params"))
+    got = echoed_params(one_run(rec, steps.ECHO_PARAMS))
     leaked = [name for name in INTERPRETED if name in got]
     assert not leaked, f"the agent's params hold interpreted field(s) {leaked}: {truncate(got, 300, quoted=True)}"

@@ -6,6 +6,7 @@ import json
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.text import truncate
+from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import _round_trips, fail_all, need_runs, one_run, runs, streams, text_diff
 
 
@@ -21,7 +22,7 @@ def last_user_message_is_prompt(rec):
 @check("AGUI-PROMPT-002", scenarios=["agui.messages"])
 def whole_message_list_reaches_agent(rec):
     """Sends a history ending in `echo messages`; the reply is the canonical JSON of the list exactly as sent."""
-    r = one_run(rec, "echo-messages")
+    r = one_run(rec, steps.ECHO_MESSAGES)
     try:
         got = json.loads(r.text())
     except ValueError:

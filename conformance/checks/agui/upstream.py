@@ -6,6 +6,7 @@ from typing import Any
 
 from conformance.registry import check
 from conformance.vocab.text import truncate
+from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import LIFECYCLES, Run, STREAMS, fail_all, lifecycle_problems, one_run, streams
 
 
@@ -47,7 +48,7 @@ def events_validate_upstream(*recs):
 @check("AGUI-COMPAT-002", scenarios=["agui.upstream_input"])
 def upstream_input_accepted(rec):
     """Sends a full AG-UI 1.0 RunAgentInput as the official client does; it streams upstream-valid events to RUN_FINISHED."""
-    r = one_run(rec, "upstream")
+    r = one_run(rec, steps.UPSTREAM)
     problems = upstream_problems(r)
     for family in LIFECYCLES:
         found = lifecycle_problems(r, family)

@@ -7,6 +7,7 @@ scenario module. What both need lives in `conformance.vocab` (or the engine, wir
 from __future__ import annotations
 
 import ast
+import fnmatch
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,43 @@ def test_a_label_family_is_validated_like_a_step():
     assert registry.Step("sse-*").of("plain_reply") == "sse-plain_reply"
     with pytest.raises(registry.RegistryError):
         registry.Step("sse").of("x")
+
+
+def test_every_scenario_declares_its_steps():
+    from conformance import registry
+
+    registry.load_all()
+    undeclared = sorted(name for name, scn in registry.SCENARIOS.items() if not scn.steps)
+    assert not undeclared, f"scenarios without `steps=` (a typo in their labels would read as not assessed): {undeclared}"
+
+
+def _literal_labels(path: Path, declared) -> list[str]:
+    """String literals a check passes as a step label: to `rec.get` / `rec.labelled`, or to a helper called with
+    `rec` first, when the literal is a label some scenario declares (then the constant should have been used)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        on_rec = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+            and node.func.value.id == "rec" and node.func.attr in ("get", "labelled")
+        rec_first = bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id == "rec"
+        for arg in node.args[0 if on_rec else 1:] if (on_rec or rec_first) else ():
+            if isinstance(arg, ast.JoinedStr) and on_rec:
+                found.append(f"line {node.lineno}: an f-string label")
+            elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and (on_rec or declared(arg.value)):
+                found.append(f"line {node.lineno}: {arg.value!r}")
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if "checks" in p.parts], ids=lambda p: str(p.relative_to(ROOT)))
+def test_checks_read_steps_by_name(path):
+    from conformance import registry
+
+    registry.load_all()
+    patterns = {pattern for scn in registry.SCENARIOS.values() for pattern in scn.steps}
+
+    def declared(text: str) -> bool:
+        return any(fnmatch.fnmatchcase(text, pattern) for pattern in patterns)
+
+    literal = _literal_labels(path, declared)
+    assert not literal, f"{path.relative_to(ROOT)} names steps by literal string, not by `conformance.vocab.steps`: {literal}"

@@ -209,10 +209,12 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
     return register
 
 
-def generated(rec: Recording, prefix: str) -> list[tuple[Exchange, str]]:
+def generated(rec: Recording, family: str) -> list[tuple[Exchange, str]]:
+    """(exchange, text sent) of a generated scenario's label family (`<prefix><index>`: a `Step` family or a prefix)."""
+    prefix = family[:-1] if family.endswith("*") else family
     texts = rec.facts.get("texts") or []
     out = []
-    for ex in rec.labelled(prefix):
+    for ex in rec.labelled(family):
         index = ex.label[len(prefix):]
         if index.isdigit() and int(index) < len(texts):
             out.append((ex, texts[int(index)]))

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.vocab.protocols import SSE, canonical, invoke_body
+from conformance.vocab.steps import invoke as steps
 from conformance.registry import scenario
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
 from conformance.wire.http import Exchange, Limits, is_loopback
@@ -98,8 +99,9 @@ async def run_then_count(ctx: Context, refusal, label: str, key: str) -> None:
     proof = ctx.recording.facts.get("count_prompt")
     if proof is None:
         return
-    await ctx.post(ctx.agent_path("invoke"), invoke_body(proof, key), headers=ACCEPT_JSON, label=f"after-{label}")
-    ctx.recording.facts["no_run"][label] = {"count_label": f"after-{label}", "session": key}
+    after = steps.AFTER.of(label)
+    await ctx.post(ctx.agent_path("invoke"), invoke_body(proof, key), headers=ACCEPT_JSON, label=after)
+    ctx.recording.facts["no_run"][label] = {"count_label": after, "session": key}
 
 
 def count_prompt(ctx: Context) -> str | None:
@@ -117,7 +119,7 @@ def sort_by(ctx: Context, order: list[str]) -> None:
 
 
 # -- scenarios ------------------------------------------------------------------------------
-@scenario("invoke.runs", protocol="invoke", prompts=RUNS)
+@scenario("invoke.runs", protocol="invoke", prompts=RUNS, steps=steps.INVOKE_RUNS)
 async def runs(ctx: Context) -> None:
     """Each agent scenario of RUNS once non-streaming (`json-<name>`) and once streaming (`sse-<name>`)."""
     path = ctx.agent_path("invoke")
@@ -131,28 +133,29 @@ async def runs(ctx: Context) -> None:
             skipped[name] = str(exc)
             continue
         expected[name] = ctx.agent_scenario(name)
-        sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name)), headers=ACCEPT_JSON, label=f"json-{name}"))
+        sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name)), headers=ACCEPT_JSON,
+                           label=steps.RUN_JSON.of(name)))
         sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name), stream=True), headers=ACCEPT_SSE,
-                              label=f"sse-{name}", limits=stream_limits(ctx)))
+                              label=steps.RUN_SSE.of(name), limits=stream_limits(ctx)))
     if not expected:
         raise NotAssessed("the profile maps none of the agent scenarios " + ", ".join(RUNS))
     ctx.note(scenarios=expected, skipped=skipped, path=path)
     await asyncio.gather(*sends)
-    sort_by(ctx, [f"{kind}-{name}" for name in RUNS for kind in ("json", "sse")])
+    sort_by(ctx, [kind.of(name) for name in RUNS for kind in (steps.RUN_JSON, steps.RUN_SSE)])
 
 
 # label -> (body fields besides the prompt, headers, what the spec makes of it)
 SELECTION = {
-    "stream-true-no-accept": ({"stream": True}, NO_ACCEPT, "sse"),
-    "accept-sse-no-stream": ({}, ACCEPT_SSE, "sse"),
-    "no-stream-no-accept": ({}, NO_ACCEPT, "json"),
-    "no-stream-accept-json": ({}, ACCEPT_JSON, "json"),
-    "stream-false-no-accept": ({"stream": False}, NO_ACCEPT, "json"),
-    "stream-false-accept-sse": ({"stream": False}, ACCEPT_SSE, "open"),
+    steps.STREAM_TRUE_NO_ACCEPT: ({"stream": True}, NO_ACCEPT, "sse"),
+    steps.ACCEPT_SSE_NO_STREAM: ({}, ACCEPT_SSE, "sse"),
+    steps.NO_STREAM_NO_ACCEPT: ({}, NO_ACCEPT, "json"),
+    steps.NO_STREAM_ACCEPT_JSON: ({}, ACCEPT_JSON, "json"),
+    steps.STREAM_FALSE_NO_ACCEPT: ({"stream": False}, NO_ACCEPT, "json"),
+    steps.STREAM_FALSE_ACCEPT_SSE: ({"stream": False}, ACCEPT_SSE, "open"),
 }
 
 
-@scenario("invoke.selection", protocol="invoke", prompts=("plain_reply",))
+@scenario("invoke.selection", protocol="invoke", prompts=("plain_reply",), steps=steps.INVOKE_SELECTION)
 async def selection(ctx: Context) -> None:
     """The plain reply under each combination of `stream` and `Accept`, without a `sessionId`."""
     prompt = ctx.prompt("plain_reply")
@@ -165,20 +168,21 @@ async def selection(ctx: Context) -> None:
     sort_by(ctx, list(SELECTION))
 
 
-@scenario("invoke.timing", protocol="invoke", timing=True)
+@scenario("invoke.timing", protocol="invoke", timing=True, steps=steps.INVOKE_TIMING)
 async def timing(ctx: Context) -> None:
     """`say early`, `sleep 2`, `say late` as JSON (`json`) and as a stream (`sse`)."""
     ctx.conformance_agent("a known pause needs the `sleep` directive")
     path = ctx.agent_path("invoke")
     ctx.note(prompt=TIMING_PROMPT, sleep_s=TIMING_SLEEP_S, first="early", reply="earlylate")
     await asyncio.gather(
-        ctx.post(path, invoke_body(TIMING_PROMPT, ctx.unique("timing")), headers=ACCEPT_JSON, label="json"),
+        ctx.post(path, invoke_body(TIMING_PROMPT, ctx.unique("timing")), headers=ACCEPT_JSON,
+                 label=steps.TIMED_JSON),
         ctx.post(path, invoke_body(TIMING_PROMPT, ctx.unique("timing"), stream=True), headers=ACCEPT_SSE,
-                 label="sse"))
-    sort_by(ctx, ["json", "sse"])
+                 label=steps.TIMED_SSE))
+    sort_by(ctx, list(steps.INVOKE_TIMING))
 
 
-@scenario("invoke.sessions", protocol="invoke", prompts=("session_affinity",))
+@scenario("invoke.sessions", protocol="invoke", prompts=("session_affinity",), steps=steps.INVOKE_SESSIONS)
 async def sessions(ctx: Context) -> None:
     """`count` on a fresh key K twice, then on a fresh key K2; `count` without a key, then on the key returned."""
     prompt = ctx.prompt("session_affinity")
@@ -187,19 +191,19 @@ async def sessions(ctx: Context) -> None:
     ctx.note(key=key, other=other)
 
     async def same_key() -> None:
-        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label="count-1")
-        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label="count-2")
-        await ctx.post(path, invoke_body(prompt, other), headers=ACCEPT_JSON, label="count-other")
+        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label=steps.COUNT_1)
+        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label=steps.COUNT_2)
+        await ctx.post(path, invoke_body(prompt, other), headers=ACCEPT_JSON, label=steps.COUNT_OTHER)
 
     async def generated_key() -> None:
-        first = await ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, label="generated-1")
+        first = await ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, label=steps.GENERATED_1)
         returned = _session_of(first)
         ctx.note(generated=returned)
         if returned is not None:
-            await ctx.post(path, invoke_body(prompt, returned), headers=ACCEPT_JSON, label="generated-2")
+            await ctx.post(path, invoke_body(prompt, returned), headers=ACCEPT_JSON, label=steps.GENERATED_2)
 
     await asyncio.gather(same_key(), generated_key())
-    sort_by(ctx, ["count-1", "count-2", "count-other", "generated-1", "generated-2"])
+    sort_by(ctx, list(steps.INVOKE_SESSIONS))
 
 
 def _session_of(ex: Exchange) -> str | None:
@@ -211,38 +215,38 @@ def _session_of(ex: Exchange) -> str | None:
     return sid if isinstance(sid, str) and 1 <= len(sid) <= 256 else None
 
 
-@scenario("invoke.key_lengths", protocol="invoke", prompts=("plain_reply",))
+@scenario("invoke.key_lengths", protocol="invoke", prompts=("plain_reply",), steps=steps.INVOKE_KEY_LENGTHS)
 async def key_lengths(ctx: Context) -> None:
     """The plain reply with a `sessionId` of 1 character (`key-1`) and of 256 characters (`key-256`)."""
     prompt = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
-    keys = {"key-1": secrets.choice("abcdefghijklmnopqrstuvwxyz"), "key-256": padded_key(ctx, "len256", 256)}
+    keys = {steps.KEY_1: secrets.choice("abcdefghijklmnopqrstuvwxyz"), steps.KEY_256: padded_key(ctx, "len256", 256)}
     ctx.note(keys=keys)
     await asyncio.gather(*(ctx.post(path, invoke_body(prompt, k), headers=ACCEPT_JSON, label=label)
                            for label, k in keys.items()))
     sort_by(ctx, list(keys))
 
 
-@scenario("invoke.params", protocol="invoke", prompts=("params_passthrough",))
+@scenario("invoke.params", protocol="invoke", prompts=("params_passthrough",), steps=steps.INVOKE_PARAMS)
 async def params(ctx: Context) -> None:
     """`echo params` with unknown fields of every JSON type, plus `sessionId`, `stream: false` and `messages: []`."""
     prompt = ctx.prompt("params_passthrough")
     extra = {k: v for k, v in PASS_PARAMS.items() if k != ctx.target.extra_data_field}
     body = {**extra, **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
     ctx.note(params=extra, interpreted=[k for k in INTERPRETED if k in body])
-    await ctx.post(ctx.agent_path("invoke"), body, headers=ACCEPT_JSON, label="params")
+    await ctx.post(ctx.agent_path("invoke"), body, headers=ACCEPT_JSON, label=steps.PARAMS)
 
 
-@scenario("invoke.messages", protocol="invoke", prompts=("messages_passthrough",))
+@scenario("invoke.messages", protocol="invoke", prompts=("messages_passthrough",), steps=steps.INVOKE_MESSAGES)
 async def messages(ctx: Context) -> None:
     """`echo messages` with a two-item `messages` list of `{role, content}` objects."""
     prompt = ctx.prompt("messages_passthrough")
     ctx.note(messages=PASS_MESSAGES)
     await ctx.post(ctx.agent_path("invoke"), invoke_body(prompt, ctx.unique("messages"), messages=PASS_MESSAGES),
-                   headers=ACCEPT_JSON, label="messages")
+                   headers=ACCEPT_JSON, label=steps.MESSAGES)
 
 
-@scenario("invoke.big_body", protocol="invoke")
+@scenario("invoke.big_body", protocol="invoke", steps=steps.INVOKE_BIG_BODY)
 async def big_body(ctx: Context) -> None:
     """An echo-mode prompt making the body about 0.5 MB (well inside 1 MB)."""
     ctx.conformance_agent("the size probe relies on echo mode (the reply is the prompt)")
@@ -250,45 +254,46 @@ async def big_body(ctx: Context) -> None:
     prompt = head + ("0123456789abcdef" * (BIG_BODY_BYTES // 16))[: BIG_BODY_BYTES - len(head) - 100]
     ctx.note(prompt_length=len(prompt))
     await ctx.post(ctx.agent_path("invoke"), invoke_body(prompt, ctx.unique("big")), headers=ACCEPT_JSON,
-                   label="half-mb")
+                   label=steps.HALF_MB)
 
 
-@scenario("invoke.refusals", protocol="invoke", prompts=("plain_reply", "session_affinity"))
+@scenario("invoke.refusals", protocol="invoke", prompts=("plain_reply", "session_affinity"),
+          steps=steps.INVOKE_REFUSALS)
 async def refusals(ctx: Context) -> None:
     """Ten requests that must be refused before any run; then `count` on the fresh keys four of them carried."""
     prompt = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
     missing_agent = f"agt_conformance_missing_{secrets.token_hex(8)}"
-    keys = {label: ctx.unique(label) for label in ("prompt-number", "stream-string", "prompt-missing", "body-2mb")}
+    keys = {label: ctx.unique(label) for label in steps.REFUSALS_WITH_KEY}
     padding = "x" * HUGE_BODY_BYTES
     sends = {
-        "stream-no-agent": ctx.post(ctx.agent_path("invoke", missing_agent), invoke_body(prompt, stream=True),
-                                    headers=ACCEPT_SSE, label="stream-no-agent"),
-        "prompt-number": ctx.post(path, {"prompt": 42, "sessionId": keys["prompt-number"]}, headers=ACCEPT_JSON,
-                                  label="prompt-number"),
-        "stream-string": ctx.post(path, invoke_body(prompt, keys["stream-string"], stream="yes"), headers=ACCEPT_JSON,
-                                  label="stream-string"),
-        "prompt-missing": ctx.post(path, {"sessionId": keys["prompt-missing"]}, headers=ACCEPT_JSON,
-                                   label="prompt-missing"),
-        "not-json": ctx.post(path, content=b'{"prompt": "say conformance", ', label="not-json",
-                             headers={**ACCEPT_JSON, "Content-Type": "application/json"}),
-        "json-array": ctx.post(path, [invoke_body(prompt)], headers=ACCEPT_JSON, label="json-array"),
-        "body-2mb": ctx.post(path, invoke_body(prompt, keys["body-2mb"], conformancePadding=padding),
-                             headers=ACCEPT_JSON, label="body-2mb"),
-        "key-257": ctx.post(path, invoke_body(prompt, padded_key(ctx, "len257", 257)), headers=ACCEPT_JSON,
-                            label="key-257"),
-        "key-empty": ctx.post(path, invoke_body(prompt, ""), headers=ACCEPT_JSON, label="key-empty"),
-        "no-credential": ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, credential=None,
-                                  label="no-credential"),
+        steps.STREAM_NO_AGENT: ctx.post(ctx.agent_path("invoke", missing_agent), invoke_body(prompt, stream=True),
+                                        headers=ACCEPT_SSE, label=steps.STREAM_NO_AGENT),
+        steps.PROMPT_NUMBER: ctx.post(path, {"prompt": 42, "sessionId": keys[steps.PROMPT_NUMBER]},
+                                      headers=ACCEPT_JSON, label=steps.PROMPT_NUMBER),
+        steps.STREAM_STRING: ctx.post(path, invoke_body(prompt, keys[steps.STREAM_STRING], stream="yes"),
+                                      headers=ACCEPT_JSON, label=steps.STREAM_STRING),
+        steps.PROMPT_MISSING: ctx.post(path, {"sessionId": keys[steps.PROMPT_MISSING]}, headers=ACCEPT_JSON,
+                                       label=steps.PROMPT_MISSING),
+        steps.NOT_JSON: ctx.post(path, content=b'{"prompt": "say conformance", ', label=steps.NOT_JSON,
+                                 headers={**ACCEPT_JSON, "Content-Type": "application/json"}),
+        steps.JSON_ARRAY: ctx.post(path, [invoke_body(prompt)], headers=ACCEPT_JSON, label=steps.JSON_ARRAY),
+        steps.BODY_2MB: ctx.post(path, invoke_body(prompt, keys[steps.BODY_2MB], conformancePadding=padding),
+                                 headers=ACCEPT_JSON, label=steps.BODY_2MB),
+        steps.KEY_257: ctx.post(path, invoke_body(prompt, padded_key(ctx, "len257", 257)), headers=ACCEPT_JSON,
+                                label=steps.KEY_257),
+        steps.KEY_EMPTY: ctx.post(path, invoke_body(prompt, ""), headers=ACCEPT_JSON, label=steps.KEY_EMPTY),
+        steps.NO_CREDENTIAL: ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, credential=None,
+                                      label=steps.NO_CREDENTIAL),
     }
     ctx.note(refusals=list(sends), missing_agent=missing_agent, no_run={}, count_prompt=count_prompt(ctx))
     await asyncio.gather(*(run_then_count(ctx, coro, label, keys[label]) if label in keys else coro
                            for label, coro in sends.items()))
-    sort_by(ctx, list(sends) + [f"after-{label}" for label in keys])
+    sort_by(ctx, list(sends) + [steps.AFTER.of(label) for label in keys])
 
 
 @scenario("invoke.extra_data", protocol="invoke", needs=("extra_data_field",),
-          prompts=("params_passthrough", "plain_reply", "session_affinity"))
+          prompts=("params_passthrough", "plain_reply", "session_affinity"), steps=steps.INVOKE_EXTRA_DATA)
 async def extra_data(ctx: Context) -> None:
     """About 2 KB in the extra data field with `echo params` (`extra-2kb`); about 8 KB (`extra-8kb`), then `count`."""
     field = ctx.need("extra_data_field")
@@ -297,17 +302,18 @@ async def extra_data(ctx: Context) -> None:
     path = ctx.agent_path("invoke")
     inside = sized_value(EXTRA_INSIDE_BYTES, structured=True)
     outside = sized_value(EXTRA_OUTSIDE_BYTES, structured=False)
-    key = ctx.unique("extra-8kb")
-    ctx.note(field=field, inside=inside, refusals=["extra-8kb"], no_run={}, count_prompt=count_prompt(ctx))
+    key = ctx.unique(steps.EXTRA_8KB)
+    ctx.note(field=field, inside=inside, refusals=[steps.EXTRA_8KB], no_run={}, count_prompt=count_prompt(ctx))
     await asyncio.gather(
-        ctx.post(path, invoke_body(echo, ctx.unique("extra-2kb"), **{field: inside}), headers=ACCEPT_JSON,
-                 label="extra-2kb"),
+        ctx.post(path, invoke_body(echo, ctx.unique(steps.EXTRA_2KB), **{field: inside}), headers=ACCEPT_JSON,
+                 label=steps.EXTRA_2KB),
         run_then_count(ctx, ctx.post(path, invoke_body(plain, key, **{field: outside}), headers=ACCEPT_JSON,
-                                     label="extra-8kb"), "extra-8kb", key))
-    sort_by(ctx, ["extra-2kb", "extra-8kb", "after-extra-8kb"])
+                                     label=steps.EXTRA_8KB), steps.EXTRA_8KB, key))
+    sort_by(ctx, list(steps.INVOKE_EXTRA_DATA))
 
 
-@scenario("invoke.cleartext", protocol="invoke", prompts=("plain_reply", "session_affinity"), deadline=40)
+@scenario("invoke.cleartext", protocol="invoke", prompts=("plain_reply", "session_affinity"), deadline=40,
+          steps=steps.INVOKE_CLEARTEXT)
 async def cleartext(ctx: Context) -> None:
     """The plain reply over `http://` to the base URL's host and port (loopback targets only), then `count` over the base URL."""
     base = urlsplit(ctx.target.base_url)
@@ -318,11 +324,11 @@ async def cleartext(ctx: Context) -> None:
     port = base.port or (443 if base.scheme == "https" else 80)
     netloc = f"[{host}]" if ":" in host else host
     url = f"http://{netloc}:{port}{ctx.agent_path('invoke')}"
-    key = ctx.unique("cleartext")
+    key = ctx.unique(steps.CLEARTEXT)
     proof = count_prompt(ctx)
-    ctx.note(url=url, session=key, count_label="after-cleartext" if proof else None)
-    await ctx.post(url, invoke_body(ctx.prompt("plain_reply"), key), headers=ACCEPT_JSON, label="cleartext",
+    ctx.note(url=url, session=key, count_label=steps.AFTER.of(steps.CLEARTEXT) if proof else None)
+    await ctx.post(url, invoke_body(ctx.prompt("plain_reply"), key), headers=ACCEPT_JSON, label=steps.CLEARTEXT,
                    limits=CLEARTEXT_LIMITS, retry_429=False)
     if proof is not None:
         await ctx.post(ctx.agent_path("invoke"), invoke_body(proof, key), headers=ACCEPT_JSON,
-                       label="after-cleartext")
+                       label=steps.AFTER.of(steps.CLEARTEXT))

@@ -14,6 +14,7 @@ from conformance.checks.invoke.results import duration_is_integer, events_carry_
 from conformance.checks.invoke.streams import frames_carry_v1
 from conformance.outcomes import NotAssessed
 from conformance.scenarios import fuzz
+from conformance.vocab.steps import invoke as steps
 
 ERROR = {"error": {"code": "not_found", "message": "no such agent", "requestId": "req_1"}}
 
@@ -21,7 +22,7 @@ ERROR = {"error": {"code": "not_found", "message": "no such agent", "requestId":
 def result(**fields):
     body = {"status": "completed", "result": "hi", "events": [{"v": 1, "type": "step"}], "sessionId": "s",
             "agentId": "agt_canned", "versionNumber": 3, "requestId": "req_9", "durationMs": 12, **fields}
-    return canned.exchange(200, {"content-type": "application/json"}, body=body, label="json-plain_reply")
+    return canned.exchange(200, {"content-type": "application/json"}, body=body, label=steps.RUN_JSON.of("plain_reply"))
 
 
 @pytest.mark.parametrize("value, ok", [(1, True), (1.0, True), (35.0, True), (1.5, False), ("1", False),
@@ -57,7 +58,7 @@ def test_event_v_as_float_passes_and_as_string_fails():
 def _stream(v):
     frames = canned.sse_frames({"v": v, "type": "text", "delta": "hi"}, event="text") + \
         canned.sse_frames({"v": v, "type": "done"}, event="done", start=0.5)
-    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=frames, label="sse-plain_reply")
+    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=frames, label=steps.RUN_SSE.of("plain_reply"))
 
 
 def test_stream_v_as_float_passes_and_as_string_fails():
@@ -66,7 +67,7 @@ def test_stream_v_as_float_passes_and_as_string_fails():
         frames_carry_v1(_stream("1"))
 
 
-def _refusal(ct: str, body=ERROR, status=404, label="stream-no-agent"):
+def _refusal(ct: str, body=ERROR, status=404, label=steps.STREAM_NO_AGENT):
     return canned.exchange(status, {"content-type": ct}, body=body, label=label)
 
 
@@ -84,14 +85,14 @@ def test_streaming_refusal_not_json_fails(ct):
 
 def test_messages_refused_with_the_error_body_is_not_assessed_never_info():
     body = {"error": {"code": "validation_failed", "message": "bad items", "requestId": "req_2", "details": {}}}
-    rec = canned.recording("invoke.messages", [_refusal("application/problem+json", body, 422, "messages")],
+    rec = canned.recording("invoke.messages", [_refusal("application/problem+json", body, 422, steps.MESSAGES)],
                            facts={"messages": [{"role": "user", "content": "hi"}]})
     with pytest.raises(NotAssessed, match="not shown"):
         messages_reach_agent(rec)
 
 
 def test_messages_refused_without_the_error_body_fails():
-    rec = canned.recording("invoke.messages", [_refusal("text/plain", b"no", 400, "messages")],
+    rec = canned.recording("invoke.messages", [_refusal("text/plain", b"no", 400, steps.MESSAGES)],
                            facts={"messages": [{"role": "user", "content": "hi"}]})
     with pytest.raises(AssertionError, match="not the error body"):
         messages_reach_agent(rec)

@@ -18,6 +18,7 @@ from conformance.api import certify
 from conformance.outcomes import NotAssessed
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
+from conformance.vocab.steps import invoke as steps
 from tests.checks.support import checks_in
 
 MODULE = "conformance.checks.invoke"
@@ -87,15 +88,18 @@ def test_retry_after_needs_a_429(report):
 def test_retry_after_judges_the_429s_it_saw():
     """Canned: the 429s the client waited on, and a final 429, are judged on their Retry-After."""
     fn = registry.CHECKS["invoke.retry_after_is_seconds"].fn
-    waited = canned.exchange(200, {"content-type": "application/json"}, body={"status": "completed"})
+    waited = canned.exchange(200, {"content-type": "application/json"}, body={"status": "completed"},
+                             label=steps.RUN_JSON.of("plain_reply"))
     waited.waited_429 = [1.0]
-    final = canned.exchange(429, {"retry-after": "2", "content-type": "application/json"}, body={"error": {}})
+    final = canned.exchange(429, {"retry-after": "2", "content-type": "application/json"}, body={"error": {}},
+                            label=steps.RUN_JSON.of("step"))
     assert "429" in fn(canned.recording("invoke.runs", [waited, final]))
-    bad = canned.exchange(429, {"retry-after": "1.5"}, body=b"")
+    bad = canned.exchange(429, {"retry-after": "1.5"}, body=b"", label=steps.RUN_JSON.of("plain_reply"))
     with pytest.raises(AssertionError, match="whole seconds"):
         fn(canned.recording("invoke.runs", [bad]))
     with pytest.raises(NotAssessed, match="no 429"):
-        fn(canned.recording("invoke.runs", [canned.exchange(200, {}, body=b"{}")]))
+        fn(canned.recording("invoke.runs", [canned.exchange(200, {}, body=b"{}",
+                                                             label=steps.RUN_JSON.of("plain_reply"))]))
 
 
 def test_stream_false_with_accept_sse_is_reported(report):

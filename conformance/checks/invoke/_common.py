@@ -8,10 +8,11 @@ from typing import Any, Callable, Iterable
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
-from conformance.registry import rule
+from conformance.registry import Step, rule
 from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.vocab.constants import RUNS
 from conformance.vocab.readers import error_of, is_4xx
+from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEEvent, strict_json_loads
@@ -131,9 +132,10 @@ def expected_reply(rec: Recording, name: str) -> str:
     return reply
 
 
-def runs_of(rec: Recording, kind: str, names: Iterable[str] = RUNS) -> list[tuple[str, Exchange]]:
-    """(agent scenario, exchange) of `invoke.runs` for `kind` "json" or "sse"; NotAssessed when none ran."""
-    out = [(n, ex) for n in names for ex in rec.exchanges if ex.label == f"{kind}-{n}"]
+def runs_of(rec: Recording, kind: Step, names: Iterable[str] = RUNS) -> list[tuple[str, Exchange]]:
+    """(agent scenario, exchange) of `invoke.runs` for `kind` `steps.RUN_JSON` or `steps.RUN_SSE`; NotAssessed when
+    none ran."""
+    out = [(n, ex) for n in names for ex in rec.exchanges if ex.label == kind.of(n)]
     if not out:
         raise NotAssessed(f"none of the agent scenarios {', '.join(names)} was run "
                           f"({'; '.join(rec.facts.get('skipped', {}).values()) or 'no prompt'})")
@@ -178,9 +180,9 @@ def terminals(ex: Exchange) -> list[SSEEvent]:
 
 
 STREAM_GROUPS = {
-    "runs": ("invoke.runs", "sse-"),
+    "runs": ("invoke.runs", steps.RUN_SSE),
     "generated": ("generated.round_trip", "invoke-sse-"),
-    "timing": ("invoke.timing", "sse"),
+    "timing": ("invoke.timing", steps.TIMED_SSE),
 }
 
 
@@ -207,10 +209,12 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
     return register
 
 
-def generated(rec: Recording, prefix: str) -> list[tuple[Exchange, str]]:
+def generated(rec: Recording, family: str) -> list[tuple[Exchange, str]]:
+    """(exchange, text sent) of a generated scenario's label family (`<prefix><index>`: a `Step` family or a prefix)."""
+    prefix = family[:-1] if family.endswith("*") else family
     texts = rec.facts.get("texts") or []
     out = []
-    for ex in rec.labelled(prefix):
+    for ex in rec.labelled(family):
         index = ex.label[len(prefix):]
         if index.isdigit() and int(index) < len(texts):
             out.append((ex, texts[int(index)]))

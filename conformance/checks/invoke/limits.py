@@ -4,13 +4,14 @@ from __future__ import annotations
 from conformance.engine import Recording
 from conformance.registry import check
 from conformance.vocab.readers import request_json as sent
+from conformance.vocab.steps import invoke as steps
 from conformance.checks.invoke._common import echoed, exact, refused, reply_of, result_of, what
 
 
 @check("INV-LIM-001", scenarios=["invoke.big_body"])
 def half_megabyte_accepted(rec: Recording) -> None:
     """Sends an echo-mode prompt making the body about 0.5 MB; it is accepted and `result` equals the prompt."""
-    ex = rec.get("half-mb")
+    ex = rec.get(steps.HALF_MB)
     prompt = (sent(ex) or {}).get("prompt", "")
     exact(ex, reply_of(ex), prompt)
 
@@ -18,13 +19,13 @@ def half_megabyte_accepted(rec: Recording) -> None:
 @check("INV-LIM-002", scenarios=["invoke.refusals"])
 def two_megabytes_refused(rec: Recording) -> None:
     """Sends a body of about 2 MB; it is refused with a 4xx and the error body."""
-    refused(rec.get("body-2mb"))
+    refused(rec.get(steps.BODY_2MB))
 
 
 @check("INV-LIM-003", scenarios=["invoke.extra_data"])
 def extra_data_inside_accepted(rec: Recording) -> None:
     """Sends about 2 KB in the extra data field; the run completes and the field reaches `params`."""
-    ex = rec.get("extra-2kb")
+    ex = rec.get(steps.EXTRA_2KB)
     body = result_of(ex)
     assert body.get("status") == "completed", f"{ex.label}: 2 KB of extra data must be accepted; got {what(ex)}"
     params = echoed(ex)
@@ -35,10 +36,10 @@ def extra_data_inside_accepted(rec: Recording) -> None:
 @check("INV-LIM-004", scenarios=["invoke.extra_data"])
 def extra_data_outside_refused(rec: Recording) -> None:
     """Sends about 8 KB in the extra data field; it is refused with a 4xx and the error body."""
-    refused(rec.get("extra-8kb"))
+    refused(rec.get(steps.EXTRA_8KB))
 
 
 @check("INV-LIM-005", scenarios=["invoke.extra_data"])
 def extra_data_outside_is_validation_failed(rec: Recording) -> None:
     """Sends about 8 KB in the extra data field; the refusal's code is `validation_failed`."""
-    refused(rec.get("extra-8kb"), "validation_failed")
+    refused(rec.get(steps.EXTRA_8KB), "validation_failed")

@@ -10,6 +10,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED
 from conformance.vocab.readers import error_of, is_4xx
+from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.invoke._common import MAX_LISTED, echoed, judge_each, same_json, what
@@ -27,7 +28,7 @@ def params_hold(ex: Exchange, expected: dict[str, Any]) -> None:
 @check("INV-PASS-001", scenarios=["invoke.params"])
 def unknown_fields_reach_params(rec: Recording) -> None:
     """Sends `echo params` with unknown fields of every JSON type and unicode; each reaches `params` unchanged."""
-    params_hold(rec.get("params"), rec.facts["params"])
+    params_hold(rec.get(steps.PARAMS), rec.facts["params"])
 
 
 @check("INV-PASS-001", scenarios=["generated.params"])
@@ -44,7 +45,7 @@ def generated_fields_reach_params(rec: Recording) -> None:
 @check("INV-PASS-002", scenarios=["invoke.params"])
 def interpreted_fields_withheld(rec: Recording) -> None:
     """Sends `echo params` with `prompt`, `sessionId`, `stream` and `messages`; none of them appears in `params`."""
-    ex = rec.get("params")
+    ex = rec.get(steps.PARAMS)
     params = echoed(ex)
     assert isinstance(params, dict), f"{ex.label}: the echoed params are not an object"
     leaked = [k for k in INTERPRETED if k in params]
@@ -54,7 +55,7 @@ def interpreted_fields_withheld(rec: Recording) -> None:
 @check("INV-PASS-003", scenarios=["invoke.extra_data"])
 def extra_data_reaches_params(rec: Recording) -> None:
     """Sends about 2 KB of structured JSON in the extra data field with `echo params`; it reaches `params` unchanged."""
-    params_hold(rec.get("extra-2kb"), {rec.facts["field"]: rec.facts["inside"]})
+    params_hold(rec.get(steps.EXTRA_2KB), {rec.facts["field"]: rec.facts["inside"]})
 
 
 @check("INV-PASS-004", scenarios=["invoke.messages"])
@@ -64,7 +65,7 @@ def messages_reach_agent(rec: Recording) -> None:
     The items' shape is not shown, so a refusal with the error body is not assessed (never passed);
     a 4xx without the error body contradicts "A refusal before the run starts answers with an HTTP status
     and the error body" and fails."""
-    ex = rec.get("messages")
+    ex = rec.get(steps.MESSAGES)
     if is_4xx(ex):
         err = error_of(ex)
         assert err is not None, \

@@ -8,6 +8,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check, rule
 from conformance.vocab.readers import error_of, is_4xx
+from conformance.vocab.steps import invoke as steps
 from conformance.checks.invoke._common import count_is, is_json_answer, judge_each, refused
 
 
@@ -15,7 +16,7 @@ from conformance.checks.invoke._common import count_is, is_json_answer, judge_ea
 def streaming_refusal_is_json(rec: Recording) -> None:
     """Sends `stream: true` to a nonexistent agent; the refusal is a 4xx JSON error body (`application/json` or a
     `+json` type such as `application/problem+json`), not a stream."""
-    ex = rec.get("stream-no-agent")
+    ex = rec.get(steps.STREAM_NO_AGENT)
     refused(ex)
     assert is_json_answer(ex), \
         f"{ex.label}: a refusal of a streaming request must be the JSON error body (application/json or +json), " \
@@ -25,19 +26,19 @@ def streaming_refusal_is_json(rec: Recording) -> None:
 @check("INV-ERR-002", scenarios=["invoke.refusals"])
 def prompt_not_string_refused(rec: Recording) -> None:
     """Sends `prompt: 42`; it is refused with a 4xx, `validation_failed` and `details` an object."""
-    refused(rec.get("prompt-number"), "validation_failed", details=True)
+    refused(rec.get(steps.PROMPT_NUMBER), "validation_failed", details=True)
 
 
 @check("INV-ERR-003", scenarios=["invoke.refusals"])
 def stream_not_boolean_refused(rec: Recording) -> None:
     """Sends `stream: "yes"`; it is refused with a 4xx, `validation_failed` and `details` an object."""
-    refused(rec.get("stream-string"), "validation_failed", details=True)
+    refused(rec.get(steps.STREAM_STRING), "validation_failed", details=True)
 
 
 @check("INV-ERR-004", scenarios=["invoke.refusals"])
 def prompt_missing_refused(rec: Recording) -> str:
     """Sends a body without `prompt`; it is refused with a 4xx and the error body."""
-    ex = rec.get("prompt-missing")
+    ex = rec.get(steps.PROMPT_MISSING)
     refused(ex)
     return f"code {(error_of(ex) or {}).get('code')!r} (not stated by the spec)"
 
@@ -45,7 +46,7 @@ def prompt_missing_refused(rec: Recording) -> str:
 @check("INV-ERR-005", scenarios=["invoke.refusals"])
 def body_not_object_refused(rec: Recording) -> None:
     """Sends a body that is not JSON, and one that is a JSON array; both are refused with a 4xx and the error body."""
-    judge_each([rec.get("not-json"), rec.get("json-array")], refused)
+    judge_each([rec.get(steps.NOT_JSON), rec.get(steps.JSON_ARRAY)], refused)
 
 
 def no_run(scenario: str) -> Callable[[Recording], str]:

@@ -9,6 +9,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, RUNS
+from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated, is_int,
@@ -21,7 +22,7 @@ def json_rule(*requirements: str, names: Iterable[str] = RUNS):
 
     def register(judge):
         def fn(rec: Recording) -> None:
-            judge_each(runs_of(rec, "json", names), lambda item: judge(item[0], item[1], rec))
+            judge_each(runs_of(rec, steps.RUN_JSON, names), lambda item: judge(item[0], item[1], rec))
 
         check(*requirements, scenarios=["invoke.runs"], name=judge.__name__, doc=judge.__doc__)(fn)
         return judge
@@ -124,7 +125,7 @@ def duration_is_integer(name: str, ex: Exchange, rec: Recording) -> None:
 def request_ids_differ(rec: Recording) -> None:
     """Sends each agent scenario without streaming; every `requestId` is a non-empty string, and no two are equal."""
     ids = {}
-    for _, ex in runs_of(rec, "json"):
+    for _, ex in runs_of(rec, steps.RUN_JSON):
         rid = result_of(ex).get("requestId")
         assert isinstance(rid, str) and rid, f"{ex.label}: `requestId` is not a non-empty string: {json.dumps(rid)}"
         assert rid not in ids, f"{ex.label} and {ids.get(rid)} got the same requestId {rid!r}"
@@ -134,7 +135,7 @@ def request_ids_differ(rec: Recording) -> None:
 @check("INV-RES-013", scenarios=["invoke.timing"])
 def duration_covers_sleep(rec: Recording) -> None:
     """Sends `say early`, `sleep 2`, `say late` without streaming; `durationMs` is an integer of at least 1500."""
-    ex = rec.get("json")
+    ex = rec.get(steps.TIMED_JSON)
     got = result_of(ex).get("durationMs")
     assert is_int(got) and got >= DURATION_FLOOR_MS, \
         f"{ex.label}: the run slept {rec.facts['sleep_s']:g} s, so `durationMs` must be an integer of at least " \

@@ -8,6 +8,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS
+from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.invoke._common import (EARLY_LEAD_S, exact, expected_reply, frames, generated, judge_each,
@@ -21,7 +22,7 @@ def deltas_join_to_reply(rec: Recording) -> None:
         name, ex = item
         exact(ex, text_of(ex), expected_reply(rec, name))
 
-    judge_each(runs_of(rec, "sse"), rule)
+    judge_each(runs_of(rec, steps.RUN_SSE), rule)
 
 
 @check("INV-STREAM-008", scenarios=["generated.round_trip"])
@@ -33,7 +34,7 @@ def generated_deltas_exact(rec: Recording) -> None:
 @check("INV-STREAM-009", scenarios=["invoke.timing"])
 def text_arrives_early(rec: Recording) -> None:
     """Streams `say early`, `sleep 2`, `say late`; the frame carrying `early` arrives at least 1 s before the terminal frame."""
-    ex = rec.get("sse")
+    ex = rec.get(steps.TIMED_SSE)
     first = rec.facts["first"]
     early, text = None, ""
     for f, d in objects(ex):                  # the frame that completes the text before the pause
@@ -51,7 +52,7 @@ def text_arrives_early(rec: Recording) -> None:
 
 
 def sse_run(rec: Recording, name: str) -> tuple[dict[str, Any], Exchange]:
-    return scenario_of(rec, name), rec.get(f"sse-{name}")
+    return scenario_of(rec, name), rec.get(steps.RUN_SSE.of(name))
 
 
 @check("INV-STREAM-010", scenarios=["invoke.runs"])
@@ -93,14 +94,14 @@ def completed_stream_ends_done(rec: Recording) -> str:
         assert fs and fs[-1].event == "done", \
             f"{ex.label}: expected the stream to end with `done`, it ends with {name_of(fs[-1]) if fs else 'no frame'}"
 
-    judge_each(runs_of(rec, "sse", COMPLETED_RUNS), rule)
+    judge_each(runs_of(rec, steps.RUN_SSE, COMPLETED_RUNS), rule)
     return open_event_note(rec)
 
 
 def open_event_note(rec: Recording) -> str:
     """INV-OPEN-002/004 (reported, not judged): the event names and `done` keys seen."""
     seen: dict[str, set[str]] = {}
-    for _, ex in runs_of(rec, "sse"):
+    for _, ex in runs_of(rec, steps.RUN_SSE):
         try:
             for f, d in objects(ex):
                 seen.setdefault(str(f.event), set()).update(k for k in d if k not in ("v", "type"))

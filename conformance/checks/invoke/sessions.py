@@ -7,8 +7,9 @@ from typing import Callable
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
-from conformance.registry import check, rule
+from conformance.registry import Step, check, rule
 from conformance.vocab.readers import request_json as sent
+from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.invoke._common import count_is, is_json_answer, judge_each, refused, result_of
@@ -19,7 +20,7 @@ def generated_session_ids(rec: Recording, sessions: Recording) -> None:
     """Sends invokes without `sessionId`; each result has a generated `sessionId` of 1 to 256 characters, no two equal."""
     seen: dict[str, str] = {}
     candidates = [ex for ex in rec.exchanges if ex.status == 200 and is_json_answer(ex)] \
-        + sessions.labelled("generated-1")
+        + sessions.labelled(steps.GENERATED_1)
     for ex in candidates:
         sid = result_of(ex).get("sessionId")
         assert isinstance(sid, str) and 1 <= len(sid) <= 256, \
@@ -34,22 +35,22 @@ def generated_session_ids(rec: Recording, sessions: Recording) -> None:
 @check("INV-SESS-002", scenarios=["invoke.sessions"])
 def same_key_same_instance(rec: Recording) -> None:
     """Sends `count` twice with one fresh `sessionId`; the replies are 1 then 2."""
-    count_is(rec.get("count-1"), 1, "the first run on a fresh key")
-    count_is(rec.get("count-2"), 2, "the second run on the same key reaches the same instance")
+    count_is(rec.get(steps.COUNT_1), 1, "the first run on a fresh key")
+    count_is(rec.get(steps.COUNT_2), 2, "the second run on the same key reaches the same instance")
 
 
 @check("GEN-SESS-002", scenarios=["invoke.sessions"])
 def other_key_new_instance(rec: Recording) -> None:
     """Sends `count` on a fresh key after two runs on another key; the reply is 1 (a different key, a new instance)."""
-    count_is(rec.get("count-other"), 1, "a fresh key after two runs on another key")
+    count_is(rec.get(steps.COUNT_OTHER), 1, "a fresh key after two runs on another key")
 
 
 @check("INV-SESS-004", scenarios=["invoke.sessions"])
 def generated_key_reaches_instance(rec: Recording) -> None:
     """Sends `count` without `sessionId`, then `count` with the `sessionId` returned; the replies are 1 then 2."""
-    count_is(rec.get("generated-1"), 1, "the first run on a generated key")
-    assert rec.facts.get("generated"), "generated-1: the result carried no usable `sessionId` to send again"
-    count_is(rec.get("generated-2"), 2, f"the returned key {rec.facts['generated']!r} reaches the same instance")
+    count_is(rec.get(steps.GENERATED_1), 1, "the first run on a generated key")
+    assert rec.facts.get("generated"), f"{steps.GENERATED_1}: the result carried no usable `sessionId` to send again"
+    count_is(rec.get(steps.GENERATED_2), 2, f"the returned key {rec.facts['generated']!r} reaches the same instance")
 
 
 def session_echoed(ex: Exchange) -> None:
@@ -58,9 +59,10 @@ def session_echoed(ex: Exchange) -> None:
     assert got == key, f"{ex.label}: sent sessionId {truncate(str(key), 60, count=True)!r}, the result carries {truncate(str(got), 60, count=True)!r}"
 
 
-def session_echo(scenario: str, prefix: str) -> Callable[[Recording], None]:
+def session_echo(scenario: str, family: Step | None) -> Callable[[Recording], None]:
     def fn(rec: Recording) -> None:
-        exchanges = [ex for ex in rec.labelled(prefix) if isinstance((sent(ex) or {}).get("sessionId"), str)]
+        results = rec.labelled(family) if family is not None else rec.exchanges
+        exchanges = [ex for ex in results if isinstance((sent(ex) or {}).get("sessionId"), str)]
         if not exchanges:
             raise NotAssessed(f"scenario {scenario} sent no `sessionId` without streaming")
         judge_each(exchanges, session_echoed)
@@ -68,7 +70,8 @@ def session_echo(scenario: str, prefix: str) -> Callable[[Recording], None]:
     return fn
 
 
-SESSION_ECHOES = {"invoke.runs": "json-", "invoke.sessions": ""}   # scenario: label prefix of its JSON results
+# scenario: the step family of its JSON results (None: every exchange is one)
+SESSION_ECHOES = {"invoke.runs": steps.RUN_JSON, "invoke.sessions": None}
 rule(lambda scn: session_echo(scn, SESSION_ECHOES[scn]), over=SESSION_ECHOES, requirements="INV-SESS-003",
      scenarios=lambda scn: [scn], name=lambda scn: f"session_id_echoed__{scn.split('.')[-1]}",
      doc="Sends invokes with a `sessionId` without streaming; each result's `sessionId` equals the one sent.")
@@ -83,10 +86,10 @@ def key_lengths_accepted(rec: Recording) -> None:
         assert body.get("status") == "completed", \
             f"{ex.label}: a {len(key)}-character sessionId must be accepted; status {body.get('status')!r}"
 
-    judge_each([rec.get("key-1"), rec.get("key-256")], rule)
+    judge_each([rec.get(steps.KEY_1), rec.get(steps.KEY_256)], rule)
 
 
 @check("INV-SESS-006", scenarios=["invoke.refusals"])
 def key_lengths_refused(rec: Recording) -> None:
     """Sends `sessionId` of 257 characters and empty; both are refused with a 4xx and `validation_failed`."""
-    judge_each([rec.get("key-257"), rec.get("key-empty")], lambda ex: refused(ex, "validation_failed"))
+    judge_each([rec.get(steps.KEY_257), rec.get(steps.KEY_EMPTY)], lambda ex: refused(ex, "validation_failed"))

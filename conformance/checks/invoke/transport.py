@@ -5,6 +5,7 @@ from __future__ import annotations
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
+from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.checks.invoke._common import reply_of, result_of, runs_of, what
 
@@ -14,14 +15,14 @@ def served_over_tls(rec: Recording) -> None:
     """Sends the plain reply to the https base URL; the TLS handshake succeeds against the CA in use and it answers 200."""
     base = rec.target.base_url
     assert base.lower().startswith("https://"), f"the base URL {base!r} is not https: the service is HTTPS only"
-    _, ex = runs_of(rec, "json", ("plain_reply",))[0]
+    _, ex = runs_of(rec, steps.RUN_JSON, ("plain_reply",))[0]
     assert ex.status == 200, f"{ex.label}: the plain reply over https must answer 200, got {what(ex)}"
 
 
 @check("GEN-BASE-002", scenarios=["invoke.cleartext"])
 def cleartext_never_runs(rec: Recording) -> str:
     """Sends the plain reply over `http://` to the same host and port; no 2xx reply comes back and (by `count`) no run starts."""
-    ex = rec.get("cleartext")
+    ex = rec.get(steps.CLEARTEXT)
     assert not (ex.status is not None and 200 <= ex.status < 300), \
         f"{ex.label}: a cleartext request to {rec.facts['url']} was answered {what(ex)}: the service is HTTPS only"
     outcome = f"cleartext answered {what(ex)}" if ex.status is not None else f"cleartext: {ex.error}"
@@ -40,7 +41,7 @@ def cleartext_never_runs(rec: Recording) -> str:
 @check("GEN-BASE-003", scenarios=["invoke.runs"])
 def invoke_served_under_v1(rec: Recording) -> None:
     """Sends the plain reply to `/v1/agents/{agentId}/invoke`; that exact path answers 200 with the invoke result."""
-    _, ex = runs_of(rec, "json", ("plain_reply",))[0]
+    _, ex = runs_of(rec, steps.RUN_JSON, ("plain_reply",))[0]
     expected = f"/v1/agents/{rec.target.agent_id}/invoke"
     assert ex.url.split("://", 1)[-1].partition("/")[2].split("?")[0] == expected.lstrip("/"), \
         f"{ex.label}: sent to {ex.url}, expected the path {expected}"

@@ -21,6 +21,7 @@ is resent once on a fresh connection.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json as _json
 import ssl
@@ -460,36 +461,21 @@ class Client:
                 if self.run_deadline is not None and self.run_deadline < deadline:
                     deadline = self.run_deadline
                 try:
-                    if fresh:   # a one-connection pool of its own, so the resend cannot reuse another stale one
-                        async with self._pool(1) as http:
-                            await self._run(req, ex, lim, sse, t0, deadline, http, seq)
-                    else:
-                        await self._run(req, ex, lim, sse, t0, deadline, self._http, seq)
+                    async with contextlib.AsyncExitStack() as stack:
+                        # a resend gets a one-connection pool of its own, so it cannot reuse another stale one
+                        http = await stack.enter_async_context(self._pool(1)) if fresh else self._http
+                        await self._exchange(req, ex, lim, sse, t0, deadline, http, seq)
                 except Exception as exc:  # never raise for what the server does
                     ex.error = ex.error or self.redact(describe(exc, "body", len(ex.body), lim))
+                finally:
+                    if ex.headers is None:   # no answer: the pacer still learns the request is over
+                        self.pacer.observe(seq, None)
                 if ex.error and "run's deadline" in ex.error:
                     self.stats.cut_by_run_deadline += 1
                 return ex
         finally:
             if activity is not None:
                 activity.in_flight.pop(id(ex), None)
-
-    async def _run(
-        self,
-        req: httpx.Request,
-        ex: Exchange,
-        lim: Limits,
-        sse: bool | None,
-        t0: float,
-        deadline: float,
-        http: httpx.AsyncClient,
-        seq: int = 0,
-    ) -> None:
-        try:
-            await self._exchange(req, ex, lim, sse, t0, deadline, http, seq)
-        finally:
-            if ex.headers is None:   # no answer: the pacer still learns the request is over
-                self.pacer.observe(seq, None)
 
     async def _exchange(
         self,

@@ -65,16 +65,21 @@ def _rest(line: str, word: str) -> str | None:
     return line[len(word) + 1 :]
 
 
-def _json_string(text: str | None) -> str:
-    if text is None:
-        raise BadLine("a JSON string literal is missing")
+def _json_of(text: str, kind: type, what: str, bad_json: str) -> Any:
+    """`text` parsed as JSON of `kind`, or BadLine saying so (`bad_json` names the value on a parse error)."""
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise BadLine(f"not a JSON string literal ({exc.msg})") from None
-    if not isinstance(value, str):
-        raise BadLine("not a JSON string literal")
+        raise BadLine(f"{bad_json} ({exc.msg})") from None
+    if not isinstance(value, kind):
+        raise BadLine(what)
     return value
+
+
+def _json_string(text: str | None) -> str:
+    if text is None:
+        raise BadLine("a JSON string literal is missing")
+    return _json_of(text, str, "not a JSON string literal", "not a JSON string literal")
 
 
 def _chunks_args(rest: str | None, as_json: bool) -> Directive:
@@ -101,13 +106,7 @@ def _tool_args(rest: str | None) -> Directive:
         raise BadLine("tool NAME ARGS: NAME is missing")
     if not sep:
         raise BadLine("tool NAME ARGS: ARGS (a JSON object) is missing")
-    try:
-        args = json.loads(args_text)
-    except ValueError as exc:
-        raise BadLine(f"tool ARGS is not JSON ({exc.msg})") from None
-    if not isinstance(args, dict):
-        raise BadLine("tool ARGS must be a JSON object")
-    return Directive("tool", (name, args))
+    return Directive("tool", (name, _json_of(args_text, dict, "tool ARGS must be a JSON object", "tool ARGS is not JSON")))
 
 
 def _sleep_args(rest: str | None) -> Directive:

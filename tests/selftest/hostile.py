@@ -161,12 +161,8 @@ async def drip_stream_forever(reader, writer, req):
     n = 0
     while await open_(writer):
         n += 1
-        for byte in event_frame(req, n):
-            if not await open_(writer):
-                return
-            writer.write(bytes([byte]))
-            await writer.drain()
-            await asyncio.sleep(1.0)
+        if not await drip_bytes(writer, event_frame(req, n)):
+            return
 
 
 async def stream_headers_then_nothing(reader, writer, req):
@@ -190,13 +186,18 @@ async def drip(reader, writer, req):
     """A 200 JSON answer announced as 100 kB, sent one byte a second."""
     writer.write(head("200 OK", "application/json", 100_000))
     await writer.drain()
-    body = b'{"status":"completed","result":"' + b"x" * 99_900
-    for byte in body:
+    await drip_bytes(writer, b'{"status":"completed","result":"' + b"x" * 99_900)
+
+
+async def drip_bytes(writer, data: bytes) -> bool:
+    """Sends `data` one byte a second; False when the client left first."""
+    for byte in data:
         if not await open_(writer):
-            return
+            return False
         writer.write(bytes([byte]))
         await writer.drain()
         await asyncio.sleep(1.0)
+    return True
 
 
 async def huge_frame(reader, writer, req):

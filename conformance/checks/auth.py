@@ -10,9 +10,9 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check, rule
 from conformance.vocab import protocols as p
-from conformance.vocab.steps import mcp as steps
+from conformance.vocab.steps import access as steps, mcp as mcp_steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled
-from conformance.vocab.constants import INVOKE_AGUI_CREDENTIALS, JSONRPC_INVALID_REQUEST, SCOPE
+from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE
 from conformance.vocab.readers import got, step
 from conformance.vocab.refusals import each, mcp_refused, refused_4xx, step_sent as sent
 from conformance.wire.http import Exchange
@@ -30,7 +30,7 @@ BOTH = {"invoke": "access.invoke", "agui": "access.agui"}
 # -- API keys on invoke and AG-UI -------------------------------------------------------------
 def api_key_accepted(rec: Recording):
     """Sends the plain prompt with `Authorization: Bearer <--api-key>`; the call is accepted and replies."""
-    ex = rec.get("accepted")
+    ex = rec.get(steps.ACCEPTED)
     reply = rec.facts.get("reply")
     what = f"{rec.scenario}: the plain prompt with the API key"
     assert ex.status == 200, f"{what}; expected 200, got {got(ex)}"
@@ -49,7 +49,7 @@ register(api_key_accepted, ("AUTH-KEY-001",), BOTH)
 @check("AUTH-KEY-001", scenarios=["mcp.modern"])
 def api_key_accepted_mcp(rec: Recording):
     """Sends a 2026-07-28 tools/call with `Authorization: Bearer <--api-key>`; it answers 200 with a result."""
-    ex = rec.get(steps.CALL)
+    ex = rec.get(mcp_steps.CALL)
     assert ex.status == 200, f"tools/call with the API key: expected 200, got {got(ex)}"
     assert "result" in p.mcp_response(ex), f"tools/call with the API key: expected a result, got {got(ex)}"
 
@@ -57,35 +57,35 @@ def api_key_accepted_mcp(rec: Recording):
 @check("AUTH-KEY-002", scenarios=["access.invoke"])
 def invoke_without_credential(rec: Recording):
     """Sends invoke without Authorization; refused with a 4xx and `error.code` `unauthenticated`."""
-    refused_4xx(rec, "no-credential", code="unauthenticated")
+    refused_4xx(rec, steps.NO_CREDENTIAL, code="unauthenticated")
 
 
 @check("AUTH-KEY-003", scenarios=["access.agui"])
 def agui_without_credential(rec: Recording):
     """Sends AG-UI without Authorization; refused before the stream with a 4xx and `unauthenticated`."""
-    refused_4xx(rec, "no-credential", code="unauthenticated")
+    refused_4xx(rec, steps.NO_CREDENTIAL, code="unauthenticated")
 
 
 def unknown_key_refused(rec: Recording):
     """Sends an unknown `<svc>_live_…` key; refused with a 4xx and `error.code` `unauthenticated`."""
-    refused_4xx(rec, "unknown-key", code="unauthenticated")
+    refused_4xx(rec, steps.UNKNOWN_KEY, code="unauthenticated")
 
 
 def revoked_key_refused(rec: Recording):
     """Sends the revoked key (--revoked-key); refused with a 4xx and `error.code` `unauthenticated`."""
-    refused_4xx(rec, "revoked-key", code="unauthenticated")
+    refused_4xx(rec, steps.REVOKED_KEY, code="unauthenticated")
 
 
 def other_scheme_refused(rec: Recording):
     """Sends the API key under Basic, and a bare `Bearer`; both refused with a 4xx and `unauthenticated`."""
-    for label in ("basic-scheme", "empty-bearer"):
+    for label in (steps.BASIC_SCHEME, steps.EMPTY_BEARER):
         refused_4xx(rec, label, code="unauthenticated")
 
 
 def challenge_on_401(rec: Recording):
     """Every 401 of the invoke/AG-UI credential refusals carries a WWW-Authenticate header (RFC 9110 §11.6.1)."""
     seen = []
-    for label, _facts in INVOKE_AGUI_CREDENTIALS:
+    for label in steps.INVOKE_AGUI_CREDENTIALS:
         try:
             ex = step(rec, label)
         except NotAssessed:
@@ -100,7 +100,7 @@ def challenge_on_401(rec: Recording):
 
 def token_bound_to_its_agent(rec: Recording):
     """Sends the access token to --other-agent-id; refused with a 4xx, so that agent never runs."""
-    refused_4xx(rec, "other-agent-token")
+    refused_4xx(rec, steps.OTHER_AGENT_TOKEN)
 
 
 register(unknown_key_refused, ("AUTH-KEY-004",), BOTH)
@@ -136,14 +136,13 @@ def access_token_form(rec: Recording):
 
 
 # -- MCP credentials --------------------------------------------------------------------------
-MCP_401_LABELS = ("no-credential", "empty-bearer", "unknown-key", "unknown-token", "revoked-key", "expired-token",
-                  "query-key", "query-token", "body-key")
+MCP_401_LABELS = (*steps.MCP_CREDENTIALS, steps.QUERY_KEY, steps.QUERY_TOKEN, steps.BODY_KEY)
 
 
 @check("AUTH-MCP-001", scenarios=["access.mcp"])
 def access_token_accepted(rec: Recording):
     """Sends tools/call with the access token on its own agent; 200 with the plain reply."""
-    ex = step(rec, "accepted-token")
+    ex = step(rec, steps.ACCEPTED_TOKEN)
     assert ex.status == 200, f"tools/call with the access token: expected 200, got {got(ex)}"
     msg = p.mcp_response(ex)
     result = msg.get("result")
@@ -157,7 +156,7 @@ def access_token_accepted(rec: Recording):
 @check("AUTH-MCP-002", scenarios=["access.mcp"])
 def access_token_other_agent(rec: Recording):
     """Sends tools/call with the access token to --other-agent-id; 404 with JSON-RPC error -32600."""
-    mcp_refused(rec, "other-agent-token", 404, JSONRPC_INVALID_REQUEST)
+    mcp_refused(rec, steps.OTHER_AGENT_TOKEN, 404, JSONRPC_INVALID_REQUEST)
 
 
 def _mcp_401(*labels: str):
@@ -167,13 +166,13 @@ def _mcp_401(*labels: str):
 
 
 MCP_401 = {   # requirement: (steps, check name, what they sent)
-    "AUTH-MCP-003": (("no-credential",), "mcp_no_credential", "no Authorization header"),
-    "AUTH-MCP-004": (("empty-bearer",), "mcp_empty_bearer", "the bare scheme `Bearer` and no credential"),
-    "AUTH-MCP-005": (("unknown-key", "unknown-token"), "mcp_unknown_credential",
+    "AUTH-MCP-003": ((steps.NO_CREDENTIAL,), "mcp_no_credential", "no Authorization header"),
+    "AUTH-MCP-004": ((steps.EMPTY_BEARER,), "mcp_empty_bearer", "the bare scheme `Bearer` and no credential"),
+    "AUTH-MCP-005": ((steps.UNKNOWN_KEY, steps.UNKNOWN_TOKEN), "mcp_unknown_credential",
                      "unknown `<svc>_live_…` and `<svc>_oat_…` credentials"),
-    "AUTH-MCP-006": (("revoked-key",), "mcp_revoked_key", "the revoked key (--revoked-key)"),
-    "AUTH-MCP-007": (("expired-token",), "mcp_expired_token", "the expired token (--expired-token)"),
-    "AUTH-MCP-010": (("query-key", "query-token", "body-key"), "mcp_credential_outside_header",
+    "AUTH-MCP-006": ((steps.REVOKED_KEY,), "mcp_revoked_key", "the revoked key (--revoked-key)"),
+    "AUTH-MCP-007": ((steps.EXPIRED_TOKEN,), "mcp_expired_token", "the expired token (--expired-token)"),
+    "AUTH-MCP-010": ((steps.QUERY_KEY, steps.QUERY_TOKEN, steps.BODY_KEY), "mcp_credential_outside_header",
                      "a valid credential only in the query string or the JSON body"),
 }
 rule(lambda req: _mcp_401(*MCP_401[req][0]), over=MCP_401, requirements=lambda req: req, scenarios=["access.mcp"],
@@ -231,9 +230,9 @@ def mcp_401_code(rec: Recording):
 def malformed_agent_id(rec: Recording):
     """Sends a valid call to an agentId without `agt_`; refused with a 4xx and the protocol's error body (no run)."""
     if rec.scenario == "access.mcp":
-        mcp_refused(rec, "malformed-agent", None)
+        mcp_refused(rec, steps.MALFORMED_AGENT, None)
     else:
-        refused_4xx(rec, "malformed-agent", error_body=True)
+        refused_4xx(rec, steps.MALFORMED_AGENT, error_body=True)
 
 
 register(malformed_agent_id, ("GEN-AGENT-001",), {**BOTH, "mcp": "access.mcp"})
@@ -242,31 +241,31 @@ register(malformed_agent_id, ("GEN-AGENT-001",), {**BOTH, "mcp": "access.mcp"})
 @check("GEN-AGENT-002", scenarios=["access.invoke"])
 def invoke_undeployed_agent(rec: Recording):
     """Sends a valid invoke to --undeployed-agent-id; 404 with the error body."""
-    refused_4xx(rec, "undeployed-agent", status=404, error_body=True)
+    refused_4xx(rec, steps.UNDEPLOYED_AGENT, status=404, error_body=True)
 
 
 @check("GEN-AGENT-003", scenarios=["access.agui"])
 def agui_undeployed_agent(rec: Recording):
     """Sends a valid AG-UI run to --undeployed-agent-id; 404 with the error body, not a stream."""
-    ex = refused_4xx(rec, "undeployed-agent", status=404, error_body=True)
+    ex = refused_4xx(rec, steps.UNDEPLOYED_AGENT, status=404, error_body=True)
     assert ex.stream is None, "the 404 for the undeployed agent came as an event stream"
 
 
 @check("GEN-AGENT-004", scenarios=["access.mcp"])
 def mcp_undeployed_agent(rec: Recording):
     """Sends a valid tools/call to --undeployed-agent-id; 404 with a JSON-RPC error body."""
-    mcp_refused(rec, "undeployed-agent", 404)
+    mcp_refused(rec, steps.UNDEPLOYED_AGENT, 404)
 
 
 def unknown_agent_not_found(rec: Recording):
     """Sends a valid call to a nonexistent `agt_…` id; refused with a 4xx and `error.code` `not_found`."""
-    refused_4xx(rec, "unknown-agent", code="not_found")
+    refused_4xx(rec, steps.UNKNOWN_AGENT, code="not_found")
 
 
 def unknown_agent_404(rec: Recording):
     """The `not_found` refusal of a nonexistent `agt_…` id has HTTP status 404."""
-    ex = step(rec, "unknown-agent")
-    assert ex.status == 404, f"{rec.scenario} sent {sent('unknown-agent')}; expected 404, got {got(ex)}"
+    ex = step(rec, steps.UNKNOWN_AGENT)
+    assert ex.status == 404, f"{rec.scenario} sent {sent(steps.UNKNOWN_AGENT)}; expected 404, got {got(ex)}"
 
 
 register(unknown_agent_not_found, ("GEN-AGENT-005",), BOTH)

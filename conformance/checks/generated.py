@@ -9,11 +9,12 @@ one mangled character on one protocol is visible at a glance.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from conformance.outcomes import NotAssessed
 from conformance.vocab.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
-from conformance.registry import check
+from conformance.registry import Step, check
+from conformance.vocab.steps import generated as steps
 
 CONTEXT_BEFORE = 24
 CONTEXT_AFTER = 40
@@ -42,17 +43,23 @@ def _mcp(ex) -> str:
     return mcp_text(result)
 
 
-READERS: dict[str, Callable[[Any], str]] = {"invoke-json": _invoke_json, "invoke-sse": _invoke_sse,
-                                            "agui": _agui, "mcp": _mcp}
+def protocol_of(family: Step) -> str:
+    """The name a label family's replies are shown under: `invoke-json-*` -> `invoke-json`."""
+    return family[:-2]
 
 
-def read_reply(ex) -> tuple[str | None, str]:
+# Each scenario's label families (one per protocol, in the order their replies are shown) and their reply's reader.
+READERS: dict[Step, Callable[[Any], str]] = {steps.INVOKE_JSON: _invoke_json, steps.INVOKE_SSE: _invoke_sse,
+                                             steps.AGUI: _agui, steps.MCP: _mcp}
+PARAM_READERS: dict[Step, Callable[[Any], str]] = {steps.INVOKE: _invoke_json, steps.AGUI: _agui}
+
+
+def read_reply(family: Step, ex) -> tuple[str | None, str]:
     """(reply, "") or (None, why): a protocol whose answer cannot be read is shown, not compared."""
     if ex.status != 200:
         return None, f"status {ex.status}" + (f" ({ex.error})" if ex.error else "")
-    kind = ex.label.rsplit("-", 1)[0]
     try:
-        return READERS[kind](ex), ""
+        return READERS[family](ex), ""
     except (AssertionError, ValueError, TypeError, AttributeError) as exc:
         return None, str(exc).splitlines()[0][:160]
 
@@ -84,13 +91,15 @@ def side_by_side(replies: dict[str, str | None], reasons: dict[str, str], expect
     return "\n".join(lines)
 
 
-def _runs(rec) -> dict[int, dict[str, Any]]:
-    """Exchanges of a generated scenario grouped by run index: {i: {"invoke-json": ex, ...}}."""
-    runs: dict[int, dict[str, Any]] = {}
-    for ex in rec.exchanges:
-        kind, _, index = ex.label.rpartition("-")
-        if index.isdigit() and kind:
-            runs.setdefault(int(index), {})[kind] = ex
+def _runs(rec, families: Iterable[Step]) -> dict[int, dict[Step, Any]]:
+    """Exchanges of a generated scenario grouped by run index: {i: {INVOKE_JSON: ex, ...}} (a member of a family
+    that names no run index, such as a lookup, is left out)."""
+    runs: dict[int, dict[Step, Any]] = {}
+    for family in families:
+        for ex in rec.labelled(family):
+            index = ex.label[len(family) - 1:]
+            if index.isdigit():
+                runs.setdefault(int(index), {})[family] = ex
     return runs
 
 
@@ -98,15 +107,16 @@ def _runs(rec) -> dict[int, dict[str, Any]]:
 def same_reply_on_every_protocol(rec) -> str:
     """Sends the same generated say-json prompts over invoke JSON, invoke stream, AG-UI and MCP; every reply is the same text."""
     texts = rec.facts.get("texts") or []
-    runs = _runs(rec)
+    runs = _runs(rec, READERS)
     if not runs:
         raise NotAssessed("the round-trip scenario sent no generated prompt")
     problems, compared = [], 0
-    for i, by_kind in sorted(runs.items()):
+    for i, by_family in sorted(runs.items()):
         replies, reasons = {}, {}
-        for kind in READERS:
-            if kind in by_kind:
-                replies[kind], why = read_reply(by_kind[kind])
+        for family in READERS:
+            if family in by_family:
+                kind = protocol_of(family)
+                replies[kind], why = read_reply(family, by_family[family])
                 if why:
                     reasons[kind] = why
         readable = {k: v for k, v in replies.items() if v is not None}
@@ -119,20 +129,16 @@ def same_reply_on_every_protocol(rec) -> str:
     if not compared:
         raise NotAssessed("no generated prompt produced a readable reply on two protocols or more")
     assert not problems, "the same prompt gave different replies over the protocols:\n" + "\n".join(problems[:3])
-    missing = sorted({k for r in runs.values() for k in READERS if k not in r})
+    missing = sorted({protocol_of(f) for r in runs.values() for f in READERS if f not in r})
     return f"{compared} generated prompts gave one reply on every protocol" + \
         (f" (not sent: {', '.join(missing)})" if missing else "")
 
 
-def _echoed_params(ex) -> tuple[Any, str]:
-    kind = ex.label.rsplit("-", 1)[0]
-    reader = {"invoke": _invoke_json, "agui": _agui}.get(kind)
-    if reader is None:
-        return None, f"unknown label {ex.label}"
+def _echoed_params(family: Step, ex) -> tuple[Any, str]:
     if ex.status != 200:
         return None, f"status {ex.status}"
     try:
-        text = reader(ex)
+        text = PARAM_READERS[family](ex)
         return json.loads(text), ""
     except (AssertionError, ValueError, TypeError) as exc:
         return None, f"the reply is not canonical JSON of params: {str(exc).splitlines()[0][:120]}"
@@ -142,13 +148,13 @@ def _echoed_params(ex) -> tuple[Any, str]:
 def same_params_on_every_protocol(rec) -> str:
     """Sends the same generated extra fields with `echo params` over invoke and AG-UI; both params hold them unchanged."""
     sent_all = rec.facts.get("params") or []
-    runs = _runs(rec)
+    runs = _runs(rec, PARAM_READERS)
     problems, compared = [], 0
-    for i, by_kind in sorted(runs.items()):
+    for i, by_family in sorted(runs.items()):
         if i >= len(sent_all) or not isinstance(sent_all[i], dict):
             continue
         sent = sent_all[i]
-        echoed = {kind: _echoed_params(ex) for kind, ex in sorted(by_kind.items())}
+        echoed = {protocol_of(f): _echoed_params(f, ex) for f, ex in sorted(by_family.items())}
         readable = {k: v for k, (v, why) in echoed.items() if not why}
         if len(readable) < 2:
             continue

@@ -13,24 +13,27 @@ from typing import Any
 from conformance.vocab import protocols as p
 from conformance.engine import Context
 from conformance.registry import scenario
-from conformance.vocab.constants import BODY_CREDENTIAL_FIELD, INVOKE_AGUI_CREDENTIALS, MCP_CREDENTIALS
+from conformance.vocab.constants import BODY_CREDENTIAL_FIELD
 from conformance.vocab.sending import call_tool, optional, random_agent, tool_name, unknown_credential
+from conformance.vocab.steps import access as steps
 
+API_KEY, ACCESS_TOKEN = "api-key", "access-token"     # the credentials accepted (kinds, not steps)
+NEEDS = {steps.REVOKED_KEY: ("revoked_key",), steps.EXPIRED_TOKEN: ("expired_token",)}   # a variant's target facts
 
 
 def _headers(ctx: Context, kind: str) -> tuple[str | None, dict[str, str]]:
-    """(credential fact, extra headers) for a credential variant."""
-    if kind == "empty-bearer":
+    """(credential fact, extra headers) for a credential: API_KEY, ACCESS_TOKEN or the step of a refused variant."""
+    if kind == steps.EMPTY_BEARER:
         return None, {"Authorization": "Bearer"}
-    if kind == "basic-scheme":
+    if kind == steps.BASIC_SCHEME:
         token = base64.b64encode(f"conformance:{ctx.need('api_key')}".encode()).decode()
         return None, {"Authorization": f"Basic {token}"}
-    if kind == "unknown-key":
+    if kind == steps.UNKNOWN_KEY:
         return None, {"Authorization": f"Bearer {unknown_credential(ctx, 'live')}"}
-    if kind == "unknown-token":
+    if kind == steps.UNKNOWN_TOKEN:
         return None, {"Authorization": f"Bearer {unknown_credential(ctx, 'oat')}"}
-    return {"no-credential": None, "revoked-key": "revoked_key", "expired-token": "expired_token",
-            "access-token": "access_token"}.get(kind, "api_key"), {}
+    return {steps.NO_CREDENTIAL: None, steps.REVOKED_KEY: "revoked_key", steps.EXPIRED_TOKEN: "expired_token",
+            ACCESS_TOKEN: "access_token"}.get(kind, "api_key"), {}
 
 
 def _body(ctx: Context, protocol: str, prompt: str) -> dict[str, Any]:
@@ -42,65 +45,66 @@ async def _invoke_or_agui(ctx: Context, protocol: str) -> None:
     prompt = ctx.prompt("plain_reply")
     ctx.note(reply=ctx.agent_scenario("plain_reply").get("reply"), protocol=protocol)
 
-    async def post(label: str, kind: str = "api-key", agent: str | None = None) -> None:
+    async def post(label: str, kind: str = API_KEY, agent: str | None = None) -> None:
         credential, headers = _headers(ctx, kind)
         await ctx.post(ctx.agent_path(protocol, agent), _body(ctx, protocol, prompt), label=label,
                        credential=credential, headers=headers)
 
-    await post("accepted")
-    for kind, facts in INVOKE_AGUI_CREDENTIALS:
-        await optional(ctx, kind, facts, lambda kind=kind: post(kind, kind))
-    await optional(ctx, "other-agent-token", ("access_token", "other_agent_id"),
-                   lambda: post("other-agent-token", "access-token", ctx.need("other_agent_id")))
-    await post("malformed-agent", agent=random_agent(ctx, "xyz_"))
-    await post("unknown-agent", agent=random_agent(ctx))
-    await optional(ctx, "undeployed-agent", ("undeployed_agent_id",),
-                   lambda: post("undeployed-agent", agent=ctx.need("undeployed_agent_id")))
+    await post(steps.ACCEPTED)
+    for kind in steps.INVOKE_AGUI_CREDENTIALS:
+        await optional(ctx, kind, NEEDS.get(kind, ()), lambda kind=kind: post(kind, kind))
+    await optional(ctx, steps.OTHER_AGENT_TOKEN, ("access_token", "other_agent_id"),
+                   lambda: post(steps.OTHER_AGENT_TOKEN, ACCESS_TOKEN, ctx.need("other_agent_id")))
+    await post(steps.MALFORMED_AGENT, agent=random_agent(ctx, "xyz_"))
+    await post(steps.UNKNOWN_AGENT, agent=random_agent(ctx))
+    await optional(ctx, steps.UNDEPLOYED_AGENT, ("undeployed_agent_id",),
+                   lambda: post(steps.UNDEPLOYED_AGENT, agent=ctx.need("undeployed_agent_id")))
 
 
-@scenario("access.invoke", protocol="invoke", prompts=("plain_reply",))
+@scenario("access.invoke", protocol="invoke", prompts=("plain_reply",), steps=steps.ACCESS_INVOKE)
 async def access_invoke(ctx: Context) -> None:
     """Invoke: the API key accepted, then credential refusals and agent addressing (no run starts)."""
     await _invoke_or_agui(ctx, "invoke")
 
 
-@scenario("access.agui", protocol="agui", prompts=("plain_reply",))
+@scenario("access.agui", protocol="agui", prompts=("plain_reply",), steps=steps.ACCESS_AGUI)
 async def access_agui(ctx: Context) -> None:
     """AG-UI: the API key accepted, then credential refusals and agent addressing (no run starts)."""
     await _invoke_or_agui(ctx, "agui")
 
 
-@scenario("access.mcp", protocol="mcp", prompts=("plain_reply",))
+@scenario("access.mcp", protocol="mcp", prompts=("plain_reply",), steps=steps.ACCESS_MCP)
 async def access_mcp(ctx: Context) -> None:
     """MCP: the access token accepted on its agent; 401s for no/empty/unknown/revoked/expired credentials and for a
     credential outside the header; a token on another agent; malformed and undeployed agent ids."""
     tool, prompt = await tool_name(ctx), ctx.prompt("plain_reply")
     ctx.note(tool=tool, reply=ctx.agent_scenario("plain_reply").get("reply"))
 
-    async def call(label: str, kind: str = "api-key", agent: str | None = None, **kw: Any) -> None:
+    async def call(label: str, kind: str = API_KEY, agent: str | None = None, **kw: Any) -> None:
         credential, headers = _headers(ctx, kind)
         await call_tool(ctx, tool, prompt, label=label, id=label, session=ctx.unique("auth-mcp"), agent_id=agent,
                         credential=credential, headers=headers, **kw)
 
-    await optional(ctx, "accepted-token", ("access_token",), lambda: call("accepted-token", "access-token"))
-    for kind, facts in MCP_CREDENTIALS:
-        await optional(ctx, kind, facts, lambda kind=kind: call(kind, kind))
+    await optional(ctx, steps.ACCEPTED_TOKEN, ("access_token",), lambda: call(steps.ACCEPTED_TOKEN, ACCESS_TOKEN))
+    for kind in steps.MCP_CREDENTIALS:
+        await optional(ctx, kind, NEEDS.get(kind, ()), lambda kind=kind: call(kind, kind))
 
     async def outside_header(label: str, fact: str, where: str) -> None:
         secret = ctx.need(fact)
         path = ctx.agent_path("mcp")
         if where == "query":
-            await call(label, "no-credential", agent=None, query=secret)
+            await call(label, steps.NO_CREDENTIAL, agent=None, query=secret)
         else:
             body = p.mcp_call(tool, prompt, session=ctx.unique("auth-mcp"), id=label)
             body[BODY_CREDENTIAL_FIELD] = secret
             await ctx.post(path, body, label=label, credential=None, headers=p.mcp_headers("tools/call", name=tool))
 
-    await outside_header("query-key", "api_key", "query")
-    await optional(ctx, "query-token", ("access_token",), lambda: outside_header("query-token", "access_token", "query"))
-    await outside_header("body-key", "api_key", "body")
-    await optional(ctx, "other-agent-token", ("access_token", "other_agent_id"),
-                   lambda: call("other-agent-token", "access-token", ctx.need("other_agent_id")))
-    await call("malformed-agent", agent=random_agent(ctx, "xyz_"))
-    await optional(ctx, "undeployed-agent", ("undeployed_agent_id",),
-                   lambda: call("undeployed-agent", agent=ctx.need("undeployed_agent_id")))
+    await outside_header(steps.QUERY_KEY, "api_key", "query")
+    await optional(ctx, steps.QUERY_TOKEN, ("access_token",),
+                   lambda: outside_header(steps.QUERY_TOKEN, "access_token", "query"))
+    await outside_header(steps.BODY_KEY, "api_key", "body")
+    await optional(ctx, steps.OTHER_AGENT_TOKEN, ("access_token", "other_agent_id"),
+                   lambda: call(steps.OTHER_AGENT_TOKEN, ACCESS_TOKEN, ctx.need("other_agent_id")))
+    await call(steps.MALFORMED_AGENT, agent=random_agent(ctx, "xyz_"))
+    await optional(ctx, steps.UNDEPLOYED_AGENT, ("undeployed_agent_id",),
+                   lambda: call(steps.UNDEPLOYED_AGENT, agent=ctx.need("undeployed_agent_id")))

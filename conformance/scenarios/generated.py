@@ -21,6 +21,7 @@ from conformance.vocab.constants import INTERPRETED
 from conformance.vocab.protocols import SSE, agui_input, invoke_body, mcp_call, mcp_headers, say_json
 from conformance.registry import scenario
 from conformance.vocab.sending import listed_tool
+from conformance.vocab.steps import generated as steps
 
 TEXTS_PER_RUN = 4
 RUNS_PER_PROTOCOL = 2
@@ -31,7 +32,8 @@ def _groups(texts: list[str], size: int) -> list[list[str]]:
     return [texts[i:i + size] for i in range(0, len(texts), size)]
 
 
-@scenario("generated.round_trip", protocol=("invoke", "agui", "mcp"), prompts=("text_round_trip",), deadline=60)
+@scenario("generated.round_trip", protocol=("invoke", "agui", "mcp"), prompts=("text_round_trip",), deadline=60,
+          steps=steps.GENERATED_ROUND_TRIP)
 async def round_trip(ctx):
     """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
     ctx.conformance_agent("the exact text round trip uses `say-json`")
@@ -44,13 +46,14 @@ async def round_trip(ctx):
     invoke, agui, mcp = ctx.agent_path("invoke"), ctx.agent_path("agui"), ctx.agent_path("mcp")
     sends = []
     for i, prompt in enumerate(prompts):
-        sends.append(ctx.post(invoke, invoke_body(prompt, ctx.unique("rt")), label=f"invoke-json-{i}"))
-        sends.append(ctx.post(invoke, invoke_body(prompt, ctx.unique("rt"), stream=True), label=f"invoke-sse-{i}"))
+        sends.append(ctx.post(invoke, invoke_body(prompt, ctx.unique("rt")), label=steps.INVOKE_JSON.of(i)))
+        sends.append(ctx.post(invoke, invoke_body(prompt, ctx.unique("rt"), stream=True),
+                              label=steps.INVOKE_SSE.of(i)))
         sends.append(ctx.post(agui, agui_input(prompt, thread=ctx.unique("rt")), headers={"Accept": SSE},
-                              label=f"agui-{i}"))
+                              label=steps.AGUI.of(i)))
         if tool:
             sends.append(ctx.post(mcp, mcp_call(tool, prompt, session=ctx.unique("rt"), id=i + 1),
-                                  headers=mcp_headers("tools/call", name=tool), label=f"mcp-{i}"))
+                                  headers=mcp_headers("tools/call", name=tool), label=steps.MCP.of(i)))
     await asyncio.gather(*sends)
     ctx.recording.exchanges.sort(key=lambda e: e.label)
 
@@ -61,7 +64,8 @@ extra_fields = st.dictionaries(_field_name, generate.json_value, min_size=1, max
     lambda d: len(generate.canonical_bytes(d)) <= 1500)
 
 
-@scenario("generated.params", protocol=("invoke", "agui"), prompts=("params_passthrough",), deadline=60)
+@scenario("generated.params", protocol=("invoke", "agui"), prompts=("params_passthrough",), deadline=60,
+          steps=steps.GENERATED_PARAMS)
 async def params(ctx):
     """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
     ctx.conformance_agent("the pass-through probe uses `echo params`")
@@ -72,7 +76,7 @@ async def params(ctx):
     invoke, agui = ctx.agent_path("invoke"), ctx.agent_path("agui")
     await asyncio.gather(*(
         coro for i, extra in enumerate(sent) for coro in (
-            ctx.post(invoke, {**extra, **invoke_body(prompt, ctx.unique("pp"))}, label=f"invoke-{i}"),
+            ctx.post(invoke, {**extra, **invoke_body(prompt, ctx.unique("pp"))}, label=steps.INVOKE.of(i)),
             ctx.post(agui, {**extra, **agui_input(prompt, thread=ctx.unique("pp"))}, headers={"Accept": SSE},
-                     label=f"agui-{i}"))))
+                     label=steps.AGUI.of(i)))))
     ctx.recording.exchanges.sort(key=lambda e: e.label)

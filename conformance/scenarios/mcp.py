@@ -37,61 +37,63 @@ async def modern(ctx: Context) -> None:
     await rpc(ctx, "server/discover", label=steps.DISCOVER, id="disc-1")
     await rpc(ctx, "tools/list", label=steps.LIST, id=2)
     tool = await tool_name(ctx)
-    ctx.note(tool=tool, replies={"call": plain.get("reply"), "call-tool": tool_prompt.get("reply"),
-                                 "call-noname": plain.get("reply")})
+    ctx.note(tool=tool, replies={steps.CALL: plain.get("reply"), steps.CALL_TOOL: tool_prompt.get("reply"),
+                                 steps.CALL_NONAME: plain.get("reply")})
     await call_tool(ctx, tool, plain["prompt"], label=steps.CALL, id="call-3", session=ctx.unique("mcp-plain"))
     await call_tool(ctx, tool, tool_prompt["prompt"], label=steps.CALL_TOOL, id=4, session=ctx.unique("mcp-tool"))
     await call_tool(ctx, tool, plain["prompt"], label=steps.CALL_NONAME, id=5, send_name=False,
                     session=ctx.unique("mcp-noname"))
 
 
-@scenario("mcp.legacy", protocol="mcp", prompts=("plain_reply",))
+@scenario("mcp.legacy", protocol="mcp", prompts=("plain_reply",), steps=steps.MCP_LEGACY)
 async def legacy(ctx: Context) -> None:
     """2025-11-25: initialize (no version header), then tools/list and tools/call with MCP-Protocol-Version: 2025-11-25."""
     plain = ctx.agent_scenario("plain_reply")
     init = {"protocolVersion": p.MCP_LEGACY_VERSION, "capabilities": {}, "clientInfo": LEGACY_CLIENT_INFO}
-    await rpc(ctx, "initialize", init, label="initialize", id=1, version=None)
-    await rpc(ctx, "tools/list", label="list", id=2, version=p.MCP_LEGACY_VERSION, meta_version=None)
+    await rpc(ctx, "initialize", init, label=steps.INITIALIZE, id=1, version=None)
+    await rpc(ctx, "tools/list", label=steps.LIST, id=2, version=p.MCP_LEGACY_VERSION, meta_version=None)
     tool = await tool_name(ctx)
-    ctx.note(tool=tool, replies={"call": plain.get("reply")})
-    await call_tool(ctx, tool, plain["prompt"], label="call", id=3, version=p.MCP_LEGACY_VERSION, meta_version=None,
+    ctx.note(tool=tool, replies={steps.CALL: plain.get("reply")})
+    await call_tool(ctx, tool, plain["prompt"], label=steps.CALL, id=3, version=p.MCP_LEGACY_VERSION, meta_version=None,
                     session=ctx.unique("mcp-legacy"))
 
 
 # -- results ----------------------------------------------------------------------------------
-@scenario("mcp.failures", protocol="mcp", prompts=("failure_after_output", "failure_before_output"))
+@scenario("mcp.failures", protocol="mcp", prompts=("failure_after_output", "failure_before_output"),
+          steps=steps.MCP_FAILURES)
 async def failures(ctx: Context) -> None:
     """Two failing runs (after and before output) without a progress token."""
     tool = await tool_name(ctx)
-    for label, name in (("fail-after", "failure_after_output"), ("fail-before", "failure_before_output")):
+    for label, name in ((steps.FAIL_AFTER, "failure_after_output"),
+                        (steps.FAIL_BEFORE, "failure_before_output")):
         await call_tool(ctx, tool, ctx.prompt(name), label=label, id=label, session=ctx.unique(label))
 
 
-@scenario("mcp.sessions", protocol="mcp", prompts=("session_affinity",))
+@scenario("mcp.sessions", protocol="mcp", prompts=("session_affinity",), steps=steps.MCP_SESSIONS)
 async def sessions(ctx: Context) -> None:
     """`count` twice on a fresh session_id, then once without session_id and once on the returned sessionId."""
     ctx.conformance_agent("`count` replies are the run numbers of a session")
     tool, prompt = await tool_name(ctx), ctx.prompt("session_affinity")
     key = ctx.unique("mcp-count")
     ctx.note(session=key)
-    await call_tool(ctx, tool, prompt, label="given-1", id=1, session=key)
-    await call_tool(ctx, tool, prompt, label="given-2", id=2, session=key)
-    first = await call_tool(ctx, tool, prompt, label="generated-1", id=3)
+    await call_tool(ctx, tool, prompt, label=steps.GIVEN_1, id=1, session=key)
+    await call_tool(ctx, tool, prompt, label=steps.GIVEN_2, id=2, session=key)
+    first = await call_tool(ctx, tool, prompt, label=steps.GENERATED_1, id=3)
     try:
         generated = p.mcp_response(first)["result"]["structuredContent"]["sessionId"]
     except (AssertionError, KeyError, TypeError):
         return  # the checks report the missing sessionId; nothing to continue with
     if isinstance(generated, str) and generated:
         ctx.note(generated=generated)
-        await call_tool(ctx, tool, prompt, label="generated-2", id=4, session=generated)
+        await call_tool(ctx, tool, prompt, label=steps.GENERATED_2, id=4, session=generated)
 
 
 # -- progress streams -------------------------------------------------------------------------
-@scenario("mcp.progress", protocol="mcp", prompts=("streamed_reply",))
+@scenario("mcp.progress", protocol="mcp", prompts=("streamed_reply",), steps=steps.MCP_PROGRESS)
 async def progress(ctx: Context) -> None:
     """The streamed-reply prompt with a string progress token, then with an integer one."""
     tool, entry = await tool_name(ctx), ctx.agent_scenario("streamed_reply")
-    tokens = {"string-token": ctx.unique("progress"), "integer-token": 7301}
+    tokens = {steps.STRING_TOKEN: ctx.unique("progress"), steps.INTEGER_TOKEN: 7301}
     ctx.note(tokens=tokens, reply=entry.get("reply"))
     for n, (label, token) in enumerate(tokens.items(), 1):
         await call_tool(ctx, tool, entry["prompt"], label=label, id=f"prog-{n}" if n == 1 else 100 + n,
@@ -99,18 +101,18 @@ async def progress(ctx: Context) -> None:
 
 
 # -- paused runs ------------------------------------------------------------------------------
-@scenario("mcp.pause_text", protocol="mcp", prompts=("question_and_resume",))
+@scenario("mcp.pause_text", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_TEXT)
 async def pause_text(ctx: Context) -> None:
     """A client without elicitation asks the question prompt, then answers with the `resume` argument."""
     tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
     key = ctx.unique("mcp-pause")
     ctx.note(session=key, answer=PAUSE_ANSWER, question=entry.get("question"),
              suffix=entry.get("reply_after_resume_suffix"))
-    await call_tool(ctx, tool, entry["prompt"], label="ask", id=1, session=key)
-    first = await call_tool(ctx, tool, None, label="resume", id=2, session=key, resume=PAUSE_ANSWER)
+    await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key)
+    first = await call_tool(ctx, tool, None, label=steps.RESUME, id=2, session=key, resume=PAUSE_ANSWER)
     if not answered_with_result(first):
         # The spec does not say whether `prompt` goes along with `resume`: a server that requires it gets it.
-        await call_tool(ctx, tool, entry["prompt"], label="resume-with-prompt", id=3, session=key,
+        await call_tool(ctx, tool, entry["prompt"], label=steps.RESUME_WITH_PROMPT, id=3, session=key,
                         resume=PAUSE_ANSWER)
 
 
@@ -157,7 +159,7 @@ def elicitation_requests(result: Any) -> tuple[dict[str, Any], str | None] | Non
     return (forms, parsed.request_state) if forms else None
 
 
-@scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",))
+@scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_ELICIT)
 async def pause_elicit(ctx: Context) -> None:
     """A client declaring form elicitation asks the question prompt, then retries with the form answered
     (upstream 2026-07-28 InputRequiredResult: inputResponses + requestState)."""
@@ -165,7 +167,7 @@ async def pause_elicit(ctx: Context) -> None:
     key = ctx.unique("mcp-elicit")
     caps = {"elicitation": {"form": {}}}
     ctx.note(session=key, question=entry.get("question"), suffix=entry.get("reply_after_resume_suffix"))
-    first = await call_tool(ctx, tool, entry["prompt"], label="ask", id=1, session=key, capabilities=caps)
+    first = await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key, capabilities=caps)
     try:
         result = p.mcp_response(first).get("result")
     except AssertionError:
@@ -181,7 +183,7 @@ async def pause_elicit(ctx: Context) -> None:
     extra: dict[str, Any] = {"inputResponses": responses}
     if state is not None:
         extra["requestState"] = state
-    await call_tool(ctx, tool, entry["prompt"], label="retry", id=2, session=key, capabilities=caps,
+    await call_tool(ctx, tool, entry["prompt"], label=steps.RETRY, id=2, session=key, capabilities=caps,
                     extra_params=extra)
 
 
@@ -224,7 +226,7 @@ async def refusals(ctx: Context) -> None:
     await rpc(ctx, "resources/list", label=steps.UNSUPPORTED_METHOD, id="meth-x")
 
 
-@scenario("mcp.rate_limit", protocol="mcp", deadline=120.0, last=True)
+@scenario("mcp.rate_limit", protocol="mcp", deadline=120.0, last=True, steps=steps.MCP_RATE_LIMIT)
 async def rate_limit(ctx: Context) -> None:
     """One tools/list; then, with --thorough or when its X-RateLimit-Remaining shows at most 20 requests left (a
     429 is then cheap to reach), more tools/list in batches until one answers 429 (at most X-RateLimit-Remaining
@@ -234,7 +236,7 @@ async def rate_limit(ctx: Context) -> None:
                                headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
                                json=p.mcp_request("tools/list", id=n))
 
-    first = await send("probe-0", 0)
+    first = await send(steps.PROBE, 0)
     ctx.recording.exchanges.append(first)
     remaining = (first.header("x-ratelimit-remaining") or "").strip()
     nearly_spent = remaining.isascii() and remaining.isdigit() and int(remaining) <= RATE_PROBE_CHEAP
@@ -244,7 +246,7 @@ async def rate_limit(ctx: Context) -> None:
                           f"(or when X-RateLimit-Remaining shows at most {RATE_PROBE_CHEAP} requests left)")
     budget = _probe_budget(0, remaining)
     while first.status != 429 and sent < budget:
-        got = await asyncio.gather(*(send(f"burst-{sent + i}", sent + i) for i in range(RATE_PROBE_BATCH)))
+        got = await asyncio.gather(*(send(steps.BURST.of(sent + i), sent + i) for i in range(RATE_PROBE_BATCH)))
         sent += RATE_PROBE_BATCH
         limited = [ex for ex in got if ex.status == 429]
         if limited:
@@ -264,7 +266,8 @@ def _probe_budget(sent: int, remaining: str) -> int:
 
 
 # -- the official client ----------------------------------------------------------------------
-@scenario("mcp.official_client", protocol="mcp", prompts=("plain_reply", "question_and_resume"), deadline=60.0)
+@scenario("mcp.official_client", protocol="mcp", prompts=("plain_reply", "question_and_resume"), deadline=60.0,
+          steps=steps.MCP_OFFICIAL_CLIENT)
 async def official_client(ctx: Context) -> None:
     """The official `mcp` Python client (2026-07-28 with elicitation, and the 2025-11-25 handshake) lists the tool
     and calls it with the plain-reply and the question prompts."""

@@ -8,24 +8,28 @@ from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.vocab.readers import error_code, got, is_4xx, rpc_error, step
+from conformance.vocab.steps import access as steps
 from conformance.wire.http import Exchange
+
+
+STEP_SENT = {   # the steps of the access scenarios (the MCP and metadata refusals reuse the addressing labels)
+    steps.NO_CREDENTIAL: "no Authorization header", steps.EMPTY_BEARER: "the bare scheme `Bearer` and no credential",
+    steps.BASIC_SCHEME: "the API key under the Basic scheme", steps.UNKNOWN_KEY: "an unknown `<svc>_live_…` key",
+    steps.UNKNOWN_TOKEN: "an unknown `<svc>_oat_…` token", steps.REVOKED_KEY: "the revoked key (--revoked-key)",
+    steps.EXPIRED_TOKEN: "the expired token (--expired-token)",
+    steps.OTHER_AGENT_TOKEN: "the access token, addressed to --other-agent-id",
+    steps.QUERY_KEY: "no header, the API key as `access_token` query parameter",
+    steps.QUERY_TOKEN: "no header, the access token as `access_token` query parameter",
+    steps.BODY_KEY: "no header, the API key as an `access_token` member of the JSON body",
+    steps.MALFORMED_AGENT: "a valid API key to an agentId without the `agt_` prefix",
+    steps.UNKNOWN_AGENT: "a valid API key to a well-formed agentId that does not exist",
+    steps.UNDEPLOYED_AGENT: "a valid API key to the undeployed agent (--undeployed-agent-id)",
+}
 
 
 def step_sent(label: str) -> str:
     """What a credential or addressing step sent, in words (for messages)."""
-    return {
-        "no-credential": "no Authorization header", "empty-bearer": "the bare scheme `Bearer` and no credential",
-        "basic-scheme": "the API key under the Basic scheme", "unknown-key": "an unknown `<svc>_live_…` key",
-        "unknown-token": "an unknown `<svc>_oat_…` token", "revoked-key": "the revoked key (--revoked-key)",
-        "expired-token": "the expired token (--expired-token)",
-        "other-agent-token": "the access token, addressed to --other-agent-id",
-        "query-key": "no header, the API key as `access_token` query parameter",
-        "query-token": "no header, the access token as `access_token` query parameter",
-        "body-key": "no header, the API key as an `access_token` member of the JSON body",
-        "malformed-agent": "a valid API key to an agentId without the `agt_` prefix",
-        "unknown-agent": "a valid API key to a well-formed agentId that does not exist",
-        "undeployed-agent": "a valid API key to the undeployed agent (--undeployed-agent-id)",
-    }.get(label, label)
+    return STEP_SENT.get(label, label)
 
 
 def refused_4xx(rec: Recording, label: str, *, status: int | None = None, code: str | None = None,

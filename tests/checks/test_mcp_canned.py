@@ -9,6 +9,7 @@ import pytest
 
 from conformance import canned, registry
 from conformance.outcomes import NotAssessed, Observation
+from conformance.vocab.steps import access, generated, mcp as mcp_steps, metadata as meta_steps
 
 BASE = canned.DEFAULT_TARGET.base_url
 AGENT = canned.DEFAULT_TARGET.agent_id
@@ -45,7 +46,7 @@ def status(rid: str, rec) -> str:
 
 
 # -- URLs compared after RFC 3986 normalization ----------------------------------------------------------------
-def metadata_doc(*, headers: dict[str, str | None] | None = None, label: str = "doc", **fields: Any):
+def metadata_doc(*, headers: dict[str, str | None] | None = None, label: str = meta_steps.DOC, **fields: Any):
     """The document as a 200; a header given as None is left out."""
     doc = {"resource": MCP_URL, "authorization_servers": [canned.DEFAULT_TARGET.auth_url],
            "scopes_supported": ["agent:invoke"], "bearer_methods_supported": ["header"], **fields}
@@ -86,7 +87,7 @@ def test_resource_dot_segments_and_percent_encoding_are_equivalent():
     assert "RFC 3986" in resource_is_mcp_url(document_rec(resource=f"{BASE}/v1/agents/{AGENT}/./%6Dcp"))
 
 
-def challenge_401(resource_metadata: str, label: str = "no-credential"):
+def challenge_401(resource_metadata: str, label: str = access.NO_CREDENTIAL):
     value = f'Bearer resource_metadata="{resource_metadata}", scope="agent:invoke"'
     body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Unauthorized"}}
     return canned.exchange(401, {"content-type": "application/json", "www-authenticate": value}, body=body,
@@ -105,13 +106,14 @@ def test_challenge_resource_metadata_compared_normalized(url, expected):
 
 def test_challenge_followed_when_under_base_url_spelled_differently():
     url = META_URL.replace("https://server.test", "HTTPS://SERVER.TEST")
-    rec = canned.recording("metadata.challenge", [challenge_401(url, "challenge"), metadata_doc(label="followed")])
+    rec = canned.recording("metadata.challenge", [challenge_401(url, meta_steps.CHALLENGE),
+                                                  metadata_doc(label=meta_steps.FOLLOWED)])
     assert status("META-DOC-010", rec) == "passed"
 
 
 # -- SSE blocks that dispatch no event are no frames -----------------------------------------------------------
-TOKENS = {"string-token": "tok-1", "integer-token": 7301}
-IDS = {"string-token": "prog-1", "integer-token": 102}
+TOKENS = {mcp_steps.STRING_TOKEN: "tok-1", mcp_steps.INTEGER_TOKEN: 7301}
+IDS = {mcp_steps.STRING_TOKEN: "prog-1", mcp_steps.INTEGER_TOKEN: 102}
 REPLY = "hello, conformance"
 
 
@@ -203,7 +205,7 @@ def test_cache_control_forms(headers, must, should):
 
 # -- META-STATE-003: refusals other than 404 use the error body -------------------------------------------------
 def post_answer(status_: int, content_type: str, body: Any):
-    return canned.exchange(status_, {"content-type": content_type}, body=body, label="post", method="POST",
+    return canned.exchange(status_, {"content-type": content_type}, body=body, label=meta_steps.POST, method="POST",
                            url=META_URL, request_body={})
 
 
@@ -238,17 +240,18 @@ def tool_result(rid: Any, text: str) -> dict[str, Any]:
 
 def modern_rec(noname_status: int = 400):
     refused = {"jsonrpc": "2.0", "id": None, "error": {"code": -32022, "message": "Mcp-Name is required."}}
-    noname = rpc_exchange("call-noname", 5, "tools/call", noname_status,
+    noname = rpc_exchange(mcp_steps.CALL_NONAME, 5, "tools/call", noname_status,
                           refused if noname_status != 200 else tool_result(5, "conformance"), name=None)
     return canned.recording("mcp.modern", [
-        rpc_exchange("discover", "disc-1", "server/discover", 200,
+        rpc_exchange(mcp_steps.DISCOVER, "disc-1", "server/discover", 200,
                      {"jsonrpc": "2.0", "id": "disc-1", "result": {"capabilities": {"tools": {}}}}),
-        rpc_exchange("list", 2, "tools/list", 200, {"jsonrpc": "2.0", "id": 2, "result": {"tools": [
+        rpc_exchange(mcp_steps.LIST, 2, "tools/list", 200, {"jsonrpc": "2.0", "id": 2, "result": {"tools": [
             {"name": TOOL, "inputSchema": {"type": "object", "properties": {"prompt": {"type": "string"}}}}]}}),
-        rpc_exchange("call", "call-3", "tools/call", 200, tool_result("call-3", "conformance")),
-        rpc_exchange("call-tool", 4, "tools/call", 200, tool_result(4, "done")),
+        rpc_exchange(mcp_steps.CALL, "call-3", "tools/call", 200, tool_result("call-3", "conformance")),
+        rpc_exchange(mcp_steps.CALL_TOOL, 4, "tools/call", 200, tool_result(4, "done")),
         noname,
-    ], facts={"tool": TOOL, "replies": {"call": "conformance", "call-tool": "done", "call-noname": "conformance"}})
+    ], facts={"tool": TOOL, "replies": {mcp_steps.CALL: "conformance", mcp_steps.CALL_TOOL: "done",
+                                        mcp_steps.CALL_NONAME: "conformance"}})
 
 
 def test_mcp_name_required_fails_only_hdr_004():
@@ -269,10 +272,11 @@ FORM = {"method": "elicitation/create", "params": {"mode": "form", "message": "W
 
 
 def elicit_rec(first: dict[str, Any], retry: dict[str, Any] | None = None, *, form: bool = True):
-    exchanges = [rpc_exchange("ask", 1, "tools/call", 200, {"jsonrpc": "2.0", "id": 1, "result": first})]
+    exchanges = [rpc_exchange(mcp_steps.ASK, 1, "tools/call", 200, {"jsonrpc": "2.0", "id": 1, "result": first})]
     facts: dict[str, Any] = {"question": "What is your name?", "suffix": "thanks", "form": None}
     if retry is not None:
-        exchanges.append(rpc_exchange("retry", 2, "tools/call", 200, {"jsonrpc": "2.0", "id": 2, "result": retry}))
+        exchanges.append(rpc_exchange(mcp_steps.RETRY, 2, "tools/call", 200,
+                                      {"jsonrpc": "2.0", "id": 2, "result": retry}))
         facts.update(form={"q1": FORM} if form else None, answers={"q1": {"answer": "Ada"}})
     return canned.recording("mcp.pause_elicit", exchanges, facts=facts)
 
@@ -321,8 +325,9 @@ def test_official_client_with_no_run_is_not_assessed(rid):
 
 
 def test_round_trip_tool_lookup_is_no_run():
-    """The round trip's `mcp-tools-list` lookup is not a run: no int() of its label, not assessed when alone."""
-    lookup = rpc_exchange("mcp-tools-list", 1, "tools/list", 401, {"jsonrpc": "2.0", "id": 1,
+    """A member of the round trip's `mcp-*` family that names no run index (a lookup) is not a run: no int() of its
+    label, not assessed when alone."""
+    lookup = rpc_exchange(generated.MCP.of("tools-list"), 1, "tools/list", 401, {"jsonrpc": "2.0", "id": 1,
                                                                    "error": {"code": -32600, "message": "no"}})
     rec = canned.recording("generated.round_trip", [lookup], facts={"texts": ["x"]})
     got = [o for o in outcomes("MCP-TOOL-002", rec)]

@@ -8,6 +8,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.mcp._common import conformance_reply, messages, result_of, text_block
@@ -16,7 +17,7 @@ from conformance.checks.mcp._common import conformance_reply, messages, result_o
 @check("MCP-PAUSE-001", scenarios=["mcp.pause_text"])
 def question_as_text(rec: Recording):
     """Sends the question prompt from a client without elicitation; 200 with a result whose text holds the question."""
-    result = result_of(rec.get("ask"), "question prompt (no elicitation)")
+    result = result_of(rec.get(steps.ASK), "question prompt (no elicitation)")
     text = p.mcp_text(result)
     question = rec.facts.get("question")
     if question is None:
@@ -29,7 +30,8 @@ def resume_continues(rec: Recording):
     """Repeats the call with the session_id and `arguments.resume` {"name": "Ada"}; the run continues to the reply
     `answer: {"name":"Ada"}thanks`, `resultType` complete."""
     labels = [e.label for e in rec.exchanges]
-    result = result_of(rec.get("resume-with-prompt" if "resume-with-prompt" in labels else "resume"), "resume")
+    result = result_of(rec.get(steps.RESUME_WITH_PROMPT if steps.RESUME_WITH_PROMPT in labels else steps.RESUME),
+                       "resume")
     expected = conformance_reply(rec, rec.facts["answer"])
     text = text_block(result, "resume")
     assert text == expected, f"resume: expected the reply {expected!r}, got {truncate(text)}"
@@ -62,7 +64,7 @@ def asked_for_form(ex: Exchange) -> str | None:
 def eliciting_client_gets_form(rec: Recording):
     """Sends the question prompt declaring form elicitation; the answer asks for a form (an elicitation/create request
     in form mode with a requested schema), it is neither a finished result nor an `input_required` without a form."""
-    ex = rec.get("ask")
+    ex = rec.get(steps.ASK)
     what = "question prompt from a client that can elicit"
     how = asked_for_form(ex)
     if how:
@@ -87,7 +89,7 @@ def retry_continues(rec: Recording):
                           "elicitation/create form) was received, so the suite could not answer it (MCP-OPEN-001)")
     what = "retry with the form answered"
     answers = list(rec.facts.get("answers", {}).values())
-    result = result_of(rec.get("retry"), what)
+    result = result_of(rec.get(steps.RETRY), what)
     assert result.get("resultType") != "input_required", \
         f"{what}: the server asked again instead of continuing the paused run: {truncate(result)}"
     expected = conformance_reply(rec, answers[0] if len(answers) == 1 else answers)

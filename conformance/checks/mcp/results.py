@@ -6,7 +6,7 @@ import re
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, check
-from conformance.vocab.steps import mcp as steps
+from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.checks.mcp._common import MODERN, labels, result_of, text_block
@@ -36,7 +36,7 @@ def text_is_reply(rec: Recording):
         raise NotAssessed("the profile gives no expected reply for these prompts")
 
 
-ROUND_TRIP_LABEL = re.compile(r"mcp-(\d+)")   # the runs; `mcp-tools-list` is the tool lookup
+ROUND_TRIP_RUN = re.compile(re.escape(generated_steps.MCP[:-1]) + r"(\d+)")   # a run: `mcp-<i>`, not a lookup
 
 
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
@@ -44,7 +44,8 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
     def generated_text_round_trip(rec: Recording):
         """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly."""
         texts = rec.facts.get("texts") or []
-        runs = [(int(m.group(1)), ex) for ex in rec.labelled("mcp-") if (m := ROUND_TRIP_LABEL.fullmatch(ex.label))]
+        runs = [(int(m.group(1)), ex) for ex in rec.labelled(generated_steps.MCP)
+                if (m := ROUND_TRIP_RUN.fullmatch(ex.label))]
         if not runs:
             raise NotAssessed("the generated round trip sent no tools/call over MCP")
         for i, ex in runs:
@@ -73,7 +74,7 @@ def success_is_not_error(rec: Recording):
 @check("MCP-TOOL-004", scenarios=["mcp.failures"])
 def failure_is_tool_result(rec: Recording):
     """Sends the two failing prompts; each answers 200 with a `result` (no JSON-RPC error) whose `isError` is true."""
-    for label, ex in labels(rec, "fail-after", "fail-before"):
+    for label, ex in labels(rec, steps.FAIL_AFTER, steps.FAIL_BEFORE):
         result = result_of(ex, f"failed run ({label})")
         assert result.get("isError") is True, \
             f"failed run ({label}): `isError` is {truncate(result.get('isError'))}, expected true"
@@ -82,7 +83,7 @@ def failure_is_tool_result(rec: Recording):
 @check("MCP-TOOL-006", scenarios=["mcp.failures"])
 def failure_has_content(rec: Recording):
     """A failed run's result still has `content` with one text block (upstream CallToolResult needs it)."""
-    text_block(result_of(rec.get("fail-after"), "failed run"), "failed run")
+    text_block(result_of(rec.get(steps.FAIL_AFTER), "failed run"), "failed run")
 
 
 @check("MCP-PROG-011", scenarios=MODERN)

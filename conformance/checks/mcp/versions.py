@@ -31,7 +31,7 @@ def call_without_mcp_name(rec: Recording):
 @check("MCP-VER-005", scenarios=["mcp.legacy"])
 def legacy_initialize(rec: Recording):
     """Sends `initialize` at 2025-11-25 without MCP-Protocol-Version; 200 with `result.protocolVersion` 2025-11-25."""
-    result = result_of(rec.get("initialize"), "initialize (2025-11-25)")
+    result = result_of(rec.get(steps.INITIALIZE), "initialize (2025-11-25)")
     assert result.get("protocolVersion") == p.MCP_LEGACY_VERSION, \
         f"initialize: `result.protocolVersion` is {truncate(result.get('protocolVersion'))}, expected 2025-11-25"
 
@@ -42,7 +42,7 @@ def legacy_calls_served(rec: Recording):
     answer 200 with results; the call replies the plain reply."""
     result_of(rec.get(steps.LIST), "tools/list at 2025-11-25")
     result = result_of(rec.get(steps.CALL), "tools/call at 2025-11-25")
-    reply = rec.facts.get("replies", {}).get("call")
+    reply = rec.facts.get("replies", {}).get(steps.CALL)
     if reply is not None:
         text = text_block(result, "tools/call at 2025-11-25")
         assert text == reply, f"tools/call at 2025-11-25: expected the reply {reply!r}, got {truncate(text)}"

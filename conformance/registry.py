@@ -42,10 +42,10 @@ class Scenario:
     doc: str = ""
     timing: bool = False             # its checks judge arrival times
     last: bool = False               # started once the shared lane's other scenarios are done (e.g. a load probe)
-    steps: tuple[str, ...] = ()      # the step labels it records (glob patterns allowed); () = not declared
+    steps: tuple[str, ...] | None = None   # the step labels it records (glob patterns allowed); None = not declared
 
     def declares(self, label: str) -> bool:
-        return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps)
+        return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps or ())
 
     @property
     def isolated(self) -> bool:
@@ -96,12 +96,18 @@ class Step(str):
             raise RegistryError(f"step {self!r} is not a family (a pattern ending in '*')")
         return Step(f"{self[:-1]}{part}")
 
+    def members(self, exchanges: Iterable[Any]) -> list[tuple[int, Any]]:
+        """(n, exchange) for each exchange labelled `of(n)` with a whole number n, in recorded order."""
+        stem = self[:-1]
+        return [(int(ex.label[len(stem):]), ex) for ex in exchanges
+                if ex.label.startswith(stem) and ex.label[len(stem):].isdigit()]
+
 
 def unknown_step(scenario: str, label: str) -> UnknownStep | None:
     """The error for asking `scenario`'s recording for `label`, or None when the label is declared (or the scenario
     declares no steps)."""
     scn = SCENARIOS.get(scenario)
-    if scn is None or not scn.steps or scn.declares(label):
+    if scn is None or scn.steps is None or scn.declares(label):
         return None
     return UnknownStep(f"scenario {scenario} declares no step {label!r} (its steps: {', '.join(scn.steps)})")
 
@@ -110,7 +116,7 @@ def unknown_family(scenario: str, family: str) -> UnknownStep | None:
     """The error for asking `scenario`'s recording for a label family (a `Step` pattern or a prefix) that none of
     its declared steps could belong to, or None."""
     scn = SCENARIOS.get(scenario)
-    if scn is None or not scn.steps:
+    if scn is None or scn.steps is None:
         return None
     stem = family[:-1] if family.endswith("*") else family
     if any(pattern.startswith(stem) or (pattern.endswith("*") and stem.startswith(pattern[:-1]))
@@ -125,7 +131,7 @@ def _first_line(fn) -> str:
 
 
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
-             timing=False, last=False, steps=()):
+             timing=False, last=False, steps=None):
     protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
     if not protocols or not set(protocols) <= set(ENDPOINT_PROTOCOLS):
         raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {ENDPOINT_PROTOCOLS}")
@@ -134,7 +140,7 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:
             raise RegistryError(f"scenario {name} registered twice")
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
-                                   _first_line(fn), timing, last, tuple(steps))
+                                   _first_line(fn), timing, last, None if steps is None else tuple(steps))
         return fn
 
     return register
@@ -178,7 +184,7 @@ def rule(make: Callable[[Any], Callable[..., Any]], over: Iterable[Any], *, requ
     and `doc` are values or functions of the parameter. The check id is `<module>.<name>` (default name: the built
     function's `__name__`).
 
-        rule(lambda scn: lambda rec: judge(rec.get("accepted")), over=["access.invoke", "access.agui"],
+        rule(lambda scn: lambda rec: judge(rec.get(steps.CALL)), over=["access.invoke", "access.agui"],
              requirements="AUTH-KEY-001", scenarios=lambda scn: [scn],
              name=lambda scn: f"api_key_accepted_{scn.split('.')[-1]}")
     """
@@ -237,7 +243,7 @@ def validate() -> None:
         for s in c.scenarios:
             if s not in SCENARIOS:
                 problems.append(f"check {c.id} names unknown scenario {s}")
-        declaring = [SCENARIOS[s] for s in c.scenarios if s in SCENARIOS and SCENARIOS[s].steps]
+        declaring = [SCENARIOS[s] for s in c.scenarios if s in SCENARIOS and SCENARIOS[s].steps is not None]
         for label in steps_used(c.fn) if declaring else ():
             if not any(scn.declares(label) for scn in declaring):
                 problems.append(f"check {c.id} reads step {label!r}, which none of {c.scenarios} declares")

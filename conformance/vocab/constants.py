@@ -12,12 +12,6 @@ SCOPE = "agent:invoke"
 QUERY_CREDENTIAL_PARAM = "access_token"  # RFC 6750 §2.3's query parameter: a credential outside the header
 BODY_CREDENTIAL_FIELD = "access_token"   # RFC 6750 §2.2 form-parameter name, the usual misplaced spot
 
-# Credential variants per protocol, with the facts each needs.
-INVOKE_AGUI_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("basic-scheme", ()),
-                           ("unknown-key", ()), ("revoked-key", ("revoked_key",)))
-MCP_CREDENTIALS = (("no-credential", ()), ("empty-bearer", ()), ("unknown-key", ()), ("unknown-token", ()),
-                   ("revoked-key", ("revoked_key",)), ("expired-token", ("expired_token",)))
-
 # -- MCP --------------------------------------------------------------------------------------------
 UNKNOWN_VERSION = "1999-01-01"           # a protocolVersion no server supports
 

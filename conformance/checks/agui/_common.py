@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.vocab.readers import stream_events
+from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEEvent
@@ -155,7 +156,7 @@ def _round_trips(rec: Recording) -> list[tuple[Run, str]]:
     texts = rec.facts.get("texts") or []
     if not texts:
         raise NotAssessed("the round-trip scenario generated no texts")
-    return [(one_run_of(rec, f"agui-{i}", text), text) for i, text in enumerate(texts)]
+    return [(one_run_of(rec, generated_steps.AGUI.of(i), text), text) for i, text in enumerate(texts)]
 
 
 def one_run_of(rec: Recording, label: str, reply: str) -> Run:

@@ -10,6 +10,7 @@ from conformance.registry import check
 from conformance.vocab.constants import AGUI_INTERPRETED as INTERPRETED
 from conformance.vocab.text import truncate
 from conformance.vocab.steps import agui as steps
+from conformance.vocab.steps import generated as generated_steps
 from conformance.checks.agui._common import Run, fail_all, one_run, one_run_of
 
 
@@ -48,7 +49,7 @@ def generated_fields_reach_params(rec):
     if not sent:
         raise NotAssessed("the generated-params scenario generated no fields")
     fail_all([m for i, extra in enumerate(sent)
-              for m in missing_params(one_run_of(rec, f"agui-{i}", ""), extra)])
+              for m in missing_params(one_run_of(rec, generated_steps.AGUI.of(i), ""), extra)])
 
 
 @check("AGUI-PASS-003", scenarios=["agui.params"])

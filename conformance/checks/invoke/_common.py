@@ -13,6 +13,7 @@ from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.vocab.constants import RUNS
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
+from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.wire.sse import SSEEvent, strict_json_loads
@@ -181,7 +182,7 @@ def terminals(ex: Exchange) -> list[SSEEvent]:
 
 STREAM_GROUPS = {
     "runs": ("invoke.runs", steps.RUN_SSE),
-    "generated": ("generated.round_trip", "invoke-sse-"),
+    "generated": ("generated.round_trip", generated_steps.INVOKE_SSE),
     "timing": ("invoke.timing", steps.TIMED_SSE),
 }
 

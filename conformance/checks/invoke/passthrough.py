@@ -11,6 +11,7 @@ from conformance.registry import check
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
+from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.invoke._common import MAX_LISTED, echoed, judge_each, same_json, what
@@ -35,8 +36,7 @@ def unknown_fields_reach_params(rec: Recording) -> None:
 def generated_fields_reach_params(rec: Recording) -> None:
     """Sends `echo params` with generated extra fields (any JSON values, unicode names); each reaches `params` unchanged."""
     sent_params = rec.facts.get("params") or []
-    items = [(ex, sent_params[int(ex.label[7:])]) for ex in rec.labelled("invoke-")
-             if ex.label[7:].isdigit() and int(ex.label[7:]) < len(sent_params)]
+    items = [(ex, sent_params[i]) for i, ex in generated_steps.INVOKE.members(rec.exchanges) if i < len(sent_params)]
     if not items:
         raise NotAssessed("generated.params recorded no invoke exchange")
     judge_each(items, lambda item: params_hold(*item))

@@ -10,6 +10,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, RUNS
 from conformance.vocab.steps import invoke as steps
+from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated, is_int,
@@ -180,4 +181,4 @@ def completed_has_no_error(name: str, ex: Exchange, rec: Recording) -> None:
 @check("INV-RES-004", scenarios=["generated.round_trip"])
 def generated_result_exact(rec: Recording) -> None:
     """Sends generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json` without streaming; `result` equals each exactly."""
-    judge_each(generated(rec, "invoke-json-"), lambda item: exact(item[0], reply_of(item[0]), item[1]))
+    judge_each(generated(rec, generated_steps.INVOKE_JSON), lambda item: exact(item[0], reply_of(item[0]), item[1]))

@@ -9,6 +9,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS
 from conformance.vocab.steps import invoke as steps
+from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.http import Exchange
 from conformance.checks.invoke._common import (EARLY_LEAD_S, exact, expected_reply, frames, generated, judge_each,
@@ -28,7 +29,7 @@ def deltas_join_to_reply(rec: Recording) -> None:
 @check("INV-STREAM-008", scenarios=["generated.round_trip"])
 def generated_deltas_exact(rec: Recording) -> None:
     """Streams generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json`; the deltas join to each exactly."""
-    judge_each(generated(rec, "invoke-sse-"), lambda item: exact(item[0], text_of(item[0]), item[1]))
+    judge_each(generated(rec, generated_steps.INVOKE_SSE), lambda item: exact(item[0], text_of(item[0]), item[1]))
 
 
 @check("INV-STREAM-009", scenarios=["invoke.timing"])

@@ -276,6 +276,8 @@ def steps_used(fn: Callable[..., Any]) -> set[str]:
                 for value in [g.get(name)] + [getattr(m, name, None) for m in modules]:
                     if isinstance(value, Step):
                         found.add(str(value))
+                    elif _is_check_helper(value):
+                        visit(value)
         for cell in f.__closure__ or ():
             try:
                 value = cell.cell_contents
@@ -292,6 +294,11 @@ def steps_used(fn: Callable[..., Any]) -> set[str]:
 
     visit(fn)
     return found
+
+
+def _is_check_helper(value: Any) -> bool:
+    """A plain function of a check module (a helper that reads steps for the check calling it)."""
+    return isinstance(value, types.FunctionType) and (value.__module__ or "").startswith("conformance.checks.")
 
 
 def coverage() -> dict[str, list[str]]:

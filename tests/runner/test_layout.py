@@ -175,3 +175,12 @@ def test_checks_read_steps_by_name(path):
 
     literal = _literal_labels(path, declared)
     assert not literal, f"{path.relative_to(ROOT)} names steps by literal string, not by `conformance.vocab.steps`: {literal}"
+
+
+def test_validate_follows_the_helpers_a_check_calls():
+    """A step read in a helper of a check module counts for the check calling it (here AG-UI's resume checks,
+    whose `resume` step is read only inside the shared helper)."""
+    from conformance import registry
+
+    registry.load_all()
+    assert "resume" in registry.steps_used(registry.CHECKS["agui.resume_continues_run"].fn)

@@ -356,5 +356,6 @@ def _fuzz_check(operation: str, rid: str):
 
 
 # One supplementary check per (operation, requirement), in order, without repeats.
-rule(lambda case: _fuzz_check(*case), over=[(op, rid) for op, rids in REQUIREMENTS.items() for rid in dict.fromkeys(rids)],
+rule(lambda case: _fuzz_check(*case),
+     over=[(op, rid) for op, rids in REQUIREMENTS.items() for rid in dict.fromkeys(rids)],
      requirements=lambda case: case[1], scenarios=lambda case: [f"fuzz.{case[0]}"], supplementary=True)

@@ -44,7 +44,8 @@ def answered(p: fuzzing.Probe, status: int | None, body: Any = b"", content_type
                               request=httpx.Request(p.case.method, f"https://server.test{p.case.formatted_path}"))
     response.elapsed = datetime.timedelta(seconds=0.01)
     record.update(status=status, content_type=fuzzing.content_type(response), run=fuzzing.started_run(p, response),
-                  answer=content[:300].decode("utf-8", "replace"), response=fuzz._redacted_response(response, (SECRET,)))
+                  answer=content[:300].decode("utf-8", "replace"),
+                  response=fuzz._redacted_response(response, (SECRET,)))
     return fuzzing.Sent(p, response, None, record)
 
 

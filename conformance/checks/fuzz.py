@@ -1,22 +1,34 @@
 """Checks over the schemathesis scenarios: one check per (operation, requirement).
 
-Every generated case left findings tagged with the requirement they break
-(conformance/scenarios/fuzz.py); a check here fails exactly when a generated
-request broke its requirement, and shows the reproducing request (credential
-redacted), the status and the start of the answer. A requirement no generated
-request exercised is not assessed by these checks (the scripted checks judge it).
+The scenarios (conformance/scenarios/fuzz.py) send every generated case once and record it; here each recorded
+answer is judged, once per recording: schemathesis' own checks (no 5xx, a status and content type the document
+allows, response headers) and the suite's custom checks (refusals have the error body with a `req_` request id,
+bodies and frames match the shared schemas, negative data the spec names is refused, a missing `Authorization` is
+refused). Every finding is tagged with the catalog requirement it breaks; a check fails exactly when a generated
+request broke its requirement, and shows the reproducing request (credential redacted), the status and the answer.
+A requirement no generated request exercised is not assessed by these checks (the scripted checks judge it).
+Error bodies count as JSON under `application/json` or any `+json` type (RFC 6839). A negative that breaks several
+rules may be refused with the code of any of them (the spec sets no precedence). A crash of the judging machinery
+is a SuiteFault (an error of the suite), never a finding.
 """
 from __future__ import annotations
 
+import functools
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.vocab.traffic import MAPS
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, SuiteFault
 from conformance.registry import rule
+from conformance.vocab import is_json_integer, is_json_media_type
+from conformance.vocab.fuzzing import Probe, Sent, content_type, expected_code, json_body
+from conformance.vocab.protocols import SSE
+from conformance.vocab.traffic import MAPS, body_violations
+from conformance.wire.sse import parse_sse
 
 MAX_SHOWN = 3
 
-# What each operation's generated cases can break (the union of what the scenario's rules map to).
+# What each operation's generated cases can break (the union of what the rules below map to).
 _COMMON = ["GEN-RATE-002", "GEN-RATE-003"]
 REQUIREMENTS: dict[str, list[str]] = {
     "invoke": ["INV-RES-001", "INV-SEL-001", "INV-ERR-002", "INV-ERR-003", "INV-ERR-004", "INV-ERR-005",
@@ -33,13 +45,269 @@ REQUIREMENTS: dict[str, list[str]] = {
 }
 
 
-def _cases(rec) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    result = rec.facts.get("fuzz")
-    if not isinstance(result, dict):
+# -- the rules: which requirement an answer to a generated case breaks -------------------------------
+def status_requirement(p: Probe, stream_selected: bool) -> list[str]:
+    """The requirement an unexpected status (5xx, undeclared) or content type of this case breaks."""
+    if p.kind == "no-auth":
+        return {"invoke": ["AUTH-KEY-002"], "agui": ["AUTH-KEY-003"], "mcp": ["AUTH-MCP-003"]}[p.op]
+    if p.defects:
+        return sorted({d[0] for d in p.defects})
+    if p.op == "invoke":
+        if p.kind == "positive":
+            return ["INV-SEL-001"] if stream_selected else ["INV-RES-001"]
+        return ["GEN-ERR-001"]
+    if p.op == "agui":
+        return ["AGUI-FRAME-001"] if p.kind == "positive" else ["GEN-ERR-001"]
+    if p.op == "mcp":
+        return ["MCP-ERR-001"]
+    return ["META-DOC-001"] if p.kind == "positive" else ["META-STATE-002"]
+
+
+class Finding(AssertionError):
+    """A custom-check failure that knows the requirements it breaks."""
+
+    def __init__(self, requirements: list[str], message: str):
+        super().__init__(message)
+        self.requirements = requirements
+
+
+@dataclass
+class _Judging:
+    probe: Probe
+    applied: list[str] = field(default_factory=list)    # schemas the answer was validated against
+
+
+# The case a custom check judges is set per call: schemathesis calls checks with (ctx, response, case).
+_current = threading.local()
+
+
+def _probe() -> Probe:
+    return _current.judging.probe
+
+
+def refusal_is_4xx(ctx, response, case) -> None:
+    """Negative data the spec names, or a missing credential, is refused with a 4xx (no run)."""
+    p = _probe()
+    if p.kind == "no-auth" or p.defects:
+        if not 400 <= response.status_code < 500:
+            why = "no `Authorization` header" if p.kind == "no-auth" else "; ".join(d[2] for d in p.defects)
+            raise Finding(status_requirement(p, False),
+                          f"expected a 4xx refusal ({why}), got {response.status_code}")
+
+
+def refusal_carries_code(ctx, response, case) -> None:
+    """A refusal whose defects all state one `error.code` carries that code."""
+    p = _probe()
+    if p.op not in ("invoke", "agui") or not 400 <= response.status_code < 500:
+        return
+    want = "unauthenticated" if p.kind == "no-auth" else expected_code(p.defects, p.other_broken)
+    doc = json_body(response)
+    got = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
+    if want and isinstance(got, str) and got != want:
+        raise Finding(status_requirement(p, False), f"expected error.code {want!r}, got {got!r}")
+
+
+def refusal_is_json_error(ctx, response, case) -> None:
+    """A refusal of invoke/AG-UI is a JSON error body, not an event stream (MCP: a JSON-RPC error)."""
+    p = _probe()
+    if not 400 <= response.status_code < 500 or response.status_code == 404 and p.op == "metadata":
+        return
+    ct = content_type(response)
+    if not is_json_media_type(ct):       # application/json or any +json type (RFC 6839)
+        rid = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
+               "metadata": ["META-STATE-003"]}[p.op]
+        raise Finding(rid, f"a {response.status_code} refusal came as {ct or 'no content type'!r}, "
+                           f"not a JSON (application/json or +json) error body")
+
+
+def mcp_unauthenticated(ctx, response, case) -> None:
+    """MCP without a credential answers 401 with JSON-RPC error -32600 (AUTH-MCP-003/009)."""
+    p = _probe()
+    if p.op != "mcp" or p.kind != "no-auth":
+        return
+    if response.status_code != 401:
+        raise Finding(["AUTH-MCP-003"], f"expected 401 without a credential, got {response.status_code}")
+    doc = json_body(response)
+    code = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
+    if code != -32600:
+        raise Finding(["AUTH-MCP-009"], f"expected JSON-RPC error.code -32600 on the 401, got {code!r}")
+
+
+def mcp_response_id(ctx, response, case) -> None:
+    """A JSON-RPC response carries the request's id (an error may carry null)."""
+    p = _probe()
+    if p.op != "mcp" or not is_json_media_type(content_type(response)) or not isinstance(p.body, dict):
+        return
+    doc = json_body(response)
+    if not isinstance(doc, dict) or "id" not in doc:
+        return                                  # shape is the schema check's business
+    sent = p.body.get("id")
+    sent_ok = "id" in p.body and type(sent) in (str, int)
+    if "result" in doc and sent_ok and not _same_id(doc["id"], sent):
+        raise Finding(["MCP-METH-005"], f"response id {doc['id']!r} is not the request's id {sent!r}")
+    if "error" in doc and sent_ok and doc["id"] is not None and not _same_id(doc["id"], sent):
+        raise Finding(["MCP-ERR-001"], f"error id {doc['id']!r} is neither the request's id {sent!r} nor null")
+
+
+def _same_id(got: Any, sent: Any) -> bool:
+    """A JSON-RPC id echoed: a string as the same string, an integer by value (1.0 is 1, "1" is not)."""
+    if isinstance(sent, str):
+        return got == sent
+    return is_json_integer(got) and got == sent
+
+
+def bodies_match_schemas(ctx, response, case) -> None:
+    """Every body and stream frame matches its shared JSON Schema (field-mapped to requirements)."""
+    p = _probe()
+    ct = content_type(response)
+    frames = None
+    if ct == SSE:
+        frames = [(e.event, e.data) for e in parse_sse(response.content).events if e.dispatched]
+    found = body_violations(p.op, response.status_code, ct, response.content, frames,
+                            p.body if isinstance(p.body, dict) else None, "answer", _current.judging.applied)
+    if found:
+        raise Finding(sorted({v.requirement for v in found}), "; ".join(v.text for v in found[:3]))
+
+
+def content_type_documented(ctx, response, case) -> None:
+    """schemathesis' content-type check, reading a documented `application/json` as any JSON media type:
+    `application/problem+json` carries the same JSON (RFC 6839), so it is no undocumented content type."""
+    from schemathesis.openapi.checks import UndefinedContentType
+    from schemathesis.specs.openapi.checks import content_type_conformance
+    try:
+        content_type_conformance(ctx, response, case)
+    except UndefinedContentType as failure:
+        documented = getattr(failure, "defined_content_types", None) or []
+        if not (is_json_media_type(content_type(response)) and any(is_json_media_type(d) for d in documented)):
+            raise
+
+
+CUSTOM_CHECKS = [refusal_is_4xx, refusal_carries_code, refusal_is_json_error, mcp_unauthenticated,
+                 mcp_response_id, bodies_match_schemas]
+_REGISTERED = (*CUSTOM_CHECKS, content_type_documented)     # with schemathesis, once
+
+_load_lock = threading.Lock()
+
+
+def builtin_checks() -> list:
+    with _load_lock:   # the scenarios' recordings may be judged from several threads
+        return _builtin_checks()
+
+
+@functools.cache
+def _builtin_checks() -> list:
+    """schemathesis' own checks, our custom ones registered with it once."""
+    import schemathesis
+    from schemathesis import checks as st_checks
+    from schemathesis.specs.openapi import checks as oa_checks
+
+    for fn in _REGISTERED:
+        schemathesis.check(fn)
+    return [st_checks.not_a_server_error, oa_checks.status_code_conformance,
+            content_type_documented, oa_checks.response_headers_conformance]
+
+
+def builtin_requirements(failure, p: Probe, stream_selected: bool) -> list[str]:
+    """Map a schemathesis built-in failure to the requirement it breaks."""
+    text = f"{getattr(failure, 'title', '')} {getattr(failure, 'message', '')}".lower()
+    if "header" in text:
+        if "www-authenticate" in text:
+            return ["AUTH-MCP-008"]
+        if "retry-after" in text:
+            return ["MCP-ERR-003"] if p.op == "mcp" else ["GEN-RATE-003"]
+        if "x-ratelimit-remaining" in text:
+            return ["GEN-RATE-002"]
+    return status_requirement(p, stream_selected)
+
+
+# -- judging the recorded cases --------------------------------------------------------------------
+@dataclass
+class Verdict:
+    record: dict[str, Any]                 # the case's redacted transcript (conformance/scenarios/fuzz.py)
+    findings: list[dict[str, Any]]         # {"requirements", "check", "message"}
+    exercised: list[str]                   # the requirements this answer was judged on
+
+
+def judge(sent: Sent) -> Verdict:
+    """Run schemathesis' checks and ours over one recorded answer. A crash of the machinery is a SuiteFault."""
+    p = sent.probe
+    stream = p.stream_selected
+    if sent.response is None:              # no answer: the server's fault or the network's
+        finding = {"requirements": status_requirement(p, stream), "check": "transport",
+                   "message": f"no answer: {sent.error}"}
+        return Verdict(sent.record, [finding], status_requirement(p, stream))
+    from schemathesis.core.failures import Failure, FailureGroup
+    judging = _Judging(p)
+    findings: list[dict[str, Any]] = []
+    _current.judging = judging
+    try:
+        p.case.validate_response(sent.response, checks=builtin_checks() + CUSTOM_CHECKS)
+    except (FailureGroup, Failure, AssertionError) as group:      # FailureGroup: one entry per failed check
+        findings = [_finding(failure, p) for failure in getattr(group, "exceptions", [group])]
+    except Exception as exc:                                       # noqa: BLE001 - a check crashed: ours
+        raise SuiteFault(f"judging a generated {p.op} case crashed: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
+    finally:
+        _current.judging = None
+    exercised = set(status_requirement(p, stream)) | _shape_requirements(p, sent.response.status_code)
+    for name in judging.applied:
+        exercised |= {"META-STATE-003"} if p.op == "metadata" and name == "error-body" else set(MAPS[name].values())
+    for f in findings:
+        exercised |= set(f["requirements"])
+    return Verdict(sent.record, findings, sorted(exercised))
+
+
+def _finding(failure, p: Probe) -> dict[str, Any]:
+    exc = getattr(failure, "exception", None)
+    if isinstance(exc, Finding):
+        return {"requirements": exc.requirements, "check": getattr(failure, "title", "custom"), "message": str(exc)}
+    msg = f"{getattr(failure, 'title', type(failure).__name__)}: {getattr(failure, 'message', str(failure))}"
+    return {"requirements": builtin_requirements(failure, p, p.stream_selected),
+            "check": getattr(failure, "title", type(failure).__name__), "message": " ".join(msg.split())[:400]}
+
+
+def _shape_requirements(p: Probe, status: int) -> set[str]:
+    """Requirements the custom checks judged on this answer besides the schema fields."""
+    out: set[str] = set()
+    if p.op == "agui" and 400 <= status < 500:
+        out.add("AGUI-ERR-005")
+    if p.op == "mcp" and p.kind == "no-auth":
+        out |= {"AUTH-MCP-003", "AUTH-MCP-008", "AUTH-MCP-009"}
+    if p.op == "metadata" and p.kind != "positive" and status != 404:
+        out.add("META-STATE-003")
+    return out
+
+
+# Every check of an operation reads the same verdicts: each recording is judged once (a few kept, by identity).
+_JUDGED: dict[int, tuple[list[Sent], list[Verdict] | SuiteFault]] = {}
+_JUDGED_KEPT = 8
+_judged_lock = threading.Lock()
+
+
+def verdicts(rec) -> tuple[dict[str, Any], list[Verdict]]:
+    """The scenario's summary and the verdict on each case it sent."""
+    result, sent = rec.facts.get("fuzz"), rec.facts.get("fuzz_sent")
+    if not isinstance(result, dict) or not isinstance(sent, list):
         raise NotAssessed(f"scenario {rec.scenario} left no schemathesis result")
-    return result, result.get("cases", [])
+    with _judged_lock:
+        kept = _JUDGED.get(id(sent))
+        if kept is None or kept[0] is not sent:
+            try:
+                judged: list[Verdict] | SuiteFault = [judge(s) for s in sent]
+            except SuiteFault as fault:
+                judged = fault
+            except Exception as exc:                               # noqa: BLE001 - our judging code crashed
+                judged = SuiteFault(f"judging the generated {result.get('operation')} cases crashed: "
+                                    f"{type(exc).__name__}: {exc}")
+            while len(_JUDGED) >= _JUDGED_KEPT:
+                _JUDGED.pop(next(iter(_JUDGED)))
+            kept = _JUDGED[id(sent)] = (sent, judged)
+    if isinstance(kept[1], SuiteFault):
+        raise SuiteFault(str(kept[1]))
+    return result, kept[1]
 
 
+# -- the checks ----------------------------------------------------------------------------------
 def _show(case: dict[str, Any], findings: list[dict[str, Any]]) -> str:
     """What the check said, then the whole exchange: the request as sent (credential redacted) and the
     answer as received, status, headers and body (the first and only observation of this case)."""
@@ -68,11 +336,11 @@ def summary(result: dict[str, Any]) -> str:
 
 def _fuzz_check(operation: str, rid: str):
     def run(rec) -> str:
-        result, cases = _cases(rec)
-        judged = [c for c in cases if rid in c.get("exercised", [])]
+        result, judged_cases = verdicts(rec)
+        judged = [v for v in judged_cases if rid in v.exercised]
         if not judged:
             raise NotAssessed(f"no generated {operation} request exercised {rid} ({summary(result)})")
-        broken = [(c, [f for f in c.get("findings", []) if rid in f["requirements"]]) for c in judged]
+        broken = [(v.record, [f for f in v.findings if rid in f["requirements"]]) for v in judged]
         broken = [(c, fs) for c, fs in broken if fs]
         if broken:
             shown = "\n  ".join(_show(c, fs) for c, fs in broken[:MAX_SHOWN])
@@ -88,5 +356,6 @@ def _fuzz_check(operation: str, rid: str):
 
 
 # One supplementary check per (operation, requirement), in order, without repeats.
-rule(lambda case: _fuzz_check(*case), over=[(op, rid) for op, rids in REQUIREMENTS.items() for rid in dict.fromkeys(rids)],
+rule(lambda case: _fuzz_check(*case),
+     over=[(op, rid) for op, rids in REQUIREMENTS.items() for rid in dict.fromkeys(rids)],
      requirements=lambda case: case[1], scenarios=lambda case: [f"fuzz.{case[0]}"], supplementary=True)

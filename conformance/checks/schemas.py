@@ -1,8 +1,9 @@
 """Schema validation of recorded traffic: every body and frame against the JSON Schema of its kind.
 
 The mapping of a violation to the requirement it breaks lives in `conformance.vocab.traffic` (shared with the
-schemathesis scenario). A schema check is one requirement over a few scenarios: it fails only when a violation
-maps to its requirement, so a wrong `sessionId` never fails the requirement about `versionNumber`.
+schemathesis checks, conformance/checks/fuzz.py). A schema check is one requirement over a few scenarios: it fails
+only when a violation maps to its requirement, so a wrong `sessionId` never fails the requirement about
+`versionNumber`. Like every check module it imports no scenario: `registry.load_scenarios` registers them.
 """
 from __future__ import annotations
 

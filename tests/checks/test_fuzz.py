@@ -1,6 +1,6 @@
 """The schemathesis scenarios and their checks: pass on the reference server within the cost share, fail a
 server that answers one refusal with a 500 or with a malformed error body, and classify negative data only
-as the spec does."""
+as the spec does. (Judging recorded cases without a server: test_fuzz_canned.py.)"""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,11 @@ import httpx
 
 import pytest
 
+from conformance import canned, registry
 from conformance.api import certify
+from conformance.checks import fuzz as judging
 from conformance.scenarios import fuzz
+from conformance.vocab import fuzzing
 from conformance.server import ReferenceServer
 from conformance.target import from_server_facts
 from tests.checks.support import checks_in
@@ -57,7 +60,8 @@ def test_no_credential_in_the_recording(server):
             body = {"json": kw["json"]} if "json" in kw else {"content": kw.get("data")}
             return http.request(kw["method"], kw["url"], headers=kw["headers"], **body)
 
-        result = fuzz.run_operation("invoke", target, lambda label: f"conf-test-{label}", send)
+        result, sent = fuzz.run_operation("invoke", target, lambda label: f"conf-test-{label}", send)
+    assert [s.record for s in sent] == result["cases"]
     text = json.dumps(result)
     for secret in target.secrets:
         assert secret not in text
@@ -104,7 +108,7 @@ def test_fails_a_server_with_a_malformed_error_body():
     ({"prompt": "x", "messages": 5}, []),
 ])
 def test_invoke_negative_data_is_must_refuse_only_where_the_spec_says(body, expected):
-    found = fuzz._raw_defects("invoke", body) if isinstance(body, bytes) else fuzz.invoke_defects(body)
+    found = fuzzing.raw_defects("invoke", body) if isinstance(body, bytes) else fuzzing.invoke_defects(body)
     assert [d[0] for d in found] == expected
 
 
@@ -117,13 +121,13 @@ def test_invoke_negative_data_is_must_refuse_only_where_the_spec_says(body, expe
     ({"messages": [{"id": "1", "role": "user", "content": "x"}], "threadId": ""}, ["AGUI-SESS-004"]),
 ])
 def test_agui_negative_data_is_must_refuse_only_where_the_spec_says(body, expected):
-    assert [d[0] for d in fuzz.agui_defects(body)] == expected
+    assert [d[0] for d in fuzzing.agui_defects(body)] == expected
 
 
 def test_refusal_code_is_asserted_only_when_every_defect_states_the_same():
-    assert fuzz.expected_code([("INV-ERR-002", "validation_failed", ""), ("INV-ERR-003", "validation_failed", "")]) \
+    assert fuzzing.expected_code([("INV-ERR-002", "validation_failed", ""), ("INV-ERR-003", "validation_failed", "")]) \
         == "validation_failed"
-    assert fuzz.expected_code([("INV-ERR-004", None, ""), ("INV-ERR-003", "validation_failed", "")]) is None
+    assert fuzzing.expected_code([("INV-ERR-004", None, ""), ("INV-ERR-003", "validation_failed", "")]) is None
 
 
 # -- the run's seed reproduces the generated inputs; generation never replays ---------------------------
@@ -186,10 +190,14 @@ def test_a_crashing_check_is_a_suite_fault_and_nothing_is_sent_twice(monkeypatch
     def broken_check(ctx, response, case):
         raise KeyError("our bug")
 
-    monkeypatch.setattr(fuzz, "CUSTOM_CHECKS", [broken_check])
-    with pytest.raises(SuiteFault, match="KeyError"):
-        fuzz.run_operation("invoke", _offline_target(5), lambda label: label, send)
-    assert len(sent) == 1
+    result, cases = fuzz.run_operation("invoke", _offline_target(5), lambda label: label, send)
+    assert len(sent) == len(cases) == result["requests"] >= 1       # every case sent once, none judged yet
+    monkeypatch.setattr(judging, "CUSTOM_CHECKS", [broken_check])
+    rec = canned.recording("fuzz.invoke", [], facts={"fuzz": result, "fuzz_sent": cases})
+    for check_id in ("fuzz.invoke_inv_err_005", "fuzz.invoke_gen_err_001"):     # every check of the recording
+        with pytest.raises(SuiteFault, match="KeyError"):
+            registry.load_all()[check_id].fn(rec)
+    assert len(sent) == len(cases)                                   # judging sent nothing
 
 
 def test_positive_mcp_cases_call_the_tool_with_matching_headers_and_meta():
@@ -211,7 +219,7 @@ def test_problem_json_refusal_is_no_undocumented_content_type():
     counter = iter(range(100))
     plan = fuzz.Plan(_offline_target(3), lambda label: f"{label}-{next(counter)}")
     probe = next(p for p in fuzz.build_probes("invoke", plan, 1, 3) if p.kind == "negative")
-    fuzz._schemathesis()
+    judging.builtin_checks()
     request = httpx.Request("POST", "https://server.test/")
     body = {"error": {"code": "validation_failed", "message": "m", "requestId": "req_1", "details": {}}}
     import datetime
@@ -222,11 +230,11 @@ def test_problem_json_refusal_is_no_undocumented_content_type():
         r.elapsed = datetime.timedelta(seconds=0.01)
         return Response.from_any(r)
 
-    fuzz.content_type_documented(None, answer(headers={"content-type": "application/problem+json"}, json=body),
+    judging.content_type_documented(None, answer(headers={"content-type": "application/problem+json"}, json=body),
                                  probe.case)
     text = answer(headers={"content-type": "text/plain"}, content=b"no")
     with pytest.raises(Exception, match="Content-Type|text/plain"):
-        fuzz.content_type_documented(None, text, probe.case)
+        judging.content_type_documented(None, text, probe.case)
 
 
 def test_generated_requests_run_the_agent_on_every_operation(report):

@@ -41,7 +41,6 @@ from conformance.vocab.steps import fuzz as steps
 
 # Read through this module by older tests (tests/checks/test_invoke_canned.py, tests/packaging/test_wheel.py);
 # they live in conformance.vocab.fuzzing.
-from conformance.vocab.fuzzing import OPENAPI, agui_defects, expected_code, invoke_defects  # noqa: F401
 
 PROMPT_PREFIX = "fuzz "            # not a directive word: the conformance agent echoes the prompt
 REQUEST_TIMEOUT = 10.0             # seconds per generated request (echo runs are short)
@@ -359,7 +358,7 @@ def _fuzz_scenario(name: str):
             ctx.conformance_agent("generated prompts rely on the conformance agent's echo mode")
         tool = None
         if name == "mcp":
-            tool = await listed_tool(ctx)
+            tool = await listed_tool(ctx, steps.TOOLS_LIST)
             ctx.note(tool=tool)
         result, sent = await in_daemon_thread(run_operation, name, ctx.target, ctx.unique,
                                               sender(ctx, asyncio.get_running_loop()), tool)

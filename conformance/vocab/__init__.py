@@ -6,7 +6,8 @@
 - `refusals`: a credential or addressing step refused with a 4xx and its protocol's error body.
 - `challenges`: RFC 9110 `WWW-Authenticate` challenges and RFC 3986 URL equivalence.
 - `constants`: JSON-RPC codes, the scope, the invoke runs, the interpreted fields.
-- `steps`: the step labels a scenario records and a check reads, as names.
+- `steps`: the step labels a scenario records and a check reads, as names (one module per surface).
+- `fuzzing`: what the schemathesis scenarios and their checks share: operations, the defect rules, `Probe`, `Sent`.
 - `sending`: sending through a scenario's Context (`rpc`, `call_tool`, the tool name, optional steps).
 - `traffic`: which requirement a schema violation in recorded traffic breaks.
 - `text`: `truncate`, the one way a message shortens what it quotes.

@@ -84,15 +84,15 @@ async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
                   "and no --agent-slug was given")
 
 
-async def listed_tool(ctx: Context) -> str | None:
-    """The tool name for generated traffic: from --agent-slug, else the first tool of a recorded `tools/list` (label
-    `tools-list`; None if the server will not say). Unlike `tool_name`, a failed lookup is no error here."""
+async def listed_tool(ctx: Context, label: str) -> str | None:
+    """The tool name for generated traffic: from --agent-slug, else the first tool of a `tools/list` recorded as the
+    caller's step `label` (None if the server will not say). Unlike `tool_name`, a failed lookup is no error here."""
     if ctx.target.agent_slug:
         return p.slug_tool_name(ctx.target.agent_slug)
     ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                                                 "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                                                      "io.modelcontextprotocol/clientCapabilities": {}}}},
-                        headers=p.mcp_headers("tools/list"), label="tools-list")   # not "mcp-<i>": no run index
+                        headers=p.mcp_headers("tools/list"), label=label)
     try:
         name = ex.json()["result"]["tools"][0]["name"]
     except (AssertionError, KeyError, IndexError, TypeError, ValueError):

@@ -3,7 +3,7 @@
 
 The shared validator (`conformance.schemas`, compiled once) finds the violations; this module maps each to its
 requirement. `exchange_violations(ex)` serves the schema checks (conformance/checks/schemas.py) and
-`body_violations` the schemathesis scenario (conformance/scenarios/fuzz.py), so generated and scripted traffic are
+`body_violations` the checks of the schemathesis cases (conformance/checks/fuzz.py), so generated and scripted traffic are
 judged by the same mapping.
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ from conformance.checks.invoke.refusals import streaming_refusal_is_json
 from conformance.checks.invoke.results import duration_is_integer, events_carry_v1, version_is_integer
 from conformance.checks.invoke.streams import frames_carry_v1
 from conformance.outcomes import NotAssessed
-from conformance.scenarios import fuzz
+from conformance.vocab import fuzzing as fuzz
 from conformance.vocab.steps import invoke as steps
 
 ERROR = {"error": {"code": "not_found", "message": "no such agent", "requestId": "req_1"}}

@@ -107,7 +107,7 @@ def test_installed_wheel_reads_resources_from_itself(built, tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check",
                     "--target", str(target), str(built[0])], check=True, capture_output=True, text=True)
     code = ("from conformance import catalog, schemas\n"
-            "from conformance.scenarios import fuzz\n"
+            "from conformance.vocab import fuzzing as fuzz\n"
             "assert schemas.names() and fuzz.OPENAPI.is_file() and catalog.load()\n"
             "print(schemas.SCHEMA_DIR, fuzz.OPENAPI, catalog.CATALOG_DIR, sep='\\n')\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,

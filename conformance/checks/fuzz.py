@@ -329,7 +329,7 @@ def _show(case: dict[str, Any], findings: list[dict[str, Any]]) -> str:
 
 
 def summary(result: dict[str, Any]) -> str:
-    skipped = f", {result['skipped']} skipped by the run budget" if result.get("skipped") else ""
+    skipped = f", {result['skipped']} not sent (the run budget, or the rate limit held them too long)" if result.get("skipped") else ""
     return (f"schemathesis {result['operation']}: {result['requests']} requests, {result['runs']} agent runs, "
             f"statuses {result.get('statuses', {})}{skipped}")
 

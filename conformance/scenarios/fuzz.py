@@ -21,6 +21,7 @@ and `fuzz_sent` (the same cases as `Sent`: probe and answer objects, in memory o
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import datetime
 import json
@@ -274,21 +275,29 @@ def run_operation(name: str, target, unique: Callable[[str], str], send: Callabl
             out["skipped"] += 1
             continue
         one = _send_and_record(p, target, send, out)
+        if one is None:                 # the suite's own wait ran out (rate limit): unsent, not the server's fault
+            out["skipped"] += 1
+            continue
         accepted_refusal |= bool(p.defects and one.record.get("run"))
         out["cases"].append(one.record)
         sent.append(one)
     return out, sent
 
 
-def _send_and_record(p: Probe, target, send, out: dict[str, Any]) -> Sent:
+def _send_and_record(p: Probe, target, send, out: dict[str, Any]) -> Sent | None:
+    """The case sent once and its answer recorded; None when the suite gave up waiting for its own client."""
     record: dict[str, Any] = {"kind": p.kind, "request": _redacted_request(p, target.secrets),
                               "defects": [d[2] for d in p.defects]}
-    out["requests"] += 1
     try:
         response = send(p)
+    except concurrent.futures.TimeoutError:
+        return None
     except Exception as exc:                                # the server's fault or the network's
-        record.update(status=None, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        out["requests"] += 1
+        first_line = (str(exc).splitlines() or [""])[0][:200]
+        record.update(status=None, error=f"{type(exc).__name__}: {first_line}")
         return Sent(p, None, record["error"], record)
+    out["requests"] += 1
     status = response.status_code
     out["statuses"][str(status)] = out["statuses"].get(str(status), 0) + 1
     ran = started_run(p, response)
@@ -313,7 +322,13 @@ def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Resp
         body = {"json": kw["json"]} if "json" in kw else {"content": _as_bytes(kw.get("data"))}
         coro = ctx.send(kw["method"], url, label=steps.CASE.of(p.kind), credential=None, headers=headers,
                         retry_429=False, limits=dataclasses.replace(ctx.client.limits, total=REQUEST_TIMEOUT), **body)
-        ex = asyncio.run_coroutine_threadsafe(coro, loop).result(REQUEST_TIMEOUT + 15)
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            # the client bounds the exchange itself; this bounds the wait for a turn under a rate limit
+            ex = future.result(REQUEST_TIMEOUT + 15)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise
         if ex.status is None:
             raise ConnectionError(ex.error or "no answer")
         request = httpx.Request(ex.method, ex.url, headers=headers, content=ex.request_body or b"")
@@ -365,7 +380,7 @@ def _fuzz_scenario(name: str):
         ctx.note(fuzz=result, fuzz_sent=sent,
                  summary=f"schemathesis {name}: {result['requests']} requests, "
                          f"{result['runs']} agent runs, statuses {result['statuses']}"
-                         + (f", {result['skipped']} skipped (budget)" if result["skipped"] else ""))
+                         + (f", {result['skipped']} skipped (budget or rate limit)" if result["skipped"] else ""))
 
     fuzz.__doc__ = f"Schemathesis-generated {name} requests (positive, negative, no credential), sent once each."
     fuzz.__name__ = f"fuzz_{name}"

@@ -269,3 +269,18 @@ def test_generation_hit_by_the_ast_race_is_drawn_again_locally_and_other_crashes
 
     with pytest.raises(SystemError):
         generate.guarded(broken)
+
+
+def test_a_case_the_suite_gave_up_waiting_for_is_unsent_not_the_servers_fault(server):
+    """The bridge's wait for a turn under a rate limit ran out: the case is counted as not sent, never recorded
+    as a transport failure of the server (and never an IndexError on an empty message)."""
+    import concurrent.futures
+
+    target = from_server_facts(server.facts, seed=SEED)
+
+    def send(p):
+        raise concurrent.futures.TimeoutError()
+
+    result, sent = fuzz.run_operation("metadata", target, lambda label: f"conf-test-{label}", send)
+    assert sent == [] and result["cases"] == [] and result["requests"] == 0
+    assert result["skipped"] > 0

@@ -19,7 +19,7 @@ import httpx
 
 from conformance.engine import Recording
 from conformance.target import AGENT_SCENARIOS, Profile, Target
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSERecorder
 
 DEFAULT_TARGET = Target(base_url="https://server.test", agent_id="agt_canned", api_key="ais_live_canned_key",

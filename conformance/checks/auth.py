@@ -15,7 +15,7 @@ from conformance.vocab.challenges import challenge_params, metadata_url, same_ur
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE
 from conformance.vocab.readers import got, step
 from conformance.vocab.refusals import each, mcp_refused, refused_4xx, step_sent as sent
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 
 
 def register(fn, reqs: tuple[str, ...], scenarios_by_name: dict[str, str]) -> None:

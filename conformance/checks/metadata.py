@@ -14,7 +14,7 @@ from conformance.vocab.steps import metadata as steps
 from conformance.vocab.challenges import challenge_params, same_url, spelled, url_under
 from conformance.vocab.constants import SCOPE
 from conformance.vocab.readers import got, step
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 
 CACHE_SECONDS = 30
 DOC = ["metadata.document"]

@@ -26,7 +26,7 @@ from conformance.registry import Step, scenario
 from conformance.vocab.steps import agui as steps
 from conformance.vocab.readers import stream_events
 from conformance.vocab.sending import listed_tool
-from conformance.wire.http import Exchange, Limits
+from conformance.wire.exchange import Exchange, Limits
 
 SSE_ACCEPT = {"Accept": p.SSE}
 RESUME_ANSWER = {"name": "Ada"}

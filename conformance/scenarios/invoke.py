@@ -31,7 +31,8 @@ from conformance.vocab.protocols import SSE, canonical, invoke_body
 from conformance.vocab.steps import invoke as steps
 from conformance.registry import scenario
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
-from conformance.wire.http import Exchange, Limits, is_loopback
+from conformance.wire.exchange import Exchange, Limits
+from conformance.wire.http import is_loopback
 
 # The agent scenarios every invoke run covers, in the order the recording keeps them.
 

@@ -18,7 +18,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
 from conformance.vocab.constants import UNKNOWN_VERSION
 from conformance.vocab.sending import call_tool, rpc, tool_name
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 
 
 # -- RFC 9110 §11.6.1 WWW-Authenticate --------------------------------------------------------

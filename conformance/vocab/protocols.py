@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 
 MCP_VERSION = "2026-07-28"
 MCP_LEGACY_VERSION = "2025-11-25"

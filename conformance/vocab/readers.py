@@ -9,7 +9,7 @@ from typing import Any
 from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.vocab.values import error_object, error_of  # noqa: F401  (read here by checks)
 
 

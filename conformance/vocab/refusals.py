@@ -9,7 +9,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.vocab.readers import error_code, got, is_4xx, rpc_error, step
 from conformance.vocab.steps import access as steps
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 
 
 STEP_SENT = {   # the steps of the access scenarios (the MCP and metadata refusals reuse the addressing labels)

@@ -13,7 +13,7 @@ from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.vocab import protocols as p
 from conformance.vocab.constants import QUERY_CREDENTIAL_PARAM
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 
 
 # -- MCP requests and the tool name -----------------------------------------------------------

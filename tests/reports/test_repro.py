@@ -2,7 +2,7 @@
 import shlex
 
 from conformance.reporting.repro import curl
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.wire.redact import MASK
 
 

@@ -755,7 +755,7 @@ def test_stream_frame_cap() -> None:
 
 
 def test_in_flight_exchange_is_reported_by_the_activity() -> None:
-    from conformance.wire.http import ACTIVITY, Activity
+    from conformance.wire.exchange import ACTIVITY, Activity
 
     async def h(reader, writer, st):
         await read_request(reader)

@@ -11,7 +11,7 @@ from conformance.outcomes import NotAssessed
 from conformance.vocab.readers import stream_events
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
 
 PING_INTERVAL = 15.0

@@ -5,7 +5,7 @@ import json
 
 from conformance.registry import check
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import STREAMS, fail_all, streams
 

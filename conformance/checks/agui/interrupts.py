@@ -10,7 +10,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.readers import error_of
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import Run, TERMINAL, _safe_json, answered_stream, fail_all, one_run
 

@@ -8,7 +8,7 @@ from conformance import schemas
 from conformance.registry import Step, check, rule
 from conformance.vocab.readers import error_of
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import fail_all
 

@@ -15,7 +15,7 @@ from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent, strict_json_loads
 
 TERMINAL = ("done", "error")

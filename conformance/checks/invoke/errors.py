@@ -10,7 +10,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import rule
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import judge_each, what
 
 

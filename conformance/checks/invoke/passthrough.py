@@ -13,7 +13,7 @@ from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import MAX_LISTED, echoed, judge_each, same_json, what
 
 

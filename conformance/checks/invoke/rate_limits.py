@@ -6,7 +6,7 @@ from typing import Iterable
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, Observation
 from conformance.registry import check
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import MAX_LISTED, _DIGITS
 
 

@@ -12,7 +12,7 @@ from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, RUNS
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated, is_int,
                                                is_json_answer, judge_each, reply_of, result_of, runs_of, what)
 

@@ -11,7 +11,7 @@ from conformance.vocab.constants import COMPLETED_RUNS
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (EARLY_LEAD_S, exact, expected_reply, frames, generated, judge_each,
                                                name_of, objects, runs_of, scenario_of, terminals, text_of)
 

@@ -6,7 +6,7 @@ from conformance.engine import Recording
 from conformance.outcomes import Observation
 from conformance.registry import check
 from conformance.vocab.steps import invoke as steps
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import is_json_answer, result_of, what
 
 

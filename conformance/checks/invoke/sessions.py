@@ -11,7 +11,7 @@ from conformance.registry import Step, check, rule
 from conformance.vocab.readers import request_json as sent
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import count_is, is_json_answer, judge_each, refused, result_of
 
 

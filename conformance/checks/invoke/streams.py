@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.wire.sse import strict_json_loads
 from conformance.checks.invoke._common import (CLOSE_WITHIN_S, MAX_LISTED, TERMINAL, _BAD, data, frames, is_int,
                                                name_of, objects, stream_rule, terminals)

@@ -9,7 +9,7 @@ from conformance.vocab import protocols as p
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.readers import got, request_json
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
 
 UPSTREAM_HEADER_MISMATCH = -32020

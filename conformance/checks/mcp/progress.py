@@ -10,7 +10,7 @@ from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
 from conformance.checks.mcp._common import frame_json, frames, messages, result_of, sent_id, text_block
 

@@ -9,7 +9,7 @@ from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_
 from conformance.vocab.readers import got, rpc_error
 from conformance.vocab.refusals import mcp_refused
 from conformance.vocab.text import truncate
-from conformance.wire.http import Exchange
+from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import REFUSALS, messages, sent_id
 
 

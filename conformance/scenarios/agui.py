@@ -413,7 +413,7 @@ async def cross_session(ctx: Context):
     ctx.note(key=key)
     await ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key), label=steps.VIA_INVOKE)
     await run_agui(ctx, steps.VIA_AGUI, prompt, thread=key, expectation=None)
-    tool = await listed_tool(ctx, steps.TOOLS_LIST)
+    tool = await listed_tool(ctx)
     ctx.note(tool=tool)
     if tool is None:
         ctx.note(no_mcp="tools/list named no tool and --agent-slug was not given")

@@ -373,7 +373,7 @@ def _fuzz_scenario(name: str):
             ctx.conformance_agent("generated prompts rely on the conformance agent's echo mode")
         tool = None
         if name == "mcp":
-            tool = await listed_tool(ctx, steps.TOOLS_LIST)
+            tool = await listed_tool(ctx)
             ctx.note(tool=tool)
         result, sent = await in_daemon_thread(run_operation, name, ctx.target, ctx.unique,
                                               sender(ctx, asyncio.get_running_loop()), tool)
@@ -385,7 +385,7 @@ def _fuzz_scenario(name: str):
     fuzz.__doc__ = f"Schemathesis-generated {name} requests (positive, negative, no credential), sent once each."
     fuzz.__name__ = f"fuzz_{name}"
     return scenario(f"fuzz.{name}", protocol=protocol, deadline=TIME_BUDGET + 30,
-                    steps=steps.FUZZ_MCP if name == "mcp" else steps.FUZZ)(fuzz)
+                    steps=steps.FUZZ)(fuzz)
 
 
 for _name in PLAN:

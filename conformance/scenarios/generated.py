@@ -41,7 +41,7 @@ async def round_trip(ctx):
     groups = _groups(await asyncio.to_thread(generate.guarded, generate.texts, n, ctx.target.seed), TEXTS_PER_RUN)
     prompts = ["\n".join(say_json(t) for t in g) for g in groups]
     ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
-    tool = await listed_tool(ctx, steps.TOOLS_LIST)
+    tool = await listed_tool(ctx)
     ctx.note(tool=tool)
     invoke, agui, mcp = ctx.agent_path("invoke"), ctx.agent_path("agui"), ctx.agent_path("mcp")
     sends = []

@@ -84,20 +84,13 @@ async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
                   "and no --agent-slug was given")
 
 
-async def listed_tool(ctx: Context, label: str) -> str | None:
-    """The tool name for generated traffic: from --agent-slug, else the first tool of a `tools/list` recorded as the
-    caller's step `label` (None if the server will not say). Unlike `tool_name`, a failed lookup is no error here."""
-    if ctx.target.agent_slug:
-        return p.slug_tool_name(ctx.target.agent_slug)
-    ex = await ctx.post(ctx.agent_path("mcp"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                                                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                                                                     "io.modelcontextprotocol/clientCapabilities": {}}}},
-                        headers=p.mcp_headers("tools/list"), label=label)
+async def listed_tool(ctx: Context) -> str | None:
+    """The agent's tool for generated traffic, by the one resolver (`tool_name`); None where that one would raise:
+    a generated scenario without the tool still sends its invoke and AG-UI traffic."""
     try:
-        name = ex.json()["result"]["tools"][0]["name"]
-    except (AssertionError, KeyError, IndexError, TypeError, ValueError):
+        return await tool_name(ctx)
+    except AssertionError:
         return None
-    return name if isinstance(name, str) and name else None
 
 
 # -- credentials and agent ids ----------------------------------------------------------------

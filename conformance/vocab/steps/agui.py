@@ -83,6 +83,5 @@ AGUI_SILENCE_LONG = (SILENCE_LONG,)
 # -- agui.cross_session: one key over invoke, AG-UI and MCP ------------------------------------------------------------
 VIA_INVOKE = Step("invoke")
 VIA_AGUI = Step("agui")
-TOOLS_LIST = Step("tools-list")      # recorded by vocab.sending.listed_tool when --agent-slug is not given
 VIA_MCP = Step("mcp")
-AGUI_CROSS_SESSION = (VIA_INVOKE, VIA_AGUI, TOOLS_LIST, VIA_MCP)
+AGUI_CROSS_SESSION = (VIA_INVOKE, VIA_AGUI, VIA_MCP)

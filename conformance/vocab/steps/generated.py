@@ -7,8 +7,7 @@ INVOKE_JSON = Step("invoke-json-*")
 INVOKE_SSE = Step("invoke-sse-*")
 AGUI = Step("agui-*")
 MCP = Step("mcp-*")
-TOOLS_LIST = Step("tools-list")     # the tool lookup of `vocab.sending.listed_tool` (without --agent-slug); no run
-GENERATED_ROUND_TRIP = (INVOKE_JSON, INVOKE_SSE, AGUI, MCP, TOOLS_LIST)
+GENERATED_ROUND_TRIP = (INVOKE_JSON, INVOKE_SSE, AGUI, MCP)
 
 # -- generated.params (the same extra fields over invoke and AG-UI) -----------------------------------
 INVOKE = Step("invoke-*")

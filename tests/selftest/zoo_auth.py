@@ -167,21 +167,21 @@ def no_challenge(app, facts):
 @broken("AUTH-MCP-008", name="AUTH-MCP-008-scope-agent")
 def scope_agent(app, facts):
     """The challenge says scope="agent"."""
-    return on_401(app, lambda h: t.with_header(t.without(h, b"www-authenticate"), b"www-authenticate", challenge(
+    return on_401(app, lambda h: t.with_header(h, b"www-authenticate", challenge(
         facts, resource_metadata=metadata_url(facts, facts["agent_id"]), scope="agent")))
 
 
 @broken("AUTH-MCP-008", name="AUTH-MCP-008-metadata-of-other-agent")
 def other_agents_metadata(app, facts):
     """The challenge's resource_metadata names another agent's metadata URL."""
-    return on_401(app, lambda h: t.with_header(t.without(h, b"www-authenticate"), b"www-authenticate", challenge(
+    return on_401(app, lambda h: t.with_header(h, b"www-authenticate", challenge(
         facts, resource_metadata=metadata_url(facts, facts["other_agent_id"]), scope="agent:invoke")))
 
 
 @broken("AUTH-MCP-008", name="AUTH-MCP-008-basic-scheme")
 def basic_challenge(app, facts):
     """The challenge uses the Basic scheme with the right parameters."""
-    return on_401(app, lambda h: t.with_header(t.without(h, b"www-authenticate"), b"www-authenticate", challenge(
+    return on_401(app, lambda h: t.with_header(h, b"www-authenticate", challenge(
         facts, resource_metadata=metadata_url(facts, facts["agent_id"]), scope="agent:invoke").replace(
         b"Bearer", b"Basic")))
 

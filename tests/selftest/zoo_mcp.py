@@ -60,7 +60,7 @@ def swap_bearer(app, fn: Callable[[str | None, dict], str | None], where=None):
         new = fn(bearer_of(scope), scope)
         if new is None:
             return headers
-        return t.with_header(t.without(headers, b"authorization"), b"authorization", f"Bearer {new}".encode())
+        return t.with_header(headers, b"authorization", f"Bearer {new}".encode())
     return t.rewrite_request_headers(app, change, where=where)
 
 
@@ -536,7 +536,7 @@ def retry_after_date(app, facts):
     """A 429 carries Retry-After as an HTTP-date instead of whole seconds."""
     def change(headers, scope, status):
         if status == 429:
-            return t.with_header(t.without(headers, b"retry-after"), b"retry-after", b"Wed, 21 Oct 2099 07:28:00 GMT")
+            return t.with_header(headers, b"retry-after", b"Wed, 21 Oct 2099 07:28:00 GMT")
         return headers
     return t.rewrite_headers(app, change, where="mcp")
 

@@ -71,22 +71,19 @@ def no_cache_control(app, facts):
 @broken("META-DOC-008", name="META-DOC-008-max-age-300")
 def max_age_300(app, facts):
     """The document is cacheable for 300 s."""
-    return on_metadata_headers(app, lambda h: t.with_header(t.without(h, b"cache-control"), b"cache-control",
-                                                            b"public, max-age=300"))
+    return on_metadata_headers(app, lambda h: t.with_header(h, b"cache-control", b"public, max-age=300"))
 
 
 @broken("META-DOC-011", name="META-DOC-011-no-store")
 def no_store(app, facts):
     """The document is served with `Cache-Control: no-store` (no cache may keep it at all)."""
-    return on_metadata_headers(app, lambda h: t.with_header(t.without(h, b"cache-control"), b"cache-control",
-                                                            b"no-store"))
+    return on_metadata_headers(app, lambda h: t.with_header(h, b"cache-control", b"no-store"))
 
 
 @broken("META-DOC-011", name="META-DOC-011-max-age-5")
 def max_age_5(app, facts):
     """The document is cacheable for 5 s only."""
-    return on_metadata_headers(app, lambda h: t.with_header(t.without(h, b"cache-control"), b"cache-control",
-                                                            b"public, max-age=5"))
+    return on_metadata_headers(app, lambda h: t.with_header(h, b"cache-control", b"public, max-age=5"))
 
 
 @broken("META-DOC-009", name="META-DOC-009-bad-bearer-refused")
@@ -108,7 +105,7 @@ def challenge_root(app, facts):
         if status != 401:
             return headers
         value = f'Bearer resource_metadata="{url}", scope="agent:invoke"'.encode()
-        return t.with_header(t.without(headers, b"www-authenticate"), b"www-authenticate", value)
+        return t.with_header(headers, b"www-authenticate", value)
     return t.rewrite_headers(app, change, where="mcp")
 
 
@@ -138,8 +135,7 @@ def plain_text_400(app, facts):
 @broken("META-COMPAT-001", name="META-COMPAT-001-text-json")
 def text_json(app, facts):
     """The document is served as `text/json`."""
-    return on_metadata_headers(app, lambda h: t.with_header(t.without(h, b"content-type"), b"content-type",
-                                                            b"text/json"))
+    return on_metadata_headers(app, lambda h: t.with_header(h, b"content-type", b"text/json"))
 
 
 @broken("META-COMPAT-002", name="META-COMPAT-002-http-server")

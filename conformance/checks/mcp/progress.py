@@ -32,9 +32,9 @@ def notifications(ex: Exchange, what: str) -> list[dict[str, Any]]:
     return [m for m in stream_messages(ex, what)[:-1] if isinstance(m, dict)]
 
 
-def each_stream(rec: Recording, fn: Callable[[str, Exchange], None]) -> None:
-    for label in TOKENS:
-        fn(label, rec.get(label))
+def each_stream(rec: Recording, fn: Callable[[str, Exchange], int | None]) -> int:
+    """Runs `fn` on each progress stream; the sum of the counts it returns (how many items it judged)."""
+    return sum(fn(label, rec.get(label)) or 0 for label in TOKENS)
 
 
 def each_notification(rec: Recording, fn: Callable[[str, dict[str, Any], int], None]) -> None:
@@ -99,16 +99,13 @@ def response_is_last(rec: Recording):
 @check("MCP-PROG-004", scenarios=["mcp.progress"])
 def others_are_progress(rec: Recording):
     """Every frame before the last is a notification (no `id`) with method `notifications/progress`."""
-    seen = 0
-
-    def one(label, ex):
-        nonlocal seen
-        for n, msg in enumerate(stream_messages(ex, f"progress stream ({label})")[:-1], 1):
-            seen += 1
+    def one(label, ex) -> int:
+        before_response = stream_messages(ex, f"progress stream ({label})")[:-1]
+        for n, msg in enumerate(before_response, 1):
             assert isinstance(msg, dict) and msg.get("method") == "notifications/progress" and "id" not in msg, \
                 f"progress stream ({label}): frame {n} is not a notifications/progress notification: {truncate(msg)}"
-    each_stream(rec, one)
-    if not seen:
+        return len(before_response)
+    if not each_stream(rec, one):
         raise NotAssessed("no frame preceded the response (MCP-PROG-009)")
 
 
@@ -172,16 +169,12 @@ def some_progress(rec: Recording):
 @check("MCP-PROG-010", scenarios=["mcp.progress"])
 def progress_increases(rec: Recording):
     """`params.progress` strictly increases from one notification to the next (upstream MCP rule)."""
-    pairs = 0
-
-    def one(label, ex):
-        nonlocal pairs
+    def one(label, ex) -> int:
         values = [m.get("params", {}).get("progress") for m in notifications(ex, f"progress stream ({label})")
                   if isinstance(m.get("params"), dict)]
         numbers = [v for v in values if _is_number(v)]
-        pairs += max(0, len(numbers) - 1)
         assert all(a < b for a, b in zip(numbers, numbers[1:])), \
             f"progress stream ({label}): progress values {numbers} do not strictly increase"
-    each_stream(rec, one)
-    if not pairs:
+        return max(0, len(numbers) - 1)
+    if not each_stream(rec, one):
         raise NotAssessed("no stream had two numeric progress values to compare")

@@ -99,8 +99,8 @@ class Step(str):
     def members(self, exchanges: Iterable[Any]) -> list[tuple[int, Any]]:
         """(n, exchange) for each exchange labelled `of(n)` with a whole number n, in recorded order."""
         stem = self[:-1]
-        return [(int(ex.label[len(stem):]), ex) for ex in exchanges
-                if ex.label.startswith(stem) and ex.label[len(stem):].isdigit()]
+        numbered = ((ex.label[len(stem):], ex) for ex in exchanges if ex.label.startswith(stem))
+        return [(int(n), ex) for n, ex in numbered if n.isascii() and n.isdigit()]
 
 
 def unknown_step(scenario: str, label: str) -> UnknownStep | None:

@@ -210,17 +210,12 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
     return register
 
 
-def generated(rec: Recording, family: str) -> list[tuple[Exchange, str]]:
-    """(exchange, text sent) of a generated scenario's label family (`<prefix><index>`: a `Step` family or a prefix)."""
-    prefix = family[:-1] if family.endswith("*") else family
+def generated(rec: Recording, family: Step) -> list[tuple[Exchange, str]]:
+    """(exchange, text sent) of each run of a generated scenario's label family (run i is `family.of(i)`)."""
     texts = rec.facts.get("texts") or []
-    out = []
-    for ex in rec.labelled(family):
-        index = ex.label[len(prefix):]
-        if index.isdigit() and int(index) < len(texts):
-            out.append((ex, texts[int(index)]))
+    out = [(ex, texts[i]) for i, ex in family.members(rec.labelled(family)) if i < len(texts)]
     if not out:
-        raise NotAssessed(f"scenario {rec.scenario} recorded no {prefix}* exchange")
+        raise NotAssessed(f"scenario {rec.scenario} recorded no {family} exchange")
     return out
 
 

@@ -36,7 +36,7 @@ def unknown_fields_reach_params(rec: Recording) -> None:
 def generated_fields_reach_params(rec: Recording) -> None:
     """Sends `echo params` with generated extra fields (any JSON values, unicode names); each reaches `params` unchanged."""
     sent_params = rec.facts.get("params") or []
-    items = [(ex, sent_params[i]) for i, ex in generated_steps.INVOKE.members(rec.exchanges) if i < len(sent_params)]
+    items = [(ex, sent_params[i]) for i, ex in generated_steps.INVOKE.members(rec.labelled(generated_steps.INVOKE)) if i < len(sent_params)]
     if not items:
         raise NotAssessed("generated.params recorded no invoke exchange")
     judge_each(items, lambda item: params_hold(*item))

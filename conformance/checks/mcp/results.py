@@ -1,8 +1,6 @@
 """MCP checks: tools/call results."""
 from __future__ import annotations
 
-import re
-
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, check
@@ -36,7 +34,6 @@ def text_is_reply(rec: Recording):
         raise NotAssessed("the profile gives no expected reply for these prompts")
 
 
-ROUND_TRIP_RUN = re.compile(re.escape(generated_steps.MCP[:-1]) + r"(\d+)")   # a run: `mcp-<i>`, not a lookup
 
 
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
@@ -44,8 +41,7 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
     def generated_text_round_trip(rec: Recording):
         """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly."""
         texts = rec.facts.get("texts") or []
-        runs = [(int(m.group(1)), ex) for ex in rec.labelled(generated_steps.MCP)
-                if (m := ROUND_TRIP_RUN.fullmatch(ex.label))]
+        runs = generated_steps.MCP.members(rec.labelled(generated_steps.MCP))   # runs `mcp-<i>`, not a lookup
         if not runs:
             raise NotAssessed("the generated round trip sent no tools/call over MCP")
         for i, ex in runs:

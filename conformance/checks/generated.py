@@ -15,6 +15,8 @@ from conformance.outcomes import NotAssessed
 from conformance.vocab.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
 from conformance.registry import Step, check
 from conformance.vocab.steps import generated as steps
+from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 
 CONTEXT_BEFORE = 24
 CONTEXT_AFTER = 40
@@ -96,10 +98,8 @@ def _runs(rec, families: Iterable[Step]) -> dict[int, dict[Step, Any]]:
     that names no run index, such as a lookup, is left out)."""
     runs: dict[int, dict[Step, Any]] = {}
     for family in families:
-        for ex in rec.labelled(family):
-            index = ex.label[len(family) - 1:]
-            if index.isdigit():
-                runs.setdefault(int(index), {})[family] = ex
+        for i, ex in family.members(rec.labelled(family)):
+            runs.setdefault(i, {})[family] = ex
     return runs
 
 
@@ -162,7 +162,7 @@ def same_params_on_every_protocol(rec) -> str:
         for key, value in sent.items():
             got = {k: (p.get(key, "<absent>") if isinstance(p, dict) else "<params not an object>")
                    for k, p in readable.items()}
-            if any(not _same_value(g, value) for g in got.values()):
+            if any(not same_json(g, value) for g in got.values()):
                 rows = "\n".join(f"  {k:<7} {_repr(g)}" for k, g in got.items())
                 problems.append(f"run {i}, field {key!r}:\n  sent    {_repr(value)}\n{rows}")
                 break
@@ -172,19 +172,5 @@ def same_params_on_every_protocol(rec) -> str:
     return f"{compared} generated field sets reached params unchanged over invoke and AG-UI"
 
 
-def _same_value(a: Any, b: Any) -> bool:
-    """JSON equality: 1 and 1.0 are the same number (JSON has one number type), but True is not 1."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    return type(a) is type(b) and a == b
-
-
 def _repr(value: Any, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=True, sort_keys=True) if value != "<absent>" else value
-    return text if len(text) <= limit else text[:limit] + "…"
+    return truncate(json.dumps(value, ensure_ascii=True, sort_keys=True) if value != "<absent>" else value, limit)

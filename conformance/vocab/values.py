@@ -36,6 +36,19 @@ def same_integer(value: Any, n: int) -> bool:
     return is_json_integer(value) and value == n
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value (1 and 1.0 alike: JSON has one number type), but true is not 1 and 1 is not "1"."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
 def error_object(body: Any) -> dict[str, Any] | None:
     """`error` of a parsed JSON body when it is an object, else None."""
     err = body.get("error") if isinstance(body, dict) else None

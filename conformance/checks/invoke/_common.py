@@ -73,19 +73,6 @@ def refused(ex: Exchange, code: str | None = None, details: bool = False) -> Non
             f"{ex.label}: `error.details` must be an object on {code}, got {truncate(json.dumps(err.get('details')), 200, count=True)}"
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """JSON equality: numbers by value, but true is not 1 and 1 is not "1"."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
-
-
 def is_int(value: Any) -> bool:
     """A JSON integer, judged by value: 1.0 is 1 (JSON has one number type); "1" and true are not."""
     return is_json_integer(value)

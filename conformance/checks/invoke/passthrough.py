@@ -14,7 +14,8 @@ from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import MAX_LISTED, echoed, judge_each, same_json, what
+from conformance.vocab.values import same_json
+from conformance.checks.invoke._common import MAX_LISTED, echoed, judge_each, what
 
 
 def params_hold(ex: Exchange, expected: dict[str, Any]) -> None:

@@ -20,7 +20,8 @@ from typing import Any
 
 from conformance.outcomes import NotAssessed, SuiteFault
 from conformance.registry import rule
-from conformance.vocab import is_json_integer, is_json_media_type
+from conformance.vocab import is_json_media_type, same_integer
+from conformance.vocab.values import error_object
 from conformance.vocab.fuzzing import Probe, Sent, content_type, expected_code, json_body
 from conformance.vocab.protocols import SSE
 from conformance.vocab.traffic import MAPS, body_violations
@@ -102,7 +103,7 @@ def refusal_carries_code(ctx, response, case) -> None:
         return
     want = "unauthenticated" if p.kind == "no-auth" else expected_code(p.defects, p.other_broken)
     doc = json_body(response)
-    got = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
+    got = (error_object(doc) or {}).get("code")
     if want and isinstance(got, str) and got != want:
         raise Finding(status_requirement(p, False), f"expected error.code {want!r}, got {got!r}")
 
@@ -128,7 +129,7 @@ def mcp_unauthenticated(ctx, response, case) -> None:
     if response.status_code != 401:
         raise Finding(["AUTH-MCP-003"], f"expected 401 without a credential, got {response.status_code}")
     doc = json_body(response)
-    code = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
+    code = (error_object(doc) or {}).get("code")
     if code != -32600:
         raise Finding(["AUTH-MCP-009"], f"expected JSON-RPC error.code -32600 on the 401, got {code!r}")
 
@@ -151,9 +152,7 @@ def mcp_response_id(ctx, response, case) -> None:
 
 def _same_id(got: Any, sent: Any) -> bool:
     """A JSON-RPC id echoed: a string as the same string, an integer by value (1.0 is 1, "1" is not)."""
-    if isinstance(sent, str):
-        return got == sent
-    return is_json_integer(got) and got == sent
+    return got == sent if isinstance(sent, str) else same_integer(got, sent)
 
 
 def bodies_match_schemas(ctx, response, case) -> None:

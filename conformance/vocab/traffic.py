@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import schemas
-from conformance.vocab.values import is_json_media_type
+from conformance.vocab.values import error_object, is_json_media_type
 
 # -- which requirement states which field -------------------------------------------------
 # Keys are field paths (list indices written as "*"); the longest matching prefix wins.
@@ -190,7 +190,7 @@ def _mcp_violations(status: int, doc: Any, sent: dict[str, Any], where: str,
                     applied: list[str] | None = None) -> list[Violation]:
     if status >= 400:
         found = violations("mcp-error", doc, where, applied=applied)
-        code = doc.get("error", {}).get("code") if isinstance(doc, dict) and isinstance(doc.get("error"), dict) else None
+        code = (error_object(doc) or {}).get("code")
         if code == -32022 and status == 400:
             found += [v for v in violations("mcp-error-32022", doc, where, applied=applied) if v.requirement != "MCP-ERR-001"]
         return found

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from conformance import schemas
 from conformance.vocab.protocols import SSE
+from conformance.vocab.values import media_type
 
 OPENAPI = schemas.resource("openapi.yaml")
 
@@ -164,7 +165,7 @@ def json_body(response) -> Any:
 def content_type(response) -> str:
     """The media type of an answer (httpx, or schemathesis' Response: lowercase keys, list values)."""
     value = response.headers.get("content-type") or [""]
-    return (value[0] if isinstance(value, list) else value).split(";")[0].strip().lower()
+    return media_type(value[0] if isinstance(value, list) else value)
 
 
 def started_run(p: Probe, response) -> bool:
@@ -172,9 +173,10 @@ def started_run(p: Probe, response) -> bool:
     JSON-RPC error started no run)."""
     if not (p.may_run and 200 <= response.status_code < 300):
         return False
-    if p.op != "mcp":
+    if p.op != "mcp" or content_type(response) == SSE:
         return True
-    return content_type(response) == SSE or isinstance(json_body(response), dict) and "result" in json_body(response)
+    body = json_body(response)
+    return isinstance(body, dict) and "result" in body
 
 
 # -- the OpenAPI document, loaded once ------------------------------------------------------------

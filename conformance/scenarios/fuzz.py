@@ -24,6 +24,7 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import datetime
+import functools
 import json
 import threading
 import time
@@ -39,9 +40,7 @@ from conformance.vocab.fuzzing import (PLAN, Probe, Sent, content_type, defects_
 from conformance.vocab.protocols import MCP_VERSION, META_CAPS, META_VERSION
 from conformance.vocab.sending import listed_tool
 from conformance.vocab.steps import fuzz as steps
-
-# Read through this module by older tests (tests/checks/test_invoke_canned.py, tests/packaging/test_wheel.py);
-# they live in conformance.vocab.fuzzing.
+from conformance.wire.redact import Redactor
 
 PROMPT_PREFIX = "fuzz "            # not a directive word: the conformance agent echoes the prompt
 REQUEST_TIMEOUT = 10.0             # seconds per generated request (echo runs are short)
@@ -200,10 +199,13 @@ def _probe_for(name: str, kind: str, case, plan: Plan) -> Probe:
 
 # -- sending and recording ---------------------------------------------------------------------
 def redact(text: str, secrets: tuple[str, ...]) -> str:
-    for s in secrets:
-        if s:
-            text = text.replace(s, "***")
-    return text
+    """The run's secrets masked as everywhere else (`wire.redact`: their URL-encoded and JSON-escaped forms too)."""
+    return _redactor(tuple(secrets)).redact(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _redactor(secrets: tuple[str, ...]) -> Redactor:
+    return Redactor(secrets)
 
 
 def transcript_body(text: str) -> str:

@@ -40,6 +40,7 @@ from conformance.vocab.fuzzing import (PLAN, Probe, Sent, content_type, defects_
 from conformance.vocab.protocols import MCP_VERSION, META_CAPS, META_VERSION
 from conformance.vocab.sending import listed_tool
 from conformance.vocab.steps import fuzz as steps
+from conformance.vocab.text import truncate
 from conformance.wire.redact import Redactor
 
 PROMPT_PREFIX = "fuzz "            # not a directive word: the conformance agent echoes the prompt
@@ -209,8 +210,8 @@ def _redactor(secrets: tuple[str, ...]) -> Redactor:
 
 
 def transcript_body(text: str) -> str:
-    """The whole body as evidence (cut only past MAX_TRANSCRIPT characters, saying how much was left)."""
-    return text if len(text) <= MAX_TRANSCRIPT else text[:MAX_TRANSCRIPT] + f"… ({len(text) - MAX_TRANSCRIPT:,} more)"
+    """The whole body as evidence (cut only past MAX_TRANSCRIPT characters, saying how long it was)."""
+    return truncate(text, MAX_TRANSCRIPT, count=True)
 
 
 def _redacted_request(p: Probe, secrets: tuple[str, ...]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 import anyio
@@ -39,10 +39,8 @@ from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
 from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor
+from .sdk import PacedTransport
 from .sse import SSERecorder
-
-if TYPE_CHECKING:
-    from .sdk import PacedTransport
 
 __all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
 
@@ -342,8 +340,7 @@ class Client:
             if activity is not None:
                 activity.release()
 
-    def paced_transport(self, inner: Any) -> "PacedTransport":
-        from .sdk import PacedTransport
+    def paced_transport(self, inner: Any) -> PacedTransport:
 
         """Wrap an httpx (or httpx2) async transport so a client the suite does not drive itself (the official
         MCP SDK's) spends the server's bucket through this client's pacer and waits out 429s too."""

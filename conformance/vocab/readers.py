@@ -10,6 +10,7 @@ from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.wire.exchange import Exchange
+from conformance.wire.sse import SSEEvent
 from conformance.vocab.values import error_object, error_of  # noqa: F401  (read here by checks)
 
 
@@ -49,19 +50,19 @@ def request_json(ex: Exchange) -> Any:
         return None
 
 
+def frame_json(frame: SSEEvent) -> tuple[bool, Any]:
+    """(True, the frame's data parsed as JSON), or (False, None) when it is not JSON; never raises."""
+    try:
+        return True, frame.json()
+    except (AssertionError, ValueError):
+        return False, None
+
+
 def stream_events(ex: Exchange) -> list[dict[str, Any]]:
     """The JSON-object events of an answer; [] when it is no stream (never raises: a scenario reads hostile data)."""
     if ex.stream is None:
         return []
-    out = []
-    for frame in ex.stream.dispatched:
-        try:
-            value = frame.json()
-        except AssertionError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
+    return [value for ok, value in map(frame_json, ex.stream.dispatched) if ok and isinstance(value, dict)]
 
 
 def step(rec: Recording, label: str) -> Exchange:

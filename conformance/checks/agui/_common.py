@@ -145,13 +145,6 @@ def text_diff(got: str, want: str) -> str:
             f"expected {truncate(want[i:i + 40], 160, quoted=True)}")
 
 
-def _safe_json(frame: SSEEvent) -> Any:
-    try:
-        return frame.json()
-    except AssertionError:
-        return None
-
-
 def _round_trips(rec: Recording) -> list[tuple[Run, str]]:
     texts = rec.facts.get("texts") or []
     if not texts:

@@ -8,11 +8,11 @@ from typing import Any
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
-from conformance.vocab.readers import error_of
+from conformance.vocab.readers import error_of, stream_events
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import Run, TERMINAL, _safe_json, answered_stream, fail_all, one_run
+from conformance.checks.agui._common import Run, TERMINAL, answered_stream, fail_all, one_run
 
 
 @check("AGUI-INT-001", scenarios=["agui.interrupt"])
@@ -99,7 +99,7 @@ def describe_answer(ex: Exchange) -> str:
     if ex.status is None:
         return f"no response ({ex.error})"
     if ex.stream is not None:
-        events = [v for f in ex.stream.dispatched if isinstance(v := _safe_json(f), dict)]
+        events = stream_events(ex)
         end = next((e for e in reversed(events) if e.get("type") in TERMINAL), None)
         outcome = end.get("outcome") if isinstance(end, dict) else None
         detail = (end.get("type") if end else "no terminal event") + (

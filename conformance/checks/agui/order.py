@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.registry import check
+from conformance.vocab.readers import frame_json
 from conformance.vocab.text import truncate
 from conformance.wire.sse import SSEEvent
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import (STREAMS, TERMINAL, _round_trips, _safe_json, fail_all, need_runs, runs,
+from conformance.checks.agui._common import (STREAMS, TERMINAL, _round_trips, fail_all, need_runs, runs,
                                              streams, text_diff)
 
 
@@ -50,7 +51,7 @@ def terminal_event_is_last(*recs):
 
 
 def _type_of(frame: SSEEvent) -> Any:
-    value = _safe_json(frame)
+    _, value = frame_json(frame)
     return value.get("type") if isinstance(value, dict) else None
 
 

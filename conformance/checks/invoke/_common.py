@@ -11,7 +11,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import Step, rule
 from conformance.vocab import is_json_integer, is_json_media_type
 from conformance.vocab.constants import RUNS
-from conformance.vocab.readers import error_of, is_4xx
+from conformance.vocab.readers import error_of, frame_json, is_4xx
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
@@ -141,12 +141,8 @@ def frames(ex: Exchange) -> list[SSEEvent]:
 
 def data(frame: SSEEvent) -> Any:
     """The frame's parsed data, or _BAD when it has none or it is not JSON."""
-    if not frame.dispatched:
-        return _BAD
-    try:
-        return strict_json_loads(frame.data)
-    except ValueError:
-        return _BAD
+    ok, value = frame_json(frame) if frame.dispatched else (False, None)
+    return value if ok else _BAD
 
 
 def objects(ex: Exchange) -> list[tuple[SSEEvent, dict[str, Any]]]:

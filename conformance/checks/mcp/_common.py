@@ -7,7 +7,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.vocab import protocols as p
 from conformance.vocab.steps import mcp as steps
-from conformance.vocab.readers import got, request_json
+from conformance.vocab.readers import frame_json, got, request_json
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
@@ -28,13 +28,6 @@ def frames(ex: Exchange) -> list[SSEEvent]:
     """The frames of an event stream that a client dispatches (WHATWG): a block without data (such as a lone
     `retry:` or `id:`) dispatches nothing and is no frame."""
     return ex.stream.dispatched if ex.stream is not None else []
-
-
-def frame_json(frame: SSEEvent) -> tuple[bool, Any]:
-    try:
-        return True, frame.json()
-    except (AssertionError, ValueError):
-        return False, None
 
 
 def messages(ex: Exchange) -> list[Any]:

@@ -12,7 +12,8 @@ from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
-from conformance.checks.mcp._common import frame_json, frames, messages, result_of, sent_id, text_block
+from conformance.vocab.readers import frame_json
+from conformance.checks.mcp._common import frames, messages, result_of, sent_id, text_block
 
 
 TOKENS = (steps.STRING_TOKEN, steps.INTEGER_TOKEN)

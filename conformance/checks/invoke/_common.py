@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import Step, rule
-from conformance.vocab import is_json_integer, is_json_media_type
+from conformance.vocab import is_json_media_type
 from conformance.vocab.constants import RUNS
 from conformance.vocab.readers import error_of, frame_json, is_4xx
 from conformance.vocab.steps import invoke as steps
@@ -71,11 +71,6 @@ def refused(ex: Exchange, code: str | None = None, details: bool = False) -> Non
     if details:
         assert isinstance(err.get("details"), dict), \
             f"{ex.label}: `error.details` must be an object on {code}, got {truncate(json.dumps(err.get('details')), 200, count=True)}"
-
-
-def is_int(value: Any) -> bool:
-    """A JSON integer, judged by value: 1.0 is 1 (JSON has one number type); "1" and true are not."""
-    return is_json_integer(value)
 
 
 def is_json_answer(ex: Exchange) -> bool:

@@ -6,6 +6,7 @@ import json
 from typing import Any, Iterable
 
 from conformance.engine import Recording
+from conformance.vocab import is_json_integer, same_integer
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, RUNS
@@ -13,7 +14,7 @@ from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated, is_int,
+from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated,
                                                is_json_answer, judge_each, reply_of, result_of, runs_of, what)
 
 
@@ -82,7 +83,7 @@ def events_hold_no_text(name: str, ex: Exchange, rec: Recording) -> None:
 @json_rule("INV-RES-007")
 def events_carry_v1(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every element of `events` is an object with `v` the integer 1."""
-    bad = [e for e in events_of(ex) if not (isinstance(e, dict) and is_int(e.get("v")) and e["v"] == 1)]
+    bad = [e for e in events_of(ex) if not (isinstance(e, dict) and same_integer(e.get("v"), 1))]
     assert not bad, f"{ex.label}: events without `v: 1`: {truncate(json.dumps(bad), 200, count=True)}"
 
 
@@ -112,14 +113,14 @@ def agent_id_is_path(name: str, ex: Exchange, rec: Recording) -> None:
 def version_is_integer(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `versionNumber` is a JSON integer."""
     got = result_of(ex).get("versionNumber")
-    assert is_int(got), f"{ex.label}: `versionNumber` is not an integer: {json.dumps(got)}"
+    assert is_json_integer(got), f"{ex.label}: `versionNumber` is not an integer: {json.dumps(got)}"
 
 
 @json_rule("INV-RES-013")
 def duration_is_integer(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `durationMs` is a non-negative JSON integer."""
     got = result_of(ex).get("durationMs")
-    assert is_int(got) and got >= 0, f"{ex.label}: `durationMs` is not a non-negative integer: {json.dumps(got)}"
+    assert is_json_integer(got) and got >= 0, f"{ex.label}: `durationMs` is not a non-negative integer: {json.dumps(got)}"
 
 
 @check("INV-RES-012", scenarios=["invoke.runs"])
@@ -138,7 +139,7 @@ def duration_covers_sleep(rec: Recording) -> None:
     """Sends `say early`, `sleep 2`, `say late` without streaming; `durationMs` is an integer of at least 1500."""
     ex = rec.get(steps.TIMED_JSON)
     got = result_of(ex).get("durationMs")
-    assert is_int(got) and got >= DURATION_FLOOR_MS, \
+    assert is_json_integer(got) and got >= DURATION_FLOOR_MS, \
         f"{ex.label}: the run slept {rec.facts['sleep_s']:g} s, so `durationMs` must be an integer of at least " \
         f"{DURATION_FLOOR_MS}; got {json.dumps(got)}"
 

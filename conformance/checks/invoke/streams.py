@@ -5,10 +5,11 @@ import json
 
 from typing import Any
 
+from conformance.vocab import same_integer
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import strict_json_loads
-from conformance.checks.invoke._common import (CLOSE_WITHIN_S, MAX_LISTED, TERMINAL, _BAD, data, frames, is_int,
+from conformance.checks.invoke._common import (CLOSE_WITHIN_S, MAX_LISTED, TERMINAL, _BAD, data, frames,
                                                name_of, objects, stream_rule, terminals)
 
 
@@ -55,7 +56,7 @@ def _loads_or_bad(text: str) -> Any:
 def frames_carry_v1(ex: Exchange) -> None:
     """Streams each agent scenario; the data of every frame, `done` and `error` included, has `v` the integer 1."""
     bad = [f"frame {f.index} {name_of(f)} has v={json.dumps(d.get('v'))}"
-           for f, d in objects(ex) if not (is_int(d.get("v")) and d["v"] == 1)]
+           for f, d in objects(ex) if not same_integer(d.get("v"), 1)]
     assert not bad, "; ".join(bad[:MAX_LISTED])
 
 

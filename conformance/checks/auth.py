@@ -84,18 +84,12 @@ def other_scheme_refused(rec: Recording):
 
 def challenge_on_401(rec: Recording):
     """Every 401 of the invoke/AG-UI credential refusals carries a WWW-Authenticate header (RFC 9110 §11.6.1)."""
-    seen = []
-    for label in steps.INVOKE_AGUI_CREDENTIALS:
-        try:
-            ex = step(rec, label)
-        except NotAssessed:
-            continue
-        if ex.status == 401:
-            seen.append(label)
-            assert ex.headers is not None and ex.headers.get("www-authenticate"), \
-                f"{rec.scenario} sent {sent(label)}; the 401 has no WWW-Authenticate header (RFC 9110 §11.6.1)"
+    seen = answered_401(rec, steps.INVOKE_AGUI_CREDENTIALS)
     if not seen:
         raise NotAssessed("no 401 was observed (the spec leaves the invoke/AG-UI status open)")
+    for label, ex in seen:
+        assert ex.headers is not None and ex.headers.get("www-authenticate"), \
+            f"{rec.scenario} sent {sent(label)}; the 401 has no WWW-Authenticate header (RFC 9110 §11.6.1)"
 
 
 def token_bound_to_its_agent(rec: Recording):
@@ -180,15 +174,21 @@ rule(lambda req: _mcp_401(*MCP_401[req][0]), over=MCP_401, requirements=lambda r
      doc=lambda req: f"Sends tools/call with {MCP_401[req][2]}; HTTP 401 with a JSON-RPC error body.")
 
 
-def _401s(rec: Recording) -> list[tuple[str, Exchange]]:
+def answered_401(rec: Recording, labels) -> list[tuple[str, Exchange]]:
+    """(label, exchange) of the steps among `labels` that were sent and answered 401."""
     out = []
-    for label in MCP_401_LABELS:
+    for label in labels:
         try:
             ex = step(rec, label)
         except NotAssessed:
             continue
         if ex.status == 401:
             out.append((label, ex))
+    return out
+
+
+def _401s(rec: Recording) -> list[tuple[str, Exchange]]:
+    out = answered_401(rec, MCP_401_LABELS)
     if not out:
         raise NotAssessed("no MCP 401 was observed (AUTH-MCP-003…007 say why)")
     return out

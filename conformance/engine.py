@@ -16,11 +16,11 @@ import time
 import traceback
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from conformance import catalog
-from conformance.outcomes import NotAssessed, Observation
+from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.reporting import repro
 from conformance.reporting.transcript import transcript
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
@@ -158,6 +158,7 @@ class CheckResult:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     duration: float = 0.0
     supplementary: bool = False
+    blocked_by: str | None = None   # status "blocked": the requirement whose failure kept this check from reading
 
 
 @dataclass
@@ -395,11 +396,14 @@ class Session:
             got = self.recording(name)
             if isinstance(got, NotAssessed):
                 return mk("not_assessed", str(got))
-            if isinstance(got, ScenarioFailed) and getattr(got, "detail", None):
-                return mk("error", f"suite fault in scenario {name} (not the server's): {got}",
-                          self._evidence([got.recording] if got.recording else []))
             if isinstance(got, ScenarioFailed):
-                return mk("failed", str(got), self._evidence([got.recording] if got.recording else []))
+                partial = [got.recording] if got.recording else []
+                # the exchange a scenario could not continue from is the last one it recorded
+                stopped = partial[0].exchanges[-1:] if partial else []
+                if getattr(got, "detail", None):
+                    return mk("error", f"suite fault in scenario {name} (not the server's): {got}",
+                              self._evidence(partial, stopped))
+                return mk("failed", str(got), self._evidence(partial, stopped))
             if isinstance(got, BaseException):
                 return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
             recs.append(got)
@@ -408,26 +412,35 @@ class Session:
             return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
                                       f"answered 429 when the suite's retry budget ran out")
         try:
-            note = check.fn(*recs)
+            with judging(check.requirements):
+                note = check.fn(*recs)
         except NotAssessed as exc:
             return mk("not_assessed", str(exc))
         except Observation as exc:
-            return mk("info", str(exc), self._evidence(recs))
+            return mk("info", str(exc), self._evidence(recs, getattr(exc, "exchanges", ())))
+        except Blocked as exc:
+            if exc.root in check.requirements:
+                return mk("failed", str(exc), self._evidence(recs, exc.exchanges))
+            result = mk("blocked", str(exc), self._evidence(recs, exc.exchanges))
+            result.blocked_by = exc.root
+            return result
         except AssertionError as exc:
-            return mk("failed", str(exc) or f"{check.id} failed", self._evidence(recs))
+            message = str(exc) or f"{check.id} failed"
+            return mk("failed", message, self._evidence(recs, getattr(exc, "exchanges", ()) or named_in(message, recs)))
         except Exception as exc:  # a check that crashes is the suite's fault, never the server's
             return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
                       self._evidence(recs))
         return mk("passed", note if isinstance(note, str) else "")
 
-    def _evidence(self, recs: list[Recording]) -> list[dict[str, Any]]:
-        out = []
-        for rec in recs:
-            for ex in rec.exchanges[:EVIDENCE_EXCHANGES]:
-                out.append({"scenario": rec.scenario, "label": ex.label,
-                            "transcript": self.redactor.redact(transcript(ex, EVIDENCE_CHARS)),
-                            "curl": repro.curl(ex)})
-        return out
+    def _evidence(self, recs: list[Recording], named: Iterable[Exchange] = ()) -> list[dict[str, Any]]:
+        """The exchanges that broke the rule (`named`), marked `broke`; when a check named none, the first
+        exchanges of its recordings, unmarked."""
+        scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
+        named = list(named)[:EVIDENCE_EXCHANGES]
+        shown = named or [ex for rec in recs for ex in rec.exchanges[:EVIDENCE_EXCHANGES]]
+        return [{"scenario": scenario_of.get(id(ex), ""), "label": ex.label, "broke": bool(named),
+                 "transcript": self.redactor.redact(transcript(ex, EVIDENCE_CHARS)), "curl": repro.curl(ex)}
+                for ex in shown]
 
     def stats(self) -> dict[str, Any]:
         total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
@@ -441,6 +454,14 @@ class Session:
 def _refusal_code(ex: Exchange) -> str:
     err = error_of(ex)
     return str(err.get("code", "")) if err else ""
+
+
+def named_in(message: str, recs: list[Recording]) -> list[Exchange]:
+    """The exchange a plain AssertionError's message starts with (its step label), if any: a check that did not
+    name its exchange by a Deviation still gets its evidence right when it followed the message convention."""
+    found = [ex for rec in recs for ex in rec.exchanges
+             if ex.label and (message.startswith(f"{ex.label}:") or message.startswith(f"{ex.label} "))]
+    return [max(found, key=lambda ex: len(ex.label))] if found else []
 
 
 def rate_limited_exchange(recs: list[Recording]) -> Exchange | None:

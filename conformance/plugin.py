@@ -419,13 +419,15 @@ def judge(run: Certification, check_id: str, item_properties: list) -> None:
     reqs = catalog.load()
     levels = sorted({reqs[r].level for r in check.requirements}, key=LEVEL_RANK.get)
     item_properties += [("requirements", ",".join(check.requirements)), ("levels", ",".join(levels))]
-    if run.error and not run.session:
-        item_properties.append(("status", "error"))
-        pytest.fail(run.error, pytrace=False)
+    if run.error:   # the run stopped before judging: its reason is reported once, not once per check
+        item_properties.append(("status", "not_assessed"))
+        pytest.skip(report.NOT_JUDGED)
     result = run.session.assess(check)
     item_properties.append(("status", result.status))
     if result.status == "not_assessed":
         pytest.skip(f"not assessed: {result.message}")
+    if result.status == "blocked":
+        pytest.skip(f"blocked by {result.blocked_by}: {result.message}")
     if result.status in ("failed", "error"):
         text = _failure_text(result, levels)
         if all(r in run.baseline.known for r in check.requirements):

@@ -6,6 +6,7 @@ passed; partly assessed is not assessed; a suite fault is `error`, never `failed
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,8 @@ from conformance import __version__, catalog, registry
 from conformance.engine import CheckResult
 
 FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
+UNCOVERED = "uncovered: no check covers this requirement"
+NOT_JUDGED = "not judged: the run stopped before judging (see verdict_reason)"
 EXIT = {"conformant": 0, "conformant-partial": 0, "non-conformant": 1, "error": 2}
 
 
@@ -46,14 +49,16 @@ def _status_of(level: str, got: list[CheckResult], unrun: list[str]) -> tuple[st
 
     Failed if any check failed; error if a check met a suite fault; passed only if every primary check
     passed (supplementary checks, over all traffic or generated inputs, fail a requirement but never pass
-    it alone). Partly assessed is not assessed, saying what was seen. Info never satisfies a MUST."""
-    by = {s: [r for r in got if r.status == s] for s in ("failed", "error", "passed", "info", "not_assessed")}
+    it alone). Partly assessed is not assessed, saying what was seen; so is a check blocked by the failure of
+    a more basic requirement. Info never satisfies a MUST."""
+    by = {s: [r for r in got if r.status == s] for s in ("failed", "error", "passed", "info", "not_assessed", "blocked")}
     if by["failed"]:
         return FAIL_AS[level], _lines(by["failed"])
     if by["error"]:
         return "error", _lines(by["error"])
     primary = lambda rs: [r for r in rs if not r.supplementary]
-    missing = [*(f"{r.check}: {r.message}" for r in primary(by["not_assessed"])), *unrun]
+    missing = [*(f"{r.check}: blocked by {r.blocked_by}: {r.message}" for r in by["blocked"]),
+               *(f"{r.check}: {r.message}" for r in primary(by["not_assessed"])), *unrun]
     if level == "MUST":
         missing += [f"{r.check}: only observed, which never satisfies a MUST ({r.message})" for r in by["info"]]
     passed = primary(by["passed"])
@@ -73,8 +78,31 @@ def _is_supplementary(check_id: str) -> bool:
     return bool(c and c.supplementary)
 
 
+def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
+    """A check is blocked by a requirement only when that requirement failed in this run (a MUST failed, or
+    is itself blocked by one that did); otherwise nothing else reports the deviation, so the check fails."""
+    reqs = catalog.load()
+    failed = {rid for r in results if r.status == "failed" for rid in r.requirements
+              if rid in reqs and reqs[rid].level == "MUST"}
+    blocked_by = {}
+    for r in results:
+        if r.status == "blocked":
+            for rid in r.requirements:
+                blocked_by.setdefault(rid, set()).add(r.blocked_by)
+
+    def holds(root: str, seen: frozenset[str] = frozenset()) -> bool:
+        return root in failed or (root not in seen and any(holds(up, seen | {root}) for up in blocked_by.get(root, ())))
+
+    return [r if r.status != "blocked" or holds(r.blocked_by) else
+            dataclasses.replace(r, status="failed", blocked_by=None,
+                                message=f"{r.message} (this exchange breaks {r.blocked_by}, which is not failed in "
+                                        f"this run, so the failure is reported here)")
+            for r in results]
+
+
 def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[str]],
                      not_run: dict[str, str], baseline: Baseline = Baseline()) -> list[dict[str, Any]]:
+    results = resolve_blocked(list(results))
     by_req: dict[str, list[CheckResult]] = {}
     for r in results:
         for rid in r.requirements:
@@ -88,19 +116,30 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
         row = {"id": rid, "level": req.level, "section": req.section, "checks": checks,
                "quote": req.quote}
         if not checks:
-            row.update(status="not_assessed", message="uncovered: no check covers this requirement")
+            row.update(status="not_assessed", message=UNCOVERED)
         else:
             judged = {r.check for r in got}
             unrun = [f"{c}: {not_run.get(c, 'not run')}" for c in checks
                      if c not in judged and not _is_supplementary(c)]
             status, message = _status_of(req.level, got, unrun)
             row.update(status=status, message=message or "")
-            evidence = [e for r in got if r.status in ("failed", "error", "info") for e in r.evidence]
+            roots = sorted({r.blocked_by for r in got if r.status == "blocked"})
+            if roots and status == "not_assessed":
+                row["blocked_by"] = roots
+            evidence = [e for r in got if r.status in ("failed", "error", "info", "blocked") for e in r.evidence]
+            evidence.sort(key=lambda e: not e.get("broke"))   # the exchanges that broke a rule first
             if status != "passed" and evidence:
                 row["evidence"] = evidence
         if rid in baseline.known:
             row["baselined"] = True
         rows.append(row)
+    blocks: dict[str, list[str]] = {}
+    for row in rows:
+        for root in row.get("blocked_by", ()):
+            blocks.setdefault(root, []).append(row["id"])
+    for row in rows:
+        if row["id"] in blocks:
+            row["blocks"] = blocks[row["id"]]
     return rows
 
 
@@ -155,6 +194,11 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
           options: dict[str, Any]) -> dict[str, Any]:
     rows = requirement_rows(results, coverage, not_run, baseline)
     ran = sum(1 for r in results if r.status in ("passed", "failed", "info"))
+    if error and not ran:   # the run stopped before judging: its reason is stated once, in verdict_reason
+        for row in rows:
+            if row["message"] != UNCOVERED:
+                row.update(status="not_assessed", message=NOT_JUDGED)
+                row.pop("evidence", None)
     v, why = verdict(rows, ran=ran, error=error)
     counts: dict[str, int] = {}
     for r in rows:
@@ -176,8 +220,9 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         "unspecified": [{"id": q.id, "quote": q.quote, "supply": q.supply, "section": q.section}
                         for q in catalog.load().values() if not q.testable],
         "checks": [{"id": r.check, "requirements": list(r.requirements), "status": r.status,
-                    "message": r.message, "duration": round(r.duration, 3), "evidence": r.evidence}
-                   for r in results],
+                    "message": r.message, "duration": round(r.duration, 3), "evidence": r.evidence,
+                    **({"blocked_by": r.blocked_by} if r.blocked_by else {})}
+                   for r in resolve_blocked(results)],
     }
 
 

@@ -109,10 +109,21 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def primary_evidence(row: dict[str, Any]) -> dict[str, Any]:
-    """The exchange to show first: one built for the requirement by hand over a generated (fuzz) one."""
+    """The exchange to show first: one a check named as breaking the rule, and among those (or when none was
+    named) one built for the requirement by hand over a generated (fuzz) one."""
     evidence = [ev for ev in row.get("evidence") or () if isinstance(ev, dict)]
+    evidence = [ev for ev in evidence if ev.get("broke")] or evidence
     handmade = [ev for ev in evidence if not str(ev.get("scenario", "")).startswith("fuzz.")]
     return (handmade or evidence or [{}])[0]
+
+
+def judged_nothing(report: dict[str, Any]) -> bool:
+    """The run stopped before judging (unreachable, key refused, agent unknown): its reason is the verdict's."""
+    return report.get("verdict") == "error" and not report.get("checks") and bool(report.get("requirements"))
+
+
+def blocked_line(row: dict[str, Any]) -> str:
+    return f"blocked by {', '.join(row['blocked_by'])} (not assessed: that failure keeps it from being read)"
 
 
 def curl_of(row: dict[str, Any]) -> str | None:

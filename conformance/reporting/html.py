@@ -11,8 +11,9 @@ from datetime import datetime, timezone
 from html import escape
 from typing import Any
 
-from conformance.reporting import (PROTOCOL_TITLE, STATUS_COLOUR, STATUS_LABEL, VERDICT_COLOUR, cost_text, counts,
-                                   counts_text, curl_of, grouped, primary_evidence, seed_of, target_label, title)
+from conformance.reporting import (PROTOCOL_TITLE, STATUS_COLOUR, STATUS_LABEL, VERDICT_COLOUR, blocked_line,
+                                   cost_text, counts, counts_text, curl_of, grouped, judged_nothing, primary_evidence,
+                                   seed_of, target_label, title)
 
 CSS = """
 #environment-header, #environment, body > p:first-of-type, .summary__data > h2, .summary__reload,
@@ -62,8 +63,9 @@ def page(report: dict[str, Any], now: datetime | None = None) -> str:
     if problems:
         parts.append(f"<h2>Failures and warnings ({len(problems)})</h2>")
         parts += [requirement(r, open_=True) for r in problems]
-    parts.append("<h2>Requirements by protocol and section</h2>")
-    parts += [protocol_block(proto, sections) for proto, sections in grouped(report)]
+    if not judged_nothing(report):   # a run that stopped before judging says why once, in the banner
+        parts.append("<h2>Requirements by protocol and section</h2>")
+        parts += [protocol_block(proto, sections) for proto, sections in grouped(report)]
     unspecified = report.get("unspecified") or []
     if unspecified:
         parts.append(f"<details class='protocol'><summary>Not specified by the spec ({len(unspecified)}): "
@@ -143,6 +145,12 @@ def requirement(row: dict[str, Any], open_: bool = False) -> str:
     if status in ("failed", "warning", "error", "info"):
         body.append(f"<dt>expected</dt><dd>{escape(row.get('expect', ''))}</dd>")
         body.append(f"<dt>got</dt><dd>{_long_text(row.get('message', ''))}</dd>")
+        if row.get("blocks"):
+            links = ", ".join(f"<a href='#req-{escape(b)}'>{escape(b)}</a>" for b in row["blocks"])
+            body.append(f"<dt>blocks</dt><dd>{links} (not assessed: they cannot be read on what broke this "
+                        f"one)</dd>")
+    elif status == "not_assessed" and row.get("blocked_by"):
+        body.append(f"<dt>not assessed</dt><dd>{escape(blocked_line(row))}: {_long_text(row.get('message', ''))}</dd>")
     elif status == "not_assessed":
         body.append(f"<dt>not assessed</dt><dd>{escape(row.get('message', ''))}</dd>")
     elif row.get("message"):
@@ -153,8 +161,9 @@ def requirement(row: dict[str, Any], open_: bool = False) -> str:
         body.append(f"<div><b>Reproduce</b></div><pre class='curl'>{escape(curl)}</pre>")
     evidence = sorted(row.get("evidence") or [], key=lambda ev: ev is not primary_evidence(row))
     for n, ev in enumerate(evidence):
+        broke = " (broke the rule)" if ev.get("broke") else ""
         body.append(f"<details class='transcript'{' open' if open_ and n == 0 else ''}><summary>transcript: "
-                    f"{escape(str(ev.get('scenario')))} / {escape(str(ev.get('label')))}</summary>"
+                    f"{escape(str(ev.get('scenario')))} / {escape(str(ev.get('label')))}{broke}</summary>"
                     f"<pre>{escape(ev.get('transcript', ''))}</pre></details>")
     anchor = "" if open_ else f" id='req-{escape(row['id'])}'"
     return (f"<details class='req status-{escape(status)}'{anchor}{' open' if open_ else ''}><summary>{head}</summary>{''.join(body)}</details>")

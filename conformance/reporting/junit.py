@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance.reporting import curl_of, decorate, title
+from conformance.reporting import blocked_line, curl_of, decorate, judged_nothing, title
 from conformance.vocab.text import truncate
 
 
@@ -42,6 +42,8 @@ def case_name(row: dict[str, Any]) -> str:
 def _detail(row: dict[str, Any]) -> str:
     lines = [f"{row['id']} ({row['level']}) {row.get('section', '')}", f"spec: {row.get('quote', '')}",
              f"expected: {row.get('expect', '')}", f"got: {row.get('message', '')}"]
+    if row.get("blocks"):
+        lines.append(f"blocks: {', '.join(row['blocks'])} (not assessed: they cannot be read on what broke this one)")
     curl = curl_of(row)
     if curl:
         lines.append(f"reproduce: {curl}")
@@ -75,7 +77,7 @@ def build(report: dict[str, Any]) -> ET.Element:
             report.get("verdict_reason", "")
         n["tests"] += 1
         n["errors"] += 1
-    for row in report.get("requirements", []):
+    for row in [] if judged_nothing(report) else report.get("requirements", []):
         n["tests"] += 1
         case = ET.SubElement(suite, "testcase", classname=classname(row), name=case_name(row), time="0")
         cprops = ET.SubElement(case, "properties")
@@ -98,6 +100,10 @@ def build(report: dict[str, Any]) -> ET.Element:
         elif status == "warning":
             ET.SubElement(case, "skipped", message=_headline(f"warning: {row['id']} SHOULD: {row.get('message', '')}"))
             ET.SubElement(case, "system-err").text = _detail(row)
+            n["skipped"] += 1
+        elif status == "not_assessed" and row.get("blocked_by"):
+            ET.SubElement(case, "skipped", message=_headline(blocked_line(row)))
+            ET.SubElement(case, "system-out").text = row.get("message", "")
             n["skipped"] += 1
         elif status == "not_assessed":
             ET.SubElement(case, "skipped", message=_headline(f"not assessed: {row.get('message', '')}"))

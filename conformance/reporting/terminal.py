@@ -18,8 +18,8 @@ from typing import IO, Any
 import pytest
 
 from conformance import __version__, catalog, registry
-from conformance.reporting import (PROTOCOL_TITLE, cost_text, counts_text, curl_of, failures, grouped,
-                                   primary_evidence, protocol_of, seed_of, target_label, title)
+from conformance.reporting import (PROTOCOL_TITLE, blocked_line, cost_text, counts_text, curl_of, failures, grouped,
+                                   judged_nothing, primary_evidence, protocol_of, seed_of, target_label, title)
 
 MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
 MARKS_ASCII = {"passed": "+", "failed": "x", "warning": "!", "not_assessed": "-", "info": "i", "error": "E"}
@@ -89,7 +89,9 @@ def requirement_lines(report: dict[str, Any], style: Style) -> list[str]:
                 mark = style.paint(style.mark(row["status"]), row["status"])
                 head = f"{row['id']:<15} {row['level']:<6} "
                 tail = title(row.get("quote", ""), 12)
-                if row["status"] == "not_assessed" and row.get("message"):
+                if row.get("blocked_by"):
+                    tail = blocked_line(row)
+                elif row["status"] == "not_assessed" and row.get("message"):
                     tail = f"not assessed: {row['message']}"
                 elif row.get("baselined") and row["status"] in ("failed", "warning"):
                     tail = f"baselined: {tail}"
@@ -111,6 +113,9 @@ def failure_lines(report: dict[str, Any], style: Style) -> list[str]:
         lines += wrap("spec", f"\u201c{row.get('quote', '')}\u201d" if style.unicode else f'"{row.get("quote", "")}"', 3)
         lines += wrap("expected", row.get("expect", ""))
         lines += wrap("got", row.get("message", ""))
+        if row.get("blocks"):
+            lines += wrap("blocks", f"{', '.join(row['blocks'])} (not assessed: they cannot be read on what broke "
+                                    f"this one)")
         ev = primary_evidence(row)
         if ev.get("scenario"):
             lines.append(f"  evidence: {ev['scenario']} / {ev.get('label', '')} (transcript in report.html)")
@@ -134,7 +139,8 @@ def verdict_line(report: dict[str, Any], style: Style) -> str:
     paths = report.get("reports") or {}
     shown = " ".join(paths[k] for k in ("report.json", "report.html", "junit.xml") if k in paths)
     mark = style.mark(VERDICT_STATUS.get(verdict, "error"))
-    line = style.text(f"{mark} {verdict.upper()} · {counts_text(report)} · {cost_text(report)}"
+    judged = "nothing judged" if judged_nothing(report) else counts_text(report)
+    line = style.text(f"{mark} {verdict.upper()} · {judged} · {cost_text(report)}"
                       + (f" · reports: {shown}" if shown else ""))
     return style.paint(line, verdict if verdict in ANSI else "error")
 
@@ -144,6 +150,9 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     style = style or Style(colour=False)
     if quiet:
         return [verdict_line(report, style)]
+    if judged_nothing(report):   # the reason once, then the verdict
+        return target_lines(report, style) + [""] + _wrapped("why", report.get("verdict_reason", ""), style, 4) \
+            + [verdict_line(report, style)]
     lines = target_lines(report, style) + requirement_lines(report, style) + failure_lines(report, style)
     base = report.get("baseline") or {}
     if base.get("stale"):
@@ -208,7 +217,8 @@ class Terminal:
         return True
 
     def pytest_runtest_logreport(self, report) -> None:
-        if self.quiet or self.verbose or not self.totals:
+        if self.quiet or self.verbose or not self.totals or getattr(self.config, "_conformance_run", None) is None \
+                or self.config._conformance_run.error:   # a run that stopped before judging judges nothing
             return
         if report.when != "call" and not (report.when == "setup" and report.outcome != "passed"):
             return

@@ -7,7 +7,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, judge_all, precondition
 from conformance.registry import Step, rule
 from conformance.vocab import is_json_media_type
 from conformance.vocab.constants import RUNS
@@ -38,10 +38,17 @@ def what(ex: Exchange) -> str:
 
 
 def result_of(ex: Exchange) -> dict[str, Any]:
-    """The invoke result of a non-streaming exchange; AssertionError unless 200 with a JSON object."""
-    assert ex.status == 200, f"{ex.label}: expected 200 with the invoke result, got {what(ex)}"
-    body = ex.json()
-    assert isinstance(body, dict), f"{ex.label}: the invoke result is not a JSON object: {truncate(json.dumps(body), 200, count=True)}"
+    """The invoke result of a non-streaming exchange. Unless it is 200 with a JSON object, the exchange broke
+    INV-RES-001, and nothing else of the result can be read on it."""
+    if ex.status != 200:
+        raise precondition("INV-RES-001", ex, f"expected 200 with the invoke result, got {what(ex)}")
+    try:
+        body = ex.json()
+    except AssertionError as exc:
+        raise precondition("INV-RES-001", ex, str(exc)) from None
+    if not isinstance(body, dict):
+        raise precondition("INV-RES-001", ex, f"the invoke result is not a JSON object: "
+                                              f"{truncate(json.dumps(body), 200, count=True)}")
     return body
 
 
@@ -83,22 +90,10 @@ def joined(problems: list[str]) -> str:
     return "; ".join(problems[:MAX_LISTED]) + more
 
 
-def judge_each(items: Iterable[Any], rule: Callable[[Any], None]) -> None:
-    """Applies `rule` to every item; one AssertionError listing every failure. Items the rule cannot judge
-    (NotAssessed) are left out; when none could be judged, the check is not assessed, never passed."""
-    problems, unjudged, judged = [], [], 0
-    for item in items:
-        try:
-            rule(item)
-            judged += 1
-        except NotAssessed as exc:
-            unjudged.append(str(exc))
-        except AssertionError as exc:
-            problems.append(str(exc))
-            judged += 1
-    assert not problems, joined(problems)
-    if not judged:
-        raise NotAssessed("; ".join(dict.fromkeys(unjudged)) or "nothing to judge")
+def judge_each(items: Iterable[Any], rule: Callable[[Any], None]) -> str | None:
+    """`outcomes.judge_all` over items that are exchanges or tuples holding one."""
+    return judge_all(items, rule, exchange=lambda item: next((x for x in item if isinstance(x, Exchange)), None)
+                     if isinstance(item, tuple) else item)
 
 
 def scenario_of(rec: Recording, name: str) -> dict[str, Any]:

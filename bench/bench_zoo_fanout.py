@@ -1,0 +1,87 @@
+"""One fault, one failure: certify every broken server of the zoo with a full default run.
+
+    python bench/bench_zoo_fanout.py [--jobs 3] [--only PATTERN] [--out reports/bench-zoo-fanout.json]
+
+For each single-fault server: the requirements that failed (MUST) or warned, those blocked and by which root,
+whether the broken requirement itself was caught, and for each failed MUST whether its first evidence is the
+exchange its message names (the message starts with that step's label). Prints one line per server and the
+distribution of failed requirements per server.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import fnmatch
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def names_its_evidence(row: dict) -> bool:
+    """The first evidence is an exchange a check named as breaking the rule, and the message (`<check>: <label>: …`)
+    starts with that exchange's label."""
+    ev = (row.get("evidence") or [{}])[0]
+    first = (row.get("message") or "").split(": ", 1)[-1]
+    return bool(ev.get("broke")) and first.startswith(f"{ev.get('label')}:")
+
+
+def caught(row: dict, rows: dict) -> bool:
+    """Failed on its level, or blocked by a requirement that failed in the run."""
+    return row.get("status") in ("failed", "warning", "info") or any(
+        rows.get(root, {}).get("status") == "failed" for root in row.get("blocked_by", ()))
+
+
+def one(name: str) -> dict:
+    from conformance.api import certify
+    from conformance.server import ReferenceServer
+    from conformance.target import from_server_facts
+    from tests.selftest.zoo import load_zoo
+
+    b = load_zoo()[name]
+    t0 = time.monotonic()
+    with ReferenceServer(b.server_config()) as srv:
+        rep = certify(from_server_facts(srv.facts))
+    rows = {r["id"]: r for r in rep["requirements"]}
+    failed = [r for r in rep["requirements"] if r["status"] == "failed"]
+    named_first = sum(1 for r in failed if names_its_evidence(r))
+    return {"name": name, "breaks": b.breaks, "verdict": rep["verdict"], "seconds": round(time.monotonic() - t0, 1),
+            "caught": caught(rows.get(b.breaks, {}), rows),
+            "failed": [r["id"] for r in failed],
+            "warned": [r["id"] for r in rep["requirements"] if r["status"] == "warning"],
+            "errors": [r["id"] for r in rep["requirements"] if r["status"] == "error"],
+            "blocked": {r["id"]: r["blocked_by"] for r in rep["requirements"] if r.get("blocked_by")},
+            "named_first": named_first}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--jobs", type=int, default=3)
+    p.add_argument("--only", default="*")
+    p.add_argument("--out", default="reports/bench-zoo-fanout.json")
+    args = p.parse_args()
+    from tests.selftest.zoo import load_zoo
+    names = sorted(n for n in load_zoo() if fnmatch.fnmatch(n, args.only))
+    rows = []
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        for row in pool.imap_unordered(one, names):
+            rows.append(row)
+            print(f"{row['name']:<58} {'caught' if row['caught'] else 'MISSED':<7} failed {len(row['failed']):>2} "
+                  f"(first evidence named: {row['named_first']}/{len(row['failed'])}) blocked {len(row['blocked']):>2} "
+                  f"{row['seconds']:>5} s  {','.join(row['failed'])[:120]}", flush=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(sorted(rows, key=lambda r: r["name"]), indent=1))
+    dist = collections.Counter(len(r["failed"]) for r in rows)
+    total = sum(len(r["failed"]) for r in rows)
+    named = sum(r["named_first"] for r in rows)
+    print(f"\n{len(rows)} servers; caught {sum(r['caught'] for r in rows)}; failed MUSTs per server: "
+          f"{dict(sorted(dist.items()))}; more than 3: {sum(1 for r in rows if len(r['failed']) > 3)}; "
+          f"first evidence is the named exchange: {named}/{total}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -31,6 +31,12 @@ from conformance.wire.redact import Redactor
 from conformance.vocab import protocols as vocab_protocols
 from conformance.vocab.values import error_of
 
+PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
+PREFLIGHT_METADATA = "preflight"
+PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
+#: the requirement an operation not served at its path breaks (the plain call answered 404 or 405 there while
+#: another operation accepted the same key and agent): every other check over that protocol is blocked by it
+SERVED_AT_PATH = "GEN-BASE-003"
 EVIDENCE_EXCHANGES = 4
 EVIDENCE_CHARS = 3000
 CLIENT_GRACE = 1.0     # the clients' own run deadline, after the scenarios' (a backstop if a cancel is not delivered)
@@ -186,6 +192,7 @@ class Session:
         self._futures: dict[str, Future] = {}
         self._lanes: list[Lane] = []
         self.preflight_error: str | None = None
+        self.preflight = Recording(PREFLIGHT, target)
         self.started_at = time.monotonic()
         #: nothing is recorded after this (time.monotonic()); every lane's client enforces it too
         self.run_deadline = self.started_at + t.run
@@ -253,33 +260,34 @@ class Session:
     async def _preflight(self, client: Client) -> str | None:
         """Preconditions every scenario relies on. When one fails the verdict is `error` with one sentence
         naming it, not a wall of MUST failures: the target answers (over TLS), the API key is accepted on a
-        plain call and the agent exists."""
+        plain call and the agent exists. The exchanges are kept (`self.preflight`): they are evidence too."""
         quick = Limits(connect=self.limits.connect, headers=self.limits.headers, idle=self.limits.idle,
                        total=self.limits.connect + self.limits.headers)
         path = f"/.well-known/oauth-protected-resource/v1/agents/{self.target.agent_id or 'agt_preflight'}/mcp"
-        ex = await client.send("GET", path, label="preflight", limits=quick)
+        ex = await client.send("GET", path, label=PREFLIGHT_METADATA, limits=quick)
+        self.preflight.exchanges.append(ex)
         if ex.status is None:
             return f"target unreachable at {self.target.base_url}: {ex.error}"
         return await self._credential_precondition(client, quick, agent_known=ex.status == 200)
 
     async def _credential_precondition(self, client: Client, limits: Limits, *, agent_known: bool) -> str | None:
-        """A plain call with the API key on each selected protocol until one accepts it: 401 everywhere means
-        the key was refused, 404 everywhere (and no sign-in metadata either) that the agent is unknown. A key
-        refused on one protocol and accepted on another, or an agent whose metadata answers but whose
-        operations do not, is the server's deviation, left to the checks."""
+        """A plain call with the API key on each selected protocol: 401 everywhere means the key was refused,
+        404 everywhere (and no sign-in metadata either) that the agent is unknown. A key refused on one protocol
+        and accepted on another, or an operation not served at its path, is the server's deviation, left to the
+        checks (`unserved`)."""
         t = self.target
         if not (t.api_key and t.agent_id):
             return None
         answers = []
-        for protocol in ("invoke", "mcp"):
+        for protocol in PLAIN_CALL_PROTOCOLS:
             if not self._selected(protocol):
                 continue
             ex = await client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=f"preflight-{protocol}",
                                    limits=limits, **self._plain_call(protocol))
-            if ex.status not in (401, 404):
-                return None
+            ex.credential = "api_key"
+            self.preflight.exchanges.append(ex)
             answers.append(ex)
-        if not answers:
+        if not answers or any(ex.status not in (401, 404) for ex in answers):
             return None
         where = "; ".join(f"POST {urlsplit(ex.url).path} answered {ex.status} {_refusal_code(ex)}".rstrip()
                           for ex in answers)
@@ -293,13 +301,16 @@ class Session:
         return any(protocol in SCENARIOS[s].protocols for c in self.checks for s in c.scenarios)
 
     def _plain_call(self, protocol: str) -> dict[str, Any]:
-        """The simplest accepted request of a protocol: an invoke of the plain prompt, or MCP `tools/list`."""
+        """The simplest accepted request of a protocol: the plain prompt over invoke and AG-UI, MCP `tools/list`."""
         t = self.target
         auth = {"Authorization": f"Bearer {t.api_key}"}
+        prompt = (t.profile.scenario("plain_reply") or {}).get("prompt", "say conformance")
         if protocol == "invoke":
-            prompt = (t.profile.scenario("plain_reply") or {}).get("prompt", "say conformance")
             return {"headers": {**auth, "Accept": "application/json"},
                     "json": {"prompt": prompt, "sessionId": f"conf-{t.run_tag}-preflight"}}
+        if protocol == "agui":
+            return {"headers": {**auth, "Accept": "text/event-stream"}, "sse": True,
+                    "json": vocab_protocols.agui_input(prompt, thread=f"conf-{t.run_tag}-preflight-agui")}
         return {"headers": {**auth, **vocab_protocols.mcp_headers("tools/list")},
                 "json": vocab_protocols.mcp_request("tools/list")}
 
@@ -407,6 +418,13 @@ class Session:
             if isinstance(got, BaseException):
                 return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
             recs.append(got)
+        gate = unserved(self.preflight, check)
+        if gate is not None:
+            result = mk("blocked", f"{gate.label}: the plain call of this protocol answered {gate.status} at "
+                                   f"{urlsplit(gate.url).path} while another operation accepted the same key and "
+                                   f"agent", self._evidence([self.preflight], [gate]))
+            result.blocked_by = SERVED_AT_PATH
+            return result
         limited = rate_limited_exchange(recs)
         if limited is not None and not set(check.requirements) & rate_limit_requirements():
             return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
@@ -454,6 +472,19 @@ class Session:
 def _refusal_code(ex: Exchange) -> str:
     err = error_of(ex)
     return str(err.get("code", "")) if err else ""
+
+
+def unserved(preflight: Recording, check: Check) -> Exchange | None:
+    """The preflight's plain call of a protocol `check` sends over, when it answered 404 or 405 while another
+    protocol's plain call was accepted (2xx): that operation is not served at its path, and nothing the check
+    reads over it can be judged. None for the checks of SERVED_AT_PATH itself."""
+    if SERVED_AT_PATH in check.requirements:
+        return None
+    calls = {ex.label.removeprefix("preflight-"): ex for ex in preflight.exchanges if ex.label.startswith("preflight-")}
+    if not any(ex.status is not None and 200 <= ex.status < 300 for ex in calls.values()):
+        return None
+    return next((ex for p in sorted(check.protocols) if (ex := calls.get(p)) is not None and ex.status in (404, 405)),
+                None)
 
 
 def named_in(message: str, recs: list[Recording]) -> list[Exchange]:

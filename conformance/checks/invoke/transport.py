@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, on
 from conformance.registry import check
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
@@ -45,4 +45,5 @@ def invoke_served_under_v1(rec: Recording) -> None:
     expected = f"/v1/agents/{rec.target.agent_id}/invoke"
     assert ex.url.split("://", 1)[-1].partition("/")[2].split("?")[0] == expected.lstrip("/"), \
         f"{ex.label}: sent to {ex.url}, expected the path {expected}"
-    result_of(ex)
+    with on(ex):
+        assert ex.status == 200, f"the plain reply at {expected} must answer 200, got {what(ex)}"

@@ -81,6 +81,7 @@ class Recording:
 class ScenarioFailed(Exception):
     """A scenario could not complete (the server answered something it could not continue from)."""
     recording: "Recording | None" = None
+    exchange: "Exchange | None" = None    # the exchange it could not continue from (default: the last recorded)
 
 
 class Context:
@@ -326,12 +327,26 @@ class Session:
         except NotAssessed as exc:
             return exc
         except asyncio.TimeoutError:
+            # The run's deadline is the suite's budget, not a rule of the spec (which shows no run time-outs): a
+            # server that broke an exchange's own limits is judged on that exchange; a scenario the budget cut off
+            # is not assessed, with what it was waiting for.
+            unanswered = [ex for ex in ctx.recording.exchanges if ex.transport_failed and ex.started_at is not None]
+            if unanswered:   # the server already broke an exchange's own limits: that exchange is the evidence
+                exc = ScenarioFailed(f"scenario {scn.name} was cut off by the run's "
+                                     f"{self.target.profile.timeouts.run:g} s deadline after {unanswered[-1].label} "
+                                     f"got no answer ({unanswered[-1].error})")
+                exc.exchange = unanswered[-1]
+                exc.recording = ctx.recording
+                return exc
             held = activity.holding()
-            exc = ScenarioFailed(f"scenario {scn.name} was cut off by the run's {self.target.profile.timeouts.run:g} s "
-                                 f"deadline (profile [timeouts] run)"
-                                 + (f"; still waiting on {held}" if held else
-                                    "; it was waiting for other scenarios to finish first" if after and not
-                                    activity.in_flight and not ctx.recording.exchanges else ""))
+            why = ("its requests were waiting for the server's rate limit" if activity.held_back else
+                   "it was still waiting for the server" if held else
+                   "it was waiting for other scenarios to finish first" if after and not ctx.recording.exchanges
+                   else "it had not started: other scenarios held every recording slot" if not ctx.recording.exchanges
+                   else "")
+            return NotAssessed(f"scenario {scn.name} was cut off by the run's {self.target.profile.timeouts.run:g} s "
+                               f"deadline (profile [timeouts] run)" + (f"; {why}" if why else "")
+                               + (f" ({held})" if held else ""))
         except ScenarioFailed as exc_:
             exc = exc_
         exc.recording = ctx.recording
@@ -409,8 +424,7 @@ class Session:
                 return mk("not_assessed", str(got))
             if isinstance(got, ScenarioFailed):
                 partial = [got.recording] if got.recording else []
-                # the exchange a scenario could not continue from is the last one it recorded
-                stopped = partial[0].exchanges[-1:] if partial else []
+                stopped = [got.exchange] if got.exchange else partial[0].exchanges[-1:] if partial else []
                 if getattr(got, "detail", None):
                     return mk("error", f"suite fault in scenario {name} (not the server's): {got}",
                               self._evidence(partial, stopped))

@@ -62,6 +62,11 @@ class Activity:
         count once)."""
         return self._waited + (time.monotonic() - self._since if self._holding else 0.0)
 
+    @property
+    def held_back(self) -> bool:
+        """A request is waiting right now for the server's rate limit (pacing or a 429's Retry-After)."""
+        return self._holding > 0
+
     def holding(self) -> str:
         """The exchanges in flight, in words."""
         return "; ".join(ex.progress() for ex in self.in_flight.values())

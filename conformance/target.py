@@ -13,23 +13,11 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-# name -> (option, environment variable); secrets are read from the environment first.
-FACTS: dict[str, tuple[str, str]] = {
-    "base_url": ("--base-url", "CONFORMANCE_BASE_URL"),
-    "agent_id": ("--agent-id", "CONFORMANCE_AGENT_ID"),
-    "api_key": ("--api-key", "CONFORMANCE_API_KEY"),
-    "access_token": ("--access-token", "CONFORMANCE_ACCESS_TOKEN"),
-    "other_agent_id": ("--other-agent-id", "CONFORMANCE_OTHER_AGENT_ID"),
-    "revoked_key": ("--revoked-key", "CONFORMANCE_REVOKED_KEY"),
-    "expired_token": ("--expired-token", "CONFORMANCE_EXPIRED_TOKEN"),
-    "undeployed_agent_id": ("--undeployed-agent-id", "CONFORMANCE_UNDEPLOYED_AGENT_ID"),
-    "agent_slug": ("--agent-slug", "CONFORMANCE_AGENT_SLUG"),
-    "auth_url": ("--auth-url", "CONFORMANCE_AUTH_URL"),
-    "extra_data_field": ("--extra-data-field", "CONFORMANCE_EXTRA_DATA_FIELD"),
-    "ca_bundle": ("--ca-bundle", "CONFORMANCE_CA_BUNDLE"),
-    "profile": ("--profile", "CONFORMANCE_PROFILE"),
-}
-SECRET_FACTS = ("api_key", "access_token", "revoked_key", "expired_token")
+from conformance import options
+
+# name -> (option, environment variable), from the one option table; secrets are read from the environment first.
+FACTS: dict[str, tuple[str, str]] = options.facts()
+SECRET_FACTS = tuple(o.name for o in options.OPTIONS if o.secret)
 
 # The conformance agent's scenarios (docs/agent.md): default prompt and reply.
 AGENT_SCENARIOS: dict[str, dict[str, Any]] = {

@@ -7,6 +7,7 @@ also comes from its environment variable; `target.FACTS` is derived from here.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import ssl
@@ -17,6 +18,7 @@ from typing import Any, Callable, Mapping
 from conformance import catalog, registry
 
 LEVELS = ("must", "should", "may")
+RANDOM_SEED = "random"
 RATE_LIMIT = re.compile(r"^\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*$")
 DEFAULT_REPORT_DIR = "reports"
 
@@ -75,6 +77,16 @@ class Option:
 
 
 # -- parsing and checking values ----------------------------------------------------------------
+def seed_value(text: str) -> int | str:
+    """--seed: an integer, or `random` for a fresh seed."""
+    if text.strip().lower() == RANDOM_SEED:
+        return RANDOM_SEED
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or {RANDOM_SEED!r}, got {text!r}") from None
+
+
 def _base_url(value: Any, where: str) -> str | None:
     if not str(value).strip():
         return (f"{where} is empty: give the server's URL (https://…), or leave it out entirely "
@@ -210,8 +222,10 @@ OPTIONS: tuple[Option, ...] = (
            "re-run the requirements that failed or warned in the last report.json in --report-dir", pytest=False),
     Option("thorough", "--thorough", "selection",
            "also run the slow checks (the ping repeating over two 15 s intervals: about 31 s)"),
-    Option("seed", "--seed", "generation", "seed for generated inputs (the report records the one used)", "N",
-           type=int),
+    Option("seed", "--seed", "generation",
+           "seed of the generated inputs: by default one fixed by the suite version, so every run sends the same "
+           "inputs; N repeats the inputs of a run that used N; 'random' explores with a fresh one (printed)",
+           "N|random", type=seed_value),
     Option("depth", "--depth", "generation", "multiplies the examples of generated-input checks (default 1)", "N",
            type=int, default=1, check=_at_least_1),
     Option("concurrency", "--concurrency", "cost", "scenarios recorded at once (default 12)", "N", type=int,

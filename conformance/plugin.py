@@ -208,6 +208,7 @@ class Certification:
             baseline=self.baseline, stats=stats, error=interrupted or self.error,
             options={"protocols": self.config.getoption("conf_protocols"), "level": self.config.getoption("conf_level"),
                      "depth": self.config.getoption("conf_depth"), "seed": self.target.seed,
+                     "seed_source": self.target.seed_source,
                      "requirements": self.config.getoption("conf_requirements"),
                      "run_tag": self.target.run_tag})
         rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),

@@ -6,6 +6,7 @@ needs a fact nobody supplied is not assessed, with the option named.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -13,11 +14,20 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from conformance import options
+from conformance import __version__, options
 
 # name -> (option, environment variable), from the one option table; secrets are read from the environment first.
 FACTS: dict[str, tuple[str, str]] = options.facts()
 SECRET_FACTS = tuple(o.name for o in options.OPTIONS if o.secret)
+
+
+def suite_seed(version: str = __version__) -> int:
+    """The seed of a run given none: fixed by the suite version, so every run of one version on every machine
+    sends the same generated inputs (a verdict never depends on the draw), and a new version draws anew."""
+    return int.from_bytes(hashlib.sha256(f"conformance {version}".encode()).digest()[:4], "big")
+
+
+DEFAULT_SEED = suite_seed()
 
 # The conformance agent's scenarios (docs/agent.md): default prompt and reply.
 AGENT_SCENARIOS: dict[str, dict[str, Any]] = {
@@ -119,14 +129,21 @@ class Target:
     profile: Profile = Profile()
     run_tag: str = field(default_factory=lambda: secrets.token_hex(4))
     depth: int = 1               # multiplies the examples of generated-input checks
-    seed: int | None = None
+    seed: int | str | None = None  # None: DEFAULT_SEED; "random": a fresh one; the int used after construction
+    seed_source: str | None = None  # how the seed was chosen: "default", "given" or "random"
     thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
     embedded: bool = False       # the target is our own reference server
     rate_limit: str | None = None  # cap on our pace, N/SECONDS as schemathesis writes it ("20/10s", "100/m")
 
     def __post_init__(self) -> None:
-        if self.seed is None:   # every run has a seed, so every run can be reproduced with --seed
-            object.__setattr__(self, "seed", secrets.randbelow(2**32))
+        if self.seed is None:
+            seed, source = DEFAULT_SEED, "default"
+        elif self.seed == options.RANDOM_SEED:   # exploring: printed and recorded, so --seed N repeats it
+            seed, source = secrets.randbelow(2**32), "random"
+        else:
+            seed, source = int(self.seed), self.seed_source or "given"
+        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "seed_source", source)
 
     @property
     def secrets(self) -> tuple[str, ...]:

@@ -233,7 +233,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("rate_limit", "--rate-limit", "cost", "send at most N requests per SECONDS seconds (e.g. 10/1)",
            "N/SECONDS", check=_rate_limit),
     Option("report_dir", "--report-dir", "reports",
-           "where report.json, report.html and junit.xml go (default reports/)", "DIR", check=_report_dir),
+           "where report.json, report.html, report.md and junit.xml go (default reports/)", "DIR", check=_report_dir),
     Option("baseline", "--baseline", "reports",
            "known failing requirement ids (one a line, or JSON): they do not fail the run", "FILE",
            check=_readable_file(_baseline)),

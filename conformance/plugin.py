@@ -23,12 +23,12 @@ from typing import Any, Callable
 import pytest
 
 from conformance import catalog, engine, options, registry, report
-from conformance.reporting import decorate, html as html_report, junit, terminal
+from conformance.reporting import decorate, html as html_report, junit, markdown, terminal
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
 LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "MAY": 2}
 SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
-REPORT_FILES = ("report.json", "report.html", "junit.xml")
+REPORT_FILES = ("report.json", "report.html", "report.md", "junit.xml")
 
 
 class ConformanceWarning(UserWarning):
@@ -219,6 +219,7 @@ class Certification:
         self.report = target_first(decorate(rep))
         report.write_json(self.report, self.report_dir, self.redact)
         junit.write(self.report, self.report_dir / "junit.xml", self.redact)
+        markdown.write(self.report, self.report_dir / "report.md", self.redact)
         return self.report
 
 

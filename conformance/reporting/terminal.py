@@ -138,7 +138,7 @@ def _wrapped(label: str, text: str, style: Style, max_lines: int) -> list[str]:
 def verdict_line(report: dict[str, Any], style: Style) -> str:
     verdict = report.get("verdict", "error")
     paths = report.get("reports") or {}
-    shown = " ".join(paths[k] for k in ("report.json", "report.html", "junit.xml") if k in paths)
+    shown = " ".join(paths[k] for k in ("report.json", "report.html", "report.md", "junit.xml") if k in paths)
     mark = style.mark(VERDICT_STATUS.get(verdict, "error"))
     judged = "nothing judged" if judged_nothing(report) else counts_text(report)
     line = style.text(f"{mark} {verdict.upper()} · {judged} · {cost_text(report)}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -274,3 +275,33 @@ def problem(get: Callable[[str], Any], environ: Mapping[str, str] | None = None)
                 "the agent that runs the conformance agent")
     return None
 
+
+
+# -- the GitHub Action (action.yml) --------------------------------------------------------------------
+def action_input(option: Option) -> str:
+    """The Action's input for an option: its flag without the dashes ('base-url')."""
+    return option.flag.removeprefix("--")
+
+
+ACTION_INPUTS: tuple[str, ...] = tuple(action_input(o) for o in OPTIONS if not o.secret)   # credentials: env only
+
+
+def action_arguments(inputs: Mapping[str, Any]) -> list[str]:
+    """`conformance run`'s arguments for the Action's inputs: an empty input is not given, a switch is 'true' or
+    'false', and the input `args` adds more arguments (shell words)."""
+    argv: list[str] = []
+    for option in OPTIONS:
+        name = action_input(option)
+        value = str(inputs.get(name) or "").strip() if name in ACTION_INPUTS else ""
+        if not value:
+            continue
+        if not option.is_switch:
+            argv += [option.flag, value]
+        elif value.lower() in ("true", "false"):
+            argv += [option.flag] if value.lower() == "true" else []
+        else:
+            raise ValueError(f"input {name}: expected true or false, got {value!r}")
+    try:
+        return argv + shlex.split(str(inputs.get("args") or ""))
+    except ValueError as exc:
+        raise ValueError(f"input args: {exc}") from None

@@ -128,6 +128,13 @@ def test_every_option_but_the_credentials_is_an_input():
     assert set(ACTION["outputs"]) >= {"verdict", "report-dir"}
 
 
+def test_docs_ci_md_uses_the_action_and_names_every_input():
+    doc = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert "uses: your-org/conformance@" in doc
+    assert not [name for name in ACTION["inputs"] if f"`{name}`" not in doc]
+    assert not [name for name in ACTION["outputs"] if f"`{name}`" not in doc]
+
+
 def test_the_reports_are_uploaded_even_when_the_run_fails():
     upload = next(s for s in ACTION["runs"]["steps"] if "upload-artifact" in s.get("uses", ""))
     assert upload["uses"].startswith("actions/upload-artifact@") and "always()" in upload["if"]

@@ -4,6 +4,8 @@ Both front ends read this table: `conformance run`'s own parser (cli.py) and the
 pytest plugin's `pytest_addoption` (plugin.py), and `problem()` checks the values
 either of them parsed. A fact of the target (base URL, agent id, credentials …)
 also comes from its environment variable; `target.FACTS` is derived from here.
+The GitHub Action (action.yml) has an input per option but the credentials, turned
+into `conformance run`'s arguments by `action_arguments()`.
 """
 from __future__ import annotations
 

@@ -17,7 +17,11 @@ import textwrap
 from pathlib import Path
 from typing import Any, Sequence
 
-from conformance import __version__
+from pluggy import HookimplMarker
+
+from conformance import __version__, options
+
+pytest_hook = HookimplMarker("pytest")   # pytest.hookimpl, without importing pytest for list/explain/--version
 
 USAGE = """usage: conformance {run,serve,list,explain} [options]
 
@@ -92,55 +96,6 @@ def _silence_stdout() -> None:
 
 
 # -- run ------------------------------------------------------------------------------------
-# (group, dest, option, metavar, help); facts take their environment variable from target.FACTS
-RUN_OPTIONS: list[tuple[str, str, str, str | None, str]] = [
-    ("target", "base_url", "--base-url", "URL", "the server under test; leave it out entirely to certify the "
-                                                 "embedded reference server (an empty value is an error)"),
-    ("target", "agent_id", "--agent-id", "ID", "the agent that runs the conformance agent (agt_…)"),
-    ("target", "other_agent_id", "--other-agent-id", "ID", "another deployed agent of the same organization"),
-    ("target", "undeployed_agent_id", "--undeployed-agent-id", "ID",
-     "an agent that is deleted, suspended or never deployed"),
-    ("target", "agent_slug", "--agent-slug", "SLUG", "the agent's slug, to check the MCP tool name exactly"),
-    ("target", "auth_url", "--auth-url", "URL", "the authorization server the metadata must name"),
-    ("target", "extra_data_field", "--extra-data-field", "NAME",
-     "the name of invoke's extra data field (the spec does not name it)"),
-    ("target", "ca_bundle", "--ca-bundle", "PATH", "CA certificates (PEM) to trust for the target"),
-    ("target", "insecure", "--insecure", None, "do not verify TLS certificates"),
-    ("target", "profile", "--profile", "FILE",
-     "scenario prompts and options for an agent that is not the conformance agent"),
-    ("credentials", "api_key", "--api-key", "KEY", "a valid API key of the agent's organization"),
-    ("credentials", "access_token", "--access-token", "TOKEN", "an access token bound to --agent-id"),
-    ("credentials", "revoked_key", "--revoked-key", "KEY", "an API key that was revoked"),
-    ("credentials", "expired_token", "--expired-token", "TOKEN", "an access token that has expired"),
-    ("selection", "protocols", "--protocols", "LIST", "any of invoke,agui,mcp,metadata (default all)"),
-    ("selection", "level", "--level", "LEVEL",
-     "must, should or may: the lowest level that is checked (default may)"),
-    ("selection", "requirements", "--requirements", "ID,…",
-     "run only the scenarios and checks these requirements need; the report is about them alone"),
-    ("selection", "last_failed", "--last-failed", None,
-     "re-run the requirements that failed or warned in the last report.json in --report-dir"),
-    ("selection", "thorough", "--thorough", None,
-     "also run the slow checks (the ping repeating over two 15 s intervals: about 31 s)"),
-    ("generation", "seed", "--seed", "N", "seed for generated inputs (the report records the one used)"),
-    ("generation", "depth", "--depth", "N", "multiplies the examples of generated-input checks (default 1)"),
-    ("cost", "concurrency", "--concurrency", "N", "scenarios recorded at once (default 12)"),
-    ("cost", "rate_limit", "--rate-limit", "N/SECONDS", "send at most N requests per SECONDS seconds (e.g. 10/1)"),
-    ("reports", "report_dir", "--report-dir", "DIR", "where report.json, report.html and junit.xml go "
-                                                     "(default reports/)"),
-    ("reports", "baseline", "--baseline", "FILE",
-     "known failing requirement ids (one a line, or JSON): they do not fail the run"),
-    ("reports", "require_complete", "--require-complete", None,
-     "exit 3 when the verdict is conformant-partial (some MUST not assessed)"),
-]
-GROUP_TITLES = {
-    "target": "target (the server under test and the facts the spec does not show)",
-    "credentials": "credentials (read from the environment in preference to the command line; never printed)",
-    "selection": "selection",
-    "generation": "generation",
-    "cost": "cost",
-    "reports": "reports and exit status",
-}
-INT_OPTIONS = {"seed", "depth", "concurrency"}
 RUN_EPILOG = """\
 exit status: 0 conformant or conformant-partial, 1 non-conformant, 2 error (bad option or file,
 target unreachable, report directory not writable, nothing ran), 3 conformant-partial with
@@ -151,23 +106,13 @@ pytest's own options: after `--` (conformance run --base-url … -- -x) or --pyt
 
 
 def run_parser() -> OneLineParser:
-    from conformance.target import FACTS
-
+    """The options of conformance.options (the table the pytest plugin reads too), grouped, then run's own."""
     p = OneLineParser(prog="conformance run", allow_abbrev=False, epilog=RUN_EPILOG,
                       formatter_class=argparse.RawDescriptionHelpFormatter,
                       description="Certify a server against the Agent Invocation Service spec.")
-    groups = {g: p.add_argument_group(t) for g, t in GROUP_TITLES.items()}
-    for group, dest, opt, metavar, text in RUN_OPTIONS:
-        env = FACTS[dest][1] if dest in FACTS else None
-        help_text = text + (f" [env {env}]" if env else "")
-        if metavar is None:
-            groups[group].add_argument(opt, dest=dest, action="store_true", help=help_text)
-        elif dest == "level":
-            groups[group].add_argument(opt, dest=dest, metavar=metavar, choices=("must", "should", "may"),
-                                       default=None, help=help_text)
-        else:
-            groups[group].add_argument(opt, dest=dest, metavar=metavar, default=None,
-                                       type=int if dest in INT_OPTIONS else str, help=help_text)
+    groups = {g: p.add_argument_group(t) for g, t in options.GROUP_TITLES.items()}
+    for option in options.OPTIONS:
+        groups[option.group].add_argument(option.flag, dest=option.name, **option.argparse_kwargs())
     out = groups["reports"]
     out.add_argument("-v", "--verbose", action="count", default=0,
                      help="also show pytest's own progress and detail")
@@ -219,26 +164,27 @@ def last_failed(report_dir: str) -> list[str]:
 
 
 def pytest_args_for(opts: argparse.Namespace, extra: list[str]) -> list[str]:
+    """pytest's own arguments; the suite's options reach the plugin as values (OptionHandover), not as argv."""
     args = ["--pyargs", "conformance.test_suite", "-c", os.devnull, "--rootdir", os.getcwd(),
             "-p", "no:cacheprovider", "--assert=plain", "-W", "ignore::DeprecationWarning",
             "--tb=short" if opts.verbose else "--tb=no"]
-    args += ["-v"] * opts.verbose + ["-q"] * opts.quiet
-    for _, dest, opt, metavar, _ in RUN_OPTIONS:
-        value = getattr(opts, dest)
-        if dest == "last_failed":
-            continue
-        if metavar is None:
-            args += [opt] if value else []
-        elif value is not None:
-            args += [opt, str(value)]
-    if not opts.report_dir:
-        args += ["--report-dir", "reports"]
-    return args + extra
+    return args + ["-v"] * opts.verbose + ["-q"] * opts.quiet + extra
 
 
-class _ExitCapture:
-    """Reads the exit status the plugin chose before pytest's own codes can blur it."""
+class OptionHandover:
+    """The bridge to pytest: puts the values `run` parsed where the plugin reads them (before it configures), and
+    reads back the exit status the plugin chose before pytest's own codes can blur it."""
     code: int | None = None
+
+    def __init__(self, opts: argparse.Namespace):
+        # only what was given: an option repeated after `--` still reaches the plugin when `run` left it unset
+        self.values = {o.pytest_dest: getattr(opts, o.name) for o in options.PYTEST_OPTIONS
+                       if getattr(opts, o.name) != o.unset}
+
+    @pytest_hook(tryfirst=True)
+    def pytest_cmdline_main(self, config) -> None:
+        for dest, value in self.values.items():
+            setattr(config.option, dest, value)
 
     def pytest_unconfigure(self, config) -> None:
         self.code = getattr(config, "_conformance_exit", None)
@@ -249,7 +195,7 @@ def run(args: list[str]) -> int:
         run_parser().print_help()
         return EXIT_OK
     opts, extra = parse_run(args)
-    opts.report_dir = opts.report_dir or "reports"
+    opts.report_dir = opts.report_dir or options.DEFAULT_REPORT_DIR
     if opts.last_failed:
         ids = last_failed(opts.report_dir)
         if ids:
@@ -257,17 +203,16 @@ def run(args: list[str]) -> int:
         else:
             print(f"--last-failed: nothing failed in {Path(opts.report_dir) / 'report.json'}; running every check",
                   file=sys.stderr)
-    from conformance.plugin import option_problem
-    problem = option_problem(lambda name: getattr(opts, name, None))
+    problem = options.problem(lambda name: getattr(opts, name, None))
     if problem:
         raise UsageProblem(problem)
 
     import pytest
 
-    capture = _ExitCapture()
-    rc = int(pytest.main(pytest_args_for(opts, extra), plugins=[capture]))
-    if capture.code is not None:
-        return capture.code
+    handover = OptionHandover(opts)
+    rc = int(pytest.main(pytest_args_for(opts, extra), plugins=[handover]))
+    if handover.code is not None:
+        return handover.code
     if rc in (0, 130, 143):
         return rc
     return EXIT_ERROR    # pytest refused its own options or crashed: an error, never a verdict

@@ -1,4 +1,4 @@
-"""The pytest plugin: options, the run session, outcomes, and the three reports.
+"""The pytest plugin: options (conformance.options), the run session, outcomes, and the reports.
 
 Each check is one pytest item (conformance/test_suite.py). The session records
 every scenario the selected checks need in the background as soon as
@@ -12,9 +12,7 @@ per requirement), and report.html is pytest-html with our page on top.
 from __future__ import annotations
 
 import os
-import re
 import signal
-import ssl
 import sys
 import threading
 import time
@@ -24,13 +22,13 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance import catalog, engine, registry, report
-from conformance.reporting import decorate, html as html_report, junit, terminal
+from conformance import catalog, engine, options, registry, report
+from conformance.reporting import decorate, html as html_report, junit, markdown, terminal
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
 LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "MAY": 2}
 SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
-RATE_LIMIT = re.compile(r"^\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*$")
+REPORT_FILES = ("report.json", "report.html", "report.md", "junit.xml")
 
 
 class ConformanceWarning(UserWarning):
@@ -38,147 +36,14 @@ class ConformanceWarning(UserWarning):
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("conformance", "Agent Invocation Service conformance")
-    for fact, (opt, env) in FACTS.items():
-        g.addoption(opt, dest=f"conf_{fact}", default=None, metavar="VALUE", help=f"(env {env})")
-    g.addoption("--protocols", dest="conf_protocols", default=None,
-                help="any of invoke,agui,mcp,metadata (default all)")
-    g.addoption("--level", dest="conf_level", default="may", choices=("must", "should", "may"),
-                help="the lowest requirement level that is checked (default may)")
-    g.addoption("--requirements", dest="conf_requirements", default=None, metavar="ID,…",
-                help="run only the checks covering these requirement ids")
-    g.addoption("--report-dir", dest="conf_report_dir", default=None, help="where the reports go (default reports/)")
-    g.addoption("--baseline", dest="conf_baseline", default=None, help="file of known failing requirement ids")
-    g.addoption("--require-complete", dest="conf_require_complete", action="store_true",
-                help="exit 3 when the verdict is conformant-partial")
-    g.addoption("--insecure", dest="conf_insecure", action="store_true", help="do not verify TLS certificates")
-    g.addoption("--depth", dest="conf_depth", type=int, default=1,
-                help="multiplies the examples of generated-input checks (cost grows with it)")
-    g.addoption("--thorough", dest="conf_thorough", action="store_true",
-                help="also run the slow checks (the ping repeating over two 15 s intervals: ~31 s)")
-    g.addoption("--seed", dest="conf_seed", type=int, default=None, help="seed for generated inputs")
-    g.addoption("--concurrency", dest="conf_concurrency", type=int, default=12,
-                help="scenarios recorded at once (default 12)")
-    g.addoption("--rate-limit", dest="conf_rate_limit", default=None, metavar="N/SECONDS",
-                help="send at most N requests per SECONDS seconds")
-
-
-# -- options -------------------------------------------------------------------------
-def option_problem(get: Callable[[str], Any], environ: dict[str, str] | None = None) -> str | None:
-    """The first thing wrong with the options, as one line naming the option; None when all is well.
-
-    `get(name)` returns the value of an option by its fact/dest name (None when not given); facts
-    fall back to their environment variables as the run does."""
-    env = os.environ if environ is None else environ
-
-    def fact(name: str) -> tuple[Any, str]:
-        opt, var = FACTS[name]
-        value = get(name)
-        if value is None and var in env:
-            return env[var], f"{var}"
-        return value, opt
-
-    base_url, where = fact("base_url")
-    if base_url is not None and not str(base_url).strip():
-        return (f"{where} is empty: give the server's URL (https://…), or leave it out entirely "
-                "to certify the embedded reference server")
-    if base_url is not None and not re.match(r"^https?://[^/\s]+", str(base_url)):
-        return f"{where} {base_url!r}: not an http(s) URL; expected https://host[:port]"
-    agent_id, _ = fact("agent_id")
-    if base_url is not None and not agent_id:
-        return "--agent-id (or CONFORMANCE_AGENT_ID) is required with --base-url: the agent that runs the conformance agent"
-    for name, reader in (("ca_bundle", _read_ca_bundle), ("profile", Profile.load), ("baseline", report.Baseline.load)):
-        path, where = fact(name) if name in FACTS else (get(name), "--baseline")
-        if path in (None, ""):
-            continue
-        problem = _file_problem(path, reader)
-        if problem:
-            return f"{where} {path}: {problem}"
-    protocols = get("protocols")
-    if protocols is not None:
-        names = [p.strip() for p in str(protocols).split(",") if p.strip()]
-        unknown = [p for p in names if p not in registry.ENDPOINT_PROTOCOLS]
-        if unknown or not names:
-            return (f"--protocols: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
-                    f"choose from {','.join(registry.ENDPOINT_PROTOCOLS)} (comma-separated)")
-    level = get("level")
-    if level is not None and level not in ("must", "should", "may"):
-        return f"--level {level!r}: choose from must, should, may"
-    problem = requirements_problem(get("requirements"))
-    if problem:
-        return problem
-    rate = get("rate_limit")
-    if rate is not None:
-        m = RATE_LIMIT.match(str(rate))
-        if not m or int(m.group(1)) < 1 or float(m.group(2)) <= 0:
-            return f"--rate-limit {rate!r}: expected N/SECONDS with N ≥ 1 and SECONDS > 0, e.g. 10/1 or 600/60"
-    for name, low in (("depth", 1), ("concurrency", 1)):
-        value = get(name)
-        if value is not None and value < low:
-            return f"--{name} {value}: must be at least {low}"
-    report_dir = get("report_dir")
-    if report_dir is not None:
-        problem = _dir_problem(Path(report_dir))
-        if problem:
-            return f"--report-dir {report_dir}: {problem}"
-    return None
-
-
-def requirements_problem(ids: str | None) -> str | None:
-    if ids is None:
-        return None
-    wanted = [i.strip() for i in str(ids).split(",") if i.strip()]
-    reqs, cov = catalog.load(), registry.coverage()
-    unknown = [i for i in wanted if i not in reqs]
-    if unknown or not wanted:
-        return (f"--requirements: unknown requirement id {', '.join(unknown) or '(empty list)'}; "
-                "`conformance list` shows every id")
-    untestable = [i for i in wanted if not cov.get(i)]
-    if untestable:
-        return (f"--requirements: no check covers {', '.join(untestable)} "
-                "(UNSPECIFIED or uncovered; `conformance explain ID` says why)")
-    return None
-
-
-def _read_ca_bundle(path: str) -> None:
-    ssl.create_default_context(cafile=path)
-
-
-def _file_problem(path: str, reader: Callable[[str], Any]) -> str | None:
-    p = Path(path)
-    if not p.exists():
-        return "no such file"
-    if p.is_dir():
-        return "is a directory, expected a file"
-    if not os.access(p, os.R_OK):
-        return "not readable (permission denied)"
-    try:
-        reader(str(p))
-    except ssl.SSLError as exc:
-        return f"not a PEM file of CA certificates ({exc.reason or exc})"
-    except Exception as exc:
-        return f"cannot be read: {type(exc).__name__}: {exc}".replace("\n", " ")
-    return None
-
-
-def _dir_problem(path: Path) -> str | None:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        return f"cannot write there ({exc.strerror or exc})"
-    return None
+    """The options of conformance.options (the table `conformance run` reads too), each as `conf_<name>`."""
+    group = parser.getgroup("conformance", "Agent Invocation Service conformance")
+    for option in options.PYTEST_OPTIONS:
+        group.addoption(option.flag, dest=option.pytest_dest, **option.argparse_kwargs())
 
 
 def _config_getter(config: pytest.Config) -> Callable[[str], Any]:
-    defaults = {"level": "may", "depth": 1, "concurrency": 12}
-
-    def get(name: str) -> Any:
-        value = config.getoption(f"conf_{name}", None)
-        return None if name in defaults and value == defaults[name] else value
-    return get
+    return lambda name: config.getoption(options.BY_NAME[name].pytest_dest, None)
 
 
 def _is_conformance_run(config: pytest.Config) -> bool:
@@ -196,8 +61,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
         pytest.exit("the conformance suite records each scenario once and shares it between checks; "
                     "use --concurrency N instead of pytest-xdist's -n", returncode=2)
-    config.option.conf_report_dir = config.getoption("conf_report_dir") or "reports"
-    problem = option_problem(_config_getter(config))
+    config.option.conf_report_dir = config.getoption("conf_report_dir") or options.DEFAULT_REPORT_DIR
+    problem = options.problem(_config_getter(config))
     if problem:
         pytest.exit(problem, returncode=2)
     _stop_assertion_rewriting()
@@ -343,16 +208,18 @@ class Certification:
             baseline=self.baseline, stats=stats, error=interrupted or self.error,
             options={"protocols": self.config.getoption("conf_protocols"), "level": self.config.getoption("conf_level"),
                      "depth": self.config.getoption("conf_depth"), "seed": self.target.seed,
+                     "seed_source": self.target.seed_source,
                      "requirements": self.config.getoption("conf_requirements"),
                      "run_tag": self.target.run_tag})
         rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
                               error=interrupted or self.error)
         if interrupted:
             rep["interrupted"] = interrupted
-        rep["reports"] = {name: str(self.report_dir / name) for name in ("report.json", "report.html", "junit.xml")}
+        rep["reports"] = {name: str(self.report_dir / name) for name in REPORT_FILES}
         self.report = target_first(decorate(rep))
         report.write_json(self.report, self.report_dir, self.redact)
         junit.write(self.report, self.report_dir / "junit.xml", self.redact)
+        markdown.write(self.report, self.report_dir / "report.md", self.redact)
         return self.report
 
 

@@ -211,7 +211,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         "target": {k: target.get(k) for k in ("base_url", "agent_id", "embedded")},
         "suite": {"version": __version__},
         "seed": seed,
-        "options": {**options, "seed": seed},
+        "options": {"seed_source": target.get("seed_source"), **options, "seed": seed},
         "summary": counts,
         "cost": stats,
         "baseline": {"file": baseline.source, "known": sorted(baseline.known), "stale": stale} if baseline.source else None,

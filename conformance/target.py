@@ -6,6 +6,7 @@ needs a fact nobody supplied is not assessed, with the option named.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -13,23 +14,20 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-# name -> (option, environment variable); secrets are read from the environment first.
-FACTS: dict[str, tuple[str, str]] = {
-    "base_url": ("--base-url", "CONFORMANCE_BASE_URL"),
-    "agent_id": ("--agent-id", "CONFORMANCE_AGENT_ID"),
-    "api_key": ("--api-key", "CONFORMANCE_API_KEY"),
-    "access_token": ("--access-token", "CONFORMANCE_ACCESS_TOKEN"),
-    "other_agent_id": ("--other-agent-id", "CONFORMANCE_OTHER_AGENT_ID"),
-    "revoked_key": ("--revoked-key", "CONFORMANCE_REVOKED_KEY"),
-    "expired_token": ("--expired-token", "CONFORMANCE_EXPIRED_TOKEN"),
-    "undeployed_agent_id": ("--undeployed-agent-id", "CONFORMANCE_UNDEPLOYED_AGENT_ID"),
-    "agent_slug": ("--agent-slug", "CONFORMANCE_AGENT_SLUG"),
-    "auth_url": ("--auth-url", "CONFORMANCE_AUTH_URL"),
-    "extra_data_field": ("--extra-data-field", "CONFORMANCE_EXTRA_DATA_FIELD"),
-    "ca_bundle": ("--ca-bundle", "CONFORMANCE_CA_BUNDLE"),
-    "profile": ("--profile", "CONFORMANCE_PROFILE"),
-}
-SECRET_FACTS = ("api_key", "access_token", "revoked_key", "expired_token")
+from conformance import __version__, options
+
+# name -> (option, environment variable), from the one option table; secrets are read from the environment first.
+FACTS: dict[str, tuple[str, str]] = options.facts()
+SECRET_FACTS = tuple(o.name for o in options.OPTIONS if o.secret)
+
+
+def suite_seed(version: str = __version__) -> int:
+    """The seed of a run given none: fixed by the suite version, so every run of one version on every machine
+    sends the same generated inputs (a verdict never depends on the draw), and a new version draws anew."""
+    return int.from_bytes(hashlib.sha256(f"conformance {version}".encode()).digest()[:4], "big")
+
+
+DEFAULT_SEED = suite_seed()
 
 # The conformance agent's scenarios (docs/agent.md): default prompt and reply.
 AGENT_SCENARIOS: dict[str, dict[str, Any]] = {
@@ -131,14 +129,21 @@ class Target:
     profile: Profile = Profile()
     run_tag: str = field(default_factory=lambda: secrets.token_hex(4))
     depth: int = 1               # multiplies the examples of generated-input checks
-    seed: int | None = None
+    seed: int | str | None = None  # None: DEFAULT_SEED; "random": a fresh one; the int used after construction
+    seed_source: str | None = None  # how the seed was chosen: "default", "given" or "random"
     thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
     embedded: bool = False       # the target is our own reference server
     rate_limit: str | None = None  # cap on our pace, N/SECONDS as schemathesis writes it ("20/10s", "100/m")
 
     def __post_init__(self) -> None:
-        if self.seed is None:   # every run has a seed, so every run can be reproduced with --seed
-            object.__setattr__(self, "seed", secrets.randbelow(2**32))
+        if self.seed is None:
+            seed, source = DEFAULT_SEED, "default"
+        elif self.seed == options.RANDOM_SEED:   # exploring: printed and recorded, so --seed N repeats it
+            seed, source = secrets.randbelow(2**32), "random"
+        else:
+            seed, source = int(self.seed), self.seed_source or "given"
+        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "seed_source", source)
 
     @property
     def secrets(self) -> tuple[str, ...]:

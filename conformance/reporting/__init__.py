@@ -101,6 +101,20 @@ def seed_of(report: dict[str, Any]) -> Any:
     return (report.get("options") or {}).get("seed")
 
 
+def seed_text(report: dict[str, Any]) -> str:
+    """The seed, how it was chosen, and how to send the same generated inputs again (or others)."""
+    seed = seed_of(report)
+    if seed is None:
+        return "none"
+    source = (report.get("options") or {}).get("seed_source")
+    if source == "default":
+        version = (report.get("suite") or {}).get("version", "")
+        return (f"{seed} (no --seed: the default of suite {version}, so every run sends the same generated inputs; "
+                "--seed random explores others)")
+    how = {"given": "given", "random": "drawn at random"}.get(source)
+    return f"{seed} ({how + '; ' if how else ''}the same generated inputs again: --seed {seed})"
+
+
 def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Failed requirements first, then warnings (SHOULD), then errors, in catalog order."""
     rank = {"failed": 0, "error": 1, "warning": 2}

@@ -82,7 +82,9 @@ def banner(report: dict[str, Any], now: datetime | None = None) -> str:
     colour = VERDICT_COLOUR.get(verdict, VERDICT_COLOUR["error"])
     when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     seed = seed_of(report)
-    meta = [when, f"seed {seed}" if seed is not None else "no seed", cost_text(report),
+    source = (report.get("options") or {}).get("seed_source")
+    meta = [when, (f"seed {seed}" + (f" ({source})" if source else "")) if seed is not None else "no seed",
+            cost_text(report),
             f"suite {escape(str((report.get('suite') or {}).get('version', '')))}"]
     return (f"<div class='banner' style='background:{colour}' data-verdict='{escape(verdict)}'>"
             f"<div class='verdict'>{escape(verdict.upper())}</div>"

@@ -67,6 +67,7 @@ def build(report: dict[str, Any]) -> ET.Element:
     for name, value in (("verdict", report.get("verdict")), ("verdict_reason", report.get("verdict_reason")),
                         ("base_url", target.get("base_url")), ("agent_id", target.get("agent_id")),
                         ("embedded", target.get("embedded")), ("seed", (report.get("options") or {}).get("seed")),
+                        ("seed_source", (report.get("options") or {}).get("seed_source")),
                         ("suite_version", (report.get("suite") or {}).get("version"))):
         if value is not None:
             ET.SubElement(props, "property", name=name, value=str(value))

@@ -19,7 +19,8 @@ import pytest
 
 from conformance import __version__, catalog, registry
 from conformance.reporting import (PROTOCOL_TITLE, blocked_line, cost_text, counts_text, curl_of, failures, grouped,
-                                   judged_nothing, primary_evidence, protocol_of, seed_of, target_label, title)
+                                   judged_nothing, primary_evidence, protocol_of, seed_of, seed_text, target_label,
+                                   title)
 
 MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
 MARKS_ASCII = {"passed": "+", "failed": "x", "warning": "!", "not_assessed": "-", "info": "i", "error": "E"}
@@ -69,8 +70,8 @@ class Style:
 # -- the report as lines ------------------------------------------------------------------
 def target_lines(report: dict[str, Any], style: Style) -> list[str]:
     opts = report.get("options") or {}
-    seed = seed_of(report)
-    extra = [f"seed {seed}" if seed is not None else "seed (none)",
+    seed, source = seed_of(report), opts.get("seed_source")
+    extra = [(f"seed {seed}" + (f" ({source})" if source else "")) if seed is not None else "seed (none)",
              f"protocols {opts.get('protocols') or 'all'}", f"level {opts.get('level') or 'may'}"]
     if opts.get("requirements"):
         extra.append(f"requirements {opts['requirements']}")
@@ -137,7 +138,7 @@ def _wrapped(label: str, text: str, style: Style, max_lines: int) -> list[str]:
 def verdict_line(report: dict[str, Any], style: Style) -> str:
     verdict = report.get("verdict", "error")
     paths = report.get("reports") or {}
-    shown = " ".join(paths[k] for k in ("report.json", "report.html", "junit.xml") if k in paths)
+    shown = " ".join(paths[k] for k in ("report.json", "report.html", "report.md", "junit.xml") if k in paths)
     mark = style.mark(VERDICT_STATUS.get(verdict, "error"))
     judged = "nothing judged" if judged_nothing(report) else counts_text(report)
     line = style.text(f"{mark} {verdict.upper()} · {judged} · {cost_text(report)}"
@@ -158,9 +159,8 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     if base.get("stale"):
         lines += ["", "stale baseline entries (now passing): " + ", ".join(base["stale"])]
     lines += [""] + _wrapped("why", report.get("verdict_reason", ""), style, 2)
-    seed = seed_of(report)
-    if seed is not None:
-        lines.append(f"seed: {seed} (the same generated inputs again: --seed {seed})")
+    if seed_of(report) is not None:
+        lines.append(style.text(f"seed: {seed_text(report)}"))
     lines.append(verdict_line(report, style))
     return lines
 
@@ -202,9 +202,8 @@ class Terminal:
         if self.quiet:
             return
         self.write(("\n" if self.verbose else "") + self.style.text(f"target: {target_label(run.target.public())}"))
-        seed = run.target.seed
-        self.write(self.style.text(f"conformance {__version__} · {len(run.checks)} checks"
-                                   + (f" · seed {seed}" if seed is not None else "")))
+        self.write(self.style.text(f"conformance {__version__} · {len(run.checks)} checks · "
+                                   f"seed {run.target.seed} ({run.target.seed_source})"))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_internalerror(self, excrepr, excinfo) -> bool | None:

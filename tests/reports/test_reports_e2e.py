@@ -68,6 +68,16 @@ def test_report_json_validates_against_the_shipped_schema(passing, failing):
     assert rep["requirements"][0]["evidence"][0]["curl"].startswith("curl ")
 
 
+def test_report_md_is_written_beside_the_others(passing, failing):
+    assert (passing[0] / "report.md").read_text(encoding="utf-8").startswith("## ✅ CONFORMANT")
+    out, _, facts = failing
+    doc = (out / "report.md").read_text(encoding="utf-8")
+    assert doc.startswith("## ❌ NON-CONFORMANT") and f"#### ❌ {FAILING_MUST} · MUST · failed" in doc
+    assert "```sh\ncurl " in doc and load_json(out / "report.json")["reports"]["report.md"] == str(out / "report.md")
+    for key in ("api_key", "access_token", "revoked_key", "expired_token"):
+        assert facts[key] not in doc
+
+
 def test_junit_has_one_case_per_requirement(failing):
     root = ET.parse(failing[0] / "junit.xml").getroot()
     cases = list(root.iter("testcase"))

@@ -62,7 +62,7 @@ def _dispatch(argv: list[str]) -> int:
         print(USAGE)
         return EXIT_OK if argv else EXIT_ERROR
     if argv[0] == "--version":
-        print(__version__)
+        print(version_line())
         return EXIT_OK
     command, rest = argv[0], argv[1:]
     if command == "run":
@@ -77,6 +77,14 @@ def _dispatch(argv: list[str]) -> int:
     close = difflib.get_close_matches(command, COMMANDS, n=1)
     raise UsageProblem(f"unknown command {command!r}" + (f" (did you mean {close[0]}?)" if close else "")
                        + "; commands: run, serve, list, explain")
+
+
+def version_line() -> str:
+    """'conformance 0.1.0 (spec revision 2026-11-22, catalog sha256:…)': the identity every report carries."""
+    from conformance.report import suite_identity
+
+    suite = suite_identity()
+    return f"conformance {suite['version']} (spec revision {suite['spec_revision']}, catalog {suite['catalog_digest']})"
 
 
 def _err(line: str) -> None:
@@ -294,8 +302,9 @@ def list_catalog(args: list[str]) -> int:
     covered = sum(1 for r in testable if r["coverage"] == "covered")
     if opts.uncovered:
         rows = [r for r in rows if r["coverage"] == "uncovered"]
-    if opts.format == "json":
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    if opts.format == "json":   # the rows under the identity of the suite that lists them (as report.json names it)
+        from conformance.report import suite_identity
+        print(json.dumps({"suite": suite_identity(), "requirements": rows}, indent=2, ensure_ascii=False))
         return EXIT_OK
     if opts.uncovered and not rows:
         print(f"every testable requirement is covered by at least one check ({len(testable)} testable)")

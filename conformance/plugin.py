@@ -344,7 +344,8 @@ class Certification:
             options={"protocols": self.config.getoption("conf_protocols"), "level": self.config.getoption("conf_level"),
                      "depth": self.config.getoption("conf_depth"), "seed": self.target.seed,
                      "requirements": self.config.getoption("conf_requirements"),
-                     "run_tag": self.target.run_tag})
+                     "run_tag": self.target.run_tag},
+            started_at=report.utc_timestamp(self.session.began) if self.session else None)
         rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
                               error=interrupted or self.error)
         if interrupted:

@@ -97,6 +97,20 @@ def _bytes(n: int) -> str:
     return f"{n} B"
 
 
+def suite_text(suite: dict[str, Any], *, short: bool = True) -> str:
+    """'conformance 0.1.0 · spec 2026-11-22 · catalog sha256:0a1b2c3d4e5f': what judged the run (a short digest
+    for people; report.json, junit.xml and `conformance --version` carry the whole one)."""
+    digest = str(suite.get("catalog_digest") or "")
+    if short and digest.startswith("sha256:"):
+        digest = digest[:19]
+    parts = [f"conformance {suite.get('version', '?')}"]
+    if suite.get("spec_revision"):
+        parts.append(f"spec {suite['spec_revision']}")
+    if digest:
+        parts.append(f"catalog {digest}")
+    return " · ".join(parts)
+
+
 def seed_of(report: dict[str, Any]) -> Any:
     return (report.get("options") or {}).get("seed")
 

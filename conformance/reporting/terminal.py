@@ -17,9 +17,10 @@ from typing import IO, Any
 
 import pytest
 
-from conformance import __version__, catalog, registry
+from conformance import catalog, registry, report as report_module
 from conformance.reporting import (PROTOCOL_TITLE, blocked_line, cost_text, counts_text, curl_of, failures, grouped,
-                                   judged_nothing, primary_evidence, protocol_of, seed_of, target_label, title)
+                                   judged_nothing, primary_evidence, protocol_of, seed_of, suite_text, target_label,
+                                   title)
 
 MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
 MARKS_ASCII = {"passed": "+", "failed": "x", "warning": "!", "not_assessed": "-", "info": "i", "error": "E"}
@@ -75,7 +76,7 @@ def target_lines(report: dict[str, Any], style: Style) -> list[str]:
     if opts.get("requirements"):
         extra.append(f"requirements {opts['requirements']}")
     return [style.text(f"target: {target_label(report.get('target') or {})}"),
-            style.text(f"conformance {report.get('suite', {}).get('version', __version__)} · " + " · ".join(extra))]
+            style.text(suite_text(report.get("suite") or report_module.suite_identity()) + " · " + " · ".join(extra))]
 
 
 def requirement_lines(report: dict[str, Any], style: Style) -> list[str]:
@@ -203,7 +204,7 @@ class Terminal:
             return
         self.write(("\n" if self.verbose else "") + self.style.text(f"target: {target_label(run.target.public())}"))
         seed = run.target.seed
-        self.write(self.style.text(f"conformance {__version__} · {len(run.checks)} checks"
+        self.write(self.style.text(f"{suite_text(report_module.suite_identity())} · {len(run.checks)} checks"
                                    + (f" · seed {seed}" if seed is not None else "")))
 
     @pytest.hookimpl(tryfirst=True)

@@ -103,6 +103,8 @@ def test_plain_http_to_a_remote_host_is_refused(tmp_path):
 def test_list_shows_the_catalog_with_coverage():
     proc = subprocess.run([sys.executable, "-m", "conformance", "list", "--format", "json"], capture_output=True,
                           text=True, timeout=60)
-    rows = json.loads(proc.stdout)
+    listed = json.loads(proc.stdout)
+    rows = listed["requirements"]
     assert proc.returncode == 0 and len(rows) >= 100
+    assert listed["suite"]["catalog_digest"].startswith("sha256:")
     assert {"covered", "unspecified"} <= {r["coverage"] for r in rows}

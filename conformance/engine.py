@@ -402,6 +402,19 @@ class Session:
         self.seen[name] = got
         return got
 
+    def outcomes(self) -> dict[str, Recording | BaseException | None]:
+        """Every scenario's outcome: as the checks were handed it, or as it ended when no check asked for it;
+        None when it had not ended when the run did (interrupted)."""
+        out: dict[str, Recording | BaseException | None] = {}
+        for name, fut in self._futures.items():
+            if name in self.seen:
+                out[name] = self.seen[name]
+            elif fut.done() and not fut.cancelled() and fut.exception() is None:
+                out[name] = fut.result()
+            else:
+                out[name] = None
+        return out
+
     def assess(self, check: Check) -> CheckResult:
         result = assess(self, check)
         self.results[check.id] = result

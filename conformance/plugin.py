@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance import catalog, engine, registry, report
+from conformance import catalog, engine, recording, registry, report
 from conformance.reporting import decorate, html as html_report, junit, terminal
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
@@ -348,6 +348,8 @@ class Certification:
             started_at=report.utc_timestamp(self.session.began) if self.session else None)
         rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
                               error=interrupted or self.error)
+        rep["recording"] = recording.keep(self.session, self.report_dir, checks=self.checks, report=rep,
+                                          error=interrupted or self.error)
         if interrupted:
             rep["interrupted"] = interrupted
         rep["reports"] = {name: str(self.report_dir / name) for name in ("report.json", "report.html", "junit.xml")}

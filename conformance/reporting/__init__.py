@@ -87,10 +87,10 @@ def cost_text(report: dict[str, Any]) -> str:
     if not cost:
         return "no request sent"
     return (f"{cost.get('requests', 0)} requests, {cost.get('agent_runs', 0)} agent runs, "
-            f"{_bytes(cost.get('bytes_received', 0))} received, {cost.get('wall_seconds', 0):g} s")
+            f"{size_text(cost.get('bytes_received', 0))} received, {cost.get('wall_seconds', 0):g} s")
 
 
-def _bytes(n: int) -> str:
+def size_text(n: int) -> str:
     for unit, size in (("MB", 10**6), ("kB", 10**3)):
         if n >= size:
             return f"{n / size:.1f} {unit}"

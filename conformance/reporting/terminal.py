@@ -13,14 +13,15 @@ import shutil
 import sys
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import pytest
 
 from conformance import catalog, registry, report as report_module
 from conformance.reporting import (PROTOCOL_TITLE, blocked_line, cost_text, counts_text, curl_of, failures, grouped,
-                                   judged_nothing, primary_evidence, protocol_of, seed_of, suite_text, target_label,
-                                   title)
+                                   judged_nothing, primary_evidence, protocol_of, seed_of, size_text, suite_text,
+                                   target_label, title)
 
 MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
 MARKS_ASCII = {"passed": "+", "failed": "x", "warning": "!", "not_assessed": "-", "info": "i", "error": "E"}
@@ -162,8 +163,23 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     seed = seed_of(report)
     if seed is not None:
         lines.append(f"seed: {seed} (the same generated inputs again: --seed {seed})")
+    kept = recording_line(report)
+    if kept:
+        lines.append(style.text(kept))
     lines.append(verdict_line(report, style))
     return lines
+
+
+def recording_line(report: dict[str, Any]) -> str | None:
+    """Where the run's recording went and its size, or why it was not written."""
+    kept = report.get("recording") or {}
+    if kept.get("error"):
+        return f"recording: {kept['error']}"
+    if not kept.get("file"):
+        return None
+    folder = str(Path(kept["file"]).parent)
+    return (f"recording: {kept['file']} ({size_text(kept.get('bytes', 0))}, {size_text(kept.get('json_bytes', 0))} "
+            f"as JSON) · `conformance rejudge {folder}` judges it again without the server")
 
 
 # -- the pytest plugin object -----------------------------------------------------------------

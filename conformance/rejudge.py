@@ -44,8 +44,9 @@ def load(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], Path]:
     return rep, doc, kept
 
 
-def read_report(path: Path) -> dict[str, Any]:
-    """A report.json a conformance run wrote (BadInput when it is missing, not JSON or not a report)."""
+def read_report(path: Path, *, any_version: bool = False) -> dict[str, Any]:
+    """A report.json a conformance run wrote (BadInput when it is missing, not JSON or not a report, or made by a
+    suite this one does not know, unless `any_version`)."""
     if not path.is_file():
         raise BadInput(f"{path}: no such file")
     try:
@@ -57,7 +58,8 @@ def read_report(path: Path) -> dict[str, Any]:
         raise BadInput(f"{path}: not a conformance report (no verdict, suite or requirements)")
     if not all(isinstance(r, dict) and isinstance(r.get("id"), str) for r in rep["requirements"]):
         raise BadInput(f"{path}: not a conformance report (a requirement without an id)")
-    known_version(rep["suite"].get("version"), str(path))
+    if not any_version:
+        known_version(rep["suite"].get("version"), str(path))
     return rep
 
 

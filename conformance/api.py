@@ -60,12 +60,11 @@ def certify(target: Target, *, requirements: Iterable[str] | None = None, check_
                        started_at=report.utc_timestamp(session.began))
     if report_dir is None and not keep_recording:
         return rep
-    doc = recording.document(session, checks=chosen, options={**options, "checks": check_ids},
-                             error=session.preflight_error, started_at=rep["started_at"],
-                             finished_at=rep["finished_at"])
+    what = dict(checks=chosen, options={**options, "checks": check_ids}, error=session.preflight_error,
+                started_at=rep["started_at"], finished_at=rep["finished_at"])
     if report_dir is not None:
-        rep["recording"] = recording.save(doc, Path(report_dir))
+        rep["recording"] = recording.save(session, Path(report_dir), **what)
         report.write_json(rep, Path(report_dir), session.redactor.redact)
     if keep_recording:
-        rep["recording"] = {**rep.get("recording", {}), "document": doc}
+        rep["recording"] = {**rep.get("recording", {}), "document": recording.document(session, **what)}
     return rep

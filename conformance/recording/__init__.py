@@ -3,20 +3,22 @@ anyone can re-judge the verdict without the server (`conformance rejudge`).
 
 It holds every scenario's outcome (recorded, not assessed and why, failed, a fault of the suite) with its exchanges
 and facts, the preflight, the target (credentials as placeholders), the profile, the options that change what is
-judged, and the selected checks; every string redacted like every report. `document()` builds it from a Session,
-`save()` writes it, `read()` loads and validates one, and `Replay` serves it to the engine's judging as the live
-Session would (`engine.RecordingSource`). Format: docs/reports.md; JSON Schema: `reporting/recording.schema.json`.
+judged, and the selected checks; every string redacted like every report. `save()` writes it from a Session
+(`keep()` for `conformance run`), `document()` builds it in memory, `read()` loads and validates one, and `Replay`
+serves it to the engine's judging as the live Session would (`engine.RecordingSource`). Format: docs/reports.md;
+JSON Schema: `reporting/recording.schema.json`.
 """
 from __future__ import annotations
 
 import functools
 import gzip
 import hashlib
+import io
 import json
 import zlib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, BinaryIO, Iterable, Iterator
 
 from conformance.engine import PREFLIGHT, Recording, ScenarioFailed, Session
 from conformance.outcomes import NotAssessed
@@ -31,20 +33,23 @@ FILE = "recording.json.gz"
 #: (`only_requested`: the report holds the requested requirements alone, as `conformance run --requirements` does)
 JUDGING_OPTIONS = ("seed", "depth", "thorough", "level", "protocols", "requirements", "checks", "only_requested")
 
-__all__ = ["FORMAT", "FILE", "RecordingError", "document", "save", "read", "Replay", "schema"]
+__all__ = ["FORMAT", "FILE", "RecordingError", "pieces", "document", "save", "keep", "read", "Replay", "schema"]
 
 
 # -- writing -------------------------------------------------------------------------------------------------
-def document(session: Session, *, checks: Iterable[Check], options: dict[str, Any], error: str | None,
-             started_at: str, finished_at: str) -> dict[str, Any]:
-    """The recording of a run: what its checks were judged on, redacted by the run's redactor."""
+# The recording is written as a stream of JSON pieces, one exchange at a time, straight into the gzip file: a run
+# that recorded its whole budget (up to 96 MiB of bodies) never holds its recording as one string as well.
+def pieces(session: Session, *, checks: Iterable[Check], options: dict[str, Any], error: str | None,
+           started_at: str, finished_at: str) -> Iterator[str]:
+    """The recording of a run as JSON text, piece by piece: what its checks were judged on, redacted by the run's
+    redactor."""
     from conformance.report import suite_identity
 
     redact = session.redactor.redact
     target = session.target
     judging = {"seed": target.seed, "depth": target.depth, "thorough": target.thorough, "checks": None,
                "only_requested": False, **options}
-    return {
+    head = {
         "format": FORMAT,
         "suite": suite_identity(),
         "started_at": started_at,
@@ -57,15 +62,31 @@ def document(session: Session, *, checks: Iterable[Check], options: dict[str, An
         "error": redact(error) if error else None,
         "budget": {"frames": session.budget.frames, "frames_used": session.budget.used,
                    "body_bytes": session.budget.body_bytes, "body_bytes_used": session.budget.used_bytes},
-        "preflight": {"error": redact(session.preflight_error) if session.preflight_error else None,
-                      "recording": _recording(session.preflight, redact)},
-        "scenarios": [_outcome(name, got, redact) for name, got in sorted(session.outcomes().items())],
     }
+    preflight_error = redact(session.preflight_error) if session.preflight_error else None
+    yield _open(head) + ',"preflight":' + _open({"error": preflight_error}) + ',"recording":'
+    yield from _recording(session.preflight, redact)
+    yield '},"scenarios":['
+    for n, (name, got) in enumerate(sorted(session.outcomes().items())):
+        yield "," if n else ""
+        yield from _outcome(name, got, redact)
+    yield "]}"
 
 
-def _recording(rec: Recording, redact) -> dict[str, Any]:
-    return {"exchanges": [encode_exchange(ex, redact) for ex in rec.exchanges],
-            "facts": {redact(k): _fact(rec.scenario, k, v, redact) for k, v in rec.facts.items()}}
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _open(obj: dict[str, Any]) -> str:
+    """A non-empty object's JSON without its closing brace, for more members to follow."""
+    return _json(obj)[:-1]
+
+
+def _recording(rec: Recording, redact, head: dict[str, Any] | None = None) -> Iterator[str]:
+    yield (_open(head) + ',"exchanges":[') if head else '{"exchanges":['
+    for n, ex in enumerate(rec.exchanges):
+        yield ("," if n else "") + _json(encode_exchange(ex, redact))
+    yield '],"facts":' + _json({redact(k): _fact(rec.scenario, k, v, redact) for k, v in rec.facts.items()}) + "}"
 
 
 def _fact(scenario: str, name: str, value: Any, redact) -> Any:
@@ -75,35 +96,59 @@ def _fact(scenario: str, name: str, value: Any, redact) -> Any:
         raise RecordingError(f"scenario {scenario}'s fact {name!r}: {exc} (a fault of the suite)") from None
 
 
-def _outcome(name: str, got: Recording | BaseException | None, redact) -> dict[str, Any]:
+def _outcome(name: str, got: Recording | BaseException | None, redact) -> Iterator[str]:
     if isinstance(got, Recording):
-        return {"scenario": name, "outcome": "recorded", **_recording(got, redact)}
-    if got is None:
-        return {"scenario": name, "outcome": "not_recorded", "reason": "still running when the run ended"}
-    if isinstance(got, NotAssessed):
-        return {"scenario": name, "outcome": "not_assessed", "reason": redact(str(got))}
-    if isinstance(got, ScenarioFailed):
+        yield from _recording(got, redact, {"scenario": name, "outcome": "recorded"})
+    elif got is None:
+        yield _json({"scenario": name, "outcome": "not_recorded", "reason": "still running when the run ended"})
+    elif isinstance(got, NotAssessed):
+        yield _json({"scenario": name, "outcome": "not_assessed", "reason": redact(str(got))})
+    elif isinstance(got, ScenarioFailed):
         detail = getattr(got, "detail", None)
-        return {"scenario": name, "outcome": "scenario_failed", "reason": redact(str(got)),
-                "suite_fault": bool(detail), "detail": redact(detail) if detail else None,
-                "recording": _recording(got.recording, redact) if got.recording is not None else None}
-    return {"scenario": name, "outcome": "suite_fault", "type": type(got).__name__, "reason": redact(str(got))}
+        yield _open({"scenario": name, "outcome": "scenario_failed", "reason": redact(str(got)),
+                     "suite_fault": bool(detail), "detail": redact(detail) if detail else None}) + ',"recording":'
+        yield from _recording(got.recording, redact) if got.recording is not None else ["null"]
+        yield "}"
+    else:
+        yield _json({"scenario": name, "outcome": "suite_fault", "type": type(got).__name__,
+                     "reason": redact(str(got))})
 
 
-def encoded(doc: dict[str, Any]) -> bytes:
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+def document(session: Session, **what: Any) -> dict[str, Any]:
+    """The recording in memory, exactly as `save` writes it (`pieces`' arguments)."""
+    return json.loads("".join(pieces(session, **what)))
 
 
-def save(doc: dict[str, Any], directory: Path) -> dict[str, Any]:
-    """Writes `recording.json.gz` into `directory`: where, its size compressed and as JSON, and its sha256 (of
-    the compressed file, as a certifier receives it)."""
-    raw = encoded(doc)
-    packed = gzip.compress(raw, compresslevel=6, mtime=0)
+class _Counted(io.RawIOBase):
+    """A file the gzip stream writes through: counts and hashes the compressed bytes on their way."""
+
+    def __init__(self, file: BinaryIO):
+        self.file, self.size, self.sha256 = file, 0, hashlib.sha256()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.file.write(data)
+        self.size += len(data)
+        self.sha256.update(data)
+        return len(data)
+
+
+def save(session: Session, directory: Path, **what: Any) -> dict[str, Any]:
+    """Writes `recording.json.gz` into `directory` (`pieces`' arguments): where, its size compressed and as JSON,
+    and the sha256 of the file as a certifier receives it."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / FILE
-    path.write_bytes(packed)
-    return {"file": str(path), "bytes": len(packed), "json_bytes": len(raw),
-            "sha256": hashlib.sha256(packed).hexdigest()}
+    raw = 0
+    with path.open("wb") as file:
+        counted = _Counted(file)
+        with gzip.GzipFile(fileobj=counted, mode="wb", compresslevel=6, mtime=0) as packed:
+            for piece in pieces(session, **what):
+                data = piece.encode("utf-8")
+                raw += len(data)
+                packed.write(data)
+    return {"file": str(path), "bytes": counted.size, "json_bytes": raw, "sha256": counted.sha256.hexdigest()}
 
 
 def keep(session: Session | None, directory: Path, *, checks: Iterable[Check], report: dict[str, Any],
@@ -116,9 +161,8 @@ def keep(session: Session | None, directory: Path, *, checks: Iterable[Check], r
     options = dict(report.get("options") or {})
     options["only_requested"] = bool(options.get("requirements"))
     try:
-        doc = document(session, checks=checks, options=options, error=error, started_at=report["started_at"],
-                       finished_at=report["finished_at"])
-        return save(doc, directory)
+        return save(session, directory, checks=checks, options=options, error=error,
+                    started_at=report["started_at"], finished_at=report["finished_at"])
     except (RecordingError, OSError, ValueError) as exc:
         return {"error": f"{FILE} not written: {exc}"}
 

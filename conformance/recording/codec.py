@@ -20,7 +20,7 @@ import httpx
 from conformance.target import SECRET_FACTS, Profile, Target, Timeouts
 from conformance.wire.exchange import SENSITIVE_HEADERS, Exchange
 from conformance.wire.redact import MASK, Redactor
-from conformance.wire.sse import SSEComment, SSEEvent, StreamRecord
+from conformance.wire.sse import SSEComment, SSEEvent, StreamRecord, parse_sse
 
 Redact = Callable[[str], str]
 #: the spec's credential forms: `<svc>_live_<opaque>` and `<svc>_oat_<opaque>`; the opaque part is the secret
@@ -98,14 +98,27 @@ def encode_stream(st: StreamRecord, redact: Redact) -> dict[str, Any]:
             "items_dropped": st.items_dropped}
 
 
+#: what a frame's block says, which the strict recorder reads again from its raw bytes (`frame_from_raw`)
+PARSED = ("event", "data", "data_lines", "id", "retry", "fields", "dispatched")
+
+
 def _encode_item(item: SSEEvent | SSEComment, redact: Redact) -> dict[str, Any]:
     if isinstance(item, SSEComment):
         return {"comment": redact(item.text), "raw": encode_bytes(item.raw, redact), "t": item.t}
-    return {"event": redact(item.event) if item.event else item.event, "data": redact(item.data),
+    out = {"raw": encode_bytes(item.raw, redact), "t": item.t, "index": item.index,
+           "last_event_id": redact(item.last_event_id)}
+    again = _parsed(item.raw)
+    if again is not None and all(getattr(again, k) == getattr(item, k) for k in PARSED):
+        return out     # the fields are read again from the raw bytes: the recording holds the frame once
+    return {**out, "event": redact(item.event) if item.event else item.event, "data": redact(item.data),
             "data_lines": item.data_lines, "id": redact(item.id) if item.id else item.id, "retry": item.retry,
-            "fields": [[redact(n), redact(v)] for n, v in item.fields], "raw": encode_bytes(item.raw, redact),
-            "t": item.t, "dispatched": item.dispatched, "index": item.index,
-            "last_event_id": redact(item.last_event_id)}
+            "fields": [[redact(n), redact(v)] for n, v in item.fields], "dispatched": item.dispatched}
+
+
+def _parsed(raw: bytes) -> SSEEvent | None:
+    """The one frame the strict recorder reads from a block's bytes alone, or None."""
+    events = parse_sse(raw).events
+    return events[0] if len(events) == 1 else None
 
 
 def decode_stream(d: dict[str, Any], redactor: Redactor) -> StreamRecord:
@@ -114,13 +127,24 @@ def decode_stream(d: dict[str, Any], redactor: Redactor) -> StreamRecord:
         if "comment" in i:
             items.append(SSEComment(text=i["comment"], raw=decode_bytes(i["raw"]), t=i["t"]))
         else:
-            items.append(SSEEvent(event=i["event"], data=i["data"], data_lines=i["data_lines"], id=i["id"],
-                                  retry=i["retry"], fields=[(n, v) for n, v in i["fields"]],
-                                  raw=decode_bytes(i["raw"]), t=i["t"], dispatched=i["dispatched"],
-                                  index=i["index"], last_event_id=i["last_event_id"], _redact=redactor.redact))
+            items.append(_decode_frame(i, redactor))
     return StreamRecord(items=items, line_endings=dict(d["line_endings"]), bom=d["bom"], end=d["end"],
                         pending=decode_bytes(d["pending"]) or b"", findings=list(d["findings"]),
                         total_bytes=d["total_bytes"], t_end=d["t_end"], items_dropped=d["items_dropped"])
+
+
+def _decode_frame(i: dict[str, Any], redactor: Redactor) -> SSEEvent:
+    raw = decode_bytes(i["raw"])
+    if "fields" in i:
+        parsed = {k: i[k] for k in PARSED}
+        parsed["fields"] = [(n, v) for n, v in i["fields"]]
+    else:
+        again = _parsed(raw)
+        if again is None:
+            raise RecordingError(f"frame {i['index']}: its raw bytes hold no frame and it names no fields")
+        parsed = {k: getattr(again, k) for k in PARSED}
+    return SSEEvent(**parsed, raw=raw, t=i["t"], index=i["index"], last_event_id=i["last_event_id"],
+                    _redact=redactor.redact)
 
 
 # -- facts -----------------------------------------------------------------------------------------------

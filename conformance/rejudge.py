@@ -211,8 +211,10 @@ def lines(v: Verification, where: str) -> list[str]:
 
 def main(path: str, *, as_json: bool = False) -> int:
     """The command: 0 verified, 1 differences, 2 bad input (raised as BadInput for the caller's one line)."""
+    t0 = time.monotonic()
     rep, doc, kept = load(path)
     v = verify(rep, doc, recording_sha256=hashlib.sha256(kept.read_bytes()).hexdigest())
+    v.seconds = time.monotonic() - t0      # reading and validating the recording included
     if as_json:
         print(json.dumps({"verified": v.verified, "differences": v.differences, "verdict": v.rebuilt["verdict"],
                           "suite": report.suite_identity(), "report_suite": rep["suite"], "checks": v.checks,

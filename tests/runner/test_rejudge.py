@@ -85,6 +85,9 @@ def test_a_default_run_of_the_embedded_server_is_verified(default_run, capsys):
     code, out, err = rejudge(default_run, capsys)
     assert code == 0, out + err
     assert out.splitlines()[-1].startswith("verified: the same ") and "no server contacted" in out
+    code, out, _ = rejudge(default_run, capsys, "--format", "json")
+    said = json.loads(out)
+    assert code == 0 and said["verified"] is True and said["differences"] == [] and said["checks"] > 400
 
 
 @pytest.mark.xdist_group("rejudge-default")

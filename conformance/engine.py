@@ -403,14 +403,14 @@ class Session:
         return got
 
     def outcomes(self) -> dict[str, Recording | BaseException | None]:
-        """Every scenario's outcome: as the checks were handed it, or as it ended when no check asked for it;
-        None when it had not ended when the run did (interrupted)."""
+        """Every scenario's outcome: as the checks were handed it, or as it ended when no check asked for it (a
+        recorder that crashed: its exception); None when it had not ended when the run did (interrupted)."""
         out: dict[str, Recording | BaseException | None] = {}
         for name, fut in self._futures.items():
             if name in self.seen:
                 out[name] = self.seen[name]
-            elif fut.done() and not fut.cancelled() and fut.exception() is None:
-                out[name] = fut.result()
+            elif fut.done() and not fut.cancelled():
+                out[name] = fut.exception() or fut.result()
             else:
                 out[name] = None
         return out

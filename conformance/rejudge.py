@@ -99,10 +99,11 @@ def rejudge(doc: dict[str, Any], rep: dict[str, Any] | None = None) -> dict[str,
     results = [] if replay.preflight_error else [engine.assess(replay, c) for c in todo]
     rep = rep or {}
     base = rep.get("baseline") or {}
+    baseline = report.Baseline(set(base.get("known") or ()), base.get("file") or "")
     rebuilt = report.build(target=replay.target.public(), results=results, coverage=api.coverage_of(opts["checks"]),
-                           not_run=not_run, baseline=report.Baseline(set(base.get("known") or ()), base.get("file") or ""),
-                           stats=rep.get("cost") or {}, error=doc["error"], options=rep.get("options") or {},
-                           started_at=doc["started_at"], finished_at=doc["finished_at"])
+                           not_run=not_run, baseline=baseline, stats=rep.get("cost") or {}, error=doc["error"],
+                           options=rep.get("options") or {}, started_at=doc["started_at"],
+                           finished_at=doc["finished_at"])
     if opts.get("only_requested"):
         from conformance.plugin import _only_requested
         rebuilt = _only_requested(rebuilt, opts["requirements"], ran=len(results), error=doc["error"])
@@ -114,6 +115,7 @@ class Verification:
     differences: list[str] = field(default_factory=list)
     #: the report's suite identity, when it is not this suite's (then differences are this suite's judgement)
     other_suite: dict[str, Any] | None = None
+    report_suite: dict[str, Any] | None = None
     rebuilt: dict[str, Any] = field(default_factory=dict)
     checks: int = 0
     exchanges: int = 0
@@ -134,6 +136,7 @@ def verify(rep: dict[str, Any], doc: dict[str, Any], *, recording_sha256: str | 
                        f"{doc['started_at']}, the report by run {(rep.get('options') or {}).get('run_tag')} at "
                        f"{rep.get('started_at')}")
     ours = report.suite_identity()
+    out.report_suite = rep["suite"]
     if rep["suite"].get("catalog_digest") != ours["catalog_digest"]:
         out.other_suite = rep["suite"]
     if rep["suite"] != doc["suite"]:
@@ -199,8 +202,11 @@ def lines(v: Verification, where: str) -> list[str]:
         out.append(f"the report was judged by {_suite(v.other_suite)}; this is {_suite(report.suite_identity())}: "
                    + ("what this suite judges differently:" if v.differences else "it judges nothing differently"))
     elif v.differences:
+        made_by = (v.report_suite or {}).get("version")
         out.append(f"NOT VERIFIED: {len(v.differences)} difference(s) between report.json and what its recording "
-                   f"shows (the report was edited after the run, or this suite's code judges differently):")
+                   f"shows (the report was edited after the run, or this suite's code judges differently"
+                   + (f": the report was made by conformance {made_by}, this is {__version__}" if made_by != __version__
+                      else "") + "):")
     out += [f"  {d}" for d in v.differences]
     if v.verified:
         rows = v.rebuilt["requirements"]

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance import catalog, engine, recording, registry, report
+from conformance import catalog, engine, registry, report
 from conformance.reporting import decorate, html as html_report, junit, terminal
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
@@ -344,10 +344,12 @@ class Certification:
             options={"protocols": self.config.getoption("conf_protocols"), "level": self.config.getoption("conf_level"),
                      "depth": self.config.getoption("conf_depth"), "seed": self.target.seed,
                      "requirements": self.config.getoption("conf_requirements"),
-                     "run_tag": self.target.run_tag},
-            started_at=report.utc_timestamp(self.session.began) if self.session else None)
+                     "run_tag": self.target.run_tag})
         rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
                               error=interrupted or self.error)
+        from conformance import recording
+        if self.session:
+            rep["started_at"] = report.utc_timestamp(self.session.began)
         rep["recording"] = recording.keep(self.session, self.report_dir, checks=self.checks, report=rep,
                                           error=interrupted or self.error)
         if interrupted:

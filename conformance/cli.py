@@ -23,15 +23,17 @@ from conformance import __version__, options
 
 pytest_hook = HookimplMarker("pytest")   # pytest.hookimpl, without importing pytest for list/explain/--version
 
-USAGE = """usage: conformance {run,serve,list,explain} [options]
+USAGE = """usage: conformance {run,serve,list,explain,rejudge,compare} [options]
 
   run              certify a server (no --base-url: the embedded reference server); `run --help` lists the options
   serve            run the reference server alone
   list             the requirement catalog with the checks that cover it
   explain ID       one requirement: its sentence, level, section, what is expected, checks, how to re-run it
+  rejudge DIR      judge a run again from its recording, without the server: does its report.json follow from it?
+  compare OLD NEW  two reports, requirement by requirement: regressions, fixes, newly (not) assessed
 """
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("run", "serve", "list", "explain")
+COMMANDS = ("run", "serve", "list", "explain", "rejudge", "compare")
 
 
 class UsageProblem(Exception):
@@ -66,7 +68,7 @@ def _dispatch(argv: list[str]) -> int:
         print(USAGE)
         return EXIT_OK if argv else EXIT_ERROR
     if argv[0] == "--version":
-        print(__version__)
+        print(version_line())
         return EXIT_OK
     command, rest = argv[0], argv[1:]
     if command == "run":
@@ -78,9 +80,21 @@ def _dispatch(argv: list[str]) -> int:
         return list_catalog(rest)
     if command == "explain":
         return explain(rest)
+    if command == "rejudge":
+        return rejudge(rest)
+    if command == "compare":
+        return compare(rest)
     close = difflib.get_close_matches(command, COMMANDS, n=1)
     raise UsageProblem(f"unknown command {command!r}" + (f" (did you mean {close[0]}?)" if close else "")
-                       + "; commands: run, serve, list, explain")
+                       + f"; commands: {', '.join(COMMANDS)}")
+
+
+def version_line() -> str:
+    """'conformance 0.1.0 (spec revision 2026-11-22, catalog sha256:…)': the identity every report carries."""
+    from conformance.report import suite_identity
+
+    suite = suite_identity()
+    return f"conformance {suite['version']} (spec revision {suite['spec_revision']}, catalog {suite['catalog_digest']})"
 
 
 def _err(line: str) -> None:
@@ -239,8 +253,9 @@ def list_catalog(args: list[str]) -> int:
     covered = sum(1 for r in testable if r["coverage"] == "covered")
     if opts.uncovered:
         rows = [r for r in rows if r["coverage"] == "uncovered"]
-    if opts.format == "json":
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    if opts.format == "json":   # the rows under the identity of the suite that lists them (as report.json names it)
+        from conformance.report import suite_identity
+        print(json.dumps({"suite": suite_identity(), "requirements": rows}, indent=2, ensure_ascii=False))
         return EXIT_OK
     if opts.uncovered and not rows:
         print(f"every testable requirement is covered by at least one check ({len(testable)} testable)")
@@ -297,6 +312,40 @@ def explain(args: list[str]) -> int:
                 f"  conformance run --base-url URL --agent-id ID --requirements {req.id}"]
     print("\n".join(out))
     return EXIT_OK
+
+
+# -- rejudge and compare ----------------------------------------------------------------------------------
+def rejudge(args: list[str]) -> int:
+    p = OneLineParser(prog="conformance rejudge", allow_abbrev=False,
+                      description="Judge a run again from the recording beside its report, with no server and no "
+                                  "network, and compare with its report.json. Exit 0: verified; 1: differences "
+                                  "(each named); 2: bad input.")
+    p.add_argument("report_dir", metavar="REPORT_DIR", help="a report directory (report.json, recording.json.gz)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    opts = p.parse_args(args)
+    from conformance import rejudge as rejudging
+
+    try:
+        return rejudging.main(opts.report_dir, as_json=opts.format == "json")
+    except rejudging.BadInput as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def compare(args: list[str]) -> int:
+    p = OneLineParser(prog="conformance compare", allow_abbrev=False,
+                      description="Two reports of the same server, requirement by requirement: newly failed "
+                                  "(regressions), fixed, newly assessed, newly not assessed. Exit 1 when a MUST "
+                                  "regressed, 2 on bad input.")
+    p.add_argument("old", metavar="OLD", help="the earlier report: a report directory or its report.json")
+    p.add_argument("new", metavar="NEW", help="the later one")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    opts = p.parse_args(args)
+    from conformance import compare as comparing
+
+    try:
+        return comparing.main(opts.old, opts.new, fmt=opts.format)
+    except comparing.BadInput as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 def _field(label: str, text: str) -> list[str]:

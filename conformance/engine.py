@@ -3,6 +3,9 @@
 A Session starts every scenario the selected checks need, concurrently, in a
 background event loop (slow ones first), so a run costs about its longest
 scenario. Checks are evaluated synchronously as their recordings arrive.
+
+Judging (`assess`) reads recordings from a `RecordingSource`: the live Session, or a run's kept recording
+(`conformance.recording`), so `conformance rejudge` runs the very code the run judged with.
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ import time
 import traceback
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from datetime import datetime, timezone
+from typing import Any, Iterable, Protocol
 from urllib.parse import urlsplit
 
 from conformance import catalog
@@ -202,6 +206,10 @@ class Session:
         self.pacer = Pacer(parse_rate_limit(rate_limit) if rate_limit else None)
         self.budget = RecordingBudget()
         self.results: dict[str, CheckResult] = {}
+        #: what `recording(name)` handed the checks, by scenario
+        self.seen: dict[str, Recording | BaseException] = {}
+        #: when the run started (UTC), for the reports
+        self.began = datetime.now(timezone.utc)
 
     @property
     def client(self) -> Client | None:
@@ -394,85 +402,38 @@ class Session:
 
     # -- judging --------------------------------------------------------------------
     def recording(self, name: str, timeout: float | None = None) -> Recording | BaseException:
-        """The scenario's recording; waits at most until shortly after the run's deadline."""
+        """The scenario's recording, or why there is none; waits at most until shortly after the run's deadline.
+        What it hands out is kept (`seen`): the recording file holds exactly what the checks were judged on."""
+        if name in self.seen:
+            return self.seen[name]
         fut = self._futures[name]
         if timeout is None:
             timeout = max(0.0, self.run_deadline + REPORT_GRACE - time.monotonic())
         try:
-            return fut.result(timeout)
+            got = fut.result(timeout)
         except TimeoutError:
-            return ScenarioFailed(f"scenario {name} never reported back within {REPORT_GRACE:g} s of the run's "
-                                  f"deadline (the recorder is stuck)")
+            got = ScenarioFailed(f"scenario {name} never reported back within {REPORT_GRACE:g} s of the run's "
+                                 f"deadline (the recorder is stuck)")
+        self.seen[name] = got
+        return got
+
+    def outcomes(self) -> dict[str, Recording | BaseException | None]:
+        """Every scenario's outcome: as the checks were handed it, or as it ended when no check asked for it (a
+        recorder that crashed: its exception); None when it had not ended when the run did (interrupted)."""
+        out: dict[str, Recording | BaseException | None] = {}
+        for name, fut in self._futures.items():
+            if name in self.seen:
+                out[name] = self.seen[name]
+            elif fut.done() and not fut.cancelled():
+                out[name] = fut.exception() or fut.result()
+            else:
+                out[name] = None
+        return out
 
     def assess(self, check: Check) -> CheckResult:
-        t0 = time.monotonic()
-        result = self._assess(check)
-        result.duration = time.monotonic() - t0
-        result.message = self.redactor.redact(result.message)
+        result = assess(self, check)
         self.results[check.id] = result
         return result
-
-    def _assess(self, check: Check) -> CheckResult:
-        mk = lambda status, msg="", ev=(): CheckResult(check.id, check.requirements, status, msg, list(ev),
-                                                       supplementary=check.supplementary)
-        if self.preflight_error:
-            return mk("error", self.preflight_error)
-        recs = []
-        for name in check.scenarios:
-            got = self.recording(name)
-            if isinstance(got, NotAssessed):
-                return mk("not_assessed", str(got))
-            if isinstance(got, ScenarioFailed):
-                partial = [got.recording] if got.recording else []
-                stopped = [got.exchange] if got.exchange else partial[0].exchanges[-1:] if partial else []
-                if getattr(got, "detail", None):
-                    return mk("error", f"suite fault in scenario {name} (not the server's): {got}",
-                              self._evidence(partial, stopped))
-                return mk("failed", str(got), self._evidence(partial, stopped))
-            if isinstance(got, BaseException):
-                return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
-            recs.append(got)
-        gate = unserved(self.preflight, check)
-        if gate is not None:
-            result = mk("blocked", f"{gate.label}: the plain call of this protocol answered {gate.status} at "
-                                   f"{urlsplit(gate.url).path} while another operation accepted the same key and "
-                                   f"agent", self._evidence([self.preflight], [gate]))
-            result.blocked_by = SERVED_AT_PATH
-            return result
-        limited = rate_limited_exchange(recs)
-        if limited is not None and not set(check.requirements) & rate_limit_requirements():
-            return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
-                                      f"answered 429 when the suite's retry budget ran out")
-        try:
-            with judging(check.requirements):
-                note = check.fn(*recs)
-        except NotAssessed as exc:
-            return mk("not_assessed", str(exc))
-        except Observation as exc:
-            return mk("info", str(exc), self._evidence(recs, getattr(exc, "exchanges", ())))
-        except Blocked as exc:
-            if exc.root in check.requirements:
-                return mk("failed", str(exc), self._evidence(recs, exc.exchanges))
-            result = mk("blocked", str(exc), self._evidence(recs, exc.exchanges))
-            result.blocked_by = exc.root
-            return result
-        except AssertionError as exc:
-            message = str(exc) or f"{check.id} failed"
-            return mk("failed", message, self._evidence(recs, getattr(exc, "exchanges", ()) or named_in(message, recs)))
-        except Exception as exc:  # a check that crashes is the suite's fault, never the server's
-            return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
-                      self._evidence(recs))
-        return mk("passed", note if isinstance(note, str) else "")
-
-    def _evidence(self, recs: list[Recording], named: Iterable[Exchange] = ()) -> list[dict[str, Any]]:
-        """The exchanges that broke the rule (`named`), marked `broke`; when a check named none, the first
-        exchanges of its recordings, unmarked."""
-        scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
-        named = list(named)[:EVIDENCE_EXCHANGES]
-        shown = named or [ex for rec in recs for ex in rec.exchanges[:EVIDENCE_EXCHANGES]]
-        return [{"scenario": scenario_of.get(id(ex), ""), "label": ex.label, "broke": bool(named),
-                 "transcript": self.redactor.redact(transcript(ex, EVIDENCE_CHARS)), "curl": repro.curl(ex)}
-                for ex in shown]
 
     def stats(self) -> dict[str, Any]:
         total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
@@ -481,6 +442,90 @@ class Session:
                                          "paced_waits", "transport_retries", "cut_by_run_deadline")},
                 **{f: round(total(f), 1) for f in ("waits_429_seconds", "paced_seconds")},
                 "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
+
+
+# -- judging: the same code for a live run and a kept recording ----------------------------------------
+class RecordingSource(Protocol):
+    """Where checks read what was recorded: the live `Session`, or a run's kept recording (`conformance.recording`).
+    Whatever the source, a check is judged by `assess`, so a re-judged verdict is the run's verdict."""
+    preflight: Recording
+    preflight_error: str | None
+    redactor: Redactor
+
+    def recording(self, name: str) -> Recording | BaseException: ...
+
+
+def assess(source: RecordingSource, check: Check) -> CheckResult:
+    """One check judged on the recordings of its scenarios, its message redacted."""
+    t0 = time.monotonic()
+    result = _judge(source, check)
+    result.duration = time.monotonic() - t0
+    result.message = source.redactor.redact(result.message)
+    return result
+
+
+def _judge(source: RecordingSource, check: Check) -> CheckResult:
+    mk = lambda status, msg="", ev=(): CheckResult(check.id, check.requirements, status, msg, list(ev),
+                                                   supplementary=check.supplementary)
+    shown = lambda recs, named=(): evidence(recs, named, source.redactor)
+    if source.preflight_error:
+        return mk("error", source.preflight_error)
+    recs = []
+    for name in check.scenarios:
+        got = source.recording(name)
+        if isinstance(got, NotAssessed):
+            return mk("not_assessed", str(got))
+        if isinstance(got, ScenarioFailed):
+            partial = [got.recording] if got.recording else []
+            stopped = [got.exchange] if got.exchange else partial[0].exchanges[-1:] if partial else []
+            if getattr(got, "detail", None):
+                return mk("error", f"suite fault in scenario {name} (not the server's): {got}", shown(partial, stopped))
+            return mk("failed", str(got), shown(partial, stopped))
+        if isinstance(got, BaseException):
+            return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
+        recs.append(got)
+    gate = unserved(source.preflight, check)
+    if gate is not None:
+        result = mk("blocked", f"{gate.label}: the plain call of this protocol answered {gate.status} at "
+                               f"{urlsplit(gate.url).path} while another operation accepted the same key and "
+                               f"agent", shown([source.preflight], [gate]))
+        result.blocked_by = SERVED_AT_PATH
+        return result
+    limited = rate_limited_exchange(recs)
+    if limited is not None and not set(check.requirements) & rate_limit_requirements():
+        return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
+                                  f"answered 429 when the suite's retry budget ran out")
+    try:
+        with judging(check.requirements):
+            note = check.fn(*recs)
+    except NotAssessed as exc:
+        return mk("not_assessed", str(exc))
+    except Observation as exc:
+        return mk("info", str(exc), shown(recs, getattr(exc, "exchanges", ())))
+    except Blocked as exc:
+        if exc.root in check.requirements:
+            return mk("failed", str(exc), shown(recs, exc.exchanges))
+        result = mk("blocked", str(exc), shown(recs, exc.exchanges))
+        result.blocked_by = exc.root
+        return result
+    except AssertionError as exc:
+        message = str(exc) or f"{check.id} failed"
+        return mk("failed", message, shown(recs, getattr(exc, "exchanges", ()) or named_in(message, recs)))
+    except Exception as exc:  # a check that crashes is the suite's fault, never the server's
+        return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
+                  shown(recs))
+    return mk("passed", note if isinstance(note, str) else "")
+
+
+def evidence(recs: list[Recording], named: Iterable[Exchange], redactor: Redactor) -> list[dict[str, Any]]:
+    """The exchanges that broke the rule (`named`), marked `broke`; when a check named none, the first
+    exchanges of its recordings, unmarked."""
+    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
+    named = list(named)[:EVIDENCE_EXCHANGES]
+    shown = named or [ex for rec in recs for ex in rec.exchanges[:EVIDENCE_EXCHANGES]]
+    return [{"scenario": scenario_of.get(id(ex), ""), "label": ex.label, "broke": bool(named),
+             "transcript": redactor.redact(transcript(ex, EVIDENCE_CHARS)), "curl": repro.curl(ex)}
+            for ex in shown]
 
 
 def _refusal_code(ex: Exchange) -> str:

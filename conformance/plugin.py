@@ -213,6 +213,11 @@ class Certification:
                      "run_tag": self.target.run_tag})
         rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
                               error=interrupted or self.error)
+        from conformance import recording
+        if self.session:
+            rep["started_at"] = report.utc_timestamp(self.session.began)
+        rep["recording"] = recording.keep(self.session, self.report_dir, checks=self.checks, report=rep,
+                                          error=interrupted or self.error)
         if interrupted:
             rep["interrupted"] = interrupted
         rep["reports"] = {name: str(self.report_dir / name) for name in REPORT_FILES}

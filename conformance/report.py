@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -19,6 +20,18 @@ FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
 UNCOVERED = "uncovered: no check covers this requirement"
 NOT_JUDGED = "not judged: the run stopped before judging (see verdict_reason)"
 EXIT = {"conformant": 0, "conformant-partial": 0, "non-conformant": 1, "error": 2}
+
+
+def suite_identity() -> dict[str, str]:
+    """What judged a run: the suite's version, the spec revision its catalog follows, and the catalog's digest
+    (`catalog.digest`). Every report and `conformance --version` carry the same three."""
+    return {"version": __version__, "spec_revision": catalog.SPEC_REVISION, "catalog_digest": catalog.digest()}
+
+
+def utc_timestamp(when: datetime | None = None) -> str:
+    """ISO 8601 in UTC to the second: `2026-11-24T10:10:18Z`."""
+    when = when or datetime.now(timezone.utc)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -191,7 +204,7 @@ def exit_code(rep: dict[str, Any], *, require_complete: bool = False) -> int:
 
 def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[str, list[str]],
           not_run: dict[str, str], baseline: Baseline, stats: dict[str, Any], error: str | None,
-          options: dict[str, Any]) -> dict[str, Any]:
+          options: dict[str, Any], started_at: str | None = None, finished_at: str | None = None) -> dict[str, Any]:
     rows = requirement_rows(results, coverage, not_run, baseline)
     ran = sum(1 for r in results if r.status in ("passed", "failed", "info"))
     if error and not ran:   # the run stopped before judging: its reason is stated once, in verdict_reason
@@ -205,11 +218,14 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     stale = sorted(r["id"] for r in rows if r.get("baselined") and r["status"] == "passed")
     seed = options.get("seed", target.get("seed"))
+    finished_at = finished_at or utc_timestamp()
     return {
         "verdict": v,
         "verdict_reason": why,
         "target": {k: target.get(k) for k in ("base_url", "agent_id", "embedded")},
-        "suite": {"version": __version__},
+        "suite": suite_identity(),
+        "started_at": started_at or finished_at,
+        "finished_at": finished_at,
         "seed": seed,
         "options": {"seed_source": target.get("seed_source"), **options, "seed": seed},
         "summary": counts,

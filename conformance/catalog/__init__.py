@@ -6,6 +6,8 @@ the catalog is an error at collection, not a silently missing requirement.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -15,6 +17,9 @@ LEVELS = ("MUST", "SHOULD", "MAY", "UNSPECIFIED")
 REQUIREMENT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata", "auth", "general")  # a requirement's `protocol` field
 _REQUIRED = ("id", "level", "section", "quote", "expect", "protocol")
 CATALOG_DIR = Path(__file__).resolve().parent
+#: the date this catalog was last reconciled with the spec (which carries no version of its own): bump it whenever
+#: a requirement's id, level or quote is changed to follow the spec
+SPEC_REVISION = "2026-11-22"
 
 
 class CatalogError(ValueError):
@@ -73,3 +78,14 @@ def load(directory: Path = CATALOG_DIR) -> dict[str, Requirement]:
                 raise CatalogError(f"duplicate requirement id {req.id} in {path.name}")
             catalog[req.id] = req
     return catalog
+
+
+@cache
+def digest(directory: Path = CATALOG_DIR) -> str:
+    """`sha256:<hex>` over what judges a server: every requirement's id, level and quote, as canonical JSON (a list
+    of {"id", "level", "quote"} objects sorted by id; keys sorted, no whitespace, UTF-8). Two reports with the
+    same digest were judged against the same requirements; moving a requirement between files changes nothing."""
+    entries = sorted(({"id": r.id, "level": r.level, "quote": r.quote} for r in load(directory).values()),
+                     key=lambda e: e["id"])
+    canonical = json.dumps(entries, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return "sha256:" + hashlib.sha256(canonical).hexdigest()

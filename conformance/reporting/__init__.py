@@ -87,14 +87,28 @@ def cost_text(report: dict[str, Any]) -> str:
     if not cost:
         return "no request sent"
     return (f"{cost.get('requests', 0)} requests, {cost.get('agent_runs', 0)} agent runs, "
-            f"{_bytes(cost.get('bytes_received', 0))} received, {cost.get('wall_seconds', 0):g} s")
+            f"{size_text(cost.get('bytes_received', 0))} received, {cost.get('wall_seconds', 0):g} s")
 
 
-def _bytes(n: int) -> str:
+def size_text(n: int) -> str:
     for unit, size in (("MB", 10**6), ("kB", 10**3)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
+
+
+def suite_text(suite: dict[str, Any], *, short: bool = True) -> str:
+    """'conformance 0.1.0 · spec 2026-11-22 · catalog sha256:0a1b2c3d4e5f': what judged the run (a short digest
+    for people; report.json, junit.xml and `conformance --version` carry the whole one)."""
+    digest = str(suite.get("catalog_digest") or "")
+    if short and digest.startswith("sha256:"):
+        digest = digest[:19]
+    parts = [f"conformance {suite.get('version', '?')}"]
+    if suite.get("spec_revision"):
+        parts.append(f"spec {suite['spec_revision']}")
+    if digest:
+        parts.append(f"catalog {digest}")
+    return " · ".join(parts)
 
 
 def seed_of(report: dict[str, Any]) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 from conformance.reporting import (PROTOCOL_TITLE, STATUS_COLOUR, STATUS_LABEL, VERDICT_COLOUR, blocked_line,
                                    cost_text, counts, counts_text, curl_of, grouped, judged_nothing, primary_evidence,
-                                   seed_of, target_label, title)
+                                   seed_of, suite_text, target_label, title)
 
 CSS = """
 #environment-header, #environment, body > p:first-of-type, .summary__data > h2, .summary__reload,
@@ -80,12 +80,12 @@ def page(report: dict[str, Any], now: datetime | None = None) -> str:
 def banner(report: dict[str, Any], now: datetime | None = None) -> str:
     verdict = report.get("verdict", "error")
     colour = VERDICT_COLOUR.get(verdict, VERDICT_COLOUR["error"])
-    when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    when = (now.strftime("%Y-%m-%d %H:%M UTC") if now else
+            str(report.get("finished_at") or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")))
     seed = seed_of(report)
     source = (report.get("options") or {}).get("seed_source")
     meta = [when, (f"seed {seed}" + (f" ({source})" if source else "")) if seed is not None else "no seed",
-            cost_text(report),
-            f"suite {escape(str((report.get('suite') or {}).get('version', '')))}"]
+            cost_text(report), suite_text(report.get("suite") or {}, short=False)]
     return (f"<div class='banner' style='background:{colour}' data-verdict='{escape(verdict)}'>"
             f"<div class='verdict'>{escape(verdict.upper())}</div>"
             f"<div class='reason'>{escape(report.get('verdict_reason', ''))}</div>"

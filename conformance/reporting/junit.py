@@ -60,15 +60,19 @@ def _headline(text: str) -> str:
 
 def build(report: dict[str, Any]) -> ET.Element:
     decorate(report)
-    suite = ET.Element("testsuite", name="conformance", timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    started = report.get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    suite = ET.Element("testsuite", name="conformance", timestamp=started.removesuffix("Z"),
                        time=str((report.get("cost") or {}).get("wall_seconds", 0)))
     props = ET.SubElement(suite, "properties")
     target = report.get("target") or {}
+    identity = report.get("suite") or {}
     for name, value in (("verdict", report.get("verdict")), ("verdict_reason", report.get("verdict_reason")),
                         ("base_url", target.get("base_url")), ("agent_id", target.get("agent_id")),
                         ("embedded", target.get("embedded")), ("seed", (report.get("options") or {}).get("seed")),
                         ("seed_source", (report.get("options") or {}).get("seed_source")),
-                        ("suite_version", (report.get("suite") or {}).get("version"))):
+                        ("suite_version", identity.get("version")), ("spec_revision", identity.get("spec_revision")),
+                        ("catalog_digest", identity.get("catalog_digest")), ("started_at", report.get("started_at")),
+                        ("finished_at", report.get("finished_at"))):
         if value is not None:
             ET.SubElement(props, "property", name=name, value=str(value))
     n = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}

@@ -13,14 +13,15 @@ import shutil
 import sys
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import pytest
 
-from conformance import __version__, catalog, registry
+from conformance import catalog, registry, report as report_module
 from conformance.reporting import (PROTOCOL_TITLE, blocked_line, cost_text, counts_text, curl_of, failures, grouped,
-                                   judged_nothing, primary_evidence, protocol_of, seed_of, seed_text, target_label,
-                                   title)
+                                   judged_nothing, primary_evidence, protocol_of, seed_of, seed_text, size_text,
+                                   suite_text, target_label, title)
 
 MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
 MARKS_ASCII = {"passed": "+", "failed": "x", "warning": "!", "not_assessed": "-", "info": "i", "error": "E"}
@@ -76,7 +77,7 @@ def target_lines(report: dict[str, Any], style: Style) -> list[str]:
     if opts.get("requirements"):
         extra.append(f"requirements {opts['requirements']}")
     return [style.text(f"target: {target_label(report.get('target') or {})}"),
-            style.text(f"conformance {report.get('suite', {}).get('version', __version__)} · " + " · ".join(extra))]
+            style.text(suite_text(report.get("suite") or report_module.suite_identity()) + " · " + " · ".join(extra))]
 
 
 def requirement_lines(report: dict[str, Any], style: Style) -> list[str]:
@@ -161,8 +162,23 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     lines += [""] + _wrapped("why", report.get("verdict_reason", ""), style, 2)
     if seed_of(report) is not None:
         lines.append(style.text(f"seed: {seed_text(report)}"))
+    kept = recording_line(report)
+    if kept:
+        lines.append(style.text(kept))
     lines.append(verdict_line(report, style))
     return lines
+
+
+def recording_line(report: dict[str, Any]) -> str | None:
+    """Where the run's recording went and its size, or why it was not written."""
+    kept = report.get("recording") or {}
+    if kept.get("error"):
+        return f"recording: {kept['error']}"
+    if not kept.get("file"):
+        return None
+    folder = str(Path(kept["file"]).parent)
+    return (f"recording: {kept['file']} ({size_text(kept.get('bytes', 0))}, {size_text(kept.get('json_bytes', 0))} "
+            f"as JSON) · `conformance rejudge {folder}` judges it again without the server")
 
 
 # -- the pytest plugin object -----------------------------------------------------------------
@@ -202,7 +218,7 @@ class Terminal:
         if self.quiet:
             return
         self.write(("\n" if self.verbose else "") + self.style.text(f"target: {target_label(run.target.public())}"))
-        self.write(self.style.text(f"conformance {__version__} · {len(run.checks)} checks · "
+        self.write(self.style.text(f"{suite_text(report_module.suite_identity())} · {len(run.checks)} checks · "
                                    f"seed {run.target.seed} ({run.target.seed_source})"))
 
     @pytest.hookimpl(tryfirst=True)

@@ -1,4 +1,5 @@
 """`conformance run` end to end: reports, verdict, exit status, and no secret anywhere."""
+import gzip
 import json
 import os
 import subprocess
@@ -78,10 +79,15 @@ def test_no_secret_reaches_any_report_even_when_the_server_echoes_it(tmp_path):
         proc = run_cli(server_args(facts, tmp_path) + ["--protocols", "invoke,agui,metadata"], server_env(facts))
     out = proc.stdout + proc.stderr
     texts = {p.name: p.read_text(errors="replace") for p in tmp_path.iterdir() if p.is_file()}
-    assert {"report.json", "report.html", "junit.xml"} <= set(texts)
+    assert {"report.json", "report.html", "junit.xml", "recording.json.gz"} <= set(texts)
+    texts["recording.json"] = gzip.decompress((tmp_path / "recording.json.gz").read_bytes()).decode()
     for name, text in {**texts, "output": out}.items():
         for key in SECRET_KEYS:
             assert facts[key] not in text, f"{key} leaked into {name}"
+    # the redacted recording still judges as the run did
+    rejudged = subprocess.run([sys.executable, "-m", "conformance", "rejudge", str(tmp_path)], capture_output=True,
+                              text=True, timeout=120)
+    assert rejudged.returncode == 0, rejudged.stdout + rejudged.stderr
 
 
 def test_a_run_with_an_unreachable_target_is_an_error(tmp_path):
@@ -103,6 +109,8 @@ def test_plain_http_to_a_remote_host_is_refused(tmp_path):
 def test_list_shows_the_catalog_with_coverage():
     proc = subprocess.run([sys.executable, "-m", "conformance", "list", "--format", "json"], capture_output=True,
                           text=True, timeout=60)
-    rows = json.loads(proc.stdout)
+    listed = json.loads(proc.stdout)
+    rows = listed["requirements"]
     assert proc.returncode == 0 and len(rows) >= 100
+    assert listed["suite"]["catalog_digest"].startswith("sha256:")
     assert {"covered", "unspecified"} <= {r["coverage"] for r in rows}

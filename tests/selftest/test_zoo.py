@@ -4,8 +4,9 @@ One case per broken server: start the reference server with its deviation, certi
 it on that requirement alone (only the checks that cover it: fast ones first, the
 slow ones only when the fast ones did not catch it, and a ``--thorough`` run only when
 the requirement was not assessed without it), and expect the requirement's
-row to be ``failed`` (MUST), ``warning`` (SHOULD) or ``info`` (MAY). The rows go to
-``reports/selftest-zoo.md`` (see conftest.py).
+row to be ``failed`` (MUST), ``warning`` (SHOULD) or ``info`` (MAY). Each report is also judged again from
+its recording, in memory and without the server (``conformance rejudge``'s code): the statuses and the verdict
+must be the same. The rows go to ``reports/selftest-zoo.md`` (see conftest.py).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 
 from conformance import catalog, registry
 from conformance.api import certify
+from conformance.rejudge import verify
 from conformance.report import FAIL_AS
 from conformance.server import ReferenceServer
 from conformance.target import Profile, Timeouts, from_server_facts
@@ -61,7 +63,8 @@ def judge(b: Broken) -> dict:
     expected = FAIL_AS.get(level, "failed")
     rounds = check_rounds(b.breaks)
     out = {"breaks": b.breaks, "level": level, "expected": expected, "status": "not_assessed",
-           "message": f"uncovered: no check covers {b.breaks}", "caught": False, "cause": "", "rounds": 0}
+           "message": f"uncovered: no check covers {b.breaks}", "caught": False, "cause": "", "rounds": 0,
+           "rejudged": []}
     with ReferenceServer(b.server_config()) as srv:
         target = from_server_facts(srv.facts, profile=Profile(timeouts=ZOO_TIMEOUTS), seed=ZOO_SEED)
         for ids in rounds + [[] for _ in rounds[-1:]]:
@@ -69,7 +72,8 @@ def judge(b: Broken) -> dict:
                 if out["status"] != "not_assessed" or "--thorough" not in out["message"]:
                     break
                 target, ids = dataclasses.replace(target, thorough=True), [c.id for c in covering_checks(b.breaks)]
-            report = certify(target, check_ids=ids)
+            report = certify(target, check_ids=ids, keep_recording=True)
+            out["rejudged"] += verify(report, report.pop("recording")["document"]).differences
             row = row_of(report, b.breaks)
             out.update(status=row["status"], message=row.get("message", ""), rounds=out["rounds"] + 1,
                        verdict=report["verdict"], requests=report.get("cost", {}).get("requests"))
@@ -95,6 +99,7 @@ def test_broken_server_is_caught(name: str) -> None:
     assert got["caught"], (
         f"broken server {name} ({b.doc}) was not caught on {b.breaks} [{got['level']}]: expected status "
         f"{got['expected']!r}, got {got['status']!r}: {got['message'][:600]}")
+    assert not got["rejudged"], f"judged again from its recording, {name}'s report differs: {got['rejudged']}"
 
 
 def test_every_broken_server_names_a_testable_requirement() -> None:

@@ -170,6 +170,7 @@ class CheckResult:
     duration: float = 0.0
     supplementary: bool = False
     blocked_by: str | None = None   # status "blocked": the requirement whose failure kept this check from reading
+    broke: tuple[tuple[str, str], ...] = ()   # (scenario, label) of every exchange it named, evidence or not
 
 
 @dataclass
@@ -465,9 +466,11 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
 
 
 def _judge(source: RecordingSource, check: Check) -> CheckResult:
-    mk = lambda status, msg="", ev=(): CheckResult(check.id, check.requirements, status, msg, list(ev),
-                                                   supplementary=check.supplementary)
-    shown = lambda recs, named=(): evidence(recs, named, source.redactor)
+    def mk(status: str, msg: str = "", recs: list[Recording] = (), named: Iterable[Exchange] = ()) -> CheckResult:
+        named = list(named)
+        return CheckResult(check.id, check.requirements, status, msg, evidence(recs, named, source.redactor),
+                           supplementary=check.supplementary, broke=identities(recs, named))
+
     if source.preflight_error:
         return mk("error", source.preflight_error)
     recs = []
@@ -479,8 +482,8 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
             partial = [got.recording] if got.recording else []
             stopped = [got.exchange] if got.exchange else partial[0].exchanges[-1:] if partial else []
             if getattr(got, "detail", None):
-                return mk("error", f"suite fault in scenario {name} (not the server's): {got}", shown(partial, stopped))
-            return mk("failed", str(got), shown(partial, stopped))
+                return mk("error", f"suite fault in scenario {name} (not the server's): {got}", partial, stopped)
+            return mk("failed", str(got), partial, stopped)
         if isinstance(got, BaseException):
             return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
         recs.append(got)
@@ -488,7 +491,7 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     if gate is not None:
         result = mk("blocked", f"{gate.label}: the plain call of this protocol answered {gate.status} at "
                                f"{urlsplit(gate.url).path} while another operation accepted the same key and "
-                               f"agent", shown([source.preflight], [gate]))
+                               f"agent", [source.preflight], [gate])
         result.blocked_by = SERVED_AT_PATH
         return result
     limited = rate_limited_exchange(recs)
@@ -501,20 +504,26 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     except NotAssessed as exc:
         return mk("not_assessed", str(exc))
     except Observation as exc:
-        return mk("info", str(exc), shown(recs, getattr(exc, "exchanges", ())))
+        return mk("info", str(exc), recs, getattr(exc, "exchanges", ()))
     except Blocked as exc:
         if exc.root in check.requirements:
-            return mk("failed", str(exc), shown(recs, exc.exchanges))
-        result = mk("blocked", str(exc), shown(recs, exc.exchanges))
+            return mk("failed", str(exc), recs, exc.exchanges)
+        result = mk("blocked", str(exc), recs, exc.exchanges)
         result.blocked_by = exc.root
         return result
     except AssertionError as exc:
         message = str(exc) or f"{check.id} failed"
-        return mk("failed", message, shown(recs, getattr(exc, "exchanges", ()) or named_in(message, recs)))
+        return mk("failed", message, recs, getattr(exc, "exchanges", ()) or named_in(message, recs))
     except Exception as exc:  # a check that crashes is the suite's fault, never the server's
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
-                  shown(recs))
+                  recs)
     return mk("passed", note if isinstance(note, str) else "")
+
+
+def identities(recs: list[Recording], exchanges: Iterable[Exchange]) -> tuple[tuple[str, str], ...]:
+    """(scenario, label) of each exchange: how a report names an exchange across checks."""
+    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
+    return tuple((scenario_of.get(id(ex), ""), ex.label) for ex in exchanges)
 
 
 def evidence(recs: list[Recording], named: Iterable[Exchange], redactor: Redactor) -> list[dict[str, Any]]:

@@ -130,13 +130,14 @@ def joined(problems: list[str]) -> str:
 
 
 def judge_all(items: Iterable[T], rule: Callable[[T], Any], *, exchange: Callable[[T], Any] = lambda item: item,
-              nothing: str = "nothing to judge") -> str | None:
+              nothing: str = "nothing to judge") -> None:
     """Applies `rule` to every item, each on its exchange (`exchange(item)`), and reports them together:
 
     - any item broke the rule: one Deviation naming every exchange that did, in order;
-    - an item the rule could not read because it broke a more basic rule (Blocked) is left out, as is one
-      it cannot judge (NotAssessed): when some other item was judged, the check keeps its own status;
-    - none could be judged: Blocked (when some item was blocked) or NotAssessed, never passed."""
+    - else any item could not be read because its exchange broke a more basic rule: Blocked on those exchanges
+      (the report keeps it blocked only where that rule failed on them, and fails it otherwise), never passed
+      on the items that remain;
+    - an item the rule cannot judge (NotAssessed) is left out; none judged at all: NotAssessed, never passed."""
     problems: list[Deviation] = []
     blocked: list[Blocked] = []
     unjudged: list[str] = []
@@ -155,10 +156,9 @@ def judge_all(items: Iterable[T], rule: Callable[[T], Any], *, exchange: Callabl
             judged += 1
     if problems:
         raise Deviation(joined([p.message for p in problems]), [ex for p in problems for ex in p.exchanges])
-    if judged:
-        if blocked:
-            return f"{len(blocked)} exchange(s) not read, blocked by {', '.join(sorted({b.root for b in blocked}))}"
-        return None
     if blocked:
-        raise Blocked(blocked[0].root, joined([b.message for b in blocked]), [ex for b in blocked for ex in b.exchanges])
-    raise NotAssessed("; ".join(dict.fromkeys(unjudged)) or nothing)
+        roots = dict.fromkeys(b.root for b in blocked)
+        raise Blocked(next(iter(roots)), joined([b.message for b in blocked]),
+                      [ex for b in blocked for ex in b.exchanges])
+    if not judged:
+        raise NotAssessed("; ".join(dict.fromkeys(unjudged)) or nothing)

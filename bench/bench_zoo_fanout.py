@@ -4,8 +4,9 @@
 
 For each single-fault server: the requirements that failed (MUST) or warned, those blocked and by which root,
 whether the broken requirement itself was caught, and for each failed MUST whether its first evidence is the
-exchange its message names (the message starts with that step's label). Prints one line per server and the
-distribution of failed requirements per server.
+exchange its message names (the message starts with that step's label), and whether that exchange, re-sent to the
+same server and judged by the same rule, shows the deviation again (tests/selftest/resend.py). Prints one line per
+server and the distribution of failed requirements per server.
 """
 from __future__ import annotations
 
@@ -41,10 +42,14 @@ def one(name: str) -> dict:
     from conformance.target import from_server_facts
     from tests.selftest.zoo import load_zoo
 
+    from tests.selftest.resend import resend_failures
+
     b = load_zoo()[name]
     t0 = time.monotonic()
     with ReferenceServer(b.server_config()) as srv:
-        rep = certify(from_server_facts(srv.facts))
+        target = from_server_facts(srv.facts)
+        rep = certify(target, keep_recording=True)
+        resent = resend_failures(rep, rep.pop("recording")["document"], target)
     rows = {r["id"]: r for r in rep["requirements"]}
     failed = [r for r in rep["requirements"] if r["status"] == "failed"]
     named_first = sum(1 for r in failed if names_its_evidence(r))
@@ -54,7 +59,8 @@ def one(name: str) -> dict:
             "warned": [r["id"] for r in rep["requirements"] if r["status"] == "warning"],
             "errors": [r["id"] for r in rep["requirements"] if r["status"] == "error"],
             "blocked": {r["id"]: r["blocked_by"] for r in rep["requirements"] if r.get("blocked_by")},
-            "named_first": named_first}
+            "named_first": named_first, "reproduced": sum(r.ok for r in resent),
+            "not_reproduced": [f"{r.requirement} {r.label}: {r.outcome} {r.detail[:160]}" for r in resent if not r.ok]}
 
 
 def main() -> int:
@@ -70,16 +76,18 @@ def main() -> int:
         for row in pool.imap_unordered(one, names):
             rows.append(row)
             print(f"{row['name']:<58} {'caught' if row['caught'] else 'MISSED':<7} failed {len(row['failed']):>2} "
-                  f"(first evidence named: {row['named_first']}/{len(row['failed'])}) blocked {len(row['blocked']):>2} "
+                  f"(named first {row['named_first']}, re-sent and reproduced {row['reproduced']} of "
+                  f"{len(row['failed'])}) blocked {len(row['blocked']):>2} "
                   f"{row['seconds']:>5} s  {','.join(row['failed'])[:120]}", flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(sorted(rows, key=lambda r: r["name"]), indent=1))
     dist = collections.Counter(len(r["failed"]) for r in rows)
     total = sum(len(r["failed"]) for r in rows)
     named = sum(r["named_first"] for r in rows)
+    reproduced = sum(r["reproduced"] for r in rows)
     print(f"\n{len(rows)} servers; caught {sum(r['caught'] for r in rows)}; failed MUSTs per server: "
           f"{dict(sorted(dist.items()))}; more than 3: {sum(1 for r in rows if len(r['failed']) > 3)}; "
-          f"first evidence is the named exchange: {named}/{total}")
+          f"first evidence is the named exchange: {named}/{total}; re-sent and reproduced: {reproduced}/{total}")
     return 0
 
 

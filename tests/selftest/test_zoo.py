@@ -21,6 +21,7 @@ from conformance.rejudge import verify
 from conformance.report import FAIL_AS
 from conformance.server import ReferenceServer
 from conformance.target import Profile, Timeouts, from_server_facts
+from tests.selftest.resend import resend_failures
 from tests.selftest.tables import record_result
 from tests.selftest.zoo import Broken, load_zoo
 
@@ -73,12 +74,14 @@ def judge(b: Broken) -> dict:
                     break
                 target, ids = dataclasses.replace(target, thorough=True), [c.id for c in covering_checks(b.breaks)]
             report = certify(target, check_ids=ids, keep_recording=True)
-            out["rejudged"] += verify(report, report.pop("recording")["document"]).differences
+            document = report.pop("recording")["document"]
+            out["rejudged"] += verify(report, document).differences
             row = row_of(report, b.breaks)
             out.update(status=row["status"], message=row.get("message", ""), rounds=out["rounds"] + 1,
                        verdict=report["verdict"], requests=report.get("cost", {}).get("requests"))
             if row["status"] == expected:
                 out.update(caught=True, cause=cause_of(report, b.breaks))
+                out["resent"] = [r for r in resend_failures(report, document, target) if not r.ok]
                 break
     return out
 
@@ -100,6 +103,8 @@ def test_broken_server_is_caught(name: str) -> None:
         f"broken server {name} ({b.doc}) was not caught on {b.breaks} [{got['level']}]: expected status "
         f"{got['expected']!r}, got {got['status']!r}: {got['message'][:600]}")
     assert not got["rejudged"], f"judged again from its recording, {name}'s report differs: {got['rejudged']}"
+    assert not got.get("resent"), (f"{name}: re-sent, the first evidence of a failed MUST did not show the deviation "
+                                   f"again: {got['resent']}")
 
 
 def test_every_broken_server_names_a_testable_requirement() -> None:

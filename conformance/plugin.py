@@ -211,7 +211,7 @@ class Certification:
                      "seed_source": self.target.seed_source,
                      "requirements": self.config.getoption("conf_requirements"),
                      "run_tag": self.target.run_tag})
-        rep = _only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
+        rep = report.only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
                               error=interrupted or self.error)
         from conformance import recording
         if self.session:
@@ -226,20 +226,6 @@ class Certification:
         junit.write(self.report, self.report_dir / "junit.xml", self.redact)
         markdown.write(self.report, self.report_dir / "report.md", self.redact)
         return self.report
-
-
-def _only_requested(rep: dict[str, Any], ids: str | None, *, ran: int, error: str | None) -> dict[str, Any]:
-    """With --requirements the report (and its verdict) is about those requirements alone."""
-    if not ids:
-        return rep
-    wanted = {i.strip() for i in ids.split(",") if i.strip()}
-    rows = [r for r in rep["requirements"] if r["id"] in wanted]
-    rep["requirements"] = rows
-    rep["verdict"], rep["verdict_reason"] = report.verdict(rows, ran=ran, error=error)
-    rep["summary"] = {}
-    for r in rows:
-        rep["summary"][r["status"]] = rep["summary"].get(r["status"], 0) + 1
-    return rep
 
 
 def target_first(rep: dict[str, Any]) -> dict[str, Any]:

@@ -105,8 +105,7 @@ def rejudge(doc: dict[str, Any], rep: dict[str, Any] | None = None) -> dict[str,
                            options=rep.get("options") or {}, started_at=doc["started_at"],
                            finished_at=doc["finished_at"])
     if opts.get("only_requested"):
-        from conformance.plugin import _only_requested
-        rebuilt = _only_requested(rebuilt, opts["requirements"], ran=len(results), error=doc["error"])
+        rebuilt = report.only_requested(rebuilt, opts["requirements"], ran=len(results), error=doc["error"])
     return rebuilt
 
 

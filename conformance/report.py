@@ -191,6 +191,20 @@ def verdict(rows: list[dict[str, Any]], *, ran: int, error: str | None = None) -
     return "conformant", "every MUST requirement was assessed and passed"
 
 
+def only_requested(rep: dict[str, Any], ids: str | None, *, ran: int, error: str | None) -> dict[str, Any]:
+    """With --requirements the report (and its verdict) is about those requirements alone."""
+    if not ids:
+        return rep
+    wanted = {i.strip() for i in ids.split(",") if i.strip()}
+    rows = [r for r in rep["requirements"] if r["id"] in wanted]
+    rep["requirements"] = rows
+    rep["verdict"], rep["verdict_reason"] = verdict(rows, ran=ran, error=error)
+    rep["summary"] = {}
+    for r in rows:
+        rep["summary"][r["status"]] = rep["summary"].get(r["status"], 0) + 1
+    return rep
+
+
 def _baselined(rows: list[dict[str, Any]], rid: str) -> bool:
     return any(r["id"] == rid and r.get("baselined") for r in rows)
 

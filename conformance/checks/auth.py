@@ -14,7 +14,8 @@ from conformance.vocab.steps import access as steps, mcp as mcp_steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE
 from conformance.vocab.readers import error_body, error_code, got, is_4xx, step
-from conformance.vocab.refusals import each, mcp_refused, not_refused_as, refused_4xx, step_sent as sent
+from conformance.vocab.refusals import (each, mcp_refused, not_refused_as, refused_4xx, step_sent as sent,
+                                       valid_credential_refused)
 from conformance.wire.exchange import Exchange
 
 
@@ -97,7 +98,7 @@ def challenge_on_401(rec: Recording):
         label, ex = item
         assert ex.headers is not None and ex.headers.get("www-authenticate"), \
             f"{rec.scenario} sent {sent(label)}; the 401 has no WWW-Authenticate header (RFC 9110 §11.6.1)"
-    judge_all(seen, has_challenge, exchange=lambda item: item[1])
+    return judge_all(seen, has_challenge, exchange=lambda item: item[1])
 
 
 def token_bound_to_its_agent(rec: Recording):
@@ -259,7 +260,7 @@ def mcp_401_challenge(rec: Recording):
         assert scope == SCOPE, f"{what}: scope is {scope!r}, expected {SCOPE!r}"
         extras.update(set(params) - {"resource_metadata", "scope"})
 
-    judge_all(_401s(rec), challenge_names_metadata, exchange=lambda item: item[1])
+    notes.add(judge_all(_401s(rec), challenge_names_metadata, exchange=lambda item: item[1]) or "")
     notes.discard("")
     if extras:
         notes.add(f"extra challenge parameters (allowed): {sorted(extras)}")
@@ -269,8 +270,8 @@ def mcp_401_challenge(rec: Recording):
 @check("AUTH-MCP-009", scenarios=["access.mcp"])
 def mcp_401_code(rec: Recording):
     """Every MCP 401 has a JSON-RPC error body with `error.code` -32600."""
-    judge_all(_401s(rec), lambda item: mcp_refused(rec, item[0], 401, JSONRPC_INVALID_REQUEST),
-              exchange=lambda item: item[1])
+    return judge_all(_401s(rec), lambda item: mcp_refused(rec, item[0], 401, JSONRPC_INVALID_REQUEST),
+                     exchange=lambda item: item[1])
 
 
 # -- agent addressing (GEN-AGENT) -------------------------------------------------------------
@@ -317,6 +318,7 @@ def unknown_agent_404(rec: Recording):
     with on(ex):
         if ex.status == 404:
             return
+        valid_credential_refused(ex, what)
         if not is_4xx(ex):
             not_refused = not_refused_as(ex, what, "a 404 refusal")
             if ex.status is None:

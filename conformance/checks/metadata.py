@@ -261,8 +261,9 @@ def credential_ignored(rec: Recording):
         label, what = item
         other = document(rec.get(label), f"GET of the metadata {what}")
         assert same_json(other, base), f"GET of the metadata {what} gave another document: {json.dumps(other)[:300]}"
-    judge_all(((steps.DOC_KEY, "with the API key"), (steps.DOC_UNKNOWN_BEARER, "with an unknown bearer credential")),
-              same_document, exchange=lambda item: rec.get(item[0]))
+    return judge_all(((steps.DOC_KEY, "with the API key"), (steps.DOC_UNKNOWN_BEARER, "with an unknown bearer "
+                                                                                       "credential")),
+                     same_document, exchange=lambda item: rec.get(item[0]))
 
 
 @check("META-DOC-010", scenarios=["metadata.challenge"])
@@ -348,8 +349,9 @@ def other_refusals_error_body(rec: Recording):
             raise AssertionError(f"{what} must use the error body {{error: {{code, message, requestId}}}}; "
                                  f"got {got(ex)}") from None
         schemas.check("error-body", body, what)
-    judge_all(others, has_error_body)
-    return f"{len(others)} refusal(s): " + ", ".join(f"{ex.label} {ex.status}" for ex in others)
+    note = judge_all(others, has_error_body)
+    return f"{len(others)} refusal(s): " + ", ".join(f"{ex.label} {ex.status}" for ex in others) + \
+        (f"; {note}" if note else "")
 
 
 def _answer_of(rec: Recording, label: str) -> str:

@@ -279,9 +279,9 @@ def challenge_leads_to_document(rec: Recording):
     try:
         url = challenge_params(ex).get("resource_metadata")
     except AssertionError as exc:
-        raise precondition("AUTH-MCP-008", ex, f"the 401 has no readable Bearer challenge: {exc}") from None
+        raise precondition("AUTH-MCP-008", ex, f"the 401 has no readable challenge of the scheme Bearer: {exc}") from None
     if not isinstance(url, str):
-        raise precondition("AUTH-MCP-008", ex, "the 401's Bearer challenge has no resource_metadata parameter")
+        raise precondition("AUTH-MCP-008", ex, "the 401's challenge (scheme Bearer) has no resource_metadata parameter")
     expected_url, base = metadata_url(rec.target), rec.target.base_url
     ours = same_url(url, expected_url)
     if not url_under(url, base):

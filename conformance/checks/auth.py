@@ -202,7 +202,7 @@ def refused_401(rec: Recording, label: str) -> None:
     if label in OUTSIDE_HEADER and is_4xx(ex):
         raise precondition("AUTH-MCP-003", ex, f"{what}; a tools/call without an Authorization header must answer "
                                                f"401, got {got(ex)}")
-    raise not_refused_as(ex, what, "HTTP 401")
+    raise not_refused_as(ex, what, "HTTP 401", rec)
 
 
 def _mcp_401(*labels: str):
@@ -318,9 +318,9 @@ def unknown_agent_404(rec: Recording):
     with on(ex):
         if ex.status == 404:
             return
-        valid_credential_refused(ex, what)
+        valid_credential_refused(ex, what, rec)
         if not is_4xx(ex):
-            not_refused = not_refused_as(ex, what, "a 404 refusal")
+            not_refused = not_refused_as(ex, what, "a 404 refusal", rec)
             if ex.status is None:
                 raise not_refused
             raise precondition("GEN-AGENT-005", ex, str(not_refused))

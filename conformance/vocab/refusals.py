@@ -32,10 +32,12 @@ STEP_SENT = {   # the steps of the access scenarios (the MCP and metadata refusa
     steps.UNDEPLOYED_AGENT: "a valid API key to the undeployed agent (--undeployed-agent-id)",
 }
 
-# The requirement that a valid credential is accepted, by the credential a request carried and its protocol.
-# Whether invoke and AG-UI accept an access token is not shown (AUTH-OPEN-001): no rule to break there.
+# The requirement that a valid credential is accepted, by the credential a request carried and its protocol, and
+# the step of a recording that carries it on its own (the plain call). Whether invoke and AG-UI accept an access
+# token is not shown (AUTH-OPEN-001): no rule to break there.
 CREDENTIAL_ACCEPTED = {("api_key", "invoke"): "AUTH-KEY-001", ("api_key", "agui"): "AUTH-KEY-001",
                        ("api_key", "mcp"): "AUTH-KEY-001", ("access_token", "mcp"): "AUTH-MCP-001"}
+ACCEPTED_STEP = {"api_key": steps.ACCEPTED, "access_token": steps.ACCEPTED_TOKEN}
 _ERROR_BODY_ORDER = list(dict.fromkeys(ERROR_BODY.values()))   # GEN-ERR-001 (the body) before its fields
 
 
@@ -52,14 +54,26 @@ def credential_refusal(ex: Exchange) -> bool:
     return ex.status == 401 or (is_4xx(ex) and (error_of(ex) or {}).get("code") == "unauthenticated")
 
 
-def valid_credential_refused(ex: Exchange, what: str) -> None:
+def valid_credential_refused(ex: Exchange, what: str, rec: Recording | None = None) -> None:
     """Raises the acceptance requirement of the valid credential the request carried (AUTH-KEY-001 for the API key,
-    AUTH-MCP-001 for the access token on MCP) when the answer refused that credential: whatever else the step
-    judges (the agent addressed, the status of its refusal) cannot be read on a call whose key was turned away."""
-    root = CREDENTIAL_ACCEPTED.get((ex.credential or "", operation_of(ex.url) or ""))
-    if root and credential_refusal(ex):
-        raise precondition(root, ex, f"{what}; the valid {ex.credential.replace('_', ' ')} itself was refused: "
-                                     f"{got(ex)}")
+    AUTH-MCP-001 for the access token on its agent) when the answer refused that credential: whatever else the step
+    judges (the agent addressed, the status of its refusal) cannot be read on a call whose credential was turned
+    away. When `rec` holds the plain call with the same credential, that call decides: refused too, it is the same
+    deviation (both are named); accepted, this refusal is the step's own. Without one, a call carrying the API key
+    refused as unauthenticated broke AUTH-KEY-001 itself; an access token off its agent breaks nothing of it."""
+    credential = ex.credential or ""
+    root = CREDENTIAL_ACCEPTED.get((credential, operation_of(ex.url) or ""))
+    if not root or not credential_refusal(ex):
+        return
+    plain = next((e for e in rec.exchanges if e.label == ACCEPTED_STEP[credential] and e is not ex), None) \
+        if rec is not None else None
+    if plain is not None and plain.status is not None and 200 <= plain.status < 300:
+        return
+    if plain is None and credential != "api_key":
+        return
+    also = f"; so was the plain call with it ({plain.label}: {got(plain)})" if plain is not None else ""
+    raise precondition(root, (ex, plain), f"{what}; the valid {credential.replace('_', ' ')} itself was refused: "
+                                          f"{got(ex)}{also}")
 
 
 def refusal_status_class(ex: Exchange, what: str) -> None:
@@ -73,9 +87,9 @@ def refusal_status_class(ex: Exchange, what: str) -> None:
         raise precondition(root, ex, f"{what}; a refusal must have a 4xx status, got {got(ex)}")
 
 
-def not_refused_as(ex: Exchange, what: str, expected: str) -> AssertionError:
+def not_refused_as(ex: Exchange, what: str, expected: str, rec: Recording | None = None) -> AssertionError:
     """The step was not refused as expected: a more basic rule it broke (raised), or its own failure (returned)."""
-    valid_credential_refused(ex, what)
+    valid_credential_refused(ex, what, rec)
     refusal_status_class(ex, what)
     return AssertionError(f"{what}; expected {expected}, got {got(ex)}")
 
@@ -100,11 +114,11 @@ def refused_4xx(rec: Recording, label: str, *, status: int | None = None, code: 
     what = f"{rec.scenario} sent {step_sent(label)}"
     with on(ex):
         if not ((ex.status == status) if status else is_4xx(ex)):
-            raise not_refused_as(ex, what, f"{status or 'a 4xx'} refusal")
+            raise not_refused_as(ex, what, f"{status or 'a 4xx'} refusal", rec)
         if code is not None:
             actual = error_code(ex, what)
             if actual != code:
-                valid_credential_refused(ex, what)
+                valid_credential_refused(ex, what, rec)
                 raise AssertionError(f"{what}; expected error.code {code!r}, got {actual!r}: {got(ex)}")
         if error_body:
             error_body_fields(ex, what)
@@ -117,7 +131,7 @@ def mcp_refused(rec: Recording, label: str, status: int | None, code: int | None
     what = f"{rec.scenario} sent {step_sent(label)}"
     with on(ex):
         if not (ex.status == status if status else is_4xx(ex)):
-            raise not_refused_as(ex, what, f"HTTP {status or '4xx'} with a JSON-RPC error")
+            raise not_refused_as(ex, what, f"HTTP {status or '4xx'} with a JSON-RPC error", rec)
         body = rpc_error(ex, what)
         if code is not None:
             actual = body["error"]["code"]

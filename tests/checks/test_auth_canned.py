@@ -161,7 +161,13 @@ def test_the_valid_key_refused_blocks_addressing_by_auth_key_001():
     with judging({"AUTH-KEY-001"}):
         with pytest.raises(Deviation) as raised:
             refused_4xx(rec, steps.UNKNOWN_AGENT, code="not_found")
-    assert not isinstance(raised.value, Blocked) and raised.value.exchanges == (refused,)
+    assert not isinstance(raised.value, Blocked) and raised.value.exchanges == (refused, rec.get(steps.ACCEPTED))
+
+
+def test_an_unknown_agent_refused_as_unauthenticated_while_the_key_works_is_gen_agent_005s():
+    rec = access(unknown_agent=answer(steps.UNKNOWN_AGENT, 401, error("unauthenticated")))
+    status, exc = judge("auth.unknown_agent_not_found_invoke", rec)
+    assert status == "failed" and not isinstance(exc, Blocked) and exc.exchanges == (rec.get(steps.UNKNOWN_AGENT),)
 
 
 def test_another_code_for_an_unknown_agent_is_gen_agent_005s_and_blocks_006():
@@ -265,12 +271,19 @@ def test_a_credential_outside_the_header_accepted_fails_auth_mcp_010():
     assert status == "failed" and exc.exchanges == (rec.get(steps.QUERY_KEY),)
 
 
-def test_the_access_token_refused_on_another_agent_is_auth_mcp_001s():
+def test_the_access_token_refused_everywhere_is_auth_mcp_001s():
     rec = mcp(accepted_token=(401,), other_agent_token=(401,))
     status, exc = judge("auth.access_token_other_agent", rec)
     assert status == "blocked" and exc.root == "AUTH-MCP-001"
+    assert exc.exchanges == (rec.get(steps.OTHER_AGENT_TOKEN), rec.get(steps.ACCEPTED_TOKEN))
     status, exc = judge("auth.access_token_accepted", rec)
     assert status == "failed" and exc.exchanges == (rec.get(steps.ACCEPTED_TOKEN),)
+
+
+def test_the_access_token_refused_only_on_another_agent_is_auth_mcp_002s():
+    rec = mcp(other_agent_token=(401,))
+    status, exc = judge("auth.access_token_other_agent", rec)
+    assert status == "failed" and not isinstance(exc, Blocked) and exc.exchanges == (rec.get(steps.OTHER_AGENT_TOKEN),)
 
 
 def test_an_mcp_refusal_with_a_5xx_is_mcp_err_001s():

@@ -1,4 +1,9 @@
-"""Sign-in metadata (RFC 9728 protected resource metadata of the agent's MCP endpoint)."""
+"""Sign-in metadata (RFC 9728 protected resource metadata of the agent's MCP endpoint).
+
+The document of a GET without a credential is read once per check (`document`): unless it is a 200 with a JSON
+object, that GET broke META-DOC-001 and nothing in it can be read (a precondition). A field rule that another
+field rule presupposes (one authorization server before naming --auth-url, the scope listed before it being the
+only one, caching allowed for 30 s before exactly 30 s) is raised the same way."""
 from __future__ import annotations
 
 import email.utils
@@ -8,12 +13,14 @@ from urllib.parse import urlsplit
 
 from conformance import schemas
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Blocked, Deviation, NotAssessed, judge_all, on, precondition
 from conformance.registry import check
 from conformance.vocab.steps import metadata as steps
-from conformance.vocab.challenges import challenge_params, same_url, spelled, url_under
+from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled, url_under
 from conformance.vocab.constants import SCOPE
 from conformance.vocab.readers import got, step
+from conformance.vocab.traffic import violations
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 
 CACHE_SECONDS = 30
@@ -24,17 +31,35 @@ def mcp_url(target, agent_id: str | None = None) -> str:
     return f"{target.base_url.rstrip('/')}/v1/agents/{agent_id or target.agent_id}/mcp"
 
 
+def without_credential(ex: Exchange) -> bool:
+    return not any(name.lower() == "authorization" for name in ex.request_headers)
+
+
 def document(ex: Exchange, what: str = "GET of the metadata without a credential") -> dict[str, Any]:
-    assert ex.status == 200, f"{what}: expected 200, got {got(ex)}"
-    doc = ex.json()
-    assert isinstance(doc, dict), f"{what}: expected a JSON object, got {type(doc).__name__}: {got(ex)}"
+    """The metadata document a 200 carries. A GET without a credential answered otherwise broke META-DOC-001 (the
+    document needs no credential and is a JSON object): a precondition of every reading of it. A GET with a
+    credential answered otherwise is the reading check's own failure (META-DOC-009)."""
+    def unreadable(message: str) -> Deviation:
+        return precondition("META-DOC-001", ex, message) if without_credential(ex) else Deviation(message, ex)
+
+    if ex.status != 200:
+        raise unreadable(f"{what}: expected 200, got {got(ex)}")
+    try:
+        doc = ex.json()
+    except AssertionError as exc:
+        raise unreadable(f"{what}: {exc}") from None
+    if not isinstance(doc, dict):
+        raise unreadable(f"{what}: expected a JSON object, got {type(doc).__name__}: {got(ex)}")
     return doc
 
 
-def field_of(rec: Recording, name: str) -> Any:
-    doc = document(rec.get(steps.DOC))
-    assert name in doc, f"the metadata has no `{name}` member: {json.dumps(doc)[:300]}"
-    return doc[name]
+def field_of(rec: Recording, name: str) -> tuple[Exchange, Any]:
+    """(the GET without a credential, the value of its document's member `name`)."""
+    ex = rec.get(steps.DOC)
+    doc = document(ex)
+    with on(ex):
+        assert name in doc, f"the metadata has no `{name}` member: {json.dumps(doc)[:300]}"
+    return ex, doc[name]
 
 
 def string_list(value: Any, name: str) -> list[str]:
@@ -54,51 +79,68 @@ def resource_is_mcp_url(rec: Recording):
     """`resource` names `{base_url}/v1/agents/<agent_id>/mcp` of the addressed agent (compared after RFC 3986
     normalization: scheme and host case, default port, percent-encoding case, dot segments)."""
     expected = mcp_url(rec.target)
-    value = field_of(rec, "resource")
-    assert same_url(value, expected), \
-        f"`resource` is {value!r}, expected {expected!r} (compared after RFC 3986 normalization)"
+    ex, value = field_of(rec, "resource")
+    with on(ex):
+        assert same_url(value, expected), \
+            f"`resource` is {value!r}, expected {expected!r} (compared after RFC 3986 normalization)"
     return spelled(value, expected)
 
 
 @check("META-DOC-003", scenarios=DOC)
 def one_authorization_server(rec: Recording):
     """`authorization_servers` is an array of exactly one string."""
-    servers = string_list(field_of(rec, "authorization_servers"), "authorization_servers")
-    assert len(servers) == 1, f"`authorization_servers` has {len(servers)} entries, expected exactly one: {servers}"
+    ex, value = field_of(rec, "authorization_servers")
+    with on(ex):
+        servers = string_list(value, "authorization_servers")
+        assert len(servers) == 1, f"`authorization_servers` has {len(servers)} entries, expected exactly one: {servers}"
 
 
 @check("META-DOC-004", scenarios=DOC)
 def authorization_server_is_auth_url(rec: Recording):
     """The one `authorization_servers` entry names --auth-url (compared after RFC 3986 normalization, so
-    `https://auth.example.com/` names `https://auth.example.com`)."""
+    `https://auth.example.com/` names `https://auth.example.com`). Without exactly one entry there is no
+    "one entry" to compare: META-DOC-003 says so."""
     if not rec.target.auth_url:
         raise NotAssessed(f"needs {rec.target.option_for('auth_url')}, which was not given")
-    servers = string_list(field_of(rec, "authorization_servers"), "authorization_servers")
-    assert len(servers) == 1 and same_url(servers[0], rec.target.auth_url), \
-        f"`authorization_servers` is {servers}, expected [{rec.target.auth_url!r}] (--auth-url; compared after " \
-        f"RFC 3986 normalization)"
+    ex, servers = field_of(rec, "authorization_servers")
+    if not (isinstance(servers, list) and len(servers) == 1 and isinstance(servers[0], str)):
+        raise precondition("META-DOC-003", ex, f"`authorization_servers` is {json.dumps(servers)[:200]}, not an "
+                                               f"array of exactly one string")
+    with on(ex):
+        assert same_url(servers[0], rec.target.auth_url), \
+            f"`authorization_servers` is {servers}, expected [{rec.target.auth_url!r}] (--auth-url; compared after " \
+            f"RFC 3986 normalization)"
     return spelled(servers[0], rec.target.auth_url)
 
 
 @check("META-DOC-005", scenarios=DOC)
 def scope_listed(rec: Recording):
     """`scopes_supported` is an array of strings containing `agent:invoke`."""
-    scopes = string_list(field_of(rec, "scopes_supported"), "scopes_supported")
-    assert SCOPE in scopes, f"`scopes_supported` is {scopes}, which lacks {SCOPE!r}"
+    ex, value = field_of(rec, "scopes_supported")
+    with on(ex):
+        scopes = string_list(value, "scopes_supported")
+        assert SCOPE in scopes, f"`scopes_supported` is {scopes}, which lacks {SCOPE!r}"
 
 
 @check("META-DOC-006", scenarios=DOC)
 def only_scope(rec: Recording):
-    """`scopes_supported` is exactly `["agent:invoke"]`."""
-    scopes = field_of(rec, "scopes_supported")
-    assert scopes == [SCOPE], f"`scopes_supported` is {json.dumps(scopes)[:200]}, expected [{SCOPE!r}]"
+    """`scopes_supported` is exactly `["agent:invoke"]`. One that does not list `agent:invoke` at all is
+    META-DOC-005's."""
+    ex, scopes = field_of(rec, "scopes_supported")
+    if not (isinstance(scopes, list) and all(isinstance(v, str) for v in scopes) and SCOPE in scopes):
+        raise precondition("META-DOC-005", ex, f"`scopes_supported` is {json.dumps(scopes)[:200]}, not an array of "
+                                               f"strings listing {SCOPE!r}")
+    with on(ex):
+        assert same_json(scopes, [SCOPE]), f"`scopes_supported` is {json.dumps(scopes)[:200]}, expected [{SCOPE!r}]"
 
 
 @check("META-DOC-007", scenarios=DOC)
 def header_only(rec: Recording):
     """`bearer_methods_supported` is exactly `["header"]`."""
-    methods = field_of(rec, "bearer_methods_supported")
-    assert methods == ["header"], f"`bearer_methods_supported` is {json.dumps(methods)[:200]}, expected [\"header\"]"
+    ex, methods = field_of(rec, "bearer_methods_supported")
+    with on(ex):
+        assert same_json(methods, ["header"]), \
+            f"`bearer_methods_supported` is {json.dumps(methods)[:200]}, expected [\"header\"]"
 
 
 def cache_directives(ex: Exchange) -> dict[str, str | None]:
@@ -184,21 +226,29 @@ def caching_not_forbidden(rec: Recording):
     ex = rec.get(steps.DOC)
     document(ex)
     blocker = caching_forbidden(ex)
-    assert blocker is None, f"the metadata must be cacheable for 30 seconds; its headers say otherwise: {blocker} " \
-                            f"(Cache-Control: {ex.header('cache-control')!r}, Expires: {ex.header('expires')!r})"
+    with on(ex):
+        assert blocker is None, f"the metadata must be cacheable for 30 seconds; its headers say otherwise: " \
+                                f"{blocker} (Cache-Control: {ex.header('cache-control')!r}, Expires: " \
+                                f"{ex.header('expires')!r})"
     return freshness(ex)[1]
 
 
 @check("META-DOC-008", scenarios=DOC)
 def cached_30_seconds(rec: Recording):
-    """The 200's HTTP caching headers give a 30 s lifetime: `max-age=30` (or `s-maxage=30`, or Expires − Date = 30 s)."""
+    """The 200's HTTP caching headers give a 30 s lifetime: `max-age=30` (or `s-maxage=30`, or Expires − Date = 30 s).
+    Headers that forbid caching it for 30 s at all are META-DOC-011's."""
     ex = rec.get(steps.DOC)
     document(ex)
+    blocker = caching_forbidden(ex)
+    if blocker is not None:
+        raise precondition("META-DOC-011", ex, f"the metadata must be cacheable for 30 seconds; its headers say "
+                                               f"otherwise: {blocker}")
     lifetime, how = freshness(ex)
-    if lifetime is not None and how.startswith("Expires"):
-        assert abs(lifetime - CACHE_SECONDS) <= DATE_SLACK, f"{how} gives {lifetime} s, expected {CACHE_SECONDS} s"
-        return how
-    assert lifetime == CACHE_SECONDS, f"the caching headers give no 30 s lifetime: {how}"
+    with on(ex):
+        if lifetime is not None and how.startswith("Expires"):
+            assert abs(lifetime - CACHE_SECONDS) <= DATE_SLACK, f"{how} gives {lifetime} s, expected {CACHE_SECONDS} s"
+            return how
+        assert lifetime == CACHE_SECONDS, f"the caching headers give no 30 s lifetime: {how}"
     return how
 
 
@@ -206,39 +256,75 @@ def cached_30_seconds(rec: Recording):
 def credential_ignored(rec: Recording):
     """GETs the metadata with no credential, the API key and an unknown bearer; 200 with the same document each time."""
     base = document(rec.get(steps.DOC))
-    for label, what in ((steps.DOC_KEY, "with the API key"), (steps.DOC_UNKNOWN_BEARER, "with an unknown bearer credential")):
+
+    def same_document(item: tuple[str, str]) -> None:
+        label, what = item
         other = document(rec.get(label), f"GET of the metadata {what}")
-        assert other == base, f"GET of the metadata {what} gave another document: {json.dumps(other)[:300]}"
+        assert same_json(other, base), f"GET of the metadata {what} gave another document: {json.dumps(other)[:300]}"
+    return judge_all(((steps.DOC_KEY, "with the API key"), (steps.DOC_UNKNOWN_BEARER, "with an unknown bearer "
+                                                                                       "credential")),
+                     same_document, exchange=lambda item: rec.get(item[0]))
 
 
 @check("META-DOC-010", scenarios=["metadata.challenge"])
 def challenge_leads_to_document(rec: Recording):
     """Follows `resource_metadata` of an MCP 401; 200 with the document whose `resource` names that MCP URL (URLs
-    compared after RFC 3986 normalization)."""
+    compared after RFC 3986 normalization). What the flow reads is stated by other rules first: the 401 without a
+    credential (AUTH-MCP-003), its challenge naming this agent's metadata URL (AUTH-MCP-008), and there the document
+    without a credential (META-DOC-001) naming the MCP URL (META-DOC-002): a broken flow is blocked by the first of
+    them its exchanges break."""
     ex = rec.get(steps.CHALLENGE)
-    assert ex.status == 401, f"tools/call without a credential: expected 401, got {got(ex)}"
-    url = challenge_params(ex).get("resource_metadata")
-    assert isinstance(url, str), "the 401's Bearer challenge has no resource_metadata parameter"
-    base = rec.target.base_url
-    assert url_under(url, base), f"resource_metadata {url!r} is not under the base URL {base!r}"
-    doc = document(rec.get(steps.FOLLOWED), f"GET {url}")
+    if ex.status != 401:
+        raise precondition("AUTH-MCP-003", ex, f"tools/call without a credential: expected 401, got {got(ex)}")
+    try:
+        url = challenge_params(ex).get("resource_metadata")
+    except AssertionError as exc:
+        raise precondition("AUTH-MCP-008", ex, f"the 401 has no readable challenge of the scheme Bearer: {exc}") from None
+    if not isinstance(url, str):
+        raise precondition("AUTH-MCP-008", ex, "the 401's challenge (scheme Bearer) has no resource_metadata parameter")
+    expected_url, base = metadata_url(rec.target), rec.target.base_url
+    ours = same_url(url, expected_url)
+    if not url_under(url, base):
+        raise precondition("AUTH-MCP-008", ex, f"resource_metadata {url!r} is not under the base URL {base!r} (not "
+                                               f"followed); this agent's metadata URL is {expected_url!r}")
+    followed = rec.get(steps.FOLLOWED)
     expected = mcp_url(rec.target)
-    assert same_url(doc.get("resource"), expected), \
-        f"the document at resource_metadata has `resource` {doc.get('resource')!r}, expected {expected!r}"
+    try:
+        doc = document(followed, f"GET {url}")
+        with on(followed):
+            assert same_url(doc.get("resource"), expected), \
+                f"the document at resource_metadata has `resource` {doc.get('resource')!r}, expected {expected!r}"
+    except Deviation as exc:
+        if not ours:   # the challenge led elsewhere than this agent's metadata: AUTH-MCP-008's value explains it
+            raise precondition("AUTH-MCP-008", (ex, followed), f"resource_metadata is {url!r}, not this agent's "
+                                                               f"metadata URL {expected_url!r}; {exc.message}") from None
+        if isinstance(exc, Blocked):   # this agent's metadata URL, answered without the document: META-DOC-001
+            raise
+        raise precondition("META-DOC-002", followed, exc.message) from None
+    return spelled(url, expected_url) if ours else f"resource_metadata {url!r} differs from {expected_url!r} but " \
+                                                      f"serves this agent's document"
+
+
+def not_found(rec: Recording, label: str, what: str) -> None:
+    """The GET without a credential answered 404. A 401 demands the credential the endpoint never needs: the GET
+    broke META-DOC-001 first."""
+    ex = step(rec, label)
+    if ex.status == 401:
+        raise precondition("META-DOC-001", ex, f"{what}: the metadata needs no credential, got {got(ex)}")
+    with on(ex):
+        assert ex.status == 404, f"{what}: expected 404, got {got(ex)}"
 
 
 @check("META-STATE-001", scenarios=DOC)
 def undeployed_agent_404(rec: Recording):
     """GETs the metadata of --undeployed-agent-id; 404."""
-    ex = step(rec, steps.UNDEPLOYED_AGENT)
-    assert ex.status == 404, f"metadata of the undeployed agent: expected 404, got {got(ex)}"
+    not_found(rec, steps.UNDEPLOYED_AGENT, "metadata of the undeployed agent")
 
 
 @check("META-STATE-002", scenarios=DOC)
 def unknown_agent_404(rec: Recording):
     """GETs the metadata of a well-formed agent id that never existed; 404."""
-    ex = rec.get(steps.UNKNOWN_AGENT)
-    assert ex.status == 404, f"metadata of a nonexistent agt_ id: expected 404, got {got(ex)}"
+    not_found(rec, steps.UNKNOWN_AGENT, "metadata of a nonexistent agt_ id")
 
 
 def refusals(rec: Recording) -> list[Exchange]:
@@ -254,15 +340,18 @@ def other_refusals_error_body(rec: Recording):
     if not others:
         raise NotAssessed("the metadata endpoint refused nothing with a status other than 404 "
                           "(a POST, which it does not serve, was answered " + _answer_of(rec, steps.POST) + ")")
-    for ex in others:
-        what = f"the {ex.status} answer to {ex.method} of the metadata ({ex.label})"
+
+    def has_error_body(ex: Exchange) -> None:
+        what = f"the {ex.status} answer to {ex.method} of the metadata"
         try:
             body = ex.json()
         except AssertionError:
             raise AssertionError(f"{what} must use the error body {{error: {{code, message, requestId}}}}; "
                                  f"got {got(ex)}") from None
         schemas.check("error-body", body, what)
-    return f"{len(others)} refusal(s): " + ", ".join(f"{ex.label} {ex.status}" for ex in others)
+    note = judge_all(others, has_error_body)
+    return f"{len(others)} refusal(s): " + ", ".join(f"{ex.label} {ex.status}" for ex in others) + \
+        (f"; {note}" if note else "")
 
 
 def _answer_of(rec: Recording, label: str) -> str:
@@ -277,22 +366,29 @@ def content_type_json(rec: Recording):
     """The 200's Content-Type is `application/json` (RFC 9728 §3.2)."""
     ex = rec.get(steps.DOC)
     document(ex)
-    assert ex.content_type == "application/json", \
-        f"Content-Type is {ex.header('content-type')!r}, expected application/json"
+    with on(ex):
+        assert ex.content_type == "application/json", \
+            f"Content-Type is {ex.header('content-type')!r}, expected application/json"
 
 
 @check("META-COMPAT-002", scenarios=DOC)
 def upstream_model_accepts(rec: Recording):
     """Every `authorization_servers` entry is an absolute https URL, and the official MCP client's
-    ProtectedResourceMetadata model accepts the document."""
-    doc = document(rec.get(steps.DOC))
-    for url in string_list(doc.get("authorization_servers"), "authorization_servers"):
-        parts = urlsplit(url)
-        assert parts.scheme == "https" and parts.netloc, f"authorization server {url!r} is not an absolute https URL"
+    ProtectedResourceMetadata model accepts the document. A document that breaks a field rule of the spec
+    (META-DOC-001…007) is judged by that rule first."""
+    ex = rec.get(steps.DOC)
+    doc = document(ex)
+    found = violations("protected-resource-metadata", doc, ex.label)
+    if found:
+        root = min(v.requirement for v in found)     # META-DOC-001 (the document) before its fields
+        raise precondition(root, ex, "; ".join(v.text for v in found if v.requirement == root))
     from mcp.shared.auth import ProtectedResourceMetadata
     from pydantic import ValidationError
-    try:
-        ProtectedResourceMetadata.model_validate(doc)
-    except ValidationError as exc:
-        raise AssertionError(f"mcp.shared.auth.ProtectedResourceMetadata rejects the document: {exc}"[:600]) from None
-
+    with on(ex):
+        for url in string_list(doc.get("authorization_servers"), "authorization_servers"):
+            parts = urlsplit(url)
+            assert parts.scheme == "https" and parts.netloc, f"authorization server {url!r} is not an absolute https URL"
+        try:
+            ProtectedResourceMetadata.model_validate(doc)
+        except ValidationError as exc:
+            raise AssertionError(f"mcp.shared.auth.ProtectedResourceMetadata rejects the document: {exc}"[:600]) from None

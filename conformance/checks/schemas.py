@@ -3,13 +3,16 @@
 The mapping of a violation to the requirement it breaks lives in `conformance.vocab.traffic` (shared with the
 schemathesis checks, conformance/checks/fuzz.py). A schema check is one requirement over a few scenarios: it fails
 only when a violation maps to its requirement, so a wrong `sessionId` never fails the requirement about
-`versionNumber`. Like every check module it imports no scenario: `registry.load_scenarios` registers them.
+`versionNumber`. Each failure names the answers that have a violation. An answer that already broke a more basic
+rule (a refusal sent as an event stream, say) has no schema to match: `vocab.traffic` leaves it to the check of that
+rule, so it never fails a second requirement here. Like every check module it imports no scenario:
+`registry.load_scenarios` registers them.
 """
 from __future__ import annotations
 
 from typing import Iterable
 
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, judge_all
 from conformance.registry import SCENARIOS, load_scenarios, rule
 from conformance.vocab.traffic import exchange_violations
 
@@ -53,15 +56,18 @@ def _schema_check(rid: str, scenario_name: str):
         judged = [ex for ex in rec.exchanges if ex.status is not None]
         if not judged:
             raise NotAssessed(f"scenario {scenario_name} recorded no answer to validate")
-        found = [v for ex in judged for v in exchange_violations(ex) if v.requirement == rid]
-        if found:
-            lines = "\n  ".join(str(v) for v in found[:MAX_LISTED])
-            more = f"\n  … and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
-            raise AssertionError(f"{len(found)} schema violation(s) of what {rid} states:\n  {lines}{more}")
-        return f"{len(judged)} answer(s) of {scenario_name} valid against the schemas"
+
+        def valid(ex) -> None:
+            found = [v for v in exchange_violations(ex) if v.requirement == rid]
+            if found:
+                more = f"; … and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+                raise AssertionError(f"HTTP {ex.status}: {len(found)} schema violation(s) of what {rid} states: "
+                                     + "; ".join(v.text for v in found[:MAX_LISTED]) + more)
+        note = judge_all(judged, valid)
+        return f"{len(judged)} answer(s) of {scenario_name} valid against the schemas" + (f"; {note}" if note else "")
 
     run.__doc__ = (f"Validates every body and frame of {scenario_name} against the shared JSON Schemas; "
-                   f"fails on a violation of a field that {rid} states.")
+                   f"fails on a violation of a field that {rid} states, naming each answer that has one.")
     run.__name__ = run.__qualname__ = f"{rid.lower().replace('-', '_')}_in_{scenario_name.replace('.', '_')}"
     return run
 

@@ -146,7 +146,8 @@ def parse_challenges(value: str) -> list[Challenge]:
 
 
 def challenge_params(ex: Exchange) -> dict[str, str]:
-    """The parameters of the Bearer challenge of a response; AssertionError saying what is wrong."""
+    """The parameters of the Bearer challenge of a response; AssertionError saying what is wrong (worded so that the
+    redaction of `Bearer <token>` never eats it)."""
     lines = ex.headers.get_list("www-authenticate") if ex.headers is not None else []
     if not lines:
         raise AssertionError(f"the {ex.status} answer has no WWW-Authenticate header")
@@ -157,7 +158,7 @@ def challenge_params(ex: Exchange) -> dict[str, str]:
         raise AssertionError(f"WWW-Authenticate {joined[:200]!r} is not valid RFC 9110 syntax: {exc}") from None
     bearer = [c for c in challenges if c.scheme.lower() == "bearer"]
     if not bearer:
-        raise AssertionError(f"WWW-Authenticate {joined[:200]!r} has no Bearer challenge "
+        raise AssertionError(f"WWW-Authenticate {joined[:200]!r} has no challenge of the scheme Bearer "
                              f"(schemes: {[c.scheme for c in challenges]})")
     return bearer[0].params
 

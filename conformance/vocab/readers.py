@@ -1,6 +1,10 @@
 """Reading recorded answers: what came back in one line, the error object and code of an error body, the JSON
 the suite sent, the JSON-object events of a stream, and a step of a recording that may have been skipped.
-Readers never judge a requirement; the `what` strings they take name the exchange in messages."""
+
+Readers never judge a requirement. When an answer cannot be read because it broke the rule every reading of it
+relies on (a refusal whose body is not its protocol's error body), a reader raises `precondition(ROOT, ex, …)`:
+a plain Deviation for ROOT's own checks, a Blocked by ROOT for every other one. Anything else a reader cannot read
+is a Deviation naming the exchange. The `what` strings they take say what was sent, for messages."""
 from __future__ import annotations
 
 import json
@@ -8,10 +12,11 @@ from typing import Any
 
 from conformance import schemas
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Deviation, NotAssessed, precondition
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
-from conformance.vocab.values import error_object, error_of  # noqa: F401  (read here by checks)
+from conformance.vocab.traffic import operation_of
+from conformance.vocab.values import error_object, error_of, is_json_media_type  # noqa: F401  (read here by checks)
 
 
 def is_4xx(ex: Exchange) -> bool:
@@ -25,20 +30,70 @@ def got(ex: Exchange) -> str:
     return ex.redact(f"HTTP {ex.status} {ex.header('content-type') or '(no content-type)'} {body!r}")
 
 
+def error_body_rule(ex: Exchange) -> str | None:
+    """The requirement stating the body of this answer when it is a refusal (a status other than 2xx): GEN-ERR-001
+    for invoke and AG-UI (AGUI-ERR-005 for an AG-UI refusal sent as an event stream), MCP-ERR-001 for an MCP 4xx
+    (the body of a 429 is MCP-ERR-003's), META-STATE-003 for a metadata refusal other than 404; else None."""
+    status, op = ex.status, operation_of(ex.url)
+    if status is None or 200 <= status < 300:
+        return None
+    if op == "agui" and ex.stream is not None:
+        return "AGUI-ERR-005"
+    if op in ("invoke", "agui"):
+        return "GEN-ERR-001"
+    if op == "mcp":
+        return "MCP-ERR-001" if 400 <= status < 500 and status != 429 else None
+    if op == "metadata":
+        return "META-STATE-003" if status >= 400 and status != 404 else None
+    return None
+
+
+def unreadable(ex: Exchange, message: str, root: str | None = None) -> Deviation:
+    """What a reader raises for an answer it cannot read: precondition(root) when the answer broke a rule every
+    reading relies on (by default its protocol's error-body rule, `error_body_rule`), else a Deviation naming it."""
+    root = root or error_body_rule(ex)
+    return precondition(root, ex, message) if root else Deviation(message, ex)
+
+
+def error_body(ex: Exchange, what: str) -> dict[str, Any]:
+    """The `error` object of a refusal's error body: a JSON object whose `error` is an object, sent as JSON
+    (`application/json` or a `+json` type). Otherwise the refusal broke its protocol's error-body rule (see
+    `error_body_rule`), and nothing in the body can be read."""
+    err = error_of(ex)
+    if err is None:
+        raise unreadable(ex, f"{what}: expected the error body {{error: {{code, message, requestId}}}}, got {got(ex)}")
+    if not is_json_media_type(ex.header("content-type")):
+        raise unreadable(ex, f"{what}: the error body is not sent as JSON (application/json or a +json type): "
+                             f"{got(ex)}")
+    return err
+
+
 def error_code(ex: Exchange, what: str) -> Any:
-    """`error.code` of an error body; AssertionError if the body is not `{error: {...}}`."""
-    body = ex.json()
-    err = error_object(body)
-    assert err is not None, f"{what}: expected the error body {{error: {{code, message, requestId}}}}, got {got(ex)}"
-    return err.get("code")
+    """`error.code` of an error body. A body that is not `{error: {...}}` broke its protocol's error-body rule
+    (`error_body_rule`); an invoke/AG-UI `error.code` that is not a non-empty string broke GEN-ERR-002: either way
+    the code cannot be read, and the reader raises that requirement as a precondition. The media type is not
+    needed to read the code (it is GEN-ERR-001's own business)."""
+    err = error_of(ex)
+    if err is None:
+        raise unreadable(ex, f"{what}: expected the error body {{error: {{code, message, requestId}}}}, got {got(ex)}")
+    code = err.get("code")
+    if not (isinstance(code, str) and code) and error_body_rule(ex) == "GEN-ERR-001":
+        raise precondition("GEN-ERR-002", ex, f"{what}: `error.code` is not a non-empty string: {got(ex)}")
+    return code
 
 
 def rpc_error(ex: Exchange, what: str) -> dict[str, Any]:
-    """The JSON-RPC error body of an MCP refusal (jsonrpc, id possibly null, integer code, string message)."""
-    body = ex.json()
+    """The JSON-RPC error body of an MCP refusal (jsonrpc, id possibly null, integer code, string message, no
+    `result`). A 4xx with any other body broke MCP-ERR-001, a precondition of reading it."""
+    try:
+        body = ex.json()
+    except AssertionError as exc:
+        raise unreadable(ex, f"{what}: the body is not a JSON-RPC error body: {exc}") from None
     problems = schemas.errors("mcp-error", body)
-    assert not problems, f"{what}: the body is not a JSON-RPC error body ({'; '.join(problems[:3])}): {got(ex)}"
-    assert "result" not in body, f"{what}: a refusal carries both `error` and `result`: {got(ex)}"
+    if isinstance(body, dict) and "result" in body:
+        problems.append("a refusal carries both `error` and `result`")
+    if problems:
+        raise unreadable(ex, f"{what}: the body is not a JSON-RPC error body ({'; '.join(problems[:3])}): {got(ex)}")
     return body
 
 

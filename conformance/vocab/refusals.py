@@ -1,14 +1,20 @@
 """Refusals of the credential and addressing steps (shared by the access, MCP and metadata checks): a step
-refused with a 4xx (or the given status) and the error body of its protocol."""
+refused with a 4xx (or the given status) and the error body of its protocol.
+
+A refusal that cannot be judged because the exchange broke a more basic rule raises that rule as a precondition
+(`outcomes.precondition`): the valid credential itself refused (AUTH-KEY-001, AUTH-MCP-001 on MCP), a refusal whose
+status is not a 4xx (GEN-ERR-001, MCP-ERR-001), a body that is not its protocol's error body (`readers.error_body_rule`),
+an error body that breaks the field rule a reading needs (GEN-ERR-002…005). What is left is the step's own rule."""
 from __future__ import annotations
 
 from typing import Any, Iterable
 
-from conformance import schemas
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
-from conformance.vocab.readers import error_code, got, is_4xx, rpc_error, step
+from conformance.outcomes import judge_all, on, precondition
+from conformance.vocab import same_integer
+from conformance.vocab.readers import error_body as refusal_error, error_code, error_of, got, is_4xx, rpc_error, step
 from conformance.vocab.steps import access as steps
+from conformance.vocab.traffic import ERROR_BODY, operation_of, violations
 from conformance.wire.exchange import Exchange
 
 
@@ -26,24 +32,96 @@ STEP_SENT = {   # the steps of the access scenarios (the MCP and metadata refusa
     steps.UNDEPLOYED_AGENT: "a valid API key to the undeployed agent (--undeployed-agent-id)",
 }
 
+# The requirement that a valid credential is accepted, by the credential a request carried and its protocol, and
+# the step of a recording that carries it on its own (the plain call). Whether invoke and AG-UI accept an access
+# token is not shown (AUTH-OPEN-001): no rule to break there.
+CREDENTIAL_ACCEPTED = {("api_key", "invoke"): "AUTH-KEY-001", ("api_key", "agui"): "AUTH-KEY-001",
+                       ("api_key", "mcp"): "AUTH-KEY-001", ("access_token", "mcp"): "AUTH-MCP-001"}
+ACCEPTED_STEP = {"api_key": steps.ACCEPTED, "access_token": steps.ACCEPTED_TOKEN}
+_ERROR_BODY_ORDER = list(dict.fromkeys(ERROR_BODY.values()))   # GEN-ERR-001 (the body) before its fields
+
 
 def step_sent(label: str) -> str:
     """What a credential or addressing step sent, in words (for messages)."""
     return STEP_SENT.get(label, label)
 
 
+def credential_refusal(ex: Exchange) -> bool:
+    """The answer refuses the request's credential: MCP's 401 (credential missing, unknown, revoked or expired),
+    invoke/AG-UI's 401 or `error.code` `unauthenticated` ("a valid API key is missing")."""
+    if operation_of(ex.url) == "mcp":
+        return ex.status == 401
+    return ex.status == 401 or (is_4xx(ex) and (error_of(ex) or {}).get("code") == "unauthenticated")
+
+
+def valid_credential_refused(ex: Exchange, what: str, rec: Recording | None = None) -> None:
+    """Raises the acceptance requirement of the valid credential the request carried (AUTH-KEY-001 for the API key,
+    AUTH-MCP-001 for the access token on its agent) when the answer refused that credential: whatever else the step
+    judges (the agent addressed, the status of its refusal) cannot be read on a call whose credential was turned
+    away. When `rec` holds the plain call with the same credential, that call decides: refused too, it is the same
+    deviation (both are named); accepted, this refusal is the step's own. Without one, a call carrying the API key
+    refused as unauthenticated broke AUTH-KEY-001 itself; an access token off its agent breaks nothing of it."""
+    credential = ex.credential or ""
+    root = CREDENTIAL_ACCEPTED.get((credential, operation_of(ex.url) or ""))
+    if not root or not credential_refusal(ex):
+        return
+    plain = next((e for e in rec.exchanges if e.label == ACCEPTED_STEP[credential] and e is not ex), None) \
+        if rec is not None else None
+    if plain is not None and plain.status is not None and 200 <= plain.status < 300:
+        return
+    if plain is None and credential != "api_key":
+        return
+    also = f"; so was the plain call with it ({plain.label}: {got(plain)})" if plain is not None else ""
+    raise precondition(root, (ex, plain), f"{what}; the valid {credential.replace('_', ' ')} itself was refused: "
+                                          f"{got(ex)}{also}")
+
+
+def refusal_status_class(ex: Exchange, what: str) -> None:
+    """Raises the protocol's refusal rule (GEN-ERR-001 for invoke/AG-UI, MCP-ERR-001) when the step was refused
+    (answered, not 2xx) with a status that is not a 4xx: the specific status a step expects cannot be judged
+    on a refusal that already lost its 4xx class."""
+    if ex.status is None or 200 <= ex.status < 300 or is_4xx(ex):
+        return
+    root = {"invoke": "GEN-ERR-001", "agui": "GEN-ERR-001", "mcp": "MCP-ERR-001"}.get(operation_of(ex.url) or "")
+    if root:
+        raise precondition(root, ex, f"{what}; a refusal must have a 4xx status, got {got(ex)}")
+
+
+def not_refused_as(ex: Exchange, what: str, expected: str, rec: Recording | None = None) -> AssertionError:
+    """The step was not refused as expected: a more basic rule it broke (raised), or its own failure (returned)."""
+    valid_credential_refused(ex, what, rec)
+    refusal_status_class(ex, what)
+    return AssertionError(f"{what}; expected {expected}, got {got(ex)}")
+
+
+def error_body_fields(ex: Exchange, what: str) -> dict[str, Any]:
+    """The error object of an invoke/AG-UI refusal whose body is the whole error body of GEN-ERR-001…005; the
+    first of those rules the body breaks is raised as a precondition (GEN-ERR-001 before the fields)."""
+    err = refusal_error(ex, what)
+    found = violations("error-body", ex.json(), ex.label)
+    if found:
+        root = min((v.requirement for v in found), key=_ERROR_BODY_ORDER.index)
+        raise precondition(root, ex, f"{what}; the error body breaks {root}: "
+                                     + "; ".join(v.text for v in found if v.requirement == root))
+    return err
+
+
 def refused_4xx(rec: Recording, label: str, *, status: int | None = None, code: str | None = None,
                 error_body: bool = False) -> Exchange:
-    """Invoke/AG-UI: the step was refused before any run with a 4xx (or `status`), optionally `error.code` = code."""
+    """Invoke/AG-UI: the step was refused before any run with a 4xx (or `status`), optionally `error.code` = code,
+    optionally with the whole error body (GEN-ERR-001…005)."""
     ex = step(rec, label)
-    want = str(status) if status else "a 4xx"
     what = f"{rec.scenario} sent {step_sent(label)}"
-    assert (ex.status == status) if status else is_4xx(ex), f"{what}; expected {want} refusal, got {got(ex)}"
-    if code is not None:
-        actual = error_code(ex, what)
-        assert actual == code, f"{what}; expected error.code {code!r}, got {actual!r}: {got(ex)}"
-    if error_body:
-        schemas.check("error-body", ex.json(), what)
+    with on(ex):
+        if not ((ex.status == status) if status else is_4xx(ex)):
+            raise not_refused_as(ex, what, f"{status or 'a 4xx'} refusal", rec)
+        if code is not None:
+            actual = error_code(ex, what)
+            if actual != code:
+                valid_credential_refused(ex, what, rec)
+                raise AssertionError(f"{what}; expected error.code {code!r}, got {actual!r}: {got(ex)}")
+        if error_body:
+            error_body_fields(ex, what)
     return ex
 
 
@@ -51,26 +129,18 @@ def mcp_refused(rec: Recording, label: str, status: int | None, code: int | None
     """MCP: the step answered `status` (None: any 4xx) with a JSON-RPC error body, optionally `error.code` = code."""
     ex = step(rec, label)
     what = f"{rec.scenario} sent {step_sent(label)}"
-    ok = ex.status == status if status else is_4xx(ex)
-    assert ok, f"{what}; expected HTTP {status or '4xx'} with a JSON-RPC error, got {got(ex)}"
-    body = rpc_error(ex, what)
-    if code is not None:
-        actual = body["error"]["code"]
-        assert actual == code, f"{what}; expected error.code {code}, got {actual}: {got(ex)}"
+    with on(ex):
+        if not (ex.status == status if status else is_4xx(ex)):
+            raise not_refused_as(ex, what, f"HTTP {status or '4xx'} with a JSON-RPC error", rec)
+        body = rpc_error(ex, what)
+        if code is not None:
+            actual = body["error"]["code"]
+            assert same_integer(actual, code), f"{what}; expected error.code {code}, got {actual}: {got(ex)}"
     return body
 
 
 def each(labels: Iterable[str], rec: Recording, fn) -> str:
-    """Apply fn to every step that ran; NotAssessed (with the reasons) if none did."""
-    ran, reasons = [], []
-    for label in labels:
-        try:
-            step(rec, label)
-        except NotAssessed as exc:
-            reasons.append(str(exc))
-            continue
-        fn(label)
-        ran.append(label)
-    if not ran:
-        raise NotAssessed("; ".join(reasons) or "no step ran")
-    return ""
+    """Apply fn to every step that ran, on its exchange (`outcomes.judge_all`: one Deviation naming every step that
+    broke the rule); NotAssessed (with the reasons) if none ran."""
+    return judge_all(labels, fn, exchange=lambda label: step(rec, label), nothing="no step ran") or ""
+

@@ -160,12 +160,15 @@ def body_violations(op: str, status: int | None, content_type: str | None, body:
     """Map one answer (status, content type, body or SSE frames (event, data)) to schema violations.
 
     Only answers whose kind the spec fixes are judged: a body that is not JSON or a stream
-    whose data is not JSON is left to the framing checks (it has no schema to match).
+    whose data is not JSON is left to the framing checks (it has no schema to match), and so is a refusal sent
+    as a stream (its frames are no events: AGUI-ERR-005, INV-ERR-001, GEN-ERR-001, MCP-ERR-001 judge it).
     """
     if status is None:
         return []
     sent = request if isinstance(request, dict) else {}
     if frames is not None:
+        if not 200 <= status < 300:
+            return []       # a refusal sent as an event stream has no event schema: the refusal checks own it
         return _frame_violations(op, frames, sent, where, applied)
     doc = _parse(body)
     if doc is _NOT_JSON:

@@ -251,7 +251,7 @@ def rewrite_error(app: ASGIApp, fn: Callable[[dict, int], Any], where: Where = N
     def on_error(obj: Any, scope: Scope, status: int, headers: Headers) -> Any:
         if isinstance(obj, dict) and isinstance(obj.get("error"), dict):
             new = fn(obj["error"], status)
-            if isinstance(new, int):
+            if isinstance(new, int) and not isinstance(new, bool):   # `cond and err.update(…)` returns False
                 return new, headers, obj
         return obj
 

@@ -192,7 +192,9 @@ def test_an_agui_refusal_sent_as_a_stream_is_agui_err_005s():
                             for label in steps.INVOKE_AGUI_CREDENTIALS})
     status, exc = judge("auth.agui_without_credential", rec)
     assert status == "blocked" and exc.root == "AGUI-ERR-005" and exc.exchanges == (rec.get(steps.NO_CREDENTIAL),)
-    assert judge("auth.refusals_error_body_agui", rec)[0] == "passed"   # the JSON refusals judged, the streams left
+    # the JSON refusals pass, the streams are blocked: never passed on what remains
+    status, exc = judge("auth.refusals_error_body_agui", rec)
+    assert status == "blocked" and exc.root == "AGUI-ERR-005"
 
 
 # -- MCP ---------------------------------------------------------------------------------------------------
@@ -231,8 +233,8 @@ def test_a_401_with_a_body_that_is_no_json_rpc_error_is_mcp_err_001s():
     denied = (401, b"denied", {**CHALLENGE, "content-type": "text/plain"})
     rec = mcp(no_credential=denied)
     assert judge("auth.mcp_no_credential", rec)[0] == "passed"        # the 401 is all AUTH-MCP-003 states
-    status, note = judge("auth.mcp_401_code", rec)                     # the other 401s are judged, this one left
-    assert status == "passed" and "blocked by MCP-ERR-001" in note
+    status, exc = judge("auth.mcp_401_code", rec)       # the other 401s pass; this one blocks, never a pass on the rest
+    assert status == "blocked" and exc.root == "MCP-ERR-001" and exc.exchanges == (rec.get(steps.NO_CREDENTIAL),)
     rec = mcp(**{label.replace("-", "_"): denied for label in (*steps.MCP_CREDENTIALS, steps.QUERY_KEY,
                                                                 steps.QUERY_TOKEN, steps.BODY_KEY)})
     status, exc = judge("auth.mcp_401_code", rec)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from conformance import canned, registry
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Blocked, Deviation, NotAssessed, judging
 from conformance.scenarios.agui import build_resume
 from conformance.target import Profile
 from conformance.vocab.steps import agui as steps
@@ -21,7 +21,13 @@ INTERRUPTS = [{"id": "int-1", "reason": "question", "message": "What is your nam
 
 
 def check(name: str):
-    return registry.load_all()[f"agui.{name}"].fn
+    """The check's function, judged as the engine judges it (`outcomes.JUDGING` holds its requirements)."""
+    found = registry.load_all()[f"agui.{name}"]
+
+    def judged(*recs):
+        with judging(found.requirements):
+            return found.fn(*recs)
+    return judged
 
 
 def data(obj) -> bytes:
@@ -124,13 +130,16 @@ def test_an_empty_stream_is_not_assessed(name):
 
 
 def test_only_non_json_frames_fail_framing_and_nothing_else():
+    """A frame that is not JSON fails AGUI-FRAME-003; every check that reads the events is blocked by it."""
     rec = run_rec("agui.plain", steps.IDS, [(0.0, b"data: not json\n\n"), (0.1, b"data: [1, 2]\n\n")],
                   reply="conformance")
-    with pytest.raises(AssertionError):
+    with pytest.raises(Deviation) as failed:
         check("frames_are_json_events")(rec)
+    assert not isinstance(failed.value, Blocked) and failed.value.exchanges == (rec.get(steps.IDS),)
     for name in ("run_started_first", "one_terminal_event", "events_validate_upstream"):
-        with pytest.raises(NotAssessed):
+        with pytest.raises(Blocked) as blocked:
             check(name)(rec)
+        assert blocked.value.root == "AGUI-FRAME-003" and blocked.value.exchanges == (rec.get(steps.IDS),)
 
 
 def test_no_run_recorded_is_not_assessed():

@@ -6,24 +6,28 @@ import json
 from typing import Any
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Deviation, NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab.readers import error_of, stream_events
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import Run, TERMINAL, answered_stream, fail_all, one_run
+from conformance.checks.agui._common import Run, TERMINAL, answered_stream, judge_reply, one_run
+
+THREAD_ECHOED = "AGUI-ID-001"
 
 
 @check("AGUI-INT-001", scenarios=["agui.interrupt"])
 def question_pauses_run(rec):
     """Runs `ask What is your name?`; the stream ends with RUN_FINISHED whose outcome.type is `interrupt`, no RUN_ERROR."""
     r = one_run(rec, steps.ASK)
-    end = r.terminal()
-    outcome = end.get("outcome")
-    assert end.get("type") == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
-        and outcome.get("type") == "interrupt", (
-        f"{r.where}: expected RUN_FINISHED with outcome.type 'interrupt', got {truncate(end, 300, quoted=True)} (events {r.types()})")
+    with on(r.ex):
+        end = r.terminal()
+        outcome = end.get("outcome")
+        assert end["type"] == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
+            and outcome.get("type") == "interrupt", (
+            f"expected RUN_FINISHED with outcome.type 'interrupt', got {truncate(end, 300, quoted=True)} (events {r.types()})")
     return f"interrupts listed (AGUI-OPEN-003, not judged): {truncate(outcome.get('interrupts'), 300, quoted=True)}"
 
 
@@ -41,18 +45,18 @@ def resumed_run(rec: Recording, requirement: str) -> Run:
         return one_run(rec, steps.RESUME)
     code = (error_of(ex) or {}).get('code')
     refused = describe_answer(ex)
-    if code == "invalid_request":
-        assert requirement != "AGUI-INT-003", (
-            f"{rec.scenario} [resume]: a request with `resume` and no `messages` was refused with invalid_request "
-            f"({refused}); sent {truncate(_sent_body(ex), 300, quoted=True)}")
+    if same_json(code, "invalid_request"):
+        if requirement == "AGUI-INT-003":
+            raise Deviation(f"a request with `resume` and no `messages` was refused with invalid_request ({refused}); "
+                            f"sent {truncate(_sent_body(ex), 300, quoted=True)}", ex)
         raise NotAssessed(f"the resume was refused with invalid_request ({refused}): judged by AGUI-INT-003")
     if requirement == "AGUI-INT-002":
-        raise AssertionError(
-            f"{rec.scenario} [resume]: the run paused on threadId {rec.facts.get('thread')!r} listing interrupts "
+        raise Deviation(
+            f"the run paused on threadId {rec.facts.get('thread')!r} listing interrupts "
             f"{truncate(rec.facts.get('interrupts'), 200, quoted=True)}; the resume built from them "
             f"({rec.facts.get('resume_basis')}) was sent as {truncate(_sent_body(ex), 300, quoted=True)}; expected the paused run to "
             f"continue (200 event stream), got {refused}: {truncate(ex.body.decode('utf-8', 'replace'), 300, quoted=True)}. "
-            f"(A server that takes another resume shape can name it with the profile entry `[resume] agui`.)")
+            f"(A server that takes another resume shape can name it with the profile entry `[resume] agui`.)", ex)
     raise NotAssessed(f"the resume was not answered with a stream ({refused}): judged by AGUI-INT-002")
 
 
@@ -67,17 +71,17 @@ def _sent_body(ex: Exchange) -> Any:
 def resume_continues_run(rec):
     """Answers the paused run with `resume` built from the interrupts it listed (payload {"name":"Ada"}); the run continues."""
     r = resumed_run(rec, "AGUI-INT-002")
-    end = r.terminal()
-    outcome = end.get("outcome")
-    problems = []
-    if end.get("type") != "RUN_FINISHED" or not isinstance(outcome, dict) or outcome.get("type") != "success":
-        problems.append(f"{r.where}: the resumed run ended with {truncate(end, 300, quoted=True)}, expected RUN_FINISHED with "
-                        f"outcome.type 'success'")
-    if r.want.get("reply") is not None and r.text() != r.want["reply"]:
-        problems.append(f"{r.where}: the resumed run replied {truncate(r.text(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)} "
-                        f"(the answer, then the rest of the script)")
-    fail_all(problems)
+    with on(r.ex):
+        assert r.outcome_type() == "success", (f"the resumed run paused again: {truncate(r.finished(), 300, quoted=True)}, "
+                                               f"expected RUN_FINISHED with outcome.type 'success'")
+        if r.want.get("reply") is not None:
+            judge_reply(r, lambda text: _is(text, r.want["reply"], "the resumed run replied {got}, expected {want} "
+                                                                   "(the answer, then the rest of the script)"))
     return f"resume sent as {rec.facts.get('resume_basis')} (the spec does not show the shape)"
+
+
+def _is(got: str, want: str, message: str) -> None:
+    assert got == want, message.format(got=truncate(got, 160, quoted=True), want=truncate(want, 160, quoted=True))
 
 
 @check("AGUI-INT-003", scenarios=["agui.interrupt"])
@@ -88,11 +92,13 @@ def resume_without_messages_accepted(rec):
 
 @check("AGUI-INT-004", scenarios=["agui.interrupt"])
 def resume_keeps_thread(rec):
-    """Resumes on the paused run's threadId; the resumed run's RUN_STARTED.threadId equals it."""
+    """Resumes on the paused run's threadId; the resumed run's RUN_STARTED.threadId equals it. The resume sends that
+    threadId, so a RUN_STARTED that does not echo it broke AGUI-ID-001 on this exchange."""
     r = resumed_run(rec, "AGUI-INT-004")
-    got = r.first("RUN_STARTED").get("threadId")
-    assert got == rec.facts["thread"], (f"{r.where}: resumed on threadId {rec.facts['thread']!r}, RUN_STARTED.threadId "
-                                        f"is {truncate(got, 80, quoted=True)}")
+    got, paused = r.started().get("threadId"), rec.facts["thread"]
+    if not same_json(got, paused):
+        raise precondition(THREAD_ECHOED, r.ex, f"resumed on threadId {paused!r}, RUN_STARTED.threadId is "
+                                                f"{truncate(got, 80, quoted=True)}")
 
 
 def describe_answer(ex: Exchange) -> str:

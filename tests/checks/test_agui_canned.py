@@ -218,11 +218,13 @@ def refusal(status: int, code: str):
 @pytest.mark.parametrize("status,code", [(400, "validation_failed"), (404, "not_found"), (409, "conflict")])
 def test_a_refused_resume_of_a_listed_interrupt_fails_int_002_only(status, code):
     rec = interrupt_rec(refusal(status, code))
-    with pytest.raises(AssertionError, match=f"got {status} {code}"):
+    with pytest.raises(Deviation, match=f"got {status} {code}") as failed:
         check("resume_continues_run")(rec)
+    assert not isinstance(failed.value, Blocked) and failed.value.exchanges == (rec.get(steps.RESUME),)
     for other in ("resume_without_messages_accepted", "resume_keeps_thread"):
-        with pytest.raises(NotAssessed, match="judged by AGUI-INT-002"):
+        with pytest.raises(Blocked) as blocked:
             check(other)(rec)
+        assert blocked.value.root == "AGUI-INT-002" and blocked.value.exchanges == (rec.get(steps.RESUME),)
     # the framing and order checks judge only what streamed: the refused resume is no evidence for them
     for name in ("frames_are_unnamed", "run_started_first", "one_terminal_event", "terminal_event_is_last",
                  "finish_thread_matches_start", "events_validate_upstream"):
@@ -232,11 +234,13 @@ def test_a_refused_resume_of_a_listed_interrupt_fails_int_002_only(status, code)
 
 def test_a_resume_refused_as_invalid_request_fails_int_003_only():
     rec = interrupt_rec(refusal(400, "invalid_request"))
-    with pytest.raises(AssertionError, match="invalid_request"):
+    with pytest.raises(Deviation, match="invalid_request") as failed:
         check("resume_without_messages_accepted")(rec)
+    assert not isinstance(failed.value, Blocked) and failed.value.message.startswith("resume: ")
     for other in ("resume_continues_run", "resume_keeps_thread"):
-        with pytest.raises(NotAssessed):
+        with pytest.raises(Blocked) as blocked:
             check(other)(rec)
+        assert blocked.value.root == "AGUI-INT-003"
 
 
 @pytest.mark.parametrize("listed", [None, [], [{"reason": "question", "message": "What is your name?"}]])

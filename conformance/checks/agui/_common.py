@@ -50,6 +50,7 @@ DELTAS_CARRY_REPLY = "AGUI-ORDER-006"
 SUCCESS_OUTCOME = "AGUI-PROMPT-004"
 REFUSAL_IS_ERROR_BODY = "AGUI-ERR-005"
 
+
 def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -111,8 +112,9 @@ class Run:
         stream can be read on it."""
         stream = self.stream
         if stream.end == "eof_mid_block":
+            unclosed = truncate(stream.pending.decode("utf-8", "replace"), 160, quoted=True)
             raise precondition(ONE_EVENT_PER_FRAME, self.ex, f"the stream ended inside a frame that no blank line "
-                                                             f"closed: {truncate(stream.pending.decode('utf-8', 'replace'), 160, quoted=True)}")
+                                                             f"closed: {unclosed}")
         values = [frame_value(f, self.ex) for f in self.frames]
         return [v for v in values if is_event(v)]
 
@@ -166,11 +168,6 @@ class Run:
         """The `delta`s of the TEXT_MESSAGE_CONTENT events, joined in order."""
         return "".join(e["delta"] for e in self.of_type("TEXT_MESSAGE_CONTENT") if isinstance(e.get("delta"), str))
 
-    def expected_reply(self) -> str:
-        if self.want.get("reply") is None:
-            raise NotAssessed(f"{self.label}: the profile gives no expected reply for this run")
-        return self.want["reply"]
-
 
 def judge_reply(r: Run, judge: Callable[[str], Any]) -> None:
     """`judge(text)` on the reply the content deltas carry. When it fails there but passes on RUN_FINISHED.result,
@@ -179,8 +176,8 @@ def judge_reply(r: Run, judge: Callable[[str], Any]) -> None:
     try:
         judge(text)
     except AssertionError as exc:
-        end = next(iter(reversed(r.of_type("RUN_FINISHED"))), {})
-        result = end.get("result")
+        finishes = r.of_type("RUN_FINISHED")
+        result = finishes[-1].get("result") if finishes else None
         if not isinstance(result, str) or result == text or not _passes(judge, result):
             raise
         raise precondition(DELTAS_CARRY_REPLY, r.ex, f"the content deltas join to {truncate(text, 160, quoted=True)} "
@@ -264,8 +261,8 @@ def needs_events(r: Run) -> list[dict[str, Any]]:
     return r.events
 
 
-def of_type_or_none(r: Run, *types: str) -> list[dict[str, Any]]:
-    """The run's events of these types; NotAssessed for the run when it has none."""
+def events_of(r: Run, *types: str) -> list[dict[str, Any]]:
+    """The run's events of these types; a run with none has nothing to judge."""
     found = r.of_type(*types)
     if not found:
         raise NotAssessed(f"{r.label}: no {' or '.join(types)} event")

@@ -7,7 +7,7 @@ from conformance.outcomes import on, precondition
 from conformance.registry import Step, check
 from conformance.vocab.text import truncate
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import RUN_STARTED_FIRST, Run, judge_every, of_type_or_none, one_run, streams
+from conformance.checks.agui._common import RUN_STARTED_FIRST, Run, judge_every, events_of, one_run, streams
 
 
 def _failure_check(label: Step, partial: bool) -> Callable[..., None]:
@@ -15,9 +15,10 @@ def _failure_check(label: Step, partial: bool) -> Callable[..., None]:
         r = one_run(rec, label)
         with on(r.ex):
             ends_with_error(r)
-            if partial and r.want.get("reply"):
-                assert r.want["reply"] in r.text(), (f"the text sent before the failure ({truncate(r.want['reply'], 160, quoted=True)}) "
-                                                     f"is not in the deltas {truncate(r.text(), 160, quoted=True)}")
+            sent = r.want.get("reply") if partial else None
+            if sent:
+                assert sent in r.text(), (f"the text sent before the failure ({truncate(sent, 160, quoted=True)}) is not "
+                                          f"in the deltas {truncate(r.text(), 160, quoted=True)}")
     return judge
 
 
@@ -44,7 +45,7 @@ def run_error_has_message(*recs):
     codes: set[str] = set()
 
     def has_message(r: Run) -> None:
-        errors = of_type_or_none(r, "RUN_ERROR")
+        errors = events_of(r, "RUN_ERROR")
         codes.update(str(e.get("code")) for e in errors if "code" in e)
         bad = [e for e in errors if not isinstance(e.get("message"), str)]
         assert not bad, f"RUN_ERROR without a string message: {truncate(bad[0], 160, quoted=True)}"

@@ -21,9 +21,8 @@ def answers_event_stream(plain):
 
 def _frames(*recs) -> list[tuple]:
     """(run, frame) of every dispatched frame, and (run, None) for a stream that ended inside a frame."""
-    found = [(r, f) for r in streams(*recs) for f in r.frames]
-    found += [(r, None) for r in streams(*recs) if r.stream.end == "eof_mid_block"]
-    return found
+    streamed = streams(*recs)
+    return [(r, f) for r in streamed for f in r.frames] + [(r, None) for r in streamed if r.stream.end == "eof_mid_block"]
 
 
 @check("AGUI-FRAME-002", scenarios=STREAMS)
@@ -35,6 +34,8 @@ def frames_are_unnamed(*recs):
     return judge_every([r for r in streams(*recs) if r.frames], unnamed, nothing="no SSE frame in any stream")
 
 
+# AGUI-FRAME-003 and -004 judge the same frames, each leaving to the other the frames that are its deviation
+# (judge_all leaves out an item blocked by a requirement that is judged on that very item).
 @check("AGUI-FRAME-003", scenarios=STREAMS)
 def frames_are_json_events(*recs):
     """Runs every stream scenario; every frame's data is one JSON object with a non-empty string `type`.

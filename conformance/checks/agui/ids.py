@@ -6,7 +6,7 @@ from typing import Any, Callable
 from conformance.registry import check
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
-from conformance.checks.agui._common import (STREAMS, Run, json_key, judge_every, needs_events, of_type_or_none,
+from conformance.checks.agui._common import (STREAMS, Run, events_of, json_key, judge_every,
                                              streams)
 
 
@@ -33,7 +33,7 @@ check("AGUI-ID-003", scenarios=["agui.plain", "agui.upstream_input"], name="run_
 def finish_thread_matches_start(*recs):
     """Runs every stream scenario; RUN_FINISHED.threadId equals RUN_STARTED.threadId of the same stream."""
     def same_thread(r: Run) -> None:
-        finishes = of_type_or_none(r, "RUN_FINISHED")
+        finishes = events_of(r, "RUN_FINISHED")
         start = r.started().get("threadId")
         differ = [fin.get("threadId") for fin in finishes if not same_json(fin.get("threadId"), start)]
         assert not differ, (f"RUN_STARTED.threadId {truncate(start, 60, quoted=True)} but RUN_FINISHED.threadId "
@@ -76,8 +76,9 @@ def generated_run_id(plain, session):
 def message_start_role_assistant(*recs):
     """Runs every stream scenario; every TEXT_MESSAGE_START has a `messageId` and `role` = `assistant`."""
     def assistant(r: Run) -> None:
-        bad = [e for e in of_type_or_none(r, "TEXT_MESSAGE_START") if "messageId" not in e or e.get("role") != "assistant"]
-        assert not bad, f"TEXT_MESSAGE_START without messageId or with role other than 'assistant': {truncate(bad[0], 160, quoted=True)}"
+        bad = [e for e in events_of(r, "TEXT_MESSAGE_START") if "messageId" not in e or e.get("role") != "assistant"]
+        assert not bad, (f"TEXT_MESSAGE_START without messageId or with role other than 'assistant': "
+                         f"{truncate(bad[0], 160, quoted=True)}")
     return judge_every(streams(*recs), assistant, nothing="no TEXT_MESSAGE_START event in any stream")
 
 
@@ -85,10 +86,10 @@ def message_start_role_assistant(*recs):
 def content_belongs_to_started_message(*recs):
     """Runs every stream scenario; every TEXT_MESSAGE_CONTENT has a string delta and a messageId a START announced."""
     def announced(r: Run) -> None:
-        of_type_or_none(r, "TEXT_MESSAGE_CONTENT")
+        events_of(r, "TEXT_MESSAGE_CONTENT")
         started: set[str] = set()
         problems = []
-        for e in needs_events(r):
+        for e in r.events:
             if e["type"] == "TEXT_MESSAGE_START":
                 started.add(json_key(e.get("messageId")))
             elif e["type"] == "TEXT_MESSAGE_CONTENT":

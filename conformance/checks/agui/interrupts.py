@@ -47,8 +47,9 @@ def resumed_run(rec: Recording) -> Run:
         return one_run(rec, steps.RESUME)
     refused = describe_answer(ex)
     if same_json((error_of(ex) or {}).get("code"), "invalid_request"):
+        sent = truncate(_sent_body(ex), 300, quoted=True)
         raise precondition(RESUME_WITHOUT_MESSAGES, ex, f"a request with `resume` and no `messages` was refused with "
-                                                        f"invalid_request ({refused}); sent {truncate(_sent_body(ex), 300, quoted=True)}")
+                                                        f"invalid_request ({refused}); sent {sent}")
     raise precondition(RESUME_CONTINUES, ex,
                        f"the run paused on threadId {rec.facts.get('thread')!r} listing interrupts "
                        f"{truncate(rec.facts.get('interrupts'), 200, quoted=True)}; the resume built from them "

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from conformance.registry import check, rule
-from conformance.checks.agui._common import (LIFECYCLES, STREAMS, Run, judge_every, lifecycle_problems, of_type_or_none,
+from conformance.checks.agui._common import (LIFECYCLES, STREAMS, Run, judge_every, lifecycle_problems, events_of,
                                              streams)
 
 
@@ -12,7 +12,7 @@ from conformance.checks.agui._common import (LIFECYCLES, STREAMS, Run, judge_eve
 def messages_ended_before_finish(*recs):
     """Runs every stream scenario; every started text message is ended (TEXT_MESSAGE_END) before RUN_FINISHED."""
     def ended(r: Run) -> None:
-        of_type_or_none(r, "TEXT_MESSAGE_START")
+        events_of(r, "TEXT_MESSAGE_START")
         problems = lifecycle_problems(r, "TEXT_MESSAGE")["finish"]
         assert not problems, "; ".join(problems)
     return judge_every(streams(*recs), ended, nothing="no TEXT_MESSAGE_START event in any stream")
@@ -23,7 +23,7 @@ def _lifecycle_check(family: str) -> Callable[..., None]:
 
     def judge(*recs):
         def verified(r: Run) -> None:
-            of_type_or_none(r, opener, *users, closer)
+            events_of(r, opener, *users, closer)
             found = lifecycle_problems(r, family)
             problems = found["use"] + (found["finish"] if family != "TEXT_MESSAGE" else [])
             assert not problems, "the official AG-UI client (verifyEvents) rejects this order: " + "; ".join(problems[:8])

@@ -31,7 +31,8 @@ def params_hold(sent: dict[str, Any]):
         got = echoed_params(text)
         missing = [f"sent {name} = {truncate(value, 120, quoted=True)}, the agent's params hold "
                    + (truncate(got[name], 120, quoted=True) if name in got else "no such field")
-                   for name, value in sent.items() if name not in INTERPRETED and not (name in got and same_json(got[name], value))]
+                   for name, value in sent.items()
+                   if name not in INTERPRETED and not (name in got and same_json(got[name], value))]
         assert not missing, "; ".join(missing[:8])
     return judge
 

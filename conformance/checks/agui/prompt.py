@@ -47,8 +47,8 @@ def whole_message_list_reaches_agent(rec):
 
 def _result_is(r: Run, want: str) -> None:
     got = r.finished().get("result")
-    assert same_json(got, want), (f"RUN_FINISHED.result differs from the reply: "
-                                  + (text_diff(got, want) if isinstance(got, str) else f"got {truncate(got, 160, quoted=True)}"))
+    differs = text_diff(got, want) if isinstance(got, str) else f"got {truncate(got, 160, quoted=True)}"
+    assert same_json(got, want), f"RUN_FINISHED.result differs from the reply: {differs}"
 
 
 @check("AGUI-PROMPT-003", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])

@@ -45,7 +45,8 @@ def upstream_problems(r: Run) -> list[str]:
 def events_validate_upstream(*recs):
     """Runs every stream scenario; every event validates against the AG-UI 1.0 models (ag_ui.core, camelCase)."""
     def validates(r: Run) -> None:
-        problems = upstream_problems(r) if needs_events(r) else []
+        needs_events(r)
+        problems = upstream_problems(r)
         assert not problems, "AG-UI 1.0 (ag-ui-protocol) rejects: " + "; ".join(problems[:8])
     return judge_every(streams(*recs), validates)
 

@@ -290,3 +290,24 @@ def test_nothing_streamed_is_not_passed():
     rec = canned.recording("agui.plain", [], facts={"runs": {}})
     with pytest.raises(NotAssessed):
         check("run_started_first")(rec)
+
+
+def generated_session_rec(generated_2: str, fresh_2: str):
+    """agui.session: the generated threadId's second run replies `generated_2`, the fresh one's `fresh_2`."""
+    replies = {steps.GENERATED_1: "1", steps.GENERATED_2: generated_2, steps.GENERATED_OTHER: "1",
+               steps.FRESH_1: "1", steps.FRESH_2: fresh_2}
+    return rec_of("agui.session", {label: (stream(label, frames(reply_events(text, thread="thr_gen"))), want(expected))
+                                   for (label, text), expected in zip(replies.items(), ("1", "2", "1", "1", "2"))})
+
+
+def test_a_generated_thread_that_does_not_continue_fails_sess_001():
+    rec = generated_session_rec("1", "2")
+    assert failed("generated_thread_continues", rec).exchanges == (rec.get(steps.GENERATED_2),)
+
+
+def test_no_thread_continuing_at_all_is_sess_002s_deviation():
+    """When the fresh threadId does not continue either, the generated one not continuing is the same deviation."""
+    rec = generated_session_rec("1", "1")
+    found = blocked("generated_thread_continues", rec)
+    assert found.root == "AGUI-SESS-002" and found.exchanges == (rec.get(steps.GENERATED_2), rec.get(steps.FRESH_2))
+    assert failed("same_thread_same_instance", rec).exchanges == (rec.get(steps.FRESH_2),)

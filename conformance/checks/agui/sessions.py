@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.engine import Recording
-from conformance.outcomes import Deviation, NotAssessed, on, precondition
+from conformance.outcomes import Blocked, Deviation, NotAssessed, on, precondition
 from conformance.registry import Step, check
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
@@ -14,6 +14,7 @@ from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import Run, judge_every, judge_reply, one_run, one_run_of, runs
 
 GENERATED_THREAD = "AGUI-ID-005"     # without threadId, RUN_STARTED.threadId is a string of 1 to 256 characters
+SAME_KEY_SAME_INSTANCE = "AGUI-SESS-002"
 INVOKE_RESULT = "INV-RES-001"        # a plain invoke answers 200 with the invoke result
 MCP_TEXT_RESULT = "MCP-TOOL-001"     # a tools/call answers 200 with one text block
 
@@ -38,7 +39,28 @@ def generated_thread_continues(session):
     if not isinstance(thread, str) or not 1 <= len(thread) <= 256:
         raise precondition(GENERATED_THREAD, first.ex, f"sent no threadId; RUN_STARTED.threadId "
                                                        f"{truncate(thread, 60, quoted=True)} is no session key to continue")
-    return _replies(session, {steps.GENERATED_1: "1", steps.GENERATED_2: "2"})
+    try:
+        return _replies(session, {steps.GENERATED_1: "1", steps.GENERATED_2: "2"})
+    except Deviation as exc:
+        if exc.exchanges[:1] != (session.get(steps.GENERATED_2),) or isinstance(exc, Blocked):
+            raise
+        fresh = _fresh_key_lost(session)
+        if fresh is None:
+            raise
+        raise precondition(SAME_KEY_SAME_INSTANCE, (exc.exchanges[0], fresh.ex), f"{exc.message}; the fresh threadId "
+                           f"did not reach its instance again either ({fresh.label} replied "
+                           f"{truncate(fresh.text(), 60, quoted=True)}, expected '2')") from None
+
+
+def _fresh_key_lost(session: Recording) -> Run | None:
+    """The second run on the fresh threadId when it did not reach the first one's instance (AGUI-SESS-002's own
+    deviation, in this very recording), or None. A generated threadId that does not continue either is then not a
+    deviation of its own: no threadId does."""
+    try:
+        fresh = one_run(session, steps.FRESH_2)
+        return fresh if fresh.text() != "2" else None
+    except (AssertionError, NotAssessed):    # not read: nothing to explain it by
+        return None
 
 
 @check("AGUI-SESS-002", scenarios=["agui.session"])

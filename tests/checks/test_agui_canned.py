@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from conformance import canned, registry
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Blocked, Deviation, NotAssessed, judging
 from conformance.scenarios.agui import build_resume
 from conformance.target import Profile
 from conformance.vocab.steps import agui as steps
@@ -21,7 +21,13 @@ INTERRUPTS = [{"id": "int-1", "reason": "question", "message": "What is your nam
 
 
 def check(name: str):
-    return registry.load_all()[f"agui.{name}"].fn
+    """The check's function, judged as the engine judges it (`outcomes.JUDGING` holds its requirements)."""
+    found = registry.load_all()[f"agui.{name}"]
+
+    def judged(*recs):
+        with judging(found.requirements):
+            return found.fn(*recs)
+    return judged
 
 
 def data(obj) -> bytes:
@@ -124,13 +130,16 @@ def test_an_empty_stream_is_not_assessed(name):
 
 
 def test_only_non_json_frames_fail_framing_and_nothing_else():
+    """A frame that is not JSON fails AGUI-FRAME-003; every check that reads the events is blocked by it."""
     rec = run_rec("agui.plain", steps.IDS, [(0.0, b"data: not json\n\n"), (0.1, b"data: [1, 2]\n\n")],
                   reply="conformance")
-    with pytest.raises(AssertionError):
+    with pytest.raises(Deviation) as failed:
         check("frames_are_json_events")(rec)
+    assert not isinstance(failed.value, Blocked) and failed.value.exchanges == (rec.get(steps.IDS),)
     for name in ("run_started_first", "one_terminal_event", "events_validate_upstream"):
-        with pytest.raises(NotAssessed):
+        with pytest.raises(Blocked) as blocked:
             check(name)(rec)
+        assert blocked.value.root == "AGUI-FRAME-003" and blocked.value.exchanges == (rec.get(steps.IDS),)
 
 
 def test_no_run_recorded_is_not_assessed():
@@ -209,11 +218,13 @@ def refusal(status: int, code: str):
 @pytest.mark.parametrize("status,code", [(400, "validation_failed"), (404, "not_found"), (409, "conflict")])
 def test_a_refused_resume_of_a_listed_interrupt_fails_int_002_only(status, code):
     rec = interrupt_rec(refusal(status, code))
-    with pytest.raises(AssertionError, match=f"got {status} {code}"):
+    with pytest.raises(Deviation, match=f"got {status} {code}") as failed:
         check("resume_continues_run")(rec)
+    assert not isinstance(failed.value, Blocked) and failed.value.exchanges == (rec.get(steps.RESUME),)
     for other in ("resume_without_messages_accepted", "resume_keeps_thread"):
-        with pytest.raises(NotAssessed, match="judged by AGUI-INT-002"):
+        with pytest.raises(Blocked) as blocked:
             check(other)(rec)
+        assert blocked.value.root == "AGUI-INT-002" and blocked.value.exchanges == (rec.get(steps.RESUME),)
     # the framing and order checks judge only what streamed: the refused resume is no evidence for them
     for name in ("frames_are_unnamed", "run_started_first", "one_terminal_event", "terminal_event_is_last",
                  "finish_thread_matches_start", "events_validate_upstream"):
@@ -223,11 +234,13 @@ def test_a_refused_resume_of_a_listed_interrupt_fails_int_002_only(status, code)
 
 def test_a_resume_refused_as_invalid_request_fails_int_003_only():
     rec = interrupt_rec(refusal(400, "invalid_request"))
-    with pytest.raises(AssertionError, match="invalid_request"):
+    with pytest.raises(Deviation, match="invalid_request") as failed:
         check("resume_without_messages_accepted")(rec)
+    assert not isinstance(failed.value, Blocked) and failed.value.message.startswith("resume: ")
     for other in ("resume_continues_run", "resume_keeps_thread"):
-        with pytest.raises(NotAssessed):
+        with pytest.raises(Blocked) as blocked:
             check(other)(rec)
+        assert blocked.value.root == "AGUI-INT-003"
 
 
 @pytest.mark.parametrize("listed", [None, [], [{"reason": "question", "message": "What is your name?"}]])

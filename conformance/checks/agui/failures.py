@@ -3,25 +3,34 @@ from __future__ import annotations
 
 from typing import Callable
 
+from conformance.outcomes import on, precondition
 from conformance.registry import Step, check
 from conformance.vocab.text import truncate
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import fail_all, need_items, one_run, streams
+from conformance.checks.agui._common import RUN_STARTED_FIRST, Run, judge_every, events_of, one_run, streams
 
 
 def _failure_check(label: Step, partial: bool) -> Callable[..., None]:
     def judge(rec):
         r = one_run(rec, label)
-        types = [e.get("type") for e in r.events]
-        problems = []
-        if not types or types[0] != "RUN_STARTED" or types[-1] != "RUN_ERROR" or "RUN_FINISHED" in types:
-            problems.append(f"{r.where}: a failing run must stream RUN_STARTED … RUN_ERROR (last) with no "
-                            f"RUN_FINISHED; got {r.types()}")
-        if partial and r.want.get("reply") and r.want["reply"] not in r.text():
-            problems.append(f"{r.where}: the text sent before the failure ({truncate(r.want['reply'], 160, quoted=True)}) is not in "
-                            f"the deltas {truncate(r.text(), 160, quoted=True)}")
-        fail_all(problems)
+        with on(r.ex):
+            ends_with_error(r)
+            sent = r.want.get("reply") if partial else None
+            if sent:
+                assert sent in r.text(), (f"the text sent before the failure ({truncate(sent, 160, quoted=True)}) is not "
+                                          f"in the deltas {truncate(r.text(), 160, quoted=True)}")
     return judge
+
+
+def ends_with_error(r: Run) -> None:
+    """RUN_STARTED … RUN_ERROR, and no RUN_FINISHED. That RUN_STARTED comes first (AGUI-ORDER-001) and that
+    nothing follows the terminal event (AGUI-ORDER-003) are their own rules."""
+    end = r.terminal()
+    assert end["type"] == "RUN_ERROR" and not r.of_type("RUN_FINISHED"), \
+        f"a failing run must end with RUN_ERROR and send no RUN_FINISHED; got {r.types()}"
+    if r.events[0] is not r.started():
+        raise precondition(RUN_STARTED_FIRST, r.ex, f"the failing run does not start with RUN_STARTED: {r.types()}")
+    r.ends_with_terminal()
 
 
 check("AGUI-FAIL-001", scenarios=["agui.fail_after"], name="failure_after_output",
@@ -33,8 +42,12 @@ check("AGUI-FAIL-002", scenarios=["agui.fail_before"], name="failure_before_outp
 @check("AGUI-FAIL-003", scenarios=["agui.fail_after", "agui.fail_before"])
 def run_error_has_message(*recs):
     """Runs the two failing prompts; every RUN_ERROR carries `message`, a string."""
-    errors = need_items([(r, e) for r in streams(*recs) for e in r.of_type("RUN_ERROR")], "RUN_ERROR event")
-    fail_all([f"{r.where}: RUN_ERROR without a string message: {truncate(e, 160, quoted=True)}" for r, e in errors
-              if not isinstance(e.get("message"), str)])
-    codes = sorted({str(e.get("code")) for _, e in errors if "code" in e})
-    return f"RUN_ERROR codes seen (not judged, AGUI-OPEN-001): {', '.join(codes) or 'none'}"
+    codes: set[str] = set()
+
+    def has_message(r: Run) -> None:
+        errors = events_of(r, "RUN_ERROR")
+        codes.update(str(e.get("code")) for e in errors if "code" in e)
+        bad = [e for e in errors if not isinstance(e.get("message"), str)]
+        assert not bad, f"RUN_ERROR without a string message: {truncate(bad[0], 160, quoted=True)}"
+    judge_every(streams(*recs), has_message, nothing="no RUN_ERROR event in any stream")
+    return f"RUN_ERROR codes seen (not judged, AGUI-OPEN-001): {', '.join(sorted(codes)) or 'none'}"

@@ -5,43 +5,40 @@ from typing import Any, Callable
 
 from conformance.registry import check
 from conformance.vocab.text import truncate
-from conformance.checks.agui._common import STREAMS, _key, fail_all, need_items, streams
+from conformance.vocab.values import same_json
+from conformance.checks.agui._common import (STREAMS, Run, events_of, json_key, judge_every,
+                                             streams)
 
 
-def _echo_check(event_type: str, field: str, sent_key: str) -> Callable[..., None]:
+def _echo_check(read: Callable[[Run], dict[str, Any]], event_type: str, field: str, sent_key: str) -> Callable[..., None]:
     def judge(*recs):
-        checked = streams(*recs, keep=lambda w: w.get(sent_key) is not None)
-        problems = []
-        for r in checked:
-            got = r.first(event_type).get(field)
-            if got != r.want[sent_key]:
-                problems.append(f"{r.where}: sent {field} {truncate(r.want[sent_key], 60, quoted=True)}, {event_type}.{field} is "
-                                f"{truncate(got, 60, quoted=True)}")
-        fail_all(problems)
+        def echoed(r: Run) -> None:
+            sent, got = r.want[sent_key], read(r).get(field)
+            assert same_json(got, sent), (f"sent {field} {truncate(sent, 60, quoted=True)}, {event_type}.{field} is "
+                                          f"{truncate(got, 60, quoted=True)}")
+        return judge_every(streams(*recs, keep=lambda w: w.get(sent_key) is not None), echoed)
     return judge
 
 
 check("AGUI-ID-001", scenarios=["agui.plain", "agui.key_lengths", "agui.session"], name="thread_id_echoed_on_start",
-      doc="Sends threadId (also 1 and 256 characters long); RUN_STARTED.threadId equals it.")(_echo_check("RUN_STARTED", "threadId", "thread"))
+      doc="Sends threadId (also 1 and 256 characters long); RUN_STARTED.threadId equals it.")(
+    _echo_check(Run.started, "RUN_STARTED", "threadId", "thread"))
 check("AGUI-ID-002", scenarios=["agui.plain", "agui.upstream_input"], name="run_id_echoed_on_start",
-      doc="Sends runId; RUN_STARTED.runId equals it.")(_echo_check("RUN_STARTED", "runId", "run"))
+      doc="Sends runId; RUN_STARTED.runId equals it.")(_echo_check(Run.started, "RUN_STARTED", "runId", "run"))
 check("AGUI-ID-003", scenarios=["agui.plain", "agui.upstream_input"], name="run_id_echoed_on_finish",
-      doc="Sends runId; RUN_FINISHED.runId equals it.")(_echo_check("RUN_FINISHED", "runId", "run"))
+      doc="Sends runId; RUN_FINISHED.runId equals it.")(_echo_check(Run.finished, "RUN_FINISHED", "runId", "run"))
 
 
 @check("AGUI-ID-004", scenarios=STREAMS)
 def finish_thread_matches_start(*recs):
     """Runs every stream scenario; RUN_FINISHED.threadId equals RUN_STARTED.threadId of the same stream."""
-    problems = []
-    found = streams(*recs)
-    need_items([e for r in found for e in r.of_type("RUN_FINISHED")], "RUN_FINISHED event")
-    for r in found:
-        for fin in r.of_type("RUN_FINISHED"):
-            start = r.first("RUN_STARTED").get("threadId")
-            if fin.get("threadId") != start:
-                problems.append(f"{r.where}: RUN_STARTED.threadId {truncate(start, 60, quoted=True)} but RUN_FINISHED.threadId "
-                                f"{truncate(fin.get('threadId'), 60, quoted=True)}")
-    fail_all(problems)
+    def same_thread(r: Run) -> None:
+        finishes = events_of(r, "RUN_FINISHED")
+        start = r.started().get("threadId")
+        differ = [fin.get("threadId") for fin in finishes if not same_json(fin.get("threadId"), start)]
+        assert not differ, (f"RUN_STARTED.threadId {truncate(start, 60, quoted=True)} but RUN_FINISHED.threadId "
+                            f"{truncate(differ[0], 60, quoted=True)}")
+    return judge_every(streams(*recs), same_thread, nothing="no RUN_FINISHED event in any stream")
 
 
 def _generated(value: Any, limit: int | None = None) -> str | None:
@@ -56,52 +53,50 @@ def _generated(value: Any, limit: int | None = None) -> str | None:
 def generated_thread_ids(plain, session):
     """Runs without threadId; RUN_STARTED.threadId is generated (1 to 256 characters). That two generated keys differ
     is not stated; a fresh key starting a new instance is judged at SHOULD (GEN-SESS-002)."""
-    found = streams(plain, session, keep=lambda w: w.get("thread") is None)
-    fail_all([f"{r.where}: sent no threadId; RUN_STARTED.threadId {why}"
-              for r in found
-              if (why := _generated(r.first("RUN_STARTED").get("threadId"), 256))])
+    def generated(r: Run) -> None:
+        why = _generated(r.started().get("threadId"), 256)
+        assert why is None, f"sent no threadId; RUN_STARTED.threadId {why}"
+    return judge_every(streams(plain, session, keep=lambda w: w.get("thread") is None), generated)
 
 
 @check("AGUI-ID-006", scenarios=["agui.plain", "agui.session"])
 def generated_run_id(plain, session):
     """Runs without runId; RUN_STARTED.runId is a non-empty string and RUN_FINISHED.runId equals it."""
-    problems = []
-    for r in streams(plain, session, keep=lambda w: w.get("run") is None):
-        rid = r.first("RUN_STARTED").get("runId")
+    def generated(r: Run) -> None:
+        rid = r.started().get("runId")
         why = _generated(rid)
-        if why:
-            problems.append(f"{r.where}: sent no runId; RUN_STARTED.runId {why}")
-        elif r.first("RUN_FINISHED").get("runId") != rid:
-            problems.append(f"{r.where}: RUN_STARTED.runId {truncate(rid, 60, quoted=True)} but RUN_FINISHED.runId "
-                            f"{truncate(r.first('RUN_FINISHED').get('runId'), 60, quoted=True)}")
-    fail_all(problems)
+        assert why is None, f"sent no runId; RUN_STARTED.runId {why}"
+        finished = r.finished().get("runId")
+        assert same_json(finished, rid), (f"RUN_STARTED.runId {truncate(rid, 60, quoted=True)} but RUN_FINISHED.runId "
+                                          f"{truncate(finished, 60, quoted=True)}")
+    return judge_every(streams(plain, session, keep=lambda w: w.get("run") is None), generated)
 
 
 @check("AGUI-ID-007", scenarios=STREAMS)
 def message_start_role_assistant(*recs):
     """Runs every stream scenario; every TEXT_MESSAGE_START has a `messageId` and `role` = `assistant`."""
-    starts = need_items([(r, e) for r in streams(*recs) for e in r.of_type("TEXT_MESSAGE_START")],
-                        "TEXT_MESSAGE_START event")
-    problems = [f"{r.where}: TEXT_MESSAGE_START without messageId or with role other than 'assistant': {truncate(e, 160, quoted=True)}"
-                for r, e in starts if "messageId" not in e or e.get("role") != "assistant"]
-    fail_all(problems)
+    def assistant(r: Run) -> None:
+        bad = [e for e in events_of(r, "TEXT_MESSAGE_START") if "messageId" not in e or e.get("role") != "assistant"]
+        assert not bad, (f"TEXT_MESSAGE_START without messageId or with role other than 'assistant': "
+                         f"{truncate(bad[0], 160, quoted=True)}")
+    return judge_every(streams(*recs), assistant, nothing="no TEXT_MESSAGE_START event in any stream")
 
 
 @check("AGUI-ID-008", scenarios=STREAMS)
 def content_belongs_to_started_message(*recs):
     """Runs every stream scenario; every TEXT_MESSAGE_CONTENT has a string delta and a messageId a START announced."""
-    problems = []
-    found = streams(*recs)
-    need_items([e for r in found for e in r.of_type("TEXT_MESSAGE_CONTENT")], "TEXT_MESSAGE_CONTENT event")
-    for r in found:
+    def announced(r: Run) -> None:
+        events_of(r, "TEXT_MESSAGE_CONTENT")
         started: set[str] = set()
+        problems = []
         for e in r.events:
-            if e.get("type") == "TEXT_MESSAGE_START":
-                started.add(_key(e.get("messageId")))
-            elif e.get("type") == "TEXT_MESSAGE_CONTENT":
+            if e["type"] == "TEXT_MESSAGE_START":
+                started.add(json_key(e.get("messageId")))
+            elif e["type"] == "TEXT_MESSAGE_CONTENT":
                 if not isinstance(e.get("delta"), str):
-                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT delta is not a string: {truncate(e, 160, quoted=True)}")
-                if "messageId" not in e or _key(e.get("messageId")) not in started:
-                    problems.append(f"{r.where}: TEXT_MESSAGE_CONTENT for messageId {truncate(e.get('messageId'), 60, quoted=True)}, "
+                    problems.append(f"TEXT_MESSAGE_CONTENT delta is not a string: {truncate(e, 160, quoted=True)}")
+                if "messageId" not in e or json_key(e.get("messageId")) not in started:
+                    problems.append(f"TEXT_MESSAGE_CONTENT for messageId {truncate(e.get('messageId'), 60, quoted=True)}, "
                                     f"which no earlier TEXT_MESSAGE_START announced")
-    fail_all(problems)
+        assert not problems, "; ".join(problems[:8])
+    return judge_every(streams(*recs), announced, nothing="no TEXT_MESSAGE_CONTENT event in any stream")

@@ -6,54 +6,57 @@ import json
 from typing import Any
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab.readers import error_of, stream_events
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import Run, TERMINAL, answered_stream, fail_all, one_run
+from conformance.checks.agui._common import Run, TERMINAL, answered_stream, judge_reply, one_run
+
+RESUME_CONTINUES = "AGUI-INT-002"
+RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
+THREAD_ECHOED = "AGUI-ID-001"
 
 
 @check("AGUI-INT-001", scenarios=["agui.interrupt"])
 def question_pauses_run(rec):
     """Runs `ask What is your name?`; the stream ends with RUN_FINISHED whose outcome.type is `interrupt`, no RUN_ERROR."""
     r = one_run(rec, steps.ASK)
-    end = r.terminal()
-    outcome = end.get("outcome")
-    assert end.get("type") == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
-        and outcome.get("type") == "interrupt", (
-        f"{r.where}: expected RUN_FINISHED with outcome.type 'interrupt', got {truncate(end, 300, quoted=True)} (events {r.types()})")
+    with on(r.ex):
+        end = r.terminal()
+        outcome = end.get("outcome")
+        assert end["type"] == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
+            and outcome.get("type") == "interrupt", (
+            f"expected RUN_FINISHED with outcome.type 'interrupt', got {truncate(end, 300, quoted=True)} (events {r.types()})")
     return f"interrupts listed (AGUI-OPEN-003, not judged): {truncate(outcome.get('interrupts'), 300, quoted=True)}"
 
 
-def resumed_run(rec: Recording, requirement: str) -> Run:
-    """The resumed run, as judged for `requirement`.
+def resumed_run(rec: Recording) -> Run:
+    """The resumed run.
 
     The resume was built only from what the paused run showed (or the profile's shape), so a refusal is evidence:
     `invalid_request` says a resume without messages was not taken as one (AGUI-INT-003); any other refusal, or
-    no stream, says the paused run did not continue (AGUI-INT-002). Each is judged on its own requirement only;
-    the others are not assessed with that reason. Nothing sent (nothing to answer): not assessed, with why."""
+    no stream, says the paused run did not continue (AGUI-INT-002). Each is a precondition: that requirement's
+    check fails on it, the others are blocked by it. Nothing sent (nothing to answer): not assessed, with why."""
     if not any(e.label == steps.RESUME for e in rec.exchanges):
         raise NotAssessed(rec.facts.get("no_resume") or f"scenario {rec.scenario} sent no resume")
     ex = rec.get(steps.RESUME)
     if answered_stream(ex):
         return one_run(rec, steps.RESUME)
-    code = (error_of(ex) or {}).get('code')
     refused = describe_answer(ex)
-    if code == "invalid_request":
-        assert requirement != "AGUI-INT-003", (
-            f"{rec.scenario} [resume]: a request with `resume` and no `messages` was refused with invalid_request "
-            f"({refused}); sent {truncate(_sent_body(ex), 300, quoted=True)}")
-        raise NotAssessed(f"the resume was refused with invalid_request ({refused}): judged by AGUI-INT-003")
-    if requirement == "AGUI-INT-002":
-        raise AssertionError(
-            f"{rec.scenario} [resume]: the run paused on threadId {rec.facts.get('thread')!r} listing interrupts "
-            f"{truncate(rec.facts.get('interrupts'), 200, quoted=True)}; the resume built from them "
-            f"({rec.facts.get('resume_basis')}) was sent as {truncate(_sent_body(ex), 300, quoted=True)}; expected the paused run to "
-            f"continue (200 event stream), got {refused}: {truncate(ex.body.decode('utf-8', 'replace'), 300, quoted=True)}. "
-            f"(A server that takes another resume shape can name it with the profile entry `[resume] agui`.)")
-    raise NotAssessed(f"the resume was not answered with a stream ({refused}): judged by AGUI-INT-002")
+    if same_json((error_of(ex) or {}).get("code"), "invalid_request"):
+        sent = truncate(_sent_body(ex), 300, quoted=True)
+        raise precondition(RESUME_WITHOUT_MESSAGES, ex, f"a request with `resume` and no `messages` was refused with "
+                                                        f"invalid_request ({refused}); sent {sent}")
+    raise precondition(RESUME_CONTINUES, ex,
+                       f"the run paused on threadId {rec.facts.get('thread')!r} listing interrupts "
+                       f"{truncate(rec.facts.get('interrupts'), 200, quoted=True)}; the resume built from them "
+                       f"({rec.facts.get('resume_basis')}) was sent as {truncate(_sent_body(ex), 300, quoted=True)}; expected "
+                       f"the paused run to continue (200 event stream), got {refused}: "
+                       f"{truncate(ex.body.decode('utf-8', 'replace'), 300, quoted=True)}. (A server that takes another "
+                       f"resume shape can name it with the profile entry `[resume] agui`.)")
 
 
 def _sent_body(ex: Exchange) -> Any:
@@ -66,33 +69,35 @@ def _sent_body(ex: Exchange) -> Any:
 @check("AGUI-INT-002", scenarios=["agui.interrupt"])
 def resume_continues_run(rec):
     """Answers the paused run with `resume` built from the interrupts it listed (payload {"name":"Ada"}); the run continues."""
-    r = resumed_run(rec, "AGUI-INT-002")
-    end = r.terminal()
-    outcome = end.get("outcome")
-    problems = []
-    if end.get("type") != "RUN_FINISHED" or not isinstance(outcome, dict) or outcome.get("type") != "success":
-        problems.append(f"{r.where}: the resumed run ended with {truncate(end, 300, quoted=True)}, expected RUN_FINISHED with "
-                        f"outcome.type 'success'")
-    if r.want.get("reply") is not None and r.text() != r.want["reply"]:
-        problems.append(f"{r.where}: the resumed run replied {truncate(r.text(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)} "
-                        f"(the answer, then the rest of the script)")
-    fail_all(problems)
+    r = resumed_run(rec)
+    with on(r.ex):
+        assert r.outcome_type() == "success", (f"the resumed run paused again: {truncate(r.finished(), 300, quoted=True)}, "
+                                               f"expected RUN_FINISHED with outcome.type 'success'")
+        if r.want.get("reply") is not None:
+            judge_reply(r, lambda text: _is(text, r.want["reply"], "the resumed run replied {got}, expected {want} "
+                                                                   "(the answer, then the rest of the script)"))
     return f"resume sent as {rec.facts.get('resume_basis')} (the spec does not show the shape)"
+
+
+def _is(got: str, want: str, message: str) -> None:
+    assert got == want, message.format(got=truncate(got, 160, quoted=True), want=truncate(want, 160, quoted=True))
 
 
 @check("AGUI-INT-003", scenarios=["agui.interrupt"])
 def resume_without_messages_accepted(rec):
     """Sends a request with `resume` and no `messages`; it is not refused with `invalid_request`: 200 with a stream."""
-    resumed_run(rec, "AGUI-INT-003")
+    resumed_run(rec)
 
 
 @check("AGUI-INT-004", scenarios=["agui.interrupt"])
 def resume_keeps_thread(rec):
-    """Resumes on the paused run's threadId; the resumed run's RUN_STARTED.threadId equals it."""
-    r = resumed_run(rec, "AGUI-INT-004")
-    got = r.first("RUN_STARTED").get("threadId")
-    assert got == rec.facts["thread"], (f"{r.where}: resumed on threadId {rec.facts['thread']!r}, RUN_STARTED.threadId "
-                                        f"is {truncate(got, 80, quoted=True)}")
+    """Resumes on the paused run's threadId; the resumed run's RUN_STARTED.threadId equals it. The resume sends that
+    threadId, so a RUN_STARTED that does not echo it broke AGUI-ID-001 on this exchange."""
+    r = resumed_run(rec)
+    got, paused = r.started().get("threadId"), rec.facts["thread"]
+    if not same_json(got, paused):
+        raise precondition(THREAD_ECHOED, r.ex, f"the resume was sent on threadId {paused!r}, RUN_STARTED.threadId is "
+                                                f"{truncate(got, 80, quoted=True)}")
 
 
 def describe_answer(ex: Exchange) -> str:

@@ -4,28 +4,30 @@ from __future__ import annotations
 from typing import Callable
 
 from conformance.registry import check, rule
-from conformance.checks.agui._common import LIFECYCLES, STREAMS, fail_all, lifecycle_problems, need_items, streams
+from conformance.checks.agui._common import (LIFECYCLES, STREAMS, Run, judge_every, lifecycle_problems, events_of,
+                                             streams)
 
 
 @check("AGUI-ID-009", scenarios=STREAMS)
 def messages_ended_before_finish(*recs):
     """Runs every stream scenario; every started text message is ended (TEXT_MESSAGE_END) before RUN_FINISHED."""
-    found = streams(*recs)
-    need_items([e for r in found for e in r.of_type("TEXT_MESSAGE_START")], "TEXT_MESSAGE_START event")
-    fail_all([p_ for r in found for p_ in lifecycle_problems(r, "TEXT_MESSAGE")["finish"]])
+    def ended(r: Run) -> None:
+        events_of(r, "TEXT_MESSAGE_START")
+        problems = lifecycle_problems(r, "TEXT_MESSAGE")["finish"]
+        assert not problems, "; ".join(problems)
+    return judge_every(streams(*recs), ended, nothing="no TEXT_MESSAGE_START event in any stream")
 
 
 def _lifecycle_check(family: str) -> Callable[..., None]:
     key, opener, users, closer, noun = LIFECYCLES[family]
 
     def judge(*recs):
-        problems = []
-        judged = streams(*recs)
-        need_items([e for r in judged for e in r.of_type(opener, *users, closer)], f"{noun} event")
-        for r in judged:
+        def verified(r: Run) -> None:
+            events_of(r, opener, *users, closer)
             found = lifecycle_problems(r, family)
-            problems += found["use"] + (found["finish"] if family != "TEXT_MESSAGE" else [])
-        fail_all(problems, "the official AG-UI client (verifyEvents) rejects this order:")
+            problems = found["use"] + (found["finish"] if family != "TEXT_MESSAGE" else [])
+            assert not problems, "the official AG-UI client (verifyEvents) rejects this order: " + "; ".join(problems[:8])
+        return judge_every(streams(*recs), verified, nothing=f"no {noun} event in any stream")
     return judge
 
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.wire.sse import SSEComment, SSEEvent
-from conformance.checks.agui._common import (PING_INTERVAL, PING_TEXT, Run, fail_all, need_items, need_runs, runs,
-                                             streams)
+from conformance.checks.agui._common import PING_INTERVAL, PING_TEXT, Run, judge_every, runs, streams
 
 
 def is_ping(comment: SSEComment) -> bool:
@@ -18,13 +18,13 @@ def is_ping(comment: SSEComment) -> bool:
 
 
 def pings_of(r: Run) -> list[SSEComment]:
-    return [i for i in r.ex.stream.items if isinstance(i, SSEComment) and is_ping(i)]
+    return [i for i in r.stream.items if isinstance(i, SSEComment) and is_ping(i)]
 
 
 def ping_problems(r: Run, tolerance: float, min_pings: int) -> list[str]:
     """Pings during the silence: at least `min_pings` comment lines beginning with `ping`, and no gap between
     frames or pings over 15 s + tolerance (arrival times)."""
-    items = r.ex.stream.items
+    items = r.stream.items
     pings = pings_of(r)
     others = sorted({i.text for i in items if isinstance(i, SSEComment) and not is_ping(i)})
     ping_ids = {id(i) for i in pings}
@@ -32,13 +32,13 @@ def ping_problems(r: Run, tolerance: float, min_pings: int) -> list[str]:
                if (isinstance(i, SSEEvent) and i.dispatched) or id(i) in ping_ids]
     problems = []
     if len(pings) < min_pings:
-        problems.append(f"{r.where}: {len(pings)} comment line(s) beginning with 'ping' during a "
+        problems.append(f"{len(pings)} comment line(s) beginning with 'ping' during a "
                         f"{r.rec.facts.get('silent_seconds')} s silence, expected at least {min_pings}"
                         + (f" (other comments seen: {', '.join(repr(':' + t) for t in others[:5])})" if others else ""))
     bound = PING_INTERVAL + tolerance
     for (t0, k0), (t1, k1) in zip(anchors, anchors[1:]):
         if t1 - t0 > bound:
-            problems.append(f"{r.where}: {t1 - t0:.1f} s passed between a {k0} at +{t0:.1f} s and the next {k1} at "
+            problems.append(f"{t1 - t0:.1f} s passed between a {k0} at +{t0:.1f} s and the next {k1} at "
                             f"+{t1:.1f} s with no ping comment (at most {PING_INTERVAL:g} s + {tolerance:g} s tolerance)")
     # A ping is a comment line: it carries no event by construction (an `event: ping` frame is not counted at all).
     # A comment line written just before a data line of the next frame is still a comment (WHATWG), so it counts.
@@ -48,7 +48,11 @@ def ping_problems(r: Run, tolerance: float, min_pings: int) -> list[str]:
 def _ping_check(min_pings: int) -> Callable[..., None]:
     def judge(rec):
         tolerance = rec.target.profile.timeouts.ping_tolerance
-        fail_all([m for r in need_runs(runs(rec), "the silence") for m in ping_problems(r, tolerance, min_pings)])
+
+        def pinged(r: Run) -> None:
+            problems = ping_problems(r, tolerance, min_pings)
+            assert not problems, "; ".join(problems)
+        return judge_every(runs(rec), pinged, nothing="no run of the silence was recorded")
     return judge
 
 
@@ -61,6 +65,10 @@ check("AGUI-PING-002", scenarios=["agui.silence_long"], name="ping_repeats",
 @check("AGUI-PING-003", scenarios=["agui.silence"])
 def ping_is_exactly_colon_ping(rec):
     """Runs `sleep 16`; every keep-alive comment during the silence is exactly the line `: ping`."""
-    pings = need_items([(r, c) for r in streams(rec) for c in pings_of(r)], "ping comment")
-    fail_all([f"{r.where}: the keep-alive comment at +{c.t:.1f} s is {':' + c.text!r}, the spec's form is ': ping'"
-              for r, c in pings if c.text != PING_TEXT])
+    def exact(r: Run) -> None:
+        if not pings_of(r):
+            raise NotAssessed(f"{r.label}: no ping comment (AGUI-PING-001 judges that)")
+        inexact = [c for c in pings_of(r) if c.text != PING_TEXT]
+        assert not inexact, "; ".join(f"the keep-alive comment at +{c.t:.1f} s is {':' + c.text!r}, the spec's form is ': ping'"
+                                      for c in inexact[:8])
+    return judge_every(streams(rec), exact, nothing="no ping comment in any stream")

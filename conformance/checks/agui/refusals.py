@@ -1,39 +1,32 @@
-"""agui checks: refusals."""
+"""agui checks: refusals.
+
+A refusal is read through `refusal_error`: an answer that is no 4xx fails the requirement of what was refused; a 4xx
+that is not the error body is AGUI-ERR-005's deviation, which the other refusal checks do not report again."""
 from __future__ import annotations
 
-
-from typing import Callable
+from typing import Any, Callable
 
 from conformance import schemas
+from conformance.outcomes import Deviation, NotAssessed, precondition
 from conformance.registry import Step, check, rule
-from conformance.vocab.readers import error_of
-from conformance.vocab.text import truncate
+from conformance.vocab.readers import error_of, got, is_4xx
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import fail_all
+from conformance.checks.agui._common import judge_every, refusal_error
 
 
-def refusal_problem(ex: Exchange, code: str | None = None) -> str | None:
-    """Why an answer is not a refusal before the stream with the error body (and `code`), or None."""
-    what = f"[{ex.label}] {ex.method} {ex.url}"
-    if ex.status is None:
-        return f"{what}: no response ({ex.error})"
-    if not 400 <= ex.status < 500 or ex.stream is not None:
-        return (f"{what}: expected a 4xx refusal before any stream, got status {ex.status}, Content-Type "
-                f"{ex.header('content-type')!r}: {truncate(ex.body.decode('utf-8', 'replace'), 160, quoted=True)}")
-    try:
-        body = ex.json()
-        schemas.check("error-body", body, what)
-    except AssertionError as exc:
-        return str(exc)
-    if code is not None and body["error"]["code"] != code:
-        return f"{what}: status {ex.status} with error.code {body['error']['code']!r}, expected {code!r}"
-    return None
+def _refused_with(code: str | None) -> Callable[[Exchange], None]:
+    def refused(ex: Exchange) -> None:
+        err = refusal_error(ex)
+        assert code is None or same_json(err.get("code"), code), \
+            f"status {ex.status} with error.code {err.get('code')!r}, expected {code!r}"
+    return refused
 
 
 def _refusal_check(labels: tuple[Step, ...], code: str | None) -> Callable[..., None]:
     def judge(rec):
-        fail_all([why for label in labels if (why := refusal_problem(rec.get(label), code))])
+        return judge_every([rec.get(label) for label in labels], _refused_with(code), exchange=lambda ex: ex)
     return judge
 
 
@@ -48,24 +41,68 @@ REFUSALS = (   # (requirement, check name, steps, error.code, doc)
          "validation_failed",
          "Sends threadIds of 257 and 0 characters; each is refused before the stream with a 4xx and validation_failed."),
         ("AGUI-LIM-002", "refused_two_megabytes", (steps.TWO_MB,), None,
-         "Sends a body of about 2 MB (well over 1 MB); refused before the stream with a 4xx and the error body."),
-        ("AGUI-ERR-005", "refusals_are_error_bodies", steps.AGUI_REFUSED, None,
-         "Sends faulty AG-UI requests with Accept: text/event-stream; each answer is a JSON error body, not a stream."))
+         "Sends a body of about 2 MB (well over 1 MB); refused before the stream with a 4xx and the error body."))
 rule(lambda case: _refusal_check(case[2], case[3]), over=REFUSALS, requirements=lambda case: case[0],
      scenarios=["agui.refusals"], name=lambda case: case[1], doc=lambda case: case[4])
+
+
+@check("AGUI-ERR-005", scenarios=["agui.refusals"])
+def refusals_are_error_bodies(rec):
+    """Sends faulty AG-UI requests with Accept: text/event-stream; each 4xx answer is a JSON error body, not a stream.
+    An answer that is no refusal at all is judged by the requirement of that fault."""
+    def error_body(ex: Exchange) -> None:
+        if not is_4xx(ex):
+            raise NotAssessed(f"{ex.label}: not refused ({got(ex)}): judged by the requirement of that fault")
+        refusal_error(ex)
+        schemas.check("error-body", ex.json(), "the refusal's body")
+    return judge_every([rec.get(label) for label in steps.AGUI_REFUSED], error_body, exchange=lambda ex: ex)
+
+
+# The same fault sent to AG-UI and to invoke, and the requirements that say each must refuse it.
+SAME_FAULT = (   # (AG-UI step, invoke step, AG-UI's requirement, invoke's requirement)
+    (steps.AGUI_UNKNOWN_AGENT, steps.INVOKE_UNKNOWN_AGENT, "GEN-AGENT-005", "GEN-AGENT-005"),
+    (steps.AGUI_NO_CREDENTIAL, steps.INVOKE_NO_CREDENTIAL, "AUTH-KEY-003", "AUTH-KEY-002"),
+    (steps.AGUI_BAD_CREDENTIAL, steps.INVOKE_BAD_CREDENTIAL, "AUTH-KEY-004", "AUTH-KEY-004"),
+    (steps.THREAD_257, steps.INVOKE_SESSION_257, "AGUI-SESS-004", "INV-SESS-006"),
+)
+INVOKE_REFUSAL_STATUS = "GEN-ERR-001"        # a refusal of invoke has a 4xx status and the error body
+INVOKE_REFUSAL_NOT_STREAMED = "INV-ERR-001"  # … as JSON, when the request accepted an event stream
+INVOKE_ERROR_CODE = "GEN-ERR-002"
+
+
+def _agui_refusal(ex: Exchange, owner: str) -> dict[str, Any]:
+    if not is_4xx(ex):
+        raise precondition(owner, ex, f"expected a 4xx refusal, got {got(ex)}")
+    err = refusal_error(ex)
+    if not isinstance(err.get("code"), str) or not err["code"]:
+        raise precondition("AGUI-ERR-005", ex, f"error.code is not a non-empty string: {got(ex)}")
+    return err
+
+
+def _invoke_refusal(ex: Exchange, owner: str) -> dict[str, Any]:
+    if ex.status is not None and 200 <= ex.status < 300:
+        raise precondition(owner, ex, f"expected a 4xx refusal, got {got(ex)}")
+    if not is_4xx(ex):
+        raise precondition(INVOKE_REFUSAL_STATUS, ex, f"a refusal must have a 4xx status, got {got(ex)}")
+    if ex.stream is not None:
+        raise precondition(INVOKE_REFUSAL_NOT_STREAMED, ex, f"the {ex.status} refusal is an event stream, not the JSON "
+                                                            f"error body: {got(ex)}")
+    err = error_of(ex)
+    if err is None:
+        raise precondition(INVOKE_REFUSAL_STATUS, ex, f"the refusal's body is not the error body: {got(ex)}")
+    if not isinstance(err.get("code"), str) or not err["code"]:
+        raise precondition(INVOKE_ERROR_CODE, ex, f"error.code is not a non-empty string: {got(ex)}")
+    return err
 
 
 @check("AGUI-ERR-004", scenarios=["agui.refusals"])
 def refusals_match_invoke(rec):
     """Sends the same faults (unknown agent, no/bad credential, 257-character key) to AG-UI and invoke; same status and code."""
-    problems = []
-    for agui_label, invoke_label in ((steps.AGUI_UNKNOWN_AGENT, steps.INVOKE_UNKNOWN_AGENT),
-                                     (steps.AGUI_NO_CREDENTIAL, steps.INVOKE_NO_CREDENTIAL),
-                                     (steps.AGUI_BAD_CREDENTIAL, steps.INVOKE_BAD_CREDENTIAL),
-                                     (steps.THREAD_257, steps.INVOKE_SESSION_257)):
+    def same_refusal(case: tuple) -> None:
+        agui_label, invoke_label, agui_owner, invoke_owner = case
         a, i = rec.get(agui_label), rec.get(invoke_label)
-        got = [(ex.status, (error_of(ex) or {}).get('code')) for ex in (a, i)]
-        if got[0] != got[1] or got[0][0] is None or not 400 <= got[0][0] < 500:
-            problems.append(f"{agui_label}: AG-UI answered status {got[0][0]} code {got[0][1]!r}, invoke "
-                            f"answered status {got[1][0]} code {got[1][1]!r} (expected the same 4xx refusal)")
-    fail_all(problems)
+        a_code, i_code = _agui_refusal(a, agui_owner).get("code"), _invoke_refusal(i, invoke_owner).get("code")
+        if not (same_json(a.status, i.status) and same_json(a_code, i_code)):
+            raise Deviation(f"AG-UI answered status {a.status} code {a_code!r}, invoke ({invoke_label}) answered status "
+                            f"{i.status} code {i_code!r} (expected the same 4xx refusal)", (a, i))
+    return judge_every(SAME_FAULT, same_refusal, exchange=lambda case: rec.get(case[0]))

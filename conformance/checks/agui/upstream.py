@@ -4,10 +4,12 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from conformance.outcomes import on
 from conformance.registry import check
 from conformance.vocab.text import truncate
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import LIFECYCLES, Run, STREAMS, fail_all, lifecycle_problems, one_run, streams
+from conformance.checks.agui._common import (LIFECYCLES, STREAMS, Run, judge_every, judge_reply, lifecycle_problems,
+                                             needs_events, one_run, streams)
 
 
 @cache
@@ -34,7 +36,7 @@ def upstream_problems(r: Run) -> list[str]:
             _event_adapter().validate_python(e)
         except ValidationError as exc:
             why = "; ".join(_pydantic_reason(err) for err in exc.errors()[:3])
-            problems.append(f"{r.where}: event {i} {truncate(e.get('type'), 40, quoted=True)} is not an AG-UI 1.0 event ({why}): "
+            problems.append(f"event {i} {truncate(e['type'], 40, quoted=True)} is not an AG-UI 1.0 event ({why}): "
                             f"{truncate(e, 200, quoted=True)}")
     return problems
 
@@ -42,19 +44,27 @@ def upstream_problems(r: Run) -> list[str]:
 @check("AGUI-COMPAT-001", scenarios=STREAMS + ["agui.upstream_input"])
 def events_validate_upstream(*recs):
     """Runs every stream scenario; every event validates against the AG-UI 1.0 models (ag_ui.core, camelCase)."""
-    fail_all([m for r in streams(*recs) for m in upstream_problems(r)], "AG-UI 1.0 (ag-ui-protocol) rejects:")
+    def validates(r: Run) -> None:
+        needs_events(r)
+        problems = upstream_problems(r)
+        assert not problems, "AG-UI 1.0 (ag-ui-protocol) rejects: " + "; ".join(problems[:8])
+    return judge_every(streams(*recs), validates)
 
 
 @check("AGUI-COMPAT-002", scenarios=["agui.upstream_input"])
 def upstream_input_accepted(rec):
     """Sends a full AG-UI 1.0 RunAgentInput as the official client does; it streams upstream-valid events to RUN_FINISHED."""
     r = one_run(rec, steps.UPSTREAM)
-    problems = upstream_problems(r)
-    for family in LIFECYCLES:
-        found = lifecycle_problems(r, family)
-        problems += found["use"] + found["finish"]
-    if r.terminal().get("type") != "RUN_FINISHED":
-        problems.append(f"{r.where}: ended with {truncate(r.terminal(), 160, quoted=True)}, expected RUN_FINISHED")
-    if r.want.get("reply") is not None and r.text() != r.want["reply"]:
-        problems.append(f"{r.where}: replied {truncate(r.text(), 160, quoted=True)}, expected {truncate(r.want['reply'], 160, quoted=True)}")
-    fail_all(problems)
+    with on(r.ex):
+        problems = upstream_problems(r)
+        for family in LIFECYCLES:
+            found = lifecycle_problems(r, family)
+            problems += found["use"] + found["finish"]
+        assert not problems, "; ".join(problems[:8])
+        r.finished()
+        if r.want.get("reply") is not None:
+            judge_reply(r, lambda text: _replied(text, r.want["reply"]))
+
+
+def _replied(text: str, want: str) -> None:
+    assert text == want, f"replied {truncate(text, 160, quoted=True)}, expected {truncate(want, 160, quoted=True)}"

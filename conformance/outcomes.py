@@ -51,7 +51,7 @@ def _unique(exchanges: Iterable[Any]) -> tuple[Any, ...]:
 def labelled(message: str, exchange: Any) -> str:
     """`message`, starting with the exchange's step label (added unless it already does)."""
     label = getattr(exchange, "label", "") or ""
-    if not label or message.startswith(label):
+    if not label or message.startswith((f"{label}:", f"{label} ")):
         return message
     return f"{label}: {message}"
 

@@ -2,96 +2,130 @@
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
-from conformance.registry import SCENARIOS, check
+from conformance.outcomes import NotAssessed, judge_all, on
+from conformance.registry import SCENARIOS, check, rule
 from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
-from conformance.checks.mcp._common import MODERN, labels, result_of, text_block
+from conformance.wire.exchange import Exchange
+from conformance.checks.mcp._common import MODERN, labels, reply_text, result_of, resumed_with, text_block
 
 
 CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
+FAILURES = (steps.FAIL_AFTER, steps.FAIL_BEFORE)
+FAILED_RUN = "MCP-TOOL-004"             # a failed run answers a result, not a JSON-RPC error
+
+
+def calls(rec: Recording) -> list[Exchange]:
+    return [ex for _, ex in labels(rec, *CALLS)]
 
 
 @check("MCP-TOOL-001", scenarios=MODERN)
 def one_text_block(rec: Recording):
     """Sends tools/call without a progress token; 200, `result.content` is exactly one `{type: text, text}` block."""
-    for label, ex in labels(rec, *CALLS):
-        text_block(result_of(ex, f"tools/call ({label})"), f"tools/call ({label})")
+    return judge_all(calls(rec), reply_text)
+
+
+# The same rule on every other call whose reply a check reads (`reply_text`): it is the root of those readings.
+REPLIES_READ = {   # scenario: (the calls whose reply is read, in words)
+    "mcp.legacy": (lambda rec: (steps.CALL,), "the 2025-11-25 call"),
+    "mcp.sessions": (lambda rec: steps.MCP_SESSIONS, "the `count` calls"),
+    "mcp.pause_text": (lambda rec: (resumed_with(rec),), "the resume the run continued on"),
+}
+
+
+def replies_read(scenario: str):
+    read = REPLIES_READ[scenario][0]
+
+    def fn(rec: Recording):
+        return judge_all([ex for ex in rec.exchanges if ex.label in read(rec)], reply_text,
+                         nothing=f"{rec.scenario} recorded no tools/call")
+    return fn
+
+
+rule(replies_read, over=REPLIES_READ, requirements="MCP-TOOL-001", scenarios=lambda scn: [scn],
+     name=lambda scn: f"one_text_block_{scn.split('.')[1]}",
+     doc=lambda scn: f"The result of {REPLIES_READ[scn][1]} in {scn} holds exactly one `{{type: text, text}}` block.")
 
 
 @check("MCP-TOOL-002", scenarios=MODERN)
 def text_is_reply(rec: Recording):
     """The text block of the plain-reply and tool-call prompts equals their reply exactly."""
     replies = rec.facts.get("replies", {})
-    compared = 0
-    for label, ex in labels(rec, *CALLS):
-        text = text_block(result_of(ex, f"tools/call ({label})"), f"tools/call ({label})")
-        if replies.get(label) is not None:
-            assert text == replies[label], f"tools/call ({label}): expected {replies[label]!r}, got {truncate(text)}"
-            compared += 1
-    if not compared:
-        raise NotAssessed("the profile gives no expected reply for these prompts")
 
-
+    def is_reply(ex: Exchange) -> None:
+        if replies.get(ex.label) is None:
+            raise NotAssessed("the profile gives no expected reply for these prompts")
+        text = reply_text(ex)
+        assert text == replies[ex.label], f"expected {replies[ex.label]!r}, got {truncate(text)}"
+    return judge_all(calls(rec), is_reply)
 
 
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
     @check("MCP-TOOL-002", scenarios=["generated.round_trip"])
     def generated_text_round_trip(rec: Recording):
-        """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly."""
+        """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly (a call
+        that is not answered with a result fails here: the round trip's calls are judged by this check alone)."""
         texts = rec.facts.get("texts") or []
         runs = generated_steps.MCP.members(rec.labelled(generated_steps.MCP))   # runs `mcp-<i>`, not a lookup
-        if not runs:
-            raise NotAssessed("the generated round trip sent no tools/call over MCP")
-        for i, ex in runs:
-            text = text_block(result_of(ex, f"round trip {ex.label}"), f"round trip {ex.label}")
-            assert 0 <= i < len(texts) and text == texts[i], \
-                f"round trip {ex.label}: sent {truncate(texts[i] if 0 <= i < len(texts) else None, 120)}, " \
-                f"got {truncate(text, 120)}"
+
+        def round_trip(run: tuple[int, Exchange]) -> None:
+            i, ex = run
+            text = text_block(result_of(ex, "MCP-TOOL-002"))
+            sent = texts[i] if 0 <= i < len(texts) else None
+            assert text == sent, f"sent {truncate(sent, 120)}, got {truncate(text, 120)}"
+        return judge_all(runs, round_trip, exchange=lambda run: run[1],
+                         nothing="the generated round trip sent no tools/call over MCP")
 
 
 @check("MCP-TOOL-003", scenarios=MODERN)
 def result_type_complete(rec: Recording):
     """A finished run's result has `resultType` "complete"."""
-    for label, ex in labels(rec, *CALLS):
-        rt = result_of(ex, f"tools/call ({label})").get("resultType")
-        assert rt == "complete", f"tools/call ({label}): `resultType` is {truncate(rt)}, expected \"complete\""
+    def complete(ex: Exchange) -> None:
+        rt = result_of(ex).get("resultType")
+        assert rt == "complete", f"`resultType` is {truncate(rt)}, expected \"complete\""
+    return judge_all(calls(rec), complete)
 
 
 @check("MCP-TOOL-005", scenarios=MODERN)
 def success_is_not_error(rec: Recording):
     """A run that ends normally has `isError` absent or false."""
-    for label, ex in labels(rec, *CALLS):
-        flag = result_of(ex, f"tools/call ({label})").get("isError", False)
-        assert flag is False, f"tools/call ({label}): a finished run has `isError` {truncate(flag)}"
+    def not_error(ex: Exchange) -> None:
+        flag = result_of(ex).get("isError", False)
+        assert flag is False, f"a finished run has `isError` {truncate(flag)}"
+    return judge_all(calls(rec), not_error)
 
 
 @check("MCP-TOOL-004", scenarios=["mcp.failures"])
 def failure_is_tool_result(rec: Recording):
-    """Sends the two failing prompts; each answers 200 with a `result` (no JSON-RPC error) whose `isError` is true."""
-    for label, ex in labels(rec, steps.FAIL_AFTER, steps.FAIL_BEFORE):
-        result = result_of(ex, f"failed run ({label})")
-        assert result.get("isError") is True, \
-            f"failed run ({label}): `isError` is {truncate(result.get('isError'))}, expected true"
+    """Sends the two failing prompts; each answers 200 with a `result` (no JSON-RPC error) whose `isError` is true
+    (an answer that is not HTTP 200 with a JSON-RPC response is MCP-VER-001's, judged on these calls too)."""
+    def failed_run(ex: Exchange) -> None:
+        result = result_of(ex, error_root=FAILED_RUN)
+        assert result.get("isError") is True, f"`isError` is {truncate(result.get('isError'))}, expected true"
+    return judge_all([ex for _, ex in labels(rec, *FAILURES)], failed_run)
 
 
 @check("MCP-TOOL-006", scenarios=["mcp.failures"])
 def failure_has_content(rec: Recording):
     """A failed run's result still has `content` with one text block (upstream CallToolResult needs it)."""
-    text_block(result_of(rec.get(steps.FAIL_AFTER), "failed run"), "failed run")
+    ex = rec.get(steps.FAIL_AFTER)
+    result = result_of(ex, error_root=FAILED_RUN)
+    with on(ex):
+        text_block(result)
 
 
 @check("MCP-PROG-011", scenarios=MODERN)
 def no_token_one_json_body(rec: Recording):
     """Sends tools/call without a progress token (Accept lists both types); one application/json response."""
     ex = rec.get(steps.CALL)
-    assert ex.status == 200 and ex.content_type == "application/json", \
-        f"tools/call without a progress token: expected one application/json body, got {got(ex)}"
+    with on(ex):
+        assert ex.status == 200 and ex.content_type == "application/json", \
+            f"expected one application/json body, got {got(ex)}"
 
 
 @check("MCP-SESS-005", scenarios=MODERN)
 def stateless(rec: Recording):
-    """Sends tools/list and tools/call with no prior initialize and no Mcp-Session-Id; both answer with results."""
-    for label in (steps.LIST, steps.CALL):
-        result_of(rec.get(label), f"{label} without initialize or Mcp-Session-Id")
+    """Sends tools/list and tools/call with no prior initialize and no Mcp-Session-Id; both answer with results
+    (the tools/call is MCP-VER-001's: a call it blocks is left out here)."""
+    return judge_all([rec.get(steps.LIST), rec.get(steps.CALL)], result_of)

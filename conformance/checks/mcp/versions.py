@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from conformance.engine import Recording
-from conformance.outcomes import judge_all, on
+from conformance.outcomes import judge_all, on, precondition
 from conformance.registry import check, rule
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import step
@@ -82,12 +82,19 @@ def legacy_calls_served(rec: Recording):
 
 
 # -- refusals of versions and headers --------------------------------------------------------------
-UNKNOWN_REFUSED = "MCP-VER-002"   # the unknown version is refused with 400 and -32022: what VER-003/004 read
+UNKNOWN_REFUSED = "MCP-VER-002"      # the unknown version is refused with 400 and -32022: what VER-003/004 read
+INITIALIZE_REFUSED = "MCP-VER-007"   # so is an initialize with an unknown version
+SUPPORTED_LISTED = "MCP-VER-003"     # a -32022's `data.supported` holds 2026-07-28
 
 
-def unknown_version_error(rec: Recording) -> tuple[Exchange, dict[str, Any]]:
-    ex = step(rec, steps.VERSION_UNKNOWN)
-    return ex, refusal(ex, UNKNOWN_REFUSED, status=400, code=UNSUPPORTED_VERSION)["error"]
+def version_errors(rec: Recording) -> list[tuple[Exchange, str]]:
+    """The two refusals of an unknown version (tools/call, initialize), each with the requirement that refuses it."""
+    return [(step(rec, steps.VERSION_UNKNOWN), UNKNOWN_REFUSED),
+            (step(rec, steps.INITIALIZE_UNKNOWN), INITIALIZE_REFUSED)]
+
+
+def unknown_version_error(ex: Exchange, root: str) -> dict[str, Any]:
+    return refusal(ex, root, status=400, code=UNSUPPORTED_VERSION)["error"]
 
 
 def supported_listed(err: dict[str, Any]) -> list[str]:
@@ -102,22 +109,22 @@ def supported_listed(err: dict[str, Any]) -> list[str]:
 @check("MCP-VER-002", scenarios=REFUSALS)
 def unknown_version_refused(rec: Recording):
     """Sends tools/call declaring 1999-01-01 in header and `_meta`; HTTP 400 with JSON-RPC code -32022."""
-    unknown_version_error(rec)
+    unknown_version_error(step(rec, steps.VERSION_UNKNOWN), UNKNOWN_REFUSED)
 
 
 @check("MCP-VER-003", scenarios=REFUSALS)
 def unknown_version_lists_supported(rec: Recording):
-    """The -32022 for version 1999-01-01 has `error.data.supported`: version strings holding 2026-07-28."""
-    ex, err = unknown_version_error(rec)
-    with on(ex):
-        supported_listed(err)
+    """Each -32022 for version 1999-01-01 (tools/call and initialize) has `error.data.supported`: version strings
+    holding 2026-07-28."""
+    return judge_all(version_errors(rec), lambda item: supported_listed(unknown_version_error(*item)),
+                     exchange=lambda item: item[0])
 
 
 @check("MCP-VER-004", scenarios=REFUSALS)
 def unknown_version_echoes_requested(rec: Recording):
     """The -32022 for version 1999-01-01 has `error.data.requested` = "1999-01-01"."""
-    ex, err = unknown_version_error(rec)
-    data = err.get("data")
+    ex = step(rec, steps.VERSION_UNKNOWN)
+    data = unknown_version_error(ex, UNKNOWN_REFUSED).get("data")
     requested = data.get("requested") if isinstance(data, dict) else None
     with on(ex):
         assert requested == UNKNOWN_VERSION, \
@@ -127,11 +134,13 @@ def unknown_version_echoes_requested(rec: Recording):
 @check("MCP-VER-007", scenarios=REFUSALS)
 def unknown_initialize_version_refused(rec: Recording):
     """Sends `initialize` with protocolVersion 1999-01-01; HTTP 400, -32022, `data.supported` listing versions
-    (upstream 2025-11-25 would negotiate instead; the spec says refuse)."""
+    (upstream 2025-11-25 would negotiate instead; the spec says refuse). What the list holds is MCP-VER-003's."""
     ex = step(rec, steps.INITIALIZE_UNKNOWN)
-    err = refusal(ex, "MCP-VER-007", status=400, code=UNSUPPORTED_VERSION)["error"]
-    with on(ex):
+    err = unknown_version_error(ex, INITIALIZE_REFUSED)
+    try:
         supported_listed(err)
+    except AssertionError as exc:
+        raise precondition(SUPPORTED_LISTED, ex, str(exc)) from None
     return "spec: refuse; upstream 2025-11-25 initialize negotiates a version instead"
 
 

@@ -92,11 +92,19 @@ def frames(ex: Exchange) -> list[SSEEvent]:
     return ex.stream.dispatched if ex.stream is not None else []
 
 
+def body_json(ex: Exchange) -> Any:
+    """The JSON body; AssertionError saying why not (without the request line: the step label says which)."""
+    try:
+        return ex.json()
+    except AssertionError as exc:
+        raise AssertionError(str(exc).removeprefix(f"{ex.method} {ex.url}: ")) from None
+
+
 def messages(ex: Exchange) -> list[Any]:
     """The JSON-RPC messages of an answer: the one JSON body, or the JSON data of every dispatched frame (a frame
     whose data is not JSON is MCP-PROG-002's to judge, not a message). AssertionError when a body is not JSON."""
     if ex.stream is None:
-        return [ex.json()]
+        return [body_json(ex)]
     return [value for ok, value in map(frame_json, frames(ex)) if ok]
 
 
@@ -171,7 +179,7 @@ def structured_session(result: dict[str, Any]) -> str:
 def error_answer(ex: Exchange) -> dict[str, Any] | None:
     """The answer when it is a JSON object with `error` and no `result` (a JSON-RPC error, well formed or not)."""
     try:
-        body = ex.json()
+        body = body_json(ex)
     except AssertionError:
         return None
     return body if isinstance(body, dict) and "error" in body and "result" not in body else None
@@ -207,7 +215,7 @@ def refusal(ex: Exchange, root: str, *, status: int | None = None, code: int | N
 def rpc_error_body(ex: Exchange, root: str = REFUSAL_BODY) -> dict[str, Any]:
     """The JSON-RPC error body (jsonrpc, id possibly null, integer code, string message, no `result`)."""
     try:
-        body = ex.json()
+        body = body_json(ex)
     except AssertionError as exc:
         raise precondition(root, ex, f"the refusal's body is not a JSON-RPC error body: {exc}") from None
     problems = schemas.errors("mcp-error", body)

@@ -62,7 +62,9 @@ def generated_session_reaches_instance(rec: Recording):
     second, two, _ = count_reply(rec, steps.GENERATED_2)
     if two != "2":
         given = [count_reply(rec, label) for label in (steps.GIVEN_1, steps.GIVEN_2)]
-        if [text for _, text, _ in given] != ["1", "2"]:
-            raise precondition(AFFINITY, [ex for ex, _, _ in given], "a given session_id does not reach one "
-                                                                     "instance either")
+        replies = [text for _, text, _ in given]
+        if replies != ["1", "2"]:
+            raise precondition(AFFINITY, [ex for ex, _, _ in given], f"two `count` calls on a given session_id "
+                                                                     f"replied {replies} too: no session reaches "
+                                                                     f"one instance")
         raise Deviation(f"count on the generated sessionId replied {two!r}, expected '2'", (second, first))

@@ -14,6 +14,7 @@ own checks on every exchange it is the root of, so a blocked check never hides a
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from conformance import schemas
@@ -49,6 +50,11 @@ ONE_TEXT_BLOCK = "MCP-TOOL-001"    # the result of a call without a progress tok
 # Refusals whose HTTP status the spec's table does not give (it only lists -32601 and -32602 among "other codes",
 # and -32005 without a condition): a JSON-RPC error under 200 is no lost status there.
 STATUS_OPEN = frozenset({steps.UNSUPPORTED_METHOD, steps.UNKNOWN_TOOL, steps.NO_PROMPT, steps.CONTENT_TYPE})
+
+
+def as_json(value: Any) -> str:
+    """A value as JSON text, for messages where its type matters (an id `2` and an id `"2"` differ)."""
+    return truncate(json.dumps(value, ensure_ascii=False, default=repr))
 
 
 # -- what was sent ----------------------------------------------------------------------------
@@ -208,7 +214,7 @@ def refusal(ex: Exchange, root: str, *, status: int | None = None, code: int | N
         raise precondition(root, ex, f"expected {want}, got {got(ex)}")
     body = rpc_error_body(ex, REFUSAL_BODY)
     if code is not None and not same_integer(body["error"]["code"], code):
-        raise precondition(root, ex, f"expected {want}, got code {truncate(body['error']['code'])}: {got(ex)}")
+        raise precondition(root, ex, f"expected {want}, got code {as_json(body['error']['code'])}: {got(ex)}")
     return body
 
 

@@ -13,7 +13,7 @@ from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import MODERN, NO_NAME, response, result_of, sent_id
+from conformance.checks.mcp._common import MODERN, NO_NAME, as_json, response, result_of, sent_id
 
 
 ONE_TOOL = "MCP-METH-002"     # tools/list lists exactly one tool object: what every reading of the tool relies on
@@ -85,7 +85,7 @@ def id_kept(ex: Exchange) -> None:
     want = sent_id(ex)
     assert msg.get("jsonrpc") == "2.0", f"`jsonrpc` is {truncate(msg.get('jsonrpc'))}, expected \"2.0\""
     assert "id" in msg and same_json(msg["id"], want), \
-        f"sent id {json.dumps(want)}, the response has id {truncate(msg.get('id'))}"
+        f"sent id {as_json(want)}, the response has id {as_json(msg['id']) if 'id' in msg else '(none)'}"
 
 
 def ids_kept(unjudged: tuple[str, ...]):

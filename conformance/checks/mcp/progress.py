@@ -13,8 +13,8 @@ from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
-from conformance.checks.mcp._common import (PROGRESS_FRAMES, PROGRESS_STREAM, frames, is_response, messages,
-                                            result_of, sent_id, served_by, text_block)
+from conformance.checks.mcp._common import (PROGRESS_FRAMES, PROGRESS_STREAM, as_json, frames, is_response,
+                                            messages, result_of, sent_id, served_by, text_block)
 
 
 def stream_of(ex: Exchange) -> list[SSEEvent]:
@@ -98,7 +98,7 @@ def response_is_last(rec: Recording):
             f"the response is frame {[i + 1 for i in answers]} of {len(msgs)}; it must be the last, once"
         final = msgs[-1]
         assert same_json(final.get("id"), want) and "result" in final, \
-            f"the last frame is {truncate(final)}, expected the result for id {want!r}"
+            f"the last frame is {truncate(final)}, expected the result for id {as_json(want)}"
         items, dispatched = ex.stream.items, frames(ex)
         tail = [i for i in items[items.index(dispatched[-1]) + 1:]
                 if isinstance(i, SSEEvent) and i.dispatched]  # comments and data-less blocks are no frames
@@ -132,7 +132,8 @@ def token_echoed(rec: Recording):
         want = tokens.get(ex.label)
         for n, msg in progress_notifications(ex):
             token = params_of(msg).get("progressToken")
-            assert same_json(token, want), f"notification {n}: progressToken {truncate(token)}, expected {want!r}"
+            assert same_json(token, want), \
+                f"notification {n}: progressToken {as_json(token)}, expected {as_json(want)}"
     return each_stream(rec, echoed)
 
 

@@ -10,14 +10,14 @@ from conformance.vocab.readers import got, step
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer, same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (REFUSALS, REFUSAL_BODY, STATUS_OPEN, error_answer, messages, refusal,
-                                            rpc_error_body, sent_id)
+from conformance.checks.mcp._common import (REFUSALS, REFUSAL_BODY, STATUS_OPEN, as_json, error_answer, messages,
+                                            refusal, rpc_error_body, sent_id)
 
 
 def code_is(ex: Exchange, root: str, code: int) -> None:
     """A JSON-RPC error with `code` (the spec gives no status for these: a 4xx or an error under 200 alike)."""
     actual = refusal(ex, root, in_band=True)["error"]["code"]
-    assert same_integer(actual, code), f"code {truncate(actual)}, expected {code}"
+    assert same_integer(actual, code), f"code {as_json(actual)}, expected {code}"
 
 
 @check("MCP-METH-006", scenarios=REFUSALS)
@@ -58,7 +58,7 @@ def kept_status(ex: Exchange, *, refused_step: bool) -> None:
     assert 400 <= ex.status < 500, f"a refusal must keep a 4xx status, got {got(ex)}"
     body = rpc_error_body(ex, REFUSAL_BODY)
     assert body.get("id") is None or same_json(body.get("id"), sent_id(ex)), \
-        f"the error's id is {truncate(body.get('id'))}, expected the request's {sent_id(ex)!r} or null"
+        f"the error's id is {as_json(body.get('id'))}, expected the request's {as_json(sent_id(ex))} or null"
 
 
 def refusals_keep_status(rec: Recording):

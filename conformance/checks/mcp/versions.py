@@ -13,7 +13,7 @@ from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE, refusal,
+from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE, as_json, refusal,
                                             reply_text, response, result_of, resumed_with)
 
 
@@ -187,7 +187,7 @@ def missing_header_code(rec: Recording):
         ex = step(rec, label)
         code = refusal(ex, MISSING_HEADERS[label])["error"]["code"]
         assert ex.status == 400 and same_integer(code, UNSUPPORTED_VERSION), \
-            f"expected HTTP 400 with code {UNSUPPORTED_VERSION}, got HTTP {ex.status} with code {truncate(code)}"
+            f"expected HTTP 400 with code {UNSUPPORTED_VERSION}, got HTTP {ex.status} with code {as_json(code)}"
     judge_all(list(MISSING_HEADERS), exact, exchange=lambda label: step(rec, label))
     return "spec reading: missing = not matching; upstream 2026-07-28 uses -32020 for missing headers"
 

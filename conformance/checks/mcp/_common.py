@@ -46,6 +46,7 @@ PROGRESS_FRAMES = "MCP-PROG-002"   # its frames hold JSON objects
 PROGRESS_RESULT = "MCP-PROG-003"   # its last frame is the result
 REFUSAL_BODY = "MCP-ERR-001"       # a refusal keeps its 4xx, with a JSON-RPC error body
 ONE_TEXT_BLOCK = "MCP-TOOL-001"    # the result of a call without a progress token holds one text block
+RESUMED = "MCP-PAUSE-002"          # the resume of a paused run is answered with its continuation
 
 # Refusals whose HTTP status the spec's table does not give (it only lists -32601 and -32602 among "other codes",
 # and -32005 without a condition): a JSON-RPC error under 200 is no lost status there.
@@ -118,12 +119,17 @@ def is_response(msg: Any) -> bool:
     return isinstance(msg, dict) and ("result" in msg or "error" in msg)
 
 
+def answered(ex: Exchange, root: str | None = None) -> None:
+    """The request was answered HTTP 200; otherwise it was not served (`root`, by default `served_by(ex)`)."""
+    if ex.status != 200:
+        raise precondition(root or served_by(ex), ex, f"expected HTTP 200 with a JSON-RPC response, got {got(ex)}")
+
+
 def response(ex: Exchange, root: str | None = None) -> dict[str, Any]:
     """The JSON-RPC response of a 200 answer: the one JSON body, or the last message of a stream. Otherwise the
     request was not served (`root`, by default `served_by(ex)`), or a progress stream broke its framing."""
     root = root or served_by(ex)
-    if ex.status != 200:
-        raise precondition(root, ex, f"expected HTTP 200 with a JSON-RPC response, got {got(ex)}")
+    answered(ex, root)
     progress = ex.stream is not None and sent_progress_token(ex)
     try:
         msgs = messages(ex)

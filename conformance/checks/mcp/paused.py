@@ -11,8 +11,8 @@ from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (conformance_reply, messages, reply_text, result_of, resumed_with,
-                                            text_block)
+from conformance.checks.mcp._common import (RESUMED, conformance_reply, messages, reply_text, result_of,
+                                            resumed_with, text_block)
 
 ASKED_FOR_FORM = "MCP-PAUSE-003"   # the eliciting client's question: its answer is judged by MCP-PAUSE-003 alone
 CONTINUED = "MCP-PAUSE-004"        # and the retry by MCP-PAUSE-004 alone
@@ -37,7 +37,7 @@ def resume_continues(rec: Recording):
     """Repeats the call with the session_id and `arguments.resume` {"name": "Ada"}; the run continues to the reply
     `answer: {"name":"Ada"}thanks`, `resultType` complete."""
     ex = rec.get(resumed_with(rec))
-    text, result = reply_text(ex), result_of(ex)
+    text, result = reply_text(ex, RESUMED), result_of(ex, RESUMED)
     expected = conformance_reply(rec, rec.facts["answer"])
     with on(ex):
         assert text == expected, f"expected the reply {expected!r}, got {truncate(text)}"

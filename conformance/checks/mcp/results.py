@@ -8,8 +8,8 @@ from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (MODERN, labels, reply_text, response, result_of, resumed_with,
-                                            text_block)
+from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, RESUMED, labels, reply_text, response, result_of,
+                                            resumed_with, text_block)
 
 
 CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
@@ -28,25 +28,25 @@ def one_text_block(rec: Recording):
 
 
 # The same rule on every other call whose reply a check reads (`reply_text`): it is the root of those readings.
-REPLIES_READ = {   # scenario: (the calls whose reply is read, in words)
-    "mcp.legacy": (lambda rec: (steps.CALL,), "the 2025-11-25 call"),
-    "mcp.sessions": (lambda rec: steps.MCP_SESSIONS, "the `count` calls"),
-    "mcp.pause_text": (lambda rec: (resumed_with(rec),), "the resume the run continued on"),
+REPLIES_READ = {   # scenario: (the calls whose reply is read, the requirement that says they are served, in words)
+    "mcp.legacy": (lambda rec: (steps.CALL,), LEGACY_CALLS, "the 2025-11-25 call"),
+    "mcp.sessions": (lambda rec: steps.MCP_SESSIONS, None, "the `count` calls"),
+    "mcp.pause_text": (lambda rec: (resumed_with(rec),), RESUMED, "the resume the run continued on"),
 }
 
 
 def replies_read(scenario: str):
-    read = REPLIES_READ[scenario][0]
+    read, root, _ = REPLIES_READ[scenario]
 
     def fn(rec: Recording):
-        return judge_all([ex for ex in rec.exchanges if ex.label in read(rec)], reply_text,
+        return judge_all([ex for ex in rec.exchanges if ex.label in read(rec)], lambda ex: reply_text(ex, root),
                          nothing=f"{rec.scenario} recorded no tools/call")
     return fn
 
 
 rule(replies_read, over=REPLIES_READ, requirements="MCP-TOOL-001", scenarios=lambda scn: [scn],
      name=lambda scn: f"one_text_block_{scn.split('.')[1]}",
-     doc=lambda scn: f"The result of {REPLIES_READ[scn][1]} in {scn} holds exactly one `{{type: text, text}}` block.")
+     doc=lambda scn: f"The result of {REPLIES_READ[scn][2]} in {scn} holds exactly one `{{type: text, text}}` block.")
 
 
 @check("MCP-TOOL-002", scenarios=MODERN)

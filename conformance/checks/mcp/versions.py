@@ -14,7 +14,7 @@ from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE, as_json, refusal,
-                                            reply_text, response, result_of, resumed_with)
+                                            answered, reply_text, response, result_of)
 
 
 def modern_calls(labels: tuple[str, ...], judge: Callable[[Exchange], Any] = result_of):
@@ -37,12 +37,12 @@ def modern_call_served(rec: Recording):
 # request for a form).
 SERVED_ELSEWHERE = {
     "mcp.sessions": (modern_calls(steps.MCP_SESSIONS), "the `count` calls"),
-    "mcp.progress": (modern_calls(steps.MCP_PROGRESS), "the calls with a progress token (their result is the "
-                                                       "stream's last frame)"),
+    "mcp.progress": (modern_calls(steps.MCP_PROGRESS, answered), "the calls with a progress token (how their "
+                                                                 "stream ends is MCP-PROG-001 to 003's)"),
     "mcp.failures": (modern_calls(steps.MCP_FAILURES, response), "the failing prompts (a JSON-RPC response; that "
                                                                  "it is a result is MCP-TOOL-004's)"),
-    "mcp.pause_text": (lambda rec: modern_calls((steps.ASK, resumed_with(rec)))(rec), "the question and the resume "
-                                                                                      "the run continued on"),
+    "mcp.pause_text": (modern_calls((steps.ASK,)), "the question (its resume is MCP-PAUSE-002's: a server may "
+                                                   "refuse a resume it finds no paused run for)"),
 }
 rule(lambda scn: SERVED_ELSEWHERE[scn][0], over=SERVED_ELSEWHERE, requirements="MCP-VER-001",
      scenarios=lambda scn: [scn], name=lambda scn: f"modern_call_served_{scn.split('.')[1]}",

@@ -6,7 +6,8 @@ own checks on every exchange it is the root of, so a blocked check never hides a
 
 - the request was not served (not HTTP 200, not a JSON-RPC response, an error where a result was expected): the
   requirement that says this request is served, `served_by(ex)` (MCP-VER-001 for a 2026-07-28 tools/call);
-- the result of a call without a progress token whose reply is read does not hold one text block (MCP-TOOL-001);
+- the result of a call without a progress token whose reply is read does not hold one text block (MCP-TOOL-001),
+  or its text is not the agent's reply exactly (MCP-TOOL-002);
 - a progress stream that is no event stream (MCP-PROG-001), holds no JSON frame (MCP-PROG-002), or does not end
   with the result (MCP-PROG-003);
 - a refusal that lost its 4xx or whose body is not a JSON-RPC error body (MCP-ERR-001); one that is not the refusal
@@ -47,6 +48,7 @@ PROGRESS_RESULT = "MCP-PROG-003"   # its last frame is the result
 REFUSAL_BODY = "MCP-ERR-001"       # a refusal keeps its 4xx, with a JSON-RPC error body
 ONE_TEXT_BLOCK = "MCP-TOOL-001"    # the result of a call without a progress token holds one text block
 RESUMED = "MCP-PAUSE-002"          # the resume of a paused run is answered with its continuation
+EXACT_REPLY = "MCP-TOOL-002"       # the text block holds the agent's reply exactly
 
 # Refusals whose HTTP status the spec's table does not give (it only lists -32601 and -32602 among "other codes",
 # and -32005 without a condition): a JSON-RPC error under 200 is no lost status there.
@@ -177,6 +179,11 @@ def reply_text(ex: Exchange, root: str | None = None) -> str:
         return text_block(result)
     except AssertionError as exc:
         raise precondition(ONE_TEXT_BLOCK, ex, str(exc)) from None
+
+
+def count_like(text: str) -> bool:
+    """The `count` prompt's reply: a whole number in ASCII digits and nothing else."""
+    return text.isascii() and text.isdigit()
 
 
 def structured_session(result: dict[str, Any]) -> str:

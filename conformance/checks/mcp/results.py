@@ -8,8 +8,8 @@ from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, RESUMED, labels, reply_text, response, result_of,
-                                            resumed_with, text_block)
+from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, RESUMED, count_like, labels, reply_text, response,
+                                            result_of, resumed_with, text_block)
 
 
 CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
@@ -49,17 +49,40 @@ rule(replies_read, over=REPLIES_READ, requirements="MCP-TOOL-001", scenarios=lam
      doc=lambda scn: f"The result of {REPLIES_READ[scn][2]} in {scn} holds exactly one `{{type: text, text}}` block.")
 
 
+def replies_are(labels_: tuple[str, ...], root: str | None = None):
+    """MCP-TOOL-002 over a scenario's calls whose expected reply the profile gives (`facts["replies"]`)."""
+    def fn(rec: Recording):
+        replies = rec.facts.get("replies", {})
+
+        def is_reply(ex: Exchange) -> None:
+            if replies.get(ex.label) is None:
+                raise NotAssessed("the profile gives no expected reply for these prompts")
+            text = reply_text(ex, root)
+            assert text == replies[ex.label], f"expected {replies[ex.label]!r}, got {truncate(text)}"
+        return judge_all([ex for ex in rec.exchanges if ex.label in labels_], is_reply)
+    return fn
+
+
 @check("MCP-TOOL-002", scenarios=MODERN)
 def text_is_reply(rec: Recording):
     """The text block of the plain-reply and tool-call prompts equals their reply exactly."""
-    replies = rec.facts.get("replies", {})
+    return replies_are(CALLS)(rec)
 
-    def is_reply(ex: Exchange) -> None:
-        if replies.get(ex.label) is None:
-            raise NotAssessed("the profile gives no expected reply for these prompts")
+
+@check("MCP-TOOL-002", scenarios=["mcp.legacy"])
+def legacy_text_is_reply(rec: Recording):
+    """The text block of the 2025-11-25 call equals the plain reply exactly (MCP-VER-006 reads it through this)."""
+    return replies_are((steps.CALL,), LEGACY_CALLS)(rec)
+
+
+@check("MCP-TOOL-002", scenarios=["mcp.sessions"])
+def count_text_is_reply(rec: Recording):
+    """The text block of each `count` call is the agent's reply exactly: a whole number in digits and nothing else
+    (which number is the sessions' business)."""
+    def whole_number(ex: Exchange) -> None:
         text = reply_text(ex)
-        assert text == replies[ex.label], f"expected {replies[ex.label]!r}, got {truncate(text)}"
-    return judge_all(calls(rec), is_reply)
+        assert count_like(text), f"the `count` reply is {text!r}, expected the agent's whole number"
+    return judge_all([ex for ex in rec.exchanges if ex.label in steps.MCP_SESSIONS], whole_number)
 
 
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present

@@ -8,16 +8,20 @@ from conformance.outcomes import Deviation, judge_all, on, precondition
 from conformance.registry import check
 from conformance.vocab.steps import mcp as steps
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import reply_text, result_of, structured_session
+from conformance.checks.mcp._common import EXACT_REPLY, count_like, reply_text, result_of, structured_session
 
 GENERATED = "MCP-SESS-001"   # a call without session_id reports the generated one: what MCP-SESS-004 follows
 AFFINITY = "MCP-SESS-002"    # calls with the same session key reach one instance
 
 
 def count_reply(rec: Recording, label: str) -> tuple[Exchange, str, dict[str, Any]]:
-    """The exchange, reply and result of a `count` call."""
+    """The exchange, reply and result of a `count` call. The agent replies the count in digits: other text is not
+    its reply exactly (MCP-TOOL-002, which judges it on these calls), and says nothing of the session."""
     ex = rec.get(label)
-    return ex, reply_text(ex), result_of(ex)
+    text = reply_text(ex)
+    if not count_like(text):
+        raise precondition(EXACT_REPLY, ex, f"the `count` reply is {text!r}, not the agent's whole number")
+    return ex, text, result_of(ex)
 
 
 @check("MCP-SESS-001", scenarios=["mcp.sessions"])

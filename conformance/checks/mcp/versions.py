@@ -13,7 +13,7 @@ from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE, as_json, refusal,
+from conformance.checks.mcp._common import (EXACT_REPLY, LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE, as_json, refusal,
                                             answered, reply_text, response, result_of)
 
 
@@ -70,14 +70,14 @@ def legacy_initialize(rec: Recording):
 @check("MCP-VER-006", scenarios=["mcp.legacy"])
 def legacy_calls_served(rec: Recording):
     """After initialize, tools/list and tools/call with `MCP-Protocol-Version: 2025-11-25` (no `_meta` version)
-    answer 200 with results; the call replies the plain reply."""
+    answer 200 with results; the call replies the plain reply (its text is judged exactly by MCP-TOOL-002 on this
+    call: a text that differs is that requirement's failure)."""
     reply = rec.facts.get("replies", {}).get(steps.CALL)
 
     def served(ex: Exchange) -> None:
         result_of(ex, LEGACY_CALLS)
-        if ex.label == steps.CALL and reply is not None:
-            text = reply_text(ex, LEGACY_CALLS)
-            assert text == reply, f"expected the reply {reply!r}, got {truncate(text)}"
+        if ex.label == steps.CALL and reply is not None and (text := reply_text(ex, LEGACY_CALLS)) != reply:
+            raise precondition(EXACT_REPLY, ex, f"expected the reply {reply!r}, got {truncate(text)}")
     return judge_all([rec.get(steps.LIST), rec.get(steps.CALL)], served)
 
 

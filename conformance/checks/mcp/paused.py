@@ -11,7 +11,7 @@ from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (RESUMED, conformance_reply, messages, reply_text, result_of,
+from conformance.checks.mcp._common import (RESUMED, answered, conformance_reply, messages, reply_text, result_of,
                                             resumed_with, text_block)
 
 ASKED_FOR_FORM = "MCP-PAUSE-003"   # the eliciting client's question: its answer is judged by MCP-PAUSE-003 alone
@@ -77,7 +77,8 @@ def eliciting_client_gets_form(rec: Recording):
     how = asked_for_form(ex)
     if how:
         return f"asked by {how}"
-    answer = result_of(ex, ASKED_FOR_FORM)   # a refusal or an error fails here
+    answered(ex)                             # not HTTP 200: the call was not served, MCP-VER-001's
+    answer = result_of(ex, ASKED_FOR_FORM)   # an error, or no JSON-RPC result, fails here
     kind = answer.get("resultType", "complete")
     with on(ex):
         assert kind != "complete", f"expected a request for a form, got a finished result {got(ex)}"

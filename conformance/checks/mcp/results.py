@@ -8,8 +8,8 @@ from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, RESUMED, count_like, labels, reply_text, response,
-                                            result_of, resumed_with, text_block)
+from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, RESUMED, answered, count_like, labels, reply_text,
+                                            response, result_of, resumed_with, text_block)
 
 
 CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
@@ -95,6 +95,7 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
 
         def round_trip(run: tuple[int, Exchange]) -> None:
             i, ex = run
+            answered(ex)                                    # a call not served is MCP-VER-001's
             text = text_block(result_of(ex, "MCP-TOOL-002"))
             sent = texts[i] if 0 <= i < len(texts) else None
             assert text == sent, f"sent {truncate(sent, 120)}, got {truncate(text, 120)}"

@@ -5,10 +5,10 @@ from typing import Any, Callable
 
 from conformance.engine import Recording
 from conformance.outcomes import judge_all, on, precondition
-from conformance.registry import check, rule
+from conformance.registry import SCENARIOS, check, rule
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import step
-from conformance.vocab.steps import mcp as steps
+from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
@@ -33,8 +33,7 @@ def modern_call_served(rec: Recording):
 
 
 # The same rule on the 2026-07-28 calls of the other scenarios: it is the root their readers rely on, so it judges
-# every one of them (the paused calls of a client that can elicit are MCP-PAUSE-003/004's, whose answer may be a
-# request for a form).
+# every one of them, as far as the spec says they are served.
 SERVED_ELSEWHERE = {
     "mcp.sessions": (modern_calls(steps.MCP_SESSIONS), "the `count` calls"),
     "mcp.progress": (modern_calls(steps.MCP_PROGRESS, answered), "the calls with a progress token (how their "
@@ -43,11 +42,23 @@ SERVED_ELSEWHERE = {
                                                                  "it is a result is MCP-TOOL-004's)"),
     "mcp.pause_text": (modern_calls((steps.ASK,)), "the question (its resume is MCP-PAUSE-002's: a server may "
                                                    "refuse a resume it finds no paused run for)"),
+    "mcp.pause_elicit": (modern_calls((steps.ASK,), answered), "the question of a client that can elicit (HTTP "
+                                                               "200; what it asks is MCP-PAUSE-003's, the retry "
+                                                               "MCP-PAUSE-004's)"),
 }
 rule(lambda scn: SERVED_ELSEWHERE[scn][0], over=SERVED_ELSEWHERE, requirements="MCP-VER-001",
      scenarios=lambda scn: [scn], name=lambda scn: f"modern_call_served_{scn.split('.')[1]}",
      doc=lambda scn: f"The 2026-07-28 tools/calls of {scn}, {SERVED_ELSEWHERE[scn][1]}, answer HTTP 200 with a "
                      f"JSON-RPC response.")
+
+
+if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
+    @check("MCP-VER-001", scenarios=["generated.round_trip"])
+    def modern_call_served_round_trip(rec: Recording):
+        """The generated round trip's 2026-07-28 tools/calls answer HTTP 200 (their result is MCP-TOOL-002's)."""
+        runs = generated_steps.MCP.members(rec.labelled(generated_steps.MCP))   # runs `mcp-<i>`, not a lookup
+        return judge_all([ex for _, ex in runs], answered, nothing="the generated round trip sent no tools/call "
+                                                                   "over MCP")
 
 
 @check("MCP-HDR-004", scenarios=MODERN)

@@ -247,6 +247,49 @@ def test_two_text_blocks_fail_mcp_tool_001_alone():
     assert blocked("mcp.same_session_same_instance", rec).root == "MCP-TOOL-001"
 
 
+def test_altered_count_reply_is_mcp_tool_002s_not_the_sessions():
+    rec = sessions(["1\n", "2\n", "1\n", "2\n"])
+    assert labels_of(deviation("mcp.count_text_is_reply", rec)) == list(steps.MCP_SESSIONS)
+    for check_id in ("mcp.same_session_same_instance", "mcp.generated_session_reaches_instance"):
+        assert blocked(check_id, rec).root == "MCP-TOOL-002", check_id
+
+
+def pause_text(resume: dict[str, Any]):
+    ask = {"content": [{"type": "text", "text": "What is your name?"}], "resultType": "complete"}
+    return canned.recording("mcp.pause_text", [
+        rpc_exchange(steps.ASK, 1, "tools/call", 200, {"jsonrpc": "2.0", "id": 1, "result": ask}),
+        rpc_exchange(steps.RESUME, 2, "tools/call", 200, {"jsonrpc": "2.0", "id": 2, "result": resume}),
+    ], facts={"question": "What is your name?", "suffix": "thanks", "answer": {"name": "Ada"}})
+
+
+CONTINUATION = [{"type": "text", "text": 'answer: {"name":"Ada"}thanks'}]
+
+
+def test_continuation_result_type_is_mcp_tool_003s():
+    rec = pause_text({"content": CONTINUATION, "resultType": "completed"})
+    assert labels_of(deviation("mcp.result_type_complete_pause_text", rec)) == [steps.RESUME]
+    assert blocked("mcp.resume_continues", rec).root == "MCP-TOOL-003"
+    passed("mcp.one_text_block_pause_text", rec)
+
+
+def test_asked_again_is_mcp_pause_002s_alone():
+    rec = pause_text({"resultType": "input_required", "inputRequests": {}})
+    assert labels_of(deviation("mcp.resume_continues", rec)) == [steps.RESUME]
+    for check_id in ("mcp.result_type_complete_pause_text", "mcp.one_text_block_pause_text"):
+        assert isinstance(judged(check_id, rec), NotAssessed), check_id
+    passed("mcp.modern_call_served_pause_text", rec)
+
+
+def test_resume_refused_is_mcp_pause_002s_not_mcp_ver_001s():
+    """A server may refuse a resume it finds no paused run for: not a call the spec says is served."""
+    rec = pause_text({})
+    rec.exchanges[1] = rpc_exchange(steps.RESUME, 2, "tools/call", 400, {"jsonrpc": "2.0", "id": 2, "error": {
+        "code": -32602, "message": "No paused run on this session_id."}})
+    assert labels_of(deviation("mcp.resume_continues", rec)) == [steps.RESUME]
+    passed("mcp.modern_call_served_pause_text", rec)
+    assert blocked("mcp.one_text_block_pause_text", rec).root == "MCP-PAUSE-002"
+
+
 # -- one reading per value: JSON-RPC ids compared as JSON values ----------------------------------------------
 @pytest.mark.parametrize("returned, ok", [(2, True), (2.0, True), ("2", False), (True, False), (None, False)])
 def test_ids_compared_as_json_values(returned, ok):
@@ -265,6 +308,8 @@ BROKEN = {
     "two tools": lambda: modern(tools=[{"name": TOOL}, {"name": "ask_x"}]),
     "refusal body": lambda: refusals(version_unknown=(400, "nope"), initialize_unknown=(200, VERSION_ERROR)),
     "sessions": lambda: sessions(["1", "1", "1", "1"]),
+    "count reply altered": lambda: sessions(["1\n", "2\n", "1\n", "2\n"]),
+    "continuation": lambda: pause_text({"content": CONTINUATION * 2, "resultType": "completed"}),
 }
 
 

@@ -48,6 +48,8 @@ PROGRESS_RESULT = "MCP-PROG-003"   # its last frame is the result
 REFUSAL_BODY = "MCP-ERR-001"       # a refusal keeps its 4xx, with a JSON-RPC error body
 ONE_TEXT_BLOCK = "MCP-TOOL-001"    # the result of a call without a progress token holds one text block
 RESUMED = "MCP-PAUSE-002"          # the resume of a paused run is answered with its continuation
+CONTINUED = "MCP-PAUSE-004"        # so is the retry of an eliciting client, with the form answered
+FINISHED = "MCP-TOOL-003"          # a finished run's result has resultType "complete"
 EXACT_REPLY = "MCP-TOOL-002"       # the text block holds the agent's reply exactly
 
 # Refusals whose HTTP status the spec's table does not give (it only lists -32601 and -32602 among "other codes",
@@ -159,6 +161,15 @@ def result_of(ex: Exchange, root: str | None = None, *, error_root: str | None =
     if not isinstance(msg.get("result"), dict):
         raise precondition(error_root, ex, f"`result` is not an object: {truncate(msg)}")
     return msg["result"]
+
+
+def finished(ex: Exchange, root: str | None = None) -> dict[str, Any]:
+    """The result of a call whose run finished (see `result_of`); NotAssessed when it paused (again) instead: a
+    run asking a question is no finished run."""
+    result = result_of(ex, root)
+    if result.get("resultType") == "input_required":
+        raise NotAssessed(f"{ex.label}: the run paused instead of finishing")
+    return result
 
 
 def text_block(result: dict[str, Any]) -> str:

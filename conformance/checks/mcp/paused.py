@@ -4,18 +4,17 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, on
+from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (RESUMED, answered, conformance_reply, messages, reply_text, result_of,
-                                            resumed_with, text_block)
+from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, conformance_reply, messages,
+                                            reply_text, result_of, resumed_with)
 
-ASKED_FOR_FORM = "MCP-PAUSE-003"   # the eliciting client's question: its answer is judged by MCP-PAUSE-003 alone
-CONTINUED = "MCP-PAUSE-004"        # and the retry by MCP-PAUSE-004 alone
+ASKED_FOR_FORM = "MCP-PAUSE-003"   # what the eliciting client's question is answered with is MCP-PAUSE-003's alone
 
 
 @check("MCP-PAUSE-001", scenarios=["mcp.pause_text"])
@@ -37,11 +36,21 @@ def resume_continues(rec: Recording):
     """Repeats the call with the session_id and `arguments.resume` {"name": "Ada"}; the run continues to the reply
     `answer: {"name":"Ada"}thanks`, `resultType` complete."""
     ex = rec.get(resumed_with(rec))
-    text, result = reply_text(ex, RESUMED), result_of(ex, RESUMED)
-    expected = conformance_reply(rec, rec.facts["answer"])
+    continuation(ex, RESUMED, conformance_reply(rec, rec.facts["answer"]))
+
+
+def continuation(ex: Exchange, root: str, expected: str) -> None:
+    """A paused run continued on `ex`: not asked again, the reply `expected`. Its text block and resultType are
+    MCP-TOOL-001's and MCP-TOOL-003's (judged on this call), the roots of those readings."""
+    result = result_of(ex, root)
     with on(ex):
-        assert text == expected, f"expected the reply {expected!r}, got {truncate(text)}"
-        assert result.get("resultType") == "complete", f"`resultType` is {truncate(result.get('resultType'))}"
+        assert result.get("resultType") != "input_required", \
+            f"the server asked again instead of continuing the paused run: {truncate(result)}"
+        text = reply_text(ex, root)
+        assert text == expected, f"expected the run's continuation {expected!r}, got {truncate(text)}"
+    if result.get("resultType") != "complete":
+        raise precondition(FINISHED, ex, f"`resultType` is {truncate(result.get('resultType'))}, expected "
+                                         f"\"complete\"")
 
 
 def is_form_request(request: Any) -> bool:
@@ -97,14 +106,6 @@ def retry_continues(rec: Recording):
     if not rec.facts.get("form"):
         raise NotAssessed("no form request in the upstream 2026-07-28 shape (InputRequiredResult with an "
                           "elicitation/create form) was received, so the suite could not answer it (MCP-OPEN-001)")
-    ex = rec.get(steps.RETRY)
     answers = list(rec.facts.get("answers", {}).values())
-    result = result_of(ex, CONTINUED)
-    expected = conformance_reply(rec, answers[0] if len(answers) == 1 else answers)
-    with on(ex):
-        assert result.get("resultType") != "input_required", \
-            f"the server asked again instead of continuing the paused run: {truncate(result)}"
-        text = text_block(result)
-        assert text == expected, f"expected the run's continuation {expected!r}, got {truncate(text)}"
-        assert result.get("resultType") == "complete", f"`resultType` is {truncate(result.get('resultType'))}"
+    continuation(rec.get(steps.RETRY), CONTINUED, conformance_reply(rec, answers[0] if len(answers) == 1 else answers))
     return "form and retry in the upstream 2026-07-28 shape (the spec does not show them)"

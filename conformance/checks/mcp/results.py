@@ -1,6 +1,8 @@
 """MCP checks: tools/call results."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, judge_all, on
 from conformance.registry import SCENARIOS, check, rule
@@ -8,8 +10,8 @@ from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (LEGACY_CALLS, MODERN, RESUMED, answered, count_like, labels, reply_text,
-                                            response, result_of, resumed_with, text_block)
+from conformance.checks.mcp._common import (CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered, count_like, finished,
+                                            labels, reply_text, response, result_of, resumed_with, text_block)
 
 
 CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
@@ -31,7 +33,6 @@ def one_text_block(rec: Recording):
 REPLIES_READ = {   # scenario: (the calls whose reply is read, the requirement that says they are served, in words)
     "mcp.legacy": (lambda rec: (steps.CALL,), LEGACY_CALLS, "the 2025-11-25 call"),
     "mcp.sessions": (lambda rec: steps.MCP_SESSIONS, None, "the `count` calls"),
-    "mcp.pause_text": (lambda rec: (resumed_with(rec),), RESUMED, "the resume the run continued on"),
 }
 
 
@@ -47,6 +48,38 @@ def replies_read(scenario: str):
 rule(replies_read, over=REPLIES_READ, requirements="MCP-TOOL-001", scenarios=lambda scn: [scn],
      name=lambda scn: f"one_text_block_{scn.split('.')[1]}",
      doc=lambda scn: f"The result of {REPLIES_READ[scn][2]} in {scn} holds exactly one `{{type: text, text}}` block.")
+
+# A paused run's continuation is a finished run's result too: MCP-TOOL-001 and MCP-TOOL-003 judge it (and are the
+# roots of MCP-PAUSE-002/004's readings of its text and resultType); a continuation that pauses again is no
+# finished run, and is MCP-PAUSE-002/004's alone.
+CONTINUATIONS = {   # scenario: (the call the run continued on, the requirement that says it continues, in words)
+    "mcp.pause_text": (resumed_with, RESUMED, "the resume of a client that cannot elicit"),
+    "mcp.pause_elicit": (lambda rec: steps.RETRY, CONTINUED, "the retry of a client that can elicit"),
+}
+
+
+def continued(scenario: str, judge: Callable[[Exchange, str], Any]):
+    pick, root, _ = CONTINUATIONS[scenario]
+
+    def fn(rec: Recording):
+        ex = rec.get(pick(rec))
+        finished(ex, root)
+        with on(ex):
+            judge(ex, root)
+    return fn
+
+
+def is_complete(ex: Exchange, root: str) -> None:
+    rt = finished(ex, root).get("resultType")
+    assert rt == "complete", f"`resultType` is {truncate(rt)}, expected \"complete\""
+
+
+rule(lambda scn: continued(scn, reply_text), over=CONTINUATIONS, requirements="MCP-TOOL-001",
+     scenarios=lambda scn: [scn], name=lambda scn: f"one_text_block_{scn.split('.')[1]}",
+     doc=lambda scn: f"The result of {CONTINUATIONS[scn][2]} holds exactly one `{{type: text, text}}` block.")
+rule(lambda scn: continued(scn, is_complete), over=CONTINUATIONS, requirements="MCP-TOOL-003",
+     scenarios=lambda scn: [scn], name=lambda scn: f"result_type_complete_{scn.split('.')[1]}",
+     doc=lambda scn: f"The result of {CONTINUATIONS[scn][2]}, when the run finished, has `resultType` \"complete\".")
 
 
 def replies_are(labels_: tuple[str, ...], root: str | None = None):

@@ -13,8 +13,8 @@ from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (EXACT_REPLY, LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE, as_json, refusal,
-                                            answered, reply_text, response, result_of)
+from conformance.checks.mcp._common import (EXACT_REPLY, LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE,
+                                            answered, as_json, refusal, reply_text, response, result_of)
 
 
 def modern_calls(labels: tuple[str, ...], judge: Callable[[Exchange], Any] = result_of):

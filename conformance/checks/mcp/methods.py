@@ -83,7 +83,7 @@ def id_kept(ex: Exchange) -> None:
     """`jsonrpc` "2.0" and the request's `id`, compared as JSON values (1 and 1.0 are one number; "1" is not 1)."""
     msg = response(ex)
     want = sent_id(ex)
-    assert msg.get("jsonrpc") == "2.0", f"`jsonrpc` is {truncate(msg.get('jsonrpc'))}, expected \"2.0\""
+    assert msg.get("jsonrpc") == "2.0", f"`jsonrpc` is {as_json(msg.get('jsonrpc'))}, expected \"2.0\""
     assert "id" in msg and same_json(msg["id"], want), \
         f"sent id {as_json(want)}, the response has id {as_json(msg['id']) if 'id' in msg else '(none)'}"
 

@@ -11,8 +11,8 @@ from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, conformance_reply, messages,
-                                            reply_text, result_of, resumed_with)
+from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, conformance_reply,
+                                            messages, reply_text, result_of, resumed_with)
 
 ASKED_FOR_FORM = "MCP-PAUSE-003"   # what the eliciting client's question is answered with is MCP-PAUSE-003's alone
 
@@ -28,7 +28,7 @@ def question_as_text(rec: Recording):
     with on(ex):
         content = result.get("content")
         text = p.mcp_text(result) if isinstance(content, list) else ""
-        assert question in text, f"the result text {truncate(text)} lacks the question {question!r}"
+        assert question in text, f"the result text {truncate(text, quoted=True)} lacks the question {question!r}"
 
 
 @check("MCP-PAUSE-002", scenarios=["mcp.pause_text"])
@@ -47,9 +47,9 @@ def continuation(ex: Exchange, root: str, expected: str) -> None:
         assert result.get("resultType") != "input_required", \
             f"the server asked again instead of continuing the paused run: {truncate(result)}"
         text = reply_text(ex, root)
-        assert text == expected, f"expected the run's continuation {expected!r}, got {truncate(text)}"
+        assert text == expected, f"expected the run's continuation {expected!r}, got {truncate(text, quoted=True)}"
     if result.get("resultType") != "complete":
-        raise precondition(FINISHED, ex, f"`resultType` is {truncate(result.get('resultType'))}, expected "
+        raise precondition(FINISHED, ex, f"`resultType` is {as_json(result.get('resultType'))}, expected "
                                          f"\"complete\"")
 
 

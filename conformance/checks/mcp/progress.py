@@ -142,7 +142,7 @@ def _param_type(name: str, ok: Callable[[Any], bool], kind: str, doc: str):
         def typed(ex: Exchange) -> None:
             for n, msg in progress_notifications(ex):
                 value = params_of(msg).get(name)
-                assert ok(value), f"notification {n}: `params.{name}` is {truncate(value)}, expected {kind}"
+                assert ok(value), f"notification {n}: `params.{name}` is {as_json(value)}, expected {kind}"
         return each_stream(rec, typed)
     fn.__doc__ = doc
     return fn
@@ -166,8 +166,8 @@ def streamed_result_complete(rec: Recording):
         result = result_of(ex)
         text = text_block(result)
         if reply is not None:
-            assert text == reply, f"the final text is {truncate(text)}, expected {reply!r}"
-        assert result.get("resultType") == "complete", f"`resultType` is {truncate(result.get('resultType'))}"
+            assert text == reply, f"the final text is {truncate(text, quoted=True)}, expected {reply!r}"
+        assert result.get("resultType") == "complete", f"`resultType` is {as_json(result.get('resultType'))}"
     return each_stream(rec, complete)
 
 

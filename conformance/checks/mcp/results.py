@@ -10,8 +10,9 @@ from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered, count_like, finished,
-                                            labels, reply_text, response, result_of, resumed_with, text_block)
+from conformance.checks.mcp._common import (CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered, as_json, count_like,
+                                            finished, labels, reply_text, response, result_of, resumed_with,
+                                            text_block)
 
 
 CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
@@ -71,7 +72,7 @@ def continued(scenario: str, judge: Callable[[Exchange, str], Any]):
 
 def is_complete(ex: Exchange, root: str) -> None:
     rt = finished(ex, root).get("resultType")
-    assert rt == "complete", f"`resultType` is {truncate(rt)}, expected \"complete\""
+    assert rt == "complete", f"`resultType` is {as_json(rt)}, expected \"complete\""
 
 
 rule(lambda scn: continued(scn, reply_text), over=CONTINUATIONS, requirements="MCP-TOOL-001",
@@ -91,7 +92,7 @@ def replies_are(labels_: tuple[str, ...], root: str | None = None):
             if replies.get(ex.label) is None:
                 raise NotAssessed("the profile gives no expected reply for these prompts")
             text = reply_text(ex, root)
-            assert text == replies[ex.label], f"expected {replies[ex.label]!r}, got {truncate(text)}"
+            assert text == replies[ex.label], f"expected {replies[ex.label]!r}, got {truncate(text, quoted=True)}"
         return judge_all([ex for ex in rec.exchanges if ex.label in labels_], is_reply)
     return fn
 
@@ -131,7 +132,7 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
             answered(ex)                                    # a call not served is MCP-VER-001's
             text = text_block(result_of(ex, "MCP-TOOL-002"))
             sent = texts[i] if 0 <= i < len(texts) else None
-            assert text == sent, f"sent {truncate(sent, 120)}, got {truncate(text, 120)}"
+            assert text == sent, f"sent {truncate(sent, 120, quoted=True)}, got {truncate(text, 120, quoted=True)}"
         return judge_all(runs, round_trip, exchange=lambda run: run[1],
                          nothing="the generated round trip sent no tools/call over MCP")
 
@@ -141,7 +142,7 @@ def result_type_complete(rec: Recording):
     """A finished run's result has `resultType` "complete"."""
     def complete(ex: Exchange) -> None:
         rt = result_of(ex).get("resultType")
-        assert rt == "complete", f"`resultType` is {truncate(rt)}, expected \"complete\""
+        assert rt == "complete", f"`resultType` is {as_json(rt)}, expected \"complete\""
     return judge_all(calls(rec), complete)
 
 
@@ -150,7 +151,7 @@ def success_is_not_error(rec: Recording):
     """A run that ends normally has `isError` absent or false."""
     def not_error(ex: Exchange) -> None:
         flag = result_of(ex).get("isError", False)
-        assert flag is False, f"a finished run has `isError` {truncate(flag)}"
+        assert flag is False, f"a finished run has `isError` {as_json(flag)}"
     return judge_all(calls(rec), not_error)
 
 
@@ -160,7 +161,7 @@ def failure_is_tool_result(rec: Recording):
     (an answer that is not HTTP 200 with a JSON-RPC response is MCP-VER-001's, judged on these calls too)."""
     def failed_run(ex: Exchange) -> None:
         result = result_of(ex, error_root=FAILED_RUN)
-        assert result.get("isError") is True, f"`isError` is {truncate(result.get('isError'))}, expected true"
+        assert result.get("isError") is True, f"`isError` is {as_json(result.get('isError'))}, expected true"
     return judge_all([ex for _, ex in labels(rec, *FAILURES)], failed_run)
 
 

@@ -75,7 +75,7 @@ def legacy_initialize(rec: Recording):
     ex = rec.get(steps.INITIALIZE)
     version = result_of(ex).get("protocolVersion")
     with on(ex):
-        assert version == p.MCP_LEGACY_VERSION, f"`result.protocolVersion` is {truncate(version)}, expected 2025-11-25"
+        assert version == p.MCP_LEGACY_VERSION, f"`result.protocolVersion` is {as_json(version)}, expected 2025-11-25"
 
 
 @check("MCP-VER-006", scenarios=["mcp.legacy"])
@@ -88,7 +88,7 @@ def legacy_calls_served(rec: Recording):
     def served(ex: Exchange) -> None:
         result_of(ex, LEGACY_CALLS)
         if ex.label == steps.CALL and reply is not None and (text := reply_text(ex, LEGACY_CALLS)) != reply:
-            raise precondition(EXACT_REPLY, ex, f"expected the reply {reply!r}, got {truncate(text)}")
+            raise precondition(EXACT_REPLY, ex, f"expected the reply {reply!r}, got {truncate(text, quoted=True)}")
     return judge_all([rec.get(steps.LIST), rec.get(steps.CALL)], served)
 
 
@@ -139,7 +139,7 @@ def unknown_version_echoes_requested(rec: Recording):
     requested = data.get("requested") if isinstance(data, dict) else None
     with on(ex):
         assert requested == UNKNOWN_VERSION, \
-            f"`error.data.requested` is {truncate(requested)}, expected {UNKNOWN_VERSION!r} (data: {truncate(data)})"
+            f"`error.data.requested` is {as_json(requested)}, expected {UNKNOWN_VERSION!r} (data: {truncate(data)})"
 
 
 @check("MCP-VER-007", scenarios=REFUSALS)

@@ -29,7 +29,6 @@ from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
 
-UPSTREAM_HEADER_MISMATCH = -32020
 MODERN = ["mcp.modern"]
 REFUSALS = ["mcp.refusals"]
 NO_NAME = steps.CALL_NONAME   # judged by MCP-HDR-004 alone: the other checks use calls that carry Mcp-Name

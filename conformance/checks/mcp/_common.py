@@ -23,7 +23,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, precondition
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import frame_json, got, request_json
-from conformance.vocab.steps import mcp as steps
+from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
@@ -268,6 +268,11 @@ def resumed_with(rec: Recording) -> str:
     prompt again (the spec does not say whether `prompt` goes along with `resume`)."""
     return steps.RESUME_WITH_PROMPT if any(ex.label == steps.RESUME_WITH_PROMPT for ex in rec.exchanges) \
         else steps.RESUME
+
+
+def round_trip_runs(rec: Recording) -> list[tuple[int, Exchange]]:
+    """(i, exchange) of the generated round trip's MCP runs `mcp-<i>` (a lookup in that family is no run)."""
+    return generated_steps.MCP.members(rec.labelled(generated_steps.MCP))
 
 
 def labels(rec: Recording, *names: str) -> list[tuple[str, Exchange]]:

@@ -6,13 +6,13 @@ from typing import Any, Callable
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, judge_all, on
 from conformance.registry import SCENARIOS, check, rule
-from conformance.vocab.steps import generated as generated_steps, mcp as steps
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import (CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered, as_json, count_like,
                                             finished, labels, reply_text, response, result_of, resumed_with,
-                                            text_block)
+                                            round_trip_runs, text_block)
 
 
 CALLS = (steps.CALL, steps.CALL_TOOL)   # the plain-reply and tool-call prompts, both with Mcp-Name
@@ -120,20 +120,29 @@ def count_text_is_reply(rec: Recording):
 
 
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
+    ROUND_TRIP_RESULT = "MCP-TOOL-002"   # a round trip's call that is not answered with a result: this check's
+
+    def round_trip_reply(ex: Exchange) -> str:
+        answered(ex)                                  # not HTTP 200: the call was not served, MCP-VER-001's
+        return reply_text(ex, ROUND_TRIP_RESULT)      # not one text block: MCP-TOOL-001's
+
     @check("MCP-TOOL-002", scenarios=["generated.round_trip"])
     def generated_text_round_trip(rec: Recording):
-        """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly (a call
-        that is not answered with a result fails here: the round trip's calls are judged by this check alone)."""
+        """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly."""
         texts = rec.facts.get("texts") or []
-        runs = generated_steps.MCP.members(rec.labelled(generated_steps.MCP))   # runs `mcp-<i>`, not a lookup
 
         def round_trip(run: tuple[int, Exchange]) -> None:
             i, ex = run
-            answered(ex)                                    # a call not served is MCP-VER-001's
-            text = text_block(result_of(ex, "MCP-TOOL-002"))
+            text = round_trip_reply(ex)
             sent = texts[i] if 0 <= i < len(texts) else None
             assert text == sent, f"sent {truncate(sent, 120, quoted=True)}, got {truncate(text, 120, quoted=True)}"
-        return judge_all(runs, round_trip, exchange=lambda run: run[1],
+        return judge_all(round_trip_runs(rec), round_trip, exchange=lambda run: run[1],
+                         nothing="the generated round trip sent no tools/call over MCP")
+
+    @check("MCP-TOOL-001", scenarios=["generated.round_trip"])
+    def one_text_block_round_trip(rec: Recording):
+        """The result of each generated round trip call over MCP holds exactly one `{type: text, text}` block."""
+        return judge_all([ex for _, ex in round_trip_runs(rec)], round_trip_reply,
                          nothing="the generated round trip sent no tools/call over MCP")
 
 

@@ -8,13 +8,14 @@ from conformance.outcomes import judge_all, on, precondition
 from conformance.registry import SCENARIOS, check, rule
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import step
-from conformance.vocab.steps import generated as generated_steps, mcp as steps
+from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import (EXACT_REPLY, LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE,
-                                            answered, as_json, refusal, reply_text, response, result_of)
+                                            answered, as_json, refusal, reply_text, response, result_of,
+                                            round_trip_runs)
 
 
 def modern_calls(labels: tuple[str, ...], judge: Callable[[Exchange], Any] = result_of):
@@ -56,8 +57,7 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
     @check("MCP-VER-001", scenarios=["generated.round_trip"])
     def modern_call_served_round_trip(rec: Recording):
         """The generated round trip's 2026-07-28 tools/calls answer HTTP 200 (their result is MCP-TOOL-002's)."""
-        runs = generated_steps.MCP.members(rec.labelled(generated_steps.MCP))   # runs `mcp-<i>`, not a lookup
-        return judge_all([ex for _, ex in runs], answered, nothing="the generated round trip sent no tools/call "
+        return judge_all([ex for _, ex in round_trip_runs(rec)], answered, nothing="the generated round trip sent no tools/call "
                                                                    "over MCP")
 
 

@@ -290,6 +290,15 @@ def test_resume_refused_is_mcp_pause_002s_not_mcp_ver_001s():
     assert blocked("mcp.one_text_block_pause_text", rec).root == "MCP-PAUSE-002"
 
 
+def test_question_not_served_leaves_no_run_to_resume():
+    rec = pause_text({})
+    rec.exchanges[0] = rpc_exchange(steps.ASK, 1, "tools/call", 400, REFUSED)
+    rec.exchanges[1] = rpc_exchange(steps.RESUME, 2, "tools/call", 400, REFUSED)
+    assert labels_of(deviation("mcp.modern_call_served_pause_text", rec)) == [steps.ASK]
+    for check_id in ("mcp.question_as_text", "mcp.resume_continues"):
+        assert blocked(check_id, rec).root == "MCP-VER-001", check_id
+
+
 # -- one reading per value: JSON-RPC ids compared as JSON values ----------------------------------------------
 @pytest.mark.parametrize("returned, ok", [(2, True), (2.0, True), ("2", False), (True, False), (None, False)])
 def test_ids_compared_as_json_values(returned, ok):

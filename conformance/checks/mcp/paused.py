@@ -34,7 +34,9 @@ def question_as_text(rec: Recording):
 @check("MCP-PAUSE-002", scenarios=["mcp.pause_text"])
 def resume_continues(rec: Recording):
     """Repeats the call with the session_id and `arguments.resume` {"name": "Ada"}; the run continues to the reply
-    `answer: {"name":"Ada"}thanks`, `resultType` complete."""
+    `answer: {"name":"Ada"}thanks`, `resultType` complete. (A question that was not served paused nothing: there
+    is no run to resume, MCP-VER-001's.)"""
+    result_of(rec.get(steps.ASK))
     ex = rec.get(resumed_with(rec))
     continuation(ex, RESUMED, conformance_reply(rec, rec.facts["answer"]))
 

@@ -299,6 +299,15 @@ def test_question_not_served_leaves_no_run_to_resume():
         assert blocked(check_id, rec).root == "MCP-VER-001", check_id
 
 
+def test_http_date_retry_after_is_gen_rate_003s():
+    limited = canned.exchange(429, {"content-type": "application/json", "retry-after": "Wed, 21 Oct 2099 07:28:00 GMT"},
+                              body={"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": "slow down"}},
+                              label=steps.BURST.of(3), url=MCP_URL)
+    rec = canned.recording("mcp.rate_limit", [limited], facts={"sent": 4})
+    assert labels_of(deviation("mcp.probed_429_has_retry_after", rec)) == [steps.BURST.of(3)]
+    assert blocked("mcp.rate_limited", rec).root == "GEN-RATE-003"
+
+
 # -- one reading per value: JSON-RPC ids compared as JSON values ----------------------------------------------
 @pytest.mark.parametrize("returned, ok", [(2, True), (2.0, True), ("2", False), (True, False), (None, False)])
 def test_ids_compared_as_json_values(returned, ok):

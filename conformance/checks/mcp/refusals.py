@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, judge_all, on
+from conformance.outcomes import NotAssessed, judge_all, on, precondition
 from conformance.registry import check, rule
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
@@ -86,19 +86,22 @@ def probed_429(rec: Recording) -> Exchange:
     return limited[0]
 
 
+WHOLE_SECONDS = "GEN-RATE-003"   # every 429 carries Retry-After in whole seconds (judged on the probe's 429 below)
+
+
 def retry_after_seconds(ex: Exchange) -> str:
     retry = (ex.header("retry-after") or "").strip()
-    with on(ex):
-        assert retry.isascii() and retry.isdigit(), f"the 429's Retry-After is {retry!r}, expected whole seconds"
+    if not (retry.isascii() and retry.isdigit()):
+        raise precondition(WHOLE_SECONDS, ex, f"the 429's Retry-After is {retry!r}, expected whole seconds")
     return retry
 
 
 @check("MCP-ERR-003", scenarios=["mcp.rate_limit"])
 def rate_limited(rec: Recording):
-    """A 429 from the MCP endpoint has a JSON-RPC error body and an integer `Retry-After`."""
+    """A 429 from the MCP endpoint has a JSON-RPC error body and an integer `Retry-After` (the general rule for
+    every 429, GEN-RATE-003, judges the Retry-After on the same 429)."""
     ex = probed_429(rec)
-    with on(ex):
-        body = rpc_error_body(ex, "MCP-ERR-003")
+    body = rpc_error_body(ex, "MCP-ERR-003")
     return f"code {body['error']['code']}, Retry-After {retry_after_seconds(ex)}"
 
 

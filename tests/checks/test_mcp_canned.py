@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conformance import canned, registry
-from conformance.outcomes import NotAssessed, Observation
+from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.vocab.steps import access, generated, mcp as mcp_steps, metadata as meta_steps
 
 BASE = canned.DEFAULT_TARGET.base_url
@@ -19,14 +19,18 @@ TOOL = "ask_conformance_agent"
 
 
 def outcomes(rid: str, rec) -> list[tuple[str, str]]:
-    """(status, message) of every check of `rid` over the recording's scenario."""
+    """(status, message) of every check of `rid` over the recording's scenario, judged as the engine does: a check
+    blocked by another requirement is `blocked`, by its own a failure."""
     out = []
     for c in registry.load_all().values():
         if rid not in c.requirements or rec.scenario not in c.scenarios:
             continue
         try:
-            note = c.fn(rec)
+            with judging(c.requirements):
+                note = c.fn(rec)
             out.append(("passed", str(note or "")))
+        except Blocked as exc:
+            out.append(("blocked", f"{exc.root}: {exc}"))
         except AssertionError as exc:
             out.append(("failed", str(exc)))
         except NotAssessed as exc:
@@ -39,7 +43,7 @@ def outcomes(rid: str, rec) -> list[tuple[str, str]]:
 
 def status(rid: str, rec) -> str:
     got = {s for s, _ in outcomes(rid, rec)}
-    for worst in ("failed", "not_assessed", "info"):
+    for worst in ("failed", "blocked", "not_assessed", "info"):
         if worst in got:
             return worst
     return "passed"

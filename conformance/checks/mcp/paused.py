@@ -4,38 +4,55 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import conformance_reply, messages, result_of, text_block
+from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, conformance_reply,
+                                            messages, reply_text, result_of, resumed_with)
+
+ASKED_FOR_FORM = "MCP-PAUSE-003"   # what the eliciting client's question is answered with is MCP-PAUSE-003's alone
 
 
 @check("MCP-PAUSE-001", scenarios=["mcp.pause_text"])
 def question_as_text(rec: Recording):
     """Sends the question prompt from a client without elicitation; 200 with a result whose text holds the question."""
-    result = result_of(rec.get(steps.ASK), "question prompt (no elicitation)")
-    text = p.mcp_text(result)
     question = rec.facts.get("question")
     if question is None:
         raise NotAssessed("the profile gives no question text")
-    assert question in text, f"question prompt (no elicitation): the result text {truncate(text)} lacks {question!r}"
+    ex = rec.get(steps.ASK)
+    result = result_of(ex)
+    with on(ex):
+        content = result.get("content")
+        text = p.mcp_text(result) if isinstance(content, list) else ""
+        assert question in text, f"the result text {truncate(text, quoted=True)} lacks the question {question!r}"
 
 
 @check("MCP-PAUSE-002", scenarios=["mcp.pause_text"])
 def resume_continues(rec: Recording):
     """Repeats the call with the session_id and `arguments.resume` {"name": "Ada"}; the run continues to the reply
-    `answer: {"name":"Ada"}thanks`, `resultType` complete."""
-    labels = [e.label for e in rec.exchanges]
-    result = result_of(rec.get(steps.RESUME_WITH_PROMPT if steps.RESUME_WITH_PROMPT in labels else steps.RESUME),
-                       "resume")
-    expected = conformance_reply(rec, rec.facts["answer"])
-    text = text_block(result, "resume")
-    assert text == expected, f"resume: expected the reply {expected!r}, got {truncate(text)}"
-    assert result.get("resultType") == "complete", f"resume: `resultType` is {truncate(result.get('resultType'))}"
+    `answer: {"name":"Ada"}thanks`, `resultType` complete. (A question that was not served paused nothing: there
+    is no run to resume, MCP-VER-001's.)"""
+    result_of(rec.get(steps.ASK))
+    ex = rec.get(resumed_with(rec))
+    continuation(ex, RESUMED, conformance_reply(rec, rec.facts["answer"]))
+
+
+def continuation(ex: Exchange, root: str, expected: str) -> None:
+    """A paused run continued on `ex`: not asked again, the reply `expected`. Its text block and resultType are
+    MCP-TOOL-001's and MCP-TOOL-003's (judged on this call), the roots of those readings."""
+    result = result_of(ex, root)
+    with on(ex):
+        assert result.get("resultType") != "input_required", \
+            f"the server asked again instead of continuing the paused run: {truncate(result)}"
+        text = reply_text(ex, root)
+        assert text == expected, f"expected the run's continuation {expected!r}, got {truncate(text, quoted=True)}"
+    if result.get("resultType") != "complete":
+        raise precondition(FINISHED, ex, f"`resultType` is {as_json(result.get('resultType'))}, expected "
+                                         f"\"complete\"")
 
 
 def is_form_request(request: Any) -> bool:
@@ -49,7 +66,10 @@ def is_form_request(request: Any) -> bool:
 def asked_for_form(ex: Exchange) -> str | None:
     """How an eliciting client was asked for a form: an upstream InputRequiredResult whose inputRequests hold a form
     elicitation, or a form elicitation/create request in the stream."""
-    msgs = messages(ex) if ex.status == 200 else []
+    try:
+        msgs = messages(ex) if ex.status == 200 else []
+    except AssertionError:       # not JSON: no form; MCP-PAUSE-003 judges the answer
+        return None
     if any(is_form_request(m) and "id" in m for m in msgs):
         return "a form elicitation/create request in the stream"
     last = msgs[-1] if msgs else None
@@ -65,16 +85,17 @@ def eliciting_client_gets_form(rec: Recording):
     """Sends the question prompt declaring form elicitation; the answer asks for a form (an elicitation/create request
     in form mode with a requested schema), it is neither a finished result nor an `input_required` without a form."""
     ex = rec.get(steps.ASK)
-    what = "question prompt from a client that can elicit"
     how = asked_for_form(ex)
     if how:
         return f"asked by {how}"
-    answer = result_of(ex, what)   # a refusal or an error fails here
+    answered(ex)                             # not HTTP 200: the call was not served, MCP-VER-001's
+    answer = result_of(ex, ASKED_FOR_FORM)   # an error, or no JSON-RPC result, fails here
     kind = answer.get("resultType", "complete")
-    assert kind != "complete", f"{what}: expected a request for a form, got a finished result {got(ex)}"
-    assert kind != "input_required", \
-        f"{what}: the result is input_required but asks for no form: `inputRequests` holds no elicitation/create " \
-        f"request with a `requestedSchema` (form mode): {got(ex)}"
+    with on(ex):
+        assert kind != "complete", f"expected a request for a form, got a finished result {got(ex)}"
+        assert kind != "input_required", \
+            f"the result is input_required but asks for no form: `inputRequests` holds no elicitation/create " \
+            f"request with a `requestedSchema` (form mode): {got(ex)}"
     raise NotAssessed(f"the answer is neither a finished result nor a form request the suite recognises "
                       f"(resultType {kind!r}; the spec does not show the form's shape, MCP-OPEN-001): {got(ex)}")
 
@@ -87,13 +108,6 @@ def retry_continues(rec: Recording):
     if not rec.facts.get("form"):
         raise NotAssessed("no form request in the upstream 2026-07-28 shape (InputRequiredResult with an "
                           "elicitation/create form) was received, so the suite could not answer it (MCP-OPEN-001)")
-    what = "retry with the form answered"
     answers = list(rec.facts.get("answers", {}).values())
-    result = result_of(rec.get(steps.RETRY), what)
-    assert result.get("resultType") != "input_required", \
-        f"{what}: the server asked again instead of continuing the paused run: {truncate(result)}"
-    expected = conformance_reply(rec, answers[0] if len(answers) == 1 else answers)
-    text = text_block(result, what)
-    assert text == expected, f"{what}: expected the run's continuation {expected!r}, got {truncate(text)}"
-    assert result.get("resultType") == "complete", f"{what}: `resultType` is {truncate(result.get('resultType'))}"
+    continuation(rec.get(steps.RETRY), CONTINUED, conformance_reply(rec, answers[0] if len(answers) == 1 else answers))
     return "form and retry in the upstream 2026-07-28 shape (the spec does not show them)"

@@ -4,132 +4,146 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, judge_all, precondition
 from conformance.registry import check
 from conformance.vocab import protocols as p
-from conformance.vocab.readers import got
+from conformance.vocab.readers import frame_json, got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
-from conformance.vocab.readers import frame_json
-from conformance.checks.mcp._common import frames, messages, result_of, sent_id, text_block
+from conformance.checks.mcp._common import (PROGRESS_FRAMES, PROGRESS_STREAM, as_json, frames, is_response,
+                                            messages, result_of, sent_id, served_by, text_block)
 
 
-TOKENS = (steps.STRING_TOKEN, steps.INTEGER_TOKEN)
+def stream_of(ex: Exchange) -> list[SSEEvent]:
+    """The dispatched frames of a progress stream. Not HTTP 200: the call was not served (MCP-VER-001); not an
+    event stream: MCP-PROG-001."""
+    if ex.status != 200:
+        raise precondition(served_by(ex), ex, f"expected HTTP 200 with an event stream, got {got(ex)}")
+    if ex.stream is None:
+        raise precondition(PROGRESS_STREAM, ex, f"expected a text/event-stream answer, got {got(ex)}")
+    return frames(ex)
 
 
-def stream_messages(ex: Exchange, what: str) -> list[Any]:
-    """The JSON messages of a progress stream's dispatched frames (blocks without data are no frames; data that
-    is not JSON is MCP-PROG-002's finding)."""
-    assert ex.status == 200, f"{what}: expected HTTP 200, got {got(ex)}"
-    assert ex.stream is not None, f"{what}: expected text/event-stream, got {got(ex)}"
+def stream_messages(ex: Exchange) -> list[Any]:
+    """The JSON messages of a progress stream (data that is not JSON is MCP-PROG-002's finding; a stream with no
+    JSON frame at all gives nothing to read)."""
+    dispatched = stream_of(ex)
     out = messages(ex)
-    assert out, f"{what}: the stream has no frame with JSON data ({len(frames(ex))} dispatched frame(s))"
+    if not out:
+        raise precondition(PROGRESS_FRAMES, ex, f"the stream has no frame with JSON data "
+                                                f"({len(dispatched)} dispatched frame(s))")
     return out
 
 
-def notifications(ex: Exchange, what: str) -> list[dict[str, Any]]:
-    return [m for m in stream_messages(ex, what)[:-1] if isinstance(m, dict)]
+def notifications(ex: Exchange) -> list[dict[str, Any]]:
+    """The JSON objects of a progress stream other than the JSON-RPC response (where that stands is MCP-PROG-003's)."""
+    return [m for m in stream_messages(ex) if isinstance(m, dict) and not is_response(m)]
 
 
-def each_stream(rec: Recording, fn: Callable[[str, Exchange], int | None]) -> int:
-    """Runs `fn` on each progress stream; the sum of the counts it returns (how many items it judged)."""
-    return sum(fn(label, rec.get(label)) or 0 for label in TOKENS)
-
-
-def each_notification(rec: Recording, fn: Callable[[str, dict[str, Any], int], None]) -> None:
-    seen = 0
-    for label in TOKENS:
-        for n, msg in enumerate(notifications(rec.get(label), f"progress stream ({label})"), 1):
-            if msg.get("method") == "notifications/progress":
-                seen += 1
-                fn(label, msg, n)
-    if not seen:
+def progress_notifications(ex: Exchange) -> list[tuple[int, dict[str, Any]]]:
+    """(frame number among the notifications, notification) of every notifications/progress; NotAssessed if none."""
+    found = [(n, m) for n, m in enumerate(notifications(ex), 1) if m.get("method") == "notifications/progress"]
+    if not found:
         raise NotAssessed("no progress notification arrived (MCP-PROG-009)")
+    return found
+
+
+def params_of(msg: dict[str, Any]) -> dict[str, Any]:
+    return msg["params"] if isinstance(msg.get("params"), dict) else {}
+
+
+def streams(rec: Recording) -> list[Exchange]:
+    return [rec.get(label) for label in steps.MCP_PROGRESS]
+
+
+def each_stream(rec: Recording, judge: Callable[[Exchange], None], nothing: str = "no progress stream") -> str | None:
+    return judge_all(streams(rec), judge, nothing=nothing)
 
 
 @check("MCP-PROG-001", scenarios=["mcp.progress"])
 def token_gets_stream(rec: Recording):
     """Sends tools/call with `_meta.progressToken` and Accept of both types; 200 with Content-Type text/event-stream."""
-    def one(label, ex):
-        assert ex.status == 200 and ex.content_type == p.SSE, \
-            f"tools/call with a progress token ({label}): expected 200 text/event-stream, got {got(ex)}"
-    each_stream(rec, one)
+    def stream(ex: Exchange) -> None:
+        if ex.status != 200:
+            raise precondition(served_by(ex), ex, f"expected HTTP 200 with text/event-stream, got {got(ex)}")
+        assert ex.content_type == p.SSE, f"expected 200 text/event-stream, got {got(ex)}"
+    return each_stream(rec, stream)
 
 
 @check("MCP-PROG-002", scenarios=["mcp.progress"])
 def frames_are_messages(rec: Recording):
     """Every frame of the progress stream is `event: message` with JSON-object data."""
-    def one(label, ex):
-        what = f"progress stream ({label})"
-        assert ex.status == 200 and ex.stream is not None, f"{what}: expected a 200 event stream, got {got(ex)}"
-        dispatched = frames(ex)
-        assert dispatched, f"{what}: the stream dispatched no frame"
+    def framed(ex: Exchange) -> None:
+        dispatched = stream_of(ex)
+        assert dispatched, "the stream dispatched no frame"
         for n, frame in enumerate(dispatched, 1):
-            assert frame.event == "message", f"{what}: frame {n} has event name {frame.event!r}, expected 'message'"
+            assert frame.event == "message", f"frame {n} has event name {frame.event!r}, expected 'message'"
             ok, value = frame_json(frame)
-            assert ok and isinstance(value, dict), \
-                f"{what}: frame {n} data is not a JSON object: {truncate(frame.data, 160)}"
-    each_stream(rec, one)
+            assert ok and isinstance(value, dict), f"frame {n} data is not a JSON object: {truncate(frame.data, 160)}"
+    return each_stream(rec, framed)
 
 
 @check("MCP-PROG-003", scenarios=["mcp.progress"])
 def response_is_last(rec: Recording):
     """The last frame is the JSON-RPC response to the request's id, it occurs once, and nothing follows it."""
-    def one(label, ex):
-        what = f"progress stream ({label})"
-        msgs = stream_messages(ex, what)
+    def last(ex: Exchange) -> None:
+        msgs = stream_messages(ex)
         want = sent_id(ex)
-        is_response = [i for i, m in enumerate(msgs) if isinstance(m, dict) and ("result" in m or "error" in m)]
-        assert is_response, f"{what}: no JSON-RPC response among {len(msgs)} frames"
-        assert is_response == [len(msgs) - 1], \
-            f"{what}: the response is frame {[i + 1 for i in is_response]} of {len(msgs)}; it must be the last, once"
-        last = msgs[-1]
-        assert last.get("id") == want and type(last.get("id")) is type(want) and "result" in last, \
-            f"{what}: the last frame is {truncate(last)}, expected the result for id {want!r}"
+        answers = [i for i, m in enumerate(msgs) if is_response(m)]
+        assert answers, f"no JSON-RPC response among {len(msgs)} frames"
+        assert answers == [len(msgs) - 1], \
+            f"the response is frame {[i + 1 for i in answers]} of {len(msgs)}; it must be the last, once"
+        final = msgs[-1]
+        assert same_json(final.get("id"), want) and "result" in final, \
+            f"the last frame is {truncate(final)}, expected the result for id {as_json(want)}"
         items, dispatched = ex.stream.items, frames(ex)
         tail = [i for i in items[items.index(dispatched[-1]) + 1:]
                 if isinstance(i, SSEEvent) and i.dispatched]  # comments and data-less blocks are no frames
-        assert not tail, f"{what}: {len(tail)} frame(s) follow the response (first: {truncate(tail[0].raw.decode('utf-8', 'replace'), 80)})"
-        assert ex.stream.end == "eof" and not ex.error, f"{what}: the stream did not end cleanly after the response " \
-                                                        f"(end: {ex.stream.end}; {ex.error or ''})"
-    each_stream(rec, one)
+        assert not tail, f"{len(tail)} frame(s) follow the response " \
+                         f"(first: {truncate(tail[0].raw.decode('utf-8', 'replace'), 80)})"
+        assert ex.stream.end == "eof" and not ex.error, \
+            f"the stream did not end cleanly after the response (end: {ex.stream.end}; {ex.error or ''})"
+    return each_stream(rec, last)
 
 
 @check("MCP-PROG-004", scenarios=["mcp.progress"])
 def others_are_progress(rec: Recording):
-    """Every frame before the last is a notification (no `id`) with method `notifications/progress`."""
-    def one(label, ex) -> int:
-        before_response = stream_messages(ex, f"progress stream ({label})")[:-1]
-        for n, msg in enumerate(before_response, 1):
-            assert isinstance(msg, dict) and msg.get("method") == "notifications/progress" and "id" not in msg, \
-                f"progress stream ({label}): frame {n} is not a notifications/progress notification: {truncate(msg)}"
-        return len(before_response)
-    if not each_stream(rec, one):
-        raise NotAssessed("no frame preceded the response (MCP-PROG-009)")
+    """Every frame but the response is a notification (no `id`) with method `notifications/progress`."""
+    def only_progress(ex: Exchange) -> None:
+        others = notifications(ex)
+        if not others:
+            raise NotAssessed("no frame preceded the response (MCP-PROG-009)")
+        for n, msg in enumerate(others, 1):
+            assert msg.get("method") == "notifications/progress" and "id" not in msg, \
+                f"notification {n} is not a notifications/progress notification: {truncate(msg)}"
+    return each_stream(rec, only_progress)
 
 
 @check("MCP-PROG-005", scenarios=["mcp.progress"])
 def token_echoed(rec: Recording):
-    """Every progress notification's `params.progressToken` equals the token sent, type kept (string and integer)."""
+    """Every progress notification's `params.progressToken` equals the token sent, its JSON type kept (string and
+    integer tokens; JSON has one number type, so 7.0 is the token 7)."""
     tokens = rec.facts.get("tokens", {})
 
-    def one(label, msg, n):
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        got_, want = params.get("progressToken"), tokens.get(label)
-        assert got_ == want and type(got_) is type(want), \
-            f"progress stream ({label}) frame {n}: progressToken {truncate(got_)}, expected {want!r}"
-    each_notification(rec, one)
+    def echoed(ex: Exchange) -> None:
+        want = tokens.get(ex.label)
+        for n, msg in progress_notifications(ex):
+            token = params_of(msg).get("progressToken")
+            assert same_json(token, want), \
+                f"notification {n}: progressToken {as_json(token)}, expected {as_json(want)}"
+    return each_stream(rec, echoed)
 
 
 def _param_type(name: str, ok: Callable[[Any], bool], kind: str, doc: str):
     def fn(rec: Recording):
-        def one(label, msg, n):
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-            assert ok(params.get(name)), \
-                f"progress stream ({label}) frame {n}: `params.{name}` is {truncate(params.get(name))}, expected {kind}"
-        each_notification(rec, one)
+        def typed(ex: Exchange) -> None:
+            for n, msg in progress_notifications(ex):
+                value = params_of(msg).get(name)
+                assert ok(value), f"notification {n}: `params.{name}` is {as_json(value)}, expected {kind}"
+        return each_stream(rec, typed)
     fn.__doc__ = doc
     return fn
 
@@ -148,34 +162,29 @@ def streamed_result_complete(rec: Recording):
     `resultType` complete."""
     reply = rec.facts.get("reply")
 
-    def one(label, ex):
-        what = f"progress stream ({label})"
-        result = result_of(ex, what)
-        text = text_block(result, what)
+    def complete(ex: Exchange) -> None:
+        result = result_of(ex)
+        text = text_block(result)
         if reply is not None:
-            assert text == reply, f"{what}: the final text is {truncate(text)}, expected {reply!r}"
-        assert result.get("resultType") == "complete", f"{what}: `resultType` is {truncate(result.get('resultType'))}"
-    each_stream(rec, one)
+            assert text == reply, f"the final text is {truncate(text, quoted=True)}, expected {reply!r}"
+        assert result.get("resultType") == "complete", f"`resultType` is {as_json(result.get('resultType'))}"
+    return each_stream(rec, complete)
 
 
 @check("MCP-PROG-009", scenarios=["mcp.progress"])
 def some_progress(rec: Recording):
     """At least one progress notification precedes the result of the streamed-reply prompt."""
-    def one(label, ex):
-        assert notifications(ex, f"progress stream ({label})"), \
-            f"progress stream ({label}): no progress notification before the result"
-    each_stream(rec, one)
+    def some(ex: Exchange) -> None:
+        assert notifications(ex), "no progress notification before the result"
+    return each_stream(rec, some)
 
 
 @check("MCP-PROG-010", scenarios=["mcp.progress"])
 def progress_increases(rec: Recording):
     """`params.progress` strictly increases from one notification to the next (upstream MCP rule)."""
-    def one(label, ex) -> int:
-        values = [m.get("params", {}).get("progress") for m in notifications(ex, f"progress stream ({label})")
-                  if isinstance(m.get("params"), dict)]
-        numbers = [v for v in values if _is_number(v)]
-        assert all(a < b for a, b in zip(numbers, numbers[1:])), \
-            f"progress stream ({label}): progress values {numbers} do not strictly increase"
-        return max(0, len(numbers) - 1)
-    if not each_stream(rec, one):
-        raise NotAssessed("no stream had two numeric progress values to compare")
+    def increases(ex: Exchange) -> None:
+        numbers = [v for m in notifications(ex) if _is_number(v := params_of(m).get("progress"))]
+        if len(numbers) < 2:
+            raise NotAssessed("no stream had two numeric progress values to compare")
+        assert all(a < b for a, b in zip(numbers, numbers[1:])), f"progress values {numbers} do not strictly increase"
+    return each_stream(rec, increases)

@@ -2,65 +2,71 @@
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, judge_all, on, precondition
 from conformance.registry import check, rule
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
-from conformance.vocab.readers import got, rpc_error
-from conformance.vocab.refusals import mcp_refused
+from conformance.vocab.readers import got, step
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_integer, same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import REFUSALS, messages, sent_id
+from conformance.checks.mcp._common import (REFUSALS, REFUSAL_BODY, STATUS_OPEN, as_json, error_answer, messages,
+                                            refusal, rpc_error_body, sent_id)
+
+
+def code_is(ex: Exchange, root: str, code: int) -> None:
+    """A JSON-RPC error with `code` (the spec gives no status for these: a 4xx or an error under 200 alike)."""
+    actual = refusal(ex, root, in_band=True)["error"]["code"]
+    assert same_integer(actual, code), f"code {as_json(actual)}, expected {code}"
 
 
 @check("MCP-METH-006", scenarios=REFUSALS)
 def unknown_method(rec: Recording):
     """Sends `resources/list`; a JSON-RPC error with code -32601."""
-    ex = rec.get(steps.UNSUPPORTED_METHOD)
-    body = rpc_error(ex, "resources/list")
-    assert body["error"]["code"] == METHOD_NOT_FOUND, f"resources/list: code {body['error']['code']}, expected -32601"
+    ex = step(rec, steps.UNSUPPORTED_METHOD)
+    with on(ex):
+        code_is(ex, "MCP-METH-006", METHOD_NOT_FOUND)
 
 
 @check("MCP-METH-007", scenarios=REFUSALS)
 def invalid_params(rec: Recording):
     """Sends tools/call for an unknown tool, and one without `arguments.prompt`; JSON-RPC errors with code -32602."""
-    for label in (steps.UNKNOWN_TOOL, steps.NO_PROMPT):
-        body = rpc_error(rec.get(label), f"tools/call ({label})")
-        assert body["error"]["code"] == INVALID_PARAMS, \
-            f"tools/call ({label}): code {body['error']['code']}, expected -32602"
+    return judge_all([step(rec, label) for label in (steps.UNKNOWN_TOOL, steps.NO_PROMPT)],
+                     lambda ex: code_is(ex, "MCP-METH-007", INVALID_PARAMS))
 
 
-# Errors whose HTTP status the spec's table does not give (it only lists -32601 and -32602 among "other codes"):
-# a JSON-RPC error under 200 is as legitimate for them as a 4xx.
-STATUS_OPEN = {steps.UNSUPPORTED_METHOD, steps.UNKNOWN_TOOL, steps.NO_PROMPT, steps.CONTENT_TYPE}
+def kept_status(ex: Exchange, *, refused_step: bool) -> None:
+    """MCP-ERR-001 on one answer: a refusal keeps a 4xx with a JSON-RPC error body whose `id` is the request's or
+    null; a JSON-RPC error under a 2xx is a refusal that lost its status (except where the spec gives no status);
+    a request that was served is no refusal (not assessed here: the requirement asking for the refusal judges it).
+    `refused_step`: the spec refuses this request, so no response at all is a refusal that kept no status."""
+    if ex.status is None:
+        if refused_step:
+            raise AssertionError(f"a refusal must keep a 4xx status, got {got(ex)}")
+        raise NotAssessed(f"no response ({ex.error})")
+    if 200 <= ex.status < 300:
+        if ex.label in STATUS_OPEN:
+            raise NotAssessed("the spec gives no status for this refusal")
+        try:
+            refused = error_answer(ex) is not None if ex.stream is None else any(
+                isinstance(m, dict) and "error" in m and "result" not in m for m in messages(ex))
+        except AssertionError:
+            refused = False
+        if not refused:
+            raise NotAssessed("served, not refused")
+        raise AssertionError(f"a JSON-RPC error under HTTP {ex.status}; a refusal must keep its 4xx status: {got(ex)}")
+    assert 400 <= ex.status < 500, f"a refusal must keep a 4xx status, got {got(ex)}"
+    body = rpc_error_body(ex, REFUSAL_BODY)
+    assert body.get("id") is None or same_json(body.get("id"), sent_id(ex)), \
+        f"the error's id is {as_json(body.get('id'))}, expected the request's {as_json(sent_id(ex))} or null"
 
 
 def refusals_keep_status(rec: Recording):
     """Every MCP refusal the suite provokes has a 4xx and a JSON-RPC error body whose `id` is the request's or null;
     a JSON-RPC error under a 2xx is a refusal that lost its status (except where the spec gives no status)."""
-    judged = 0
-    for ex in rec.exchanges:
-        if ex.status is None:
-            continue
-        what = f"{rec.scenario} {ex.label}"
-        if 200 <= ex.status < 300 and ex.label in STATUS_OPEN:
-            continue
-        if 200 <= ex.status < 300:
-            try:
-                msgs = messages(ex)
-            except AssertionError:
-                continue
-            refused = [m for m in msgs if isinstance(m, dict) and "error" in m and "result" not in m]
-            assert not refused, f"{what}: a JSON-RPC error under HTTP {ex.status}; a refusal must keep its 4xx status: " \
-                                f"{got(ex)}"
-            continue
-        assert 400 <= ex.status < 500, f"{what}: a refusal must keep a 4xx status, got {got(ex)}"
-        body = rpc_error(ex, what)
-        assert body.get("id") in (None, sent_id(ex)), \
-            f"{what}: the error's id is {truncate(body.get('id'))}, expected the request's {sent_id(ex)!r} or null"
-        judged += 1
-    if not judged:
-        raise NotAssessed(f"{rec.scenario}: no refusal was observed")
+    every_step_refused = rec.scenario in REFUSALS
+    return judge_all(rec.exchanges, lambda ex: kept_status(ex, refused_step=every_step_refused),
+                     nothing=f"{rec.scenario}: no refusal was observed")
 
 
 rule(lambda scn: refusals_keep_status, over=("mcp.refusals", "access.mcp"), requirements="MCP-ERR-001",
@@ -70,7 +76,7 @@ rule(lambda scn: refusals_keep_status, over=("mcp.refusals", "access.mcp"), requ
 @check("MCP-ERR-002", scenarios=REFUSALS)
 def unknown_agent(rec: Recording):
     """Sends tools/call with a valid API key to a nonexistent `agt_…` id; HTTP 404 with code -32600."""
-    mcp_refused(rec, steps.UNKNOWN_AGENT, 404, INVALID_REQUEST)
+    refusal(step(rec, steps.UNKNOWN_AGENT), "MCP-ERR-002", status=404, code=INVALID_REQUEST)
 
 
 def probed_429(rec: Recording) -> Exchange:
@@ -80,17 +86,22 @@ def probed_429(rec: Recording) -> Exchange:
     return limited[0]
 
 
+WHOLE_SECONDS = "GEN-RATE-003"   # every 429 carries Retry-After in whole seconds (judged on the probe's 429 below)
+
+
 def retry_after_seconds(ex: Exchange) -> str:
     retry = (ex.header("retry-after") or "").strip()
-    assert retry.isascii() and retry.isdigit(), f"the 429's Retry-After is {retry!r}, expected whole seconds"
+    if not (retry.isascii() and retry.isdigit()):
+        raise precondition(WHOLE_SECONDS, ex, f"the 429's Retry-After is {retry!r}, expected whole seconds")
     return retry
 
 
 @check("MCP-ERR-003", scenarios=["mcp.rate_limit"])
 def rate_limited(rec: Recording):
-    """A 429 from the MCP endpoint has a JSON-RPC error body and an integer `Retry-After`."""
+    """A 429 from the MCP endpoint has a JSON-RPC error body and an integer `Retry-After` (the general rule for
+    every 429, GEN-RATE-003, judges the Retry-After on the same 429)."""
     ex = probed_429(rec)
-    body = rpc_error(ex, "the 429")
+    body = rpc_error_body(ex, "MCP-ERR-003")
     return f"code {body['error']['code']}, Retry-After {retry_after_seconds(ex)}"
 
 

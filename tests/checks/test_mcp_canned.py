@@ -69,7 +69,7 @@ def document_rec(*exchanges, **fields):
     (["https://auth.server.test"], "passed"),
     (["https://login.server.test/"], "failed"),             # another host
     (["https://auth.server.test/oauth"], "failed"),         # another path
-    (["https://auth.server.test", "https://auth.server.test/"], "failed"),  # two entries
+    (["https://auth.server.test", "https://auth.server.test/"], "blocked"),  # two entries: META-DOC-003's failure
 ])
 def test_authorization_server_compared_normalized(servers, expected):
     assert status("META-DOC-004", document_rec(authorization_servers=servers)) == expected
@@ -190,14 +190,14 @@ def test_one_notification_gives_nothing_to_compare():
     ({"cache-control": "max-age=30, must-revalidate"}, "passed", "passed"),
     ({"cache-control": 'no-cache="set-cookie", max-age=30'}, "passed", "passed"),   # qualified: fields only
     ({"cache-control": None}, "passed", "failed"),                                   # silent: forbids nothing
-    ({"cache-control": "no-store"}, "failed", "failed"),
-    ({"cache-control": "no-store, max-age=30"}, "failed", "failed"),
-    ({"cache-control": "no-cache"}, "failed", "failed"),
-    ({"cache-control": "max-age=5"}, "failed", "failed"),
-    ({"cache-control": "max-age=0"}, "failed", "failed"),
-    ({"cache-control": None, "expires": "0"}, "failed", "failed"),                   # invalid Expires: expired
+    ({"cache-control": "no-store"}, "failed", "blocked"),
+    ({"cache-control": "no-store, max-age=30"}, "failed", "blocked"),
+    ({"cache-control": "no-cache"}, "failed", "blocked"),
+    ({"cache-control": "max-age=5"}, "failed", "blocked"),
+    ({"cache-control": "max-age=0"}, "failed", "blocked"),
+    ({"cache-control": None, "expires": "0"}, "failed", "blocked"),                   # invalid Expires: expired
     ({"cache-control": None, "date": "Sun, 22 Nov 2026 10:00:00 GMT",
-      "expires": "Sun, 22 Nov 2026 09:00:00 GMT"}, "failed", "failed"),            # in the past
+      "expires": "Sun, 22 Nov 2026 09:00:00 GMT"}, "failed", "blocked"),            # in the past
     ({"cache-control": None, "date": "Sun, 22 Nov 2026 10:00:00 GMT",
       "expires": "Sun, 22 Nov 2026 10:00:30 GMT"}, "passed", "passed"),
     ({"cache-control": "max-age=30", "expires": "0"}, "passed", "passed"),         # max-age overrides Expires

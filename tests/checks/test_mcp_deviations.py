@@ -143,10 +143,10 @@ def test_call_not_served_blocks_the_result_checks():
     assert labels_of(deviation("mcp.modern_call_served", rec)) == [steps.CALL, steps.CALL_TOOL]
 
 
-def test_a_blocked_exchange_is_left_out_when_another_is_judged():
+def test_a_blocked_exchange_blocks_the_check_never_a_pass_on_the_rest():
     rec = modern(call_tool=(500, REFUSED))
-    got = judged("mcp.result_type_complete", rec)
-    assert isinstance(got, str) and "MCP-VER-001" in got          # passes on the call it could read, says why
+    exc = blocked("mcp.result_type_complete", rec)                # the other call is fine; this one was not served
+    assert exc.root == "MCP-VER-001" and labels_of(exc) == [steps.CALL_TOOL]
     assert labels_of(deviation("mcp.modern_call_served", rec)) == [steps.CALL_TOOL]
 
 
@@ -187,8 +187,8 @@ def test_wrong_code_fails_the_refusal_and_blocks_what_reads_its_data():
     rec = refusals(version_unknown=(400, wrong))
     assert labels_of(deviation("mcp.unknown_version_refused", rec)) == [steps.VERSION_UNKNOWN]
     assert blocked("mcp.unknown_version_echoes_requested", rec).root == "MCP-VER-002"
-    got = judged("mcp.unknown_version_lists_supported", rec)   # the initialize refusal is still read
-    assert isinstance(got, str) and "MCP-VER-002" in got
+    exc = blocked("mcp.unknown_version_lists_supported", rec)  # the initialize refusal is fine, this one is VER-002's
+    assert exc.root == "MCP-VER-002" and labels_of(exc) == [steps.VERSION_UNKNOWN]
     passed("mcp.refusal_body_mcp_refusals", rec)
 
 

@@ -1,10 +1,15 @@
 """Schemathesis against the target: generated requests per operation, each sent once and recorded.
 
 `schemas/openapi.yaml` is loaded once (`conformance.vocab.fuzzing`); per operation, positive and negative cases
-are drawn deterministically (the run's seed), cleaned (echo-mode prompts, unique session keys), sent with a
-bounded timeout in a worker thread, and recorded: per case the probe (kind, the defects the spec says make it
-refused, the body as sent) and the answer. The checks (conformance/checks/fuzz.py) judge the recorded cases:
-schemathesis' own checks and the suite's custom ones, every finding tagged with the requirement it breaks.
+are drawn deterministically (the run's seed) and made into cases whose right answer is unambiguous (`Plan`): a
+positive has every part valid by the spec's own words (echo-mode prompts, unique session keys, AG-UI messages as the
+spec shows them, no field whose handling is open); a negative breaks exactly one rule the spec states, everything
+else repaired (the rule least covered so far when a draw breaks several); a draw breaking no stated rule, or whose
+bytes readers take differently, is not sent. Invoke and AG-UI cases carry only the headers the spec names. Each case
+is sent with a bounded timeout in a worker thread under its own step label (`fuzz-negative-3`) and recorded: per
+case the probe (kind, the defect it is judged on, the body as sent), the answer and its exchange. The checks
+(conformance/checks/fuzz.py) judge the recorded cases: schemathesis' own checks and the suite's custom ones, every
+finding tagged with the requirement it breaks and naming the exchange.
 
 Positive MCP cases are well-formed `tools/call` requests of the agent's tool (from --agent-slug, else
 tools/list): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `_meta` agree with the body, so they run the
@@ -16,7 +21,7 @@ first, and a server that accepts negative data stops being fed once the budget i
 the conformance agent echoes them (no generated `sleep` or `fail`), session keys are replaced by unique ones.
 
 Facts left for the checks: `fuzz` (the counts and the redacted transcript of every case, as reports show them)
-and `fuzz_sent` (the same cases as `Sent`: probe and answer objects, in memory only).
+and `fuzz_sent` (the same cases as `Sent`: probe, answer and exchange objects, in memory only).
 """
 from __future__ import annotations
 
@@ -197,6 +202,14 @@ class Plan:
         """Fields the service does not interpret ("any"), well inside the 4 KB extra data bound."""
         return {k: v for k, v in body.items() if k not in interpreted and canonical_size(v) <= EXTRA_BYTES}
 
+    def other_agent(self, drawn: dict[str, Any] | None) -> str:
+        """A well-formed id of an agent that never existed: `agt_` and the drawn id's ASCII letters, digits, `-` and
+        `_` (an empty identifier, invalid UTF-8 or a `/` in the path are readings a server may refuse otherwise)."""
+        raw = str((drawn or {}).get("agentId") or "")[4:]
+        opaque = "".join(c for c in raw if c.isascii() and (c.isalnum() or c in "-_"))[:40] or "none"
+        other = f"agt_{opaque}"
+        return other if other != self.agent else f"{other}x"
+
     def minimal(self, op: str) -> Any:
         """A plainly valid body, for the case sent without a credential when nothing positive was drawn."""
         if op == "mcp":
@@ -231,7 +244,9 @@ def build_probes(name: str, plan: Plan, depth: int, seed: int | None) -> list[Pr
     if name == "metadata":
         own = draw(op, GenerationMode.POSITIVE, 1, seed, {"agentId": plan.agent}, {})
         probes = [Probe(name, "positive", c) for c in own]
-        probes += [Probe(name, "other-agent", c) for c in draw(op, GenerationMode.POSITIVE, n_pos, seed, None, {})]
+        for c in draw(op, GenerationMode.POSITIVE, n_pos, seed, None, {}):
+            c.path_parameters = {**(c.path_parameters or {}), "agentId": plan.other_agent(c.path_parameters)}
+            probes.append(Probe(name, "other-agent", c))
         return _labelled(probes)
     path = {"agentId": plan.agent}
     fixed = plan.fixed_headers(name)

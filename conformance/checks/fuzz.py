@@ -33,6 +33,9 @@ from conformance.wire.sse import parse_sse
 
 MAX_SHOWN = 3
 RATE_LIMITED = 429
+# The requirement a refusal's body breaks when it is not the protocol's JSON error body (whatever the refusal was for).
+REFUSAL_BODY = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
+                "metadata": ["META-STATE-003"]}
 
 # What each operation's generated cases can break (the union of what the rules below map to).
 _COMMON = ["GEN-RATE-002", "GEN-RATE-003"]
@@ -122,9 +125,7 @@ def refusal_is_json_error(ctx, response, case) -> None:
         return
     ct = content_type(response)
     if not is_json_media_type(ct):       # application/json or any +json type (RFC 6839)
-        rid = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
-               "metadata": ["META-STATE-003"]}[p.op]
-        raise Finding(rid, f"a {response.status_code} refusal came as {ct or 'no content type'!r}, "
+        raise Finding(REFUSAL_BODY[p.op], f"a {response.status_code} refusal came as {ct or 'no content type'!r}, "
                            f"not a JSON (application/json or +json) error body")
 
 
@@ -209,9 +210,12 @@ def _builtin_checks() -> list:
             content_type_documented, oa_checks.response_headers_conformance]
 
 
-def builtin_requirements(failure, p: Probe, stream_selected: bool) -> list[str]:
-    """Map a schemathesis built-in failure to the requirement it breaks."""
+def builtin_requirements(failure, p: Probe, stream_selected: bool, status: int | None = None) -> list[str]:
+    """Map a schemathesis built-in failure to the requirement it breaks. A refusal in an undocumented content type
+    breaks the rule of the refusal body only: the refusal itself (the defect's requirement, the credential's) held."""
     text = f"{getattr(failure, 'title', '')} {getattr(failure, 'message', '')}".lower()
+    if status is not None and 400 <= status < 500 and ("content-type" in text or "media type" in text):
+        return REFUSAL_BODY[p.op]
     if "header" in text:
         if "www-authenticate" in text:
             return ["AUTH-MCP-008"]
@@ -249,7 +253,8 @@ def judge(sent: Sent) -> Verdict:
     try:
         p.case.validate_response(sent.response, checks=builtin_checks() + CUSTOM_CHECKS)
     except (FailureGroup, Failure, AssertionError) as group:      # FailureGroup: one entry per failed check
-        findings = [_finding(failure, p) for failure in getattr(group, "exceptions", [group])]
+        findings = [_finding(failure, p, sent.response.status_code)
+                    for failure in getattr(group, "exceptions", [group])]
     except Exception as exc:                                       # noqa: BLE001 - a check crashed: ours
         raise SuiteFault(f"judging a generated {p.op} case crashed: {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
@@ -266,12 +271,12 @@ def judge(sent: Sent) -> Verdict:
     return Verdict(sent.record, findings, sorted(exercised), sent.exchange)
 
 
-def _finding(failure, p: Probe) -> dict[str, Any]:
+def _finding(failure, p: Probe, status: int) -> dict[str, Any]:
     exc = getattr(failure, "exception", None)
     if isinstance(exc, Finding):
         return {"requirements": exc.requirements, "check": getattr(failure, "title", "custom"), "message": str(exc)}
     msg = f"{getattr(failure, 'title', type(failure).__name__)}: {getattr(failure, 'message', str(failure))}"
-    return {"requirements": builtin_requirements(failure, p, p.stream_selected),
+    return {"requirements": builtin_requirements(failure, p, p.stream_selected, status),
             "check": getattr(failure, "title", type(failure).__name__), "message": " ".join(msg.split())[:400]}
 
 

@@ -196,3 +196,17 @@ def test_an_mcp_id_is_judged_by_value_and_only_when_every_reader_reads_it_alike(
     answer = {"jsonrpc": "2.0", "id": echoed, "result": {"tools": []}}
     got, note = outcome("fuzz.mcp_mcp_meth_005", recording("mcp", answered(probe("mcp", "negative", body), 200, answer)))
     assert got == status, note
+
+
+def test_a_refusal_in_an_undocumented_content_type_breaks_only_the_refusal_body_rule():
+    """One deviation, one failure: the defect was refused (INV-ERR-002 held); the body's type breaks GEN-ERR-001."""
+    good = {"error": {"code": "validation_failed", "message": "m", "requestId": "req_1", "details": {}}}
+    rec = recording("invoke", answered(probe("invoke", "negative", {"prompt": 42}), 400, good,
+                                       content_type="text/plain"),
+                    answered(probe("invoke", "no-auth", {"prompt": "x"}), 401,
+                             {"error": {"code": "unauthenticated", "message": "m", "requestId": "req_2"}},
+                             content_type="text/plain"))
+    assert outcome("fuzz.invoke_inv_err_002", rec)[0] == "passed"
+    assert outcome("fuzz.invoke_auth_key_002", rec)[0] == "passed"
+    status, message = outcome("fuzz.invoke_gen_err_001", rec)
+    assert status == "failed" and "2 of 2" in message and "text/plain" in message, message

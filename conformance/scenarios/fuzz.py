@@ -124,23 +124,26 @@ class Plan:
                                              "session_id": self.unique("fz")},
             "_meta": meta}}
 
-    def negative(self, op: str, body: Any, tally: dict[str, int]) -> tuple[Any, Issue] | None:
-        """A drawn negative made to break exactly one stated rule (the one least covered so far), every other
-        part repaired; None when it breaks no stated rule, or when readers differ on its bytes."""
+    def negative(self, op: str, body: Any, tally: dict[str, int]) -> tuple[Any, str | None] | None:
+        """A drawn negative and the stated rule it is judged on: made to break exactly that one (the one least
+        covered so far), every other part repaired. None when it breaks no stated rule, or when readers differ on
+        its bytes. MCP states no such rule: its negatives are only cleaned of values readers take differently."""
+        if op == "mcp":
+            return (body if isinstance(body, (bytes, bytearray)) else clean_json(body)), None
         if isinstance(body, (bytes, bytearray)):
             kind, value = json_text(bytes(body))
             if kind == "open":
                 return None
             if kind == "not-json":
                 found = issues_of(op, bytes(body))
-                return (bytes(body), found[0]) if len(found) == 1 and found[0].requirement else None
+                return (bytes(body), found[0].requirement) if len(found) == 1 and found[0].requirement else None
             body = value
         body = clean_json(body)
         stated = [i for i in issues_of(op, body) if i.requirement]
         if not stated:
             return None
         keep = min(stated, key=lambda i: tally.get(i.requirement or "", 0))
-        return self.repair(op, body, keep), keep
+        return self.repair(op, body, keep), keep.requirement
 
     def repair(self, op: str, body: Any, keep: Issue | None = None) -> Any:
         """The body with every part valid by the spec's words except `keep` (None: a positive)."""
@@ -254,18 +257,16 @@ def build_probes(name: str, plan: Plan, depth: int, seed: int | None) -> list[Pr
     for case in draw(op, GenerationMode.POSITIVE, n_pos, seed, path, fixed):
         body = plan.mcp_call(case.body) if name == "mcp" else plan.repair(name, case.body)
         kept.add(_case(name, "positive", case, body, plan))
-    tally: dict[str, int] = {}
+    tally: dict[str, int] = {}             # negatives kept per stated rule
+    per_rule = max(1, int(n_neg * SHARE_PER_RULE))
     for case in draw(op, GenerationMode.NEGATIVE, n_neg * DRAWS_PER_NEGATIVE, seed, path, fixed):
         if kept.count("negative") >= n_neg:
             break
-        if name == "mcp":
-            made = (clean_json(case.body), None) if not isinstance(case.body, (bytes, bytearray)) else (case.body, None)
-        else:
-            made = plan.negative(name, case.body, tally)
-        rule = made[1].requirement or "" if made is not None and made[1] is not None else None
-        if made is None or rule is not None and tally.get(rule, 0) >= max(1, int(n_neg * SHARE_PER_RULE)):
+        made = plan.negative(name, case.body, tally)
+        if made is None or made[1] and tally.get(made[1], 0) >= per_rule:
             continue
-        if kept.add(_case(name, "negative", case, made[0], plan)) and rule is not None:
+        body, rule = made
+        if kept.add(_case(name, "negative", case, body, plan)) and rule:
             tally[rule] = tally.get(rule, 0) + 1
     first = next((p.body for p in kept.probes if p.kind == "positive"), None)
     body = first if first is not None else plan.minimal(name)

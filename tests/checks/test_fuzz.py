@@ -213,10 +213,10 @@ def test_a_drawn_negative_is_repaired_to_break_one_stated_rule():
     counter = iter(range(100))
     plan = fuzz.Plan(_offline_target(1), lambda label: f"{label}-{next(counter)}")
     body, kept = plan.negative("invoke", {"prompt": 5, "stream": None, "sessionId": 7, "messages": [1], "x": 2**70}, {})
-    assert kept.requirement == "INV-ERR-002" and body == {"x": fuzzing.SAFE_INTEGER, "prompt": 5}
+    assert kept == "INV-ERR-002" and body == {"x": fuzzing.SAFE_INTEGER, "prompt": 5}
     body, kept = plan.negative("agui", {"messages": [{"id": 1, "role": "system", "content": "", "name": 3}],
                                         "threadId": None, "runId": "", "tools": 1}, {})
-    assert kept.requirement == "AGUI-ERR-003"
+    assert kept == "AGUI-ERR-003"
     assert body == {"messages": [{"id": "fz-0", "role": "assistant", "content": "fz"}]}
     assert plan.negative("invoke", {"prompt": "x", "stream": None}, {}) is None     # nothing stated to judge
 

@@ -1,48 +1,89 @@
-"""False failures: certify the different-but-correct server (tests/selftest/variant.py) over random seeds.
+"""False failures: certify every correct server of the repository (the reference server and every variant,
+tests/selftest/variant_servers.py) with a full default run, over random seeds.
 
-    python bench/bench_false_failures.py [--runs 20]
+    python bench/bench_false_failures.py [--runs 20] [--servers 'reference,variant*'] [--jobs 2] [--seeds 1,2,3]
+                                         [--out reports/bench-false-failures.json]
 
-Every run draws a new seed for the generated inputs. A correct server must pass every run: any requirement
-failed, warned or in error is a false verdict of the suite. Prints one line per run and the count.
+Every run draws a new seed for the generated inputs (or takes the next of `--seeds`, to reproduce one). A correct
+server must pass every run: any requirement failed, warned or in error beyond what the server's design gives is a
+false verdict of the suite. Prints one line per run, then per server the runs with a false verdict and their seeds
+(reproduce one with `conformance run --seed N` against that server).
 """
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import json
+import multiprocessing
+import secrets
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.api import certify  # noqa: E402
-from conformance.server import ReferenceServer  # noqa: E402
-from conformance.target import from_server_facts  # noqa: E402
-from tests.selftest.variant import variant_config  # noqa: E402
 
-WRONG = ("failed", "warning", "error")
+def one_run(job: tuple[str, int]) -> dict:
+    """A full default run of one correct server under one seed (in a worker process)."""
+    from conformance.api import certify
+    from conformance.server import ReferenceServer
+    from conformance.target import from_server_facts
+    from tests.selftest.variant_servers import SERVERS, false_verdicts
 
-
-def one_run() -> tuple[int, str, list[str], float]:
+    name, seed = job
+    server = SERVERS[name]
     t0 = time.monotonic()
-    with ReferenceServer(variant_config()) as srv:
-        report = certify(from_server_facts(srv.facts))
-    wrong = [f"{r['id']}={r['status']}" for r in report["requirements"] if r["status"] in WRONG]
-    return report["seed"], report["verdict"], wrong, time.monotonic() - t0
+    try:
+        with ReferenceServer(server.config()) as srv:
+            report = certify(from_server_facts(srv.facts, seed=seed))
+    except Exception as exc:                      # noqa: BLE001 - a crash of the bench is reported, not hidden
+        return {"server": name, "seed": seed, "verdict": "crash", "false": [f"{type(exc).__name__}: {exc}"],
+                "messages": {}, "seconds": round(time.monotonic() - t0, 1)}
+    wrong = false_verdicts(server, report)
+    ids = {w.split("=")[0] for w in wrong}
+    messages = {r["id"]: (r.get("message") or "")[:600] for r in report["requirements"] if r["id"] in ids}
+    return {"server": name, "seed": report["seed"], "verdict": report["verdict"], "false": wrong,
+            "messages": messages, "seconds": round(time.monotonic() - t0, 1)}
 
 
 def main() -> int:
+    from tests.selftest.variant_servers import SERVERS
+
     p = argparse.ArgumentParser()
-    p.add_argument("--runs", type=int, default=20)
-    runs = p.parse_args().runs
-    false_runs = 0
-    print(f"{'run':>3} {'seed':>10} {'seconds':>8}  verdict             false verdicts")
-    for i in range(1, runs + 1):
-        seed, verdict, wrong, secs = one_run()
-        false_runs += bool(wrong)
-        print(f"{i:>3} {seed:>10} {secs:>8.1f}  {verdict:<19} {', '.join(wrong) or '-'}", flush=True)
-    print(f"\nfalse failures: {false_runs} of {runs} runs of a correct server had a failed, warned or error "
-          f"requirement (reproduce one with --seed)")
-    return 0
+    p.add_argument("--runs", type=int, default=20, help="seeds per server")
+    p.add_argument("--servers", default="*", help="comma-separated names or patterns (default: every one)")
+    p.add_argument("--seeds", default="", help="comma-separated seeds to use instead of random ones")
+    p.add_argument("--jobs", type=int, default=1, help="runs at once (each in its own process)")
+    p.add_argument("--out", default="reports/bench-false-failures.json")
+    args = p.parse_args()
+    patterns = [s.strip() for s in args.servers.split(",") if s.strip()]
+    names = [n for n in SERVERS if any(fnmatch.fnmatch(n, pat) for pat in patterns)]
+    if not names:
+        p.error(f"no correct server matches {args.servers!r} (known: {', '.join(SERVERS)})")
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()] or \
+        [secrets.randbelow(2**32) for _ in range(args.runs)]
+    jobs = [(name, seed) for seed in seeds for name in names]
+    print(f"{len(names)} correct servers x {len(seeds)} seeds = {len(jobs)} full runs, {args.jobs} at once",
+          flush=True)
+    print(f"{'server':<22} {'seed':>10} {'seconds':>8}  {'verdict':<19} false verdicts", flush=True)
+    rows = []
+    with multiprocessing.get_context("spawn").Pool(args.jobs, maxtasksperchild=4) as pool:
+        for row in pool.imap_unordered(one_run, jobs):
+            rows.append(row)
+            print(f"{row['server']:<22} {row['seed']:>10} {row['seconds']:>8.1f}  {row['verdict']:<19} "
+                  f"{', '.join(row['false']) or '-'}", flush=True)
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps(rows, indent=1))
+    print("\nper server: runs with a false verdict (failed, warned or error beyond the server's design)")
+    total = 0
+    for name in names:
+        mine = [r for r in rows if r["server"] == name]
+        bad = [r for r in mine if r["false"]]
+        total += len(bad)
+        seeds_shown = ", ".join(f"{r['seed']} ({'; '.join(r['false'])})" for r in bad)
+        print(f"  {name:<22} {len(bad)} of {len(mine)}" + (f": {seeds_shown}" if bad else ""))
+    print(f"\nfalse verdicts: {total} of {len(rows)} runs")
+    return 1 if total else 0
 
 
 if __name__ == "__main__":

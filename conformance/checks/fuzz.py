@@ -7,9 +7,13 @@ bodies and frames match the shared schemas, negative data the spec names is refu
 refused). Every finding is tagged with the catalog requirement it breaks; a check fails exactly when a generated
 request broke its requirement, and shows the reproducing request (credential redacted), the status and the answer.
 A requirement no generated request exercised is not assessed by these checks (the scripted checks judge it).
-Error bodies count as JSON under `application/json` or any `+json` type (RFC 6839). A negative that breaks several
-rules may be refused with the code of any of them (the spec sets no precedence). A crash of the judging machinery
-is a SuiteFault (an error of the suite), never a finding.
+Error bodies count as JSON under `application/json` or any `+json` type (RFC 6839). A crash of the judging
+machinery is a SuiteFault (an error of the suite), never a finding.
+
+Only a case whose right answer is unambiguous is judged (`Probe.judged`, conformance/vocab/fuzzing.py): a negative
+breaking exactly one stated rule with every other part valid, or a positive; a case the spec leaves open is
+counted, never judged. A 429 is evidence only for the rate-limit requirements. A failure names the exchange of
+every case that broke the rule, the first one's step label starting its message, its answer the first evidence.
 """
 from __future__ import annotations
 
@@ -18,16 +22,20 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.outcomes import NotAssessed, SuiteFault
+from conformance.outcomes import Deviation, NotAssessed, SuiteFault
 from conformance.registry import rule
-from conformance.vocab import is_json_media_type, same_integer
-from conformance.vocab.values import error_object
-from conformance.vocab.fuzzing import Probe, Sent, content_type, expected_code, json_body
+from conformance.vocab import is_json_media_type
+from conformance.vocab.values import error_object, same_json
+from conformance.vocab.fuzzing import SAFE_INTEGER, Probe, Sent, content_type, expected_code, json_body
 from conformance.vocab.protocols import SSE
 from conformance.vocab.traffic import MAPS, body_violations
 from conformance.wire.sse import parse_sse
 
 MAX_SHOWN = 3
+RATE_LIMITED = 429
+# The requirement a refusal's body breaks when it is not the protocol's JSON error body (whatever the refusal was for).
+REFUSAL_BODY = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
+                "metadata": ["META-STATE-003"]}
 
 # What each operation's generated cases can break (the union of what the rules below map to).
 _COMMON = ["GEN-RATE-002", "GEN-RATE-003"]
@@ -89,6 +97,8 @@ def _probe() -> Probe:
 def refusal_is_4xx(ctx, response, case) -> None:
     """Negative data the spec names, or a missing credential, is refused with a 4xx (no run)."""
     p = _probe()
+    if response.status_code == RATE_LIMITED:
+        return                               # says nothing of the case: only the rate-limit rules judge it
     if p.kind == "no-auth" or p.defects:
         if not 400 <= response.status_code < 500:
             why = "no `Authorization` header" if p.kind == "no-auth" else "; ".join(d[2] for d in p.defects)
@@ -99,7 +109,7 @@ def refusal_is_4xx(ctx, response, case) -> None:
 def refusal_carries_code(ctx, response, case) -> None:
     """A refusal whose defects all state one `error.code` carries that code."""
     p = _probe()
-    if p.op not in ("invoke", "agui") or not 400 <= response.status_code < 500:
+    if p.op not in ("invoke", "agui") or not 400 <= response.status_code < 500 or response.status_code == RATE_LIMITED:
         return
     want = "unauthenticated" if p.kind == "no-auth" else expected_code(p.defects, p.other_broken)
     doc = json_body(response)
@@ -115,16 +125,14 @@ def refusal_is_json_error(ctx, response, case) -> None:
         return
     ct = content_type(response)
     if not is_json_media_type(ct):       # application/json or any +json type (RFC 6839)
-        rid = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
-               "metadata": ["META-STATE-003"]}[p.op]
-        raise Finding(rid, f"a {response.status_code} refusal came as {ct or 'no content type'!r}, "
+        raise Finding(REFUSAL_BODY[p.op], f"a {response.status_code} refusal came as {ct or 'no content type'!r}, "
                            f"not a JSON (application/json or +json) error body")
 
 
 def mcp_unauthenticated(ctx, response, case) -> None:
     """MCP without a credential answers 401 with JSON-RPC error -32600 (AUTH-MCP-003/009)."""
     p = _probe()
-    if p.op != "mcp" or p.kind != "no-auth":
+    if p.op != "mcp" or p.kind != "no-auth" or response.status_code == RATE_LIMITED:
         return
     if response.status_code != 401:
         raise Finding(["AUTH-MCP-003"], f"expected 401 without a credential, got {response.status_code}")
@@ -143,16 +151,12 @@ def mcp_response_id(ctx, response, case) -> None:
     if not isinstance(doc, dict) or "id" not in doc:
         return                                  # shape is the schema check's business
     sent = p.body.get("id")
-    sent_ok = "id" in p.body and type(sent) in (str, int)
-    if "result" in doc and sent_ok and not _same_id(doc["id"], sent):
+    # an id every reader reads alike: a string, or an integer within ±(2^53−1) (RFC 8259 §6), echoed by value
+    sent_ok = "id" in p.body and (isinstance(sent, str) or type(sent) is int and abs(sent) <= SAFE_INTEGER)
+    if "result" in doc and sent_ok and not same_json(doc["id"], sent):
         raise Finding(["MCP-METH-005"], f"response id {doc['id']!r} is not the request's id {sent!r}")
-    if "error" in doc and sent_ok and doc["id"] is not None and not _same_id(doc["id"], sent):
+    if "error" in doc and sent_ok and doc["id"] is not None and not same_json(doc["id"], sent):
         raise Finding(["MCP-ERR-001"], f"error id {doc['id']!r} is neither the request's id {sent!r} nor null")
-
-
-def _same_id(got: Any, sent: Any) -> bool:
-    """A JSON-RPC id echoed: a string as the same string, an integer by value (1.0 is 1, "1" is not)."""
-    return got == sent if isinstance(sent, str) else same_integer(got, sent)
 
 
 def bodies_match_schemas(ctx, response, case) -> None:
@@ -206,9 +210,12 @@ def _builtin_checks() -> list:
             content_type_documented, oa_checks.response_headers_conformance]
 
 
-def builtin_requirements(failure, p: Probe, stream_selected: bool) -> list[str]:
-    """Map a schemathesis built-in failure to the requirement it breaks."""
+def builtin_requirements(failure, p: Probe, stream_selected: bool, status: int | None = None) -> list[str]:
+    """Map a schemathesis built-in failure to the requirement it breaks. A refusal in an undocumented content type
+    breaks the rule of the refusal body only: the refusal itself (the defect's requirement, the credential's) held."""
     text = f"{getattr(failure, 'title', '')} {getattr(failure, 'message', '')}".lower()
+    if status is not None and 400 <= status < 500 and ("content-type" in text or "media type" in text):
+        return REFUSAL_BODY[p.op]
     if "header" in text:
         if "www-authenticate" in text:
             return ["AUTH-MCP-008"]
@@ -225,16 +232,20 @@ class Verdict:
     record: dict[str, Any]                 # the case's redacted transcript (conformance/scenarios/fuzz.py)
     findings: list[dict[str, Any]]         # {"requirements", "check", "message"}
     exercised: list[str]                   # the requirements this answer was judged on
+    exchange: Any = None                   # the recorded exchange a failure names
+    open_reasons: list[str] = field(default_factory=list)   # why the case was not judged (its answer is open)
 
 
 def judge(sent: Sent) -> Verdict:
     """Run schemathesis' checks and ours over one recorded answer. A crash of the machinery is a SuiteFault."""
     p = sent.probe
     stream = p.stream_selected
+    if not p.judged:                       # the spec leaves its right answer open: counted, never judged
+        return Verdict(sent.record, [], [], sent.exchange, p.open_reasons)
     if sent.response is None:              # no answer: the server's fault or the network's
         finding = {"requirements": status_requirement(p, stream), "check": "transport",
                    "message": f"no answer: {sent.error}"}
-        return Verdict(sent.record, [finding], status_requirement(p, stream))
+        return Verdict(sent.record, [finding], status_requirement(p, stream), sent.exchange)
     from schemathesis.core.failures import Failure, FailureGroup
     judging = _Judging(p)
     findings: list[dict[str, Any]] = []
@@ -242,26 +253,30 @@ def judge(sent: Sent) -> Verdict:
     try:
         p.case.validate_response(sent.response, checks=builtin_checks() + CUSTOM_CHECKS)
     except (FailureGroup, Failure, AssertionError) as group:      # FailureGroup: one entry per failed check
-        findings = [_finding(failure, p) for failure in getattr(group, "exceptions", [group])]
+        findings = [_finding(failure, p, sent.response.status_code)
+                    for failure in getattr(group, "exceptions", [group])]
     except Exception as exc:                                       # noqa: BLE001 - a check crashed: ours
         raise SuiteFault(f"judging a generated {p.op} case crashed: {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
     finally:
         _current.judging = None
-    exercised = set(status_requirement(p, stream)) | _shape_requirements(p, sent.response.status_code)
+    status = sent.response.status_code
+    exercised = _shape_requirements(p, status)
+    if status != RATE_LIMITED:             # a 429 answers the rate limit, not the case
+        exercised |= set(status_requirement(p, stream))
     for name in judging.applied:
         exercised |= {"META-STATE-003"} if p.op == "metadata" and name == "error-body" else set(MAPS[name].values())
     for f in findings:
         exercised |= set(f["requirements"])
-    return Verdict(sent.record, findings, sorted(exercised))
+    return Verdict(sent.record, findings, sorted(exercised), sent.exchange)
 
 
-def _finding(failure, p: Probe) -> dict[str, Any]:
+def _finding(failure, p: Probe, status: int) -> dict[str, Any]:
     exc = getattr(failure, "exception", None)
     if isinstance(exc, Finding):
         return {"requirements": exc.requirements, "check": getattr(failure, "title", "custom"), "message": str(exc)}
     msg = f"{getattr(failure, 'title', type(failure).__name__)}: {getattr(failure, 'message', str(failure))}"
-    return {"requirements": builtin_requirements(failure, p, p.stream_selected),
+    return {"requirements": builtin_requirements(failure, p, p.stream_selected, status),
             "check": getattr(failure, "title", type(failure).__name__), "message": " ".join(msg.split())[:400]}
 
 
@@ -270,7 +285,7 @@ def _shape_requirements(p: Probe, status: int) -> set[str]:
     out: set[str] = set()
     if p.op == "agui" and 400 <= status < 500:
         out.add("AGUI-ERR-005")
-    if p.op == "mcp" and p.kind == "no-auth":
+    if p.op == "mcp" and p.kind == "no-auth" and status != RATE_LIMITED:
         out |= {"AUTH-MCP-003", "AUTH-MCP-008", "AUTH-MCP-009"}
     if p.op == "metadata" and p.kind != "positive" and status != 404:
         out.add("META-STATE-003")
@@ -327,10 +342,26 @@ def _show(case: dict[str, Any], findings: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def summary(result: dict[str, Any]) -> str:
+def summary(result: dict[str, Any], verdicts_: list[Verdict] = ()) -> str:
     skipped = f", {result['skipped']} not sent (the run budget, or the rate limit held them too long)" if result.get("skipped") else ""
+    unjudged = sum(1 for v in verdicts_ if v.open_reasons)
+    open_ = f", {unjudged} not judged (the spec leaves their answer open)" if unjudged else ""
     return (f"schemathesis {result['operation']}: {result['requests']} requests, {result['runs']} agent runs, "
-            f"statuses {result.get('statuses', {})}{skipped}")
+            f"statuses {result.get('statuses', {})}{skipped}{open_}")
+
+
+def broke(rid: str, judged: list[Verdict], operation: str) -> Deviation | None:
+    """One Deviation naming the exchange of every case whose answer broke `rid`, in the order they were sent; its
+    message starts with the first one's step label and shows up to MAX_SHOWN of them in full."""
+    broken = [(v, [f for f in v.findings if rid in f["requirements"]]) for v in judged]
+    broken = [(v, fs) for v, fs in broken if fs]
+    if not broken:
+        return None
+    label = lambda v: v.record.get("label") or v.record["kind"]
+    shown = [f"{label(v)}: {_show(v.record, fs)}" for v, fs in broken[:MAX_SHOWN]]
+    more = f"\n  … and {len(broken) - MAX_SHOWN} more" if len(broken) > MAX_SHOWN else ""
+    return Deviation(f"{label(broken[0][0])}: {len(broken)} of {len(judged)} generated {operation} requests broke {rid}:\n  "
+                     + "\n  ".join(shown) + more, [v.exchange for v, _ in broken])
 
 
 def _fuzz_check(operation: str, rid: str):
@@ -338,18 +369,14 @@ def _fuzz_check(operation: str, rid: str):
         result, judged_cases = verdicts(rec)
         judged = [v for v in judged_cases if rid in v.exercised]
         if not judged:
-            raise NotAssessed(f"no generated {operation} request exercised {rid} ({summary(result)})")
-        broken = [(v.record, [f for f in v.findings if rid in f["requirements"]]) for v in judged]
-        broken = [(c, fs) for c, fs in broken if fs]
-        if broken:
-            shown = "\n  ".join(_show(c, fs) for c, fs in broken[:MAX_SHOWN])
-            more = f"\n  … and {len(broken) - MAX_SHOWN} more" if len(broken) > MAX_SHOWN else ""
-            raise AssertionError(f"{len(broken)} of {len(judged)} generated {operation} requests broke {rid}:\n  "
-                                 f"{shown}{more}")
-        return f"{len(judged)} generated requests kept {rid}; {summary(result)}"
+            raise NotAssessed(f"no generated {operation} request exercised {rid} ({summary(result, judged_cases)})")
+        deviation = broke(rid, judged, operation)
+        if deviation is not None:
+            raise deviation
+        return f"{len(judged)} generated requests kept {rid}; {summary(result, judged_cases)}"
 
-    run.__doc__ = (f"Sends schemathesis-generated {operation} requests (positive, negative, no credential); "
-                   f"none of the answers breaks {rid}.")
+    run.__doc__ = (f"Sends schemathesis-generated {operation} requests (positive, negative, no credential) whose "
+                   f"right answer is unambiguous; none of the answers breaks {rid}.")
     run.__name__ = run.__qualname__ = f"{operation}_{rid.lower().replace('-', '_')}"
     return run
 

@@ -5,13 +5,19 @@ JSON, invoke stream, AG-UI and MCP) and `generated.params` (the same extra field
 with `echo params` over invoke and AG-UI). A difference is shown side by side:
 every protocol's reply escaped with repr and cut around the first difference, so
 one mangled character on one protocol is visible at a glance.
+
+A failure names the exchange(s) that broke the rule, the side by side shows the others: the protocol whose reply is
+not the expected text (or, when none is, not the majority's), the protocol whose params lost or changed a field. A
+protocol whose answer holds no reply (a refusal: MCP's size limits are not shown, for one) is shown, not compared;
+a run with fewer than two replies is not judged.
 """
 from __future__ import annotations
 
+import collections
 import json
 from typing import Any, Callable, Iterable
 
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.vocab.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
 from conformance.registry import Step, check
 from conformance.vocab.steps import generated as steps
@@ -103,6 +109,14 @@ def _runs(rec, families: Iterable[Step]) -> dict[int, dict[Step, Any]]:
     return runs
 
 
+def _breakers(replies: dict[Step, str], expected: str | None) -> list[Step]:
+    """The protocols whose reply is not the expected text; when none is, those not giving the majority's."""
+    if expected is not None and expected in replies.values():
+        return [f for f, text in replies.items() if text != expected]
+    common = collections.Counter(replies.values()).most_common(1)[0][0]
+    return [f for f, text in replies.items() if text != common] or list(replies)
+
+
 @check("GEN-XPROTO-001", scenarios=["generated.round_trip"])
 def same_reply_on_every_protocol(rec) -> str:
     """Sends the same generated say-json prompts over invoke JSON, invoke stream, AG-UI and MCP; every reply is the same text."""
@@ -110,27 +124,33 @@ def same_reply_on_every_protocol(rec) -> str:
     runs = _runs(rec, READERS)
     if not runs:
         raise NotAssessed("the round-trip scenario sent no generated prompt")
-    problems, compared = [], 0
-    for i, by_family in sorted(runs.items()):
-        replies, reasons = {}, {}
-        for family in READERS:
-            if family in by_family:
-                kind = protocol_of(family)
-                replies[kind], why = read_reply(family, by_family[family])
-                if why:
-                    reasons[kind] = why
-        readable = {k: v for k, v in replies.items() if v is not None}
+    compared: list[int] = []
+
+    def same_reply(run: tuple[int, dict[Step, Any]]) -> None:
+        i, by_family = run
+        replies, reasons, readable = {}, {}, {}
+        for family in (f for f in READERS if f in by_family):
+            kind = protocol_of(family)
+            replies[kind], why = read_reply(family, by_family[family])
+            if why:
+                reasons[kind] = why
+            else:
+                readable[family] = replies[kind]
         if len(readable) < 2:
-            continue                        # nothing to compare: each protocol's own checks judge the answer
-        compared += 1
+            raise NotAssessed(f"run {i}: fewer than two protocols gave a readable reply "
+                              f"({'; '.join(f'{k}: {w}' for k, w in reasons.items())})")
+        compared.append(i)
         if len(set(readable.values())) > 1:
             expected = texts[i] if i < len(texts) and isinstance(texts[i], str) else None
-            problems.append(f"run {i}: the replies differ\n" + side_by_side(replies, reasons, expected))
-    if not compared:
-        raise NotAssessed("no generated prompt produced a readable reply on two protocols or more")
-    assert not problems, "the same prompt gave different replies over the protocols:\n" + "\n".join(problems[:3])
+            odd = _breakers(readable, expected)
+            raise Deviation(f"run {i}: the same prompt gave a different reply over "
+                            f"{', '.join(protocol_of(f) for f in odd)}\n" + side_by_side(replies, reasons, expected),
+                            [by_family[f] for f in odd])
+
+    judge_all(sorted(runs.items()), same_reply, exchange=lambda run: next(iter(run[1].values())),
+              nothing="no generated prompt produced a readable reply on two protocols or more")
     missing = sorted({protocol_of(f) for r in runs.values() for f in READERS if f not in r})
-    return f"{compared} generated prompts gave one reply on every protocol" + \
+    return f"{len(compared)} generated prompts gave one reply on every protocol" + \
         (f" (not sent: {', '.join(missing)})" if missing else "")
 
 
@@ -149,27 +169,31 @@ def same_params_on_every_protocol(rec) -> str:
     """Sends the same generated extra fields with `echo params` over invoke and AG-UI; both params hold them unchanged."""
     sent_all = rec.facts.get("params") or []
     runs = _runs(rec, PARAM_READERS)
-    problems, compared = [], 0
-    for i, by_family in sorted(runs.items()):
+    compared: list[int] = []
+
+    def same_params(run: tuple[int, dict[Step, Any]]) -> None:
+        i, by_family = run
         if i >= len(sent_all) or not isinstance(sent_all[i], dict):
-            continue
+            raise NotAssessed(f"run {i}: no generated fields noted for it")
         sent = sent_all[i]
-        echoed = {protocol_of(f): _echoed_params(f, ex) for f, ex in sorted(by_family.items())}
-        readable = {k: v for k, (v, why) in echoed.items() if not why}
+        echoed = {f: _echoed_params(f, ex) for f, ex in sorted(by_family.items())}
+        readable = {f: v for f, (v, why) in echoed.items() if not why}
         if len(readable) < 2:
-            continue
-        compared += 1
+            raise NotAssessed(f"run {i}: fewer than two protocols echoed params")
+        compared.append(i)
         for key, value in sent.items():
-            got = {k: (p.get(key, "<absent>") if isinstance(p, dict) else "<params not an object>")
-                   for k, p in readable.items()}
-            if any(not same_json(g, value) for g in got.values()):
-                rows = "\n".join(f"  {k:<7} {_repr(g)}" for k, g in got.items())
-                problems.append(f"run {i}, field {key!r}:\n  sent    {_repr(value)}\n{rows}")
-                break
-    if not compared:
-        raise NotAssessed("no run echoed params on two protocols")
-    assert not problems, "the same extra fields reached the agent differently:\n" + "\n".join(problems[:3])
-    return f"{compared} generated field sets reached params unchanged over invoke and AG-UI"
+            got = {f: (p.get(key, "<absent>") if isinstance(p, dict) else "<params not an object>")
+                   for f, p in readable.items()}
+            odd = [f for f, g in got.items() if not same_json(g, value)]
+            if odd:
+                rows = "\n".join(f"  {protocol_of(f):<7} {_repr(g)}" for f, g in got.items())
+                raise Deviation(f"run {i}, field {key!r} reached the agent changed over "
+                                f"{', '.join(protocol_of(f) for f in odd)}:\n  sent    {_repr(value)}\n{rows}",
+                                [by_family[f] for f in odd])
+
+    judge_all(sorted(runs.items()), same_params, exchange=lambda run: next(iter(run[1].values())),
+              nothing="no run echoed params on two protocols")
+    return f"{len(compared)} generated field sets reached params unchanged over invoke and AG-UI"
 
 
 def _repr(value: Any, limit: int = 160) -> str:

@@ -1,10 +1,15 @@
 """Schemathesis against the target: generated requests per operation, each sent once and recorded.
 
 `schemas/openapi.yaml` is loaded once (`conformance.vocab.fuzzing`); per operation, positive and negative cases
-are drawn deterministically (the run's seed), cleaned (echo-mode prompts, unique session keys), sent with a
-bounded timeout in a worker thread, and recorded: per case the probe (kind, the defects the spec says make it
-refused, the body as sent) and the answer. The checks (conformance/checks/fuzz.py) judge the recorded cases:
-schemathesis' own checks and the suite's custom ones, every finding tagged with the requirement it breaks.
+are drawn deterministically (the run's seed) and made into cases whose right answer is unambiguous (`Plan`): a
+positive has every part valid by the spec's own words (echo-mode prompts, unique session keys, AG-UI messages as the
+spec shows them, no field whose handling is open); a negative breaks exactly one rule the spec states, everything
+else repaired (the rule least covered so far when a draw breaks several); a draw breaking no stated rule, or whose
+bytes readers take differently, is not sent. Invoke and AG-UI cases carry only the headers the spec names. Each case
+is sent with a bounded timeout in a worker thread under its own step label (`fuzz-negative-3`) and recorded: per
+case the probe (kind, the defect it is judged on, the body as sent), the answer and its exchange. The checks
+(conformance/checks/fuzz.py) judge the recorded cases: schemathesis' own checks and the suite's custom ones, every
+finding tagged with the requirement it breaks and naming the exchange.
 
 Positive MCP cases are well-formed `tools/call` requests of the agent's tool (from --agent-slug, else
 tools/list): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `_meta` agree with the body, so they run the
@@ -16,7 +21,7 @@ first, and a server that accepts negative data stops being fed once the budget i
 the conformance agent echoes them (no generated `sleep` or `fail`), session keys are replaced by unique ones.
 
 Facts left for the checks: `fuzz` (the counts and the redacted transcript of every case, as reports show them)
-and `fuzz_sent` (the same cases as `Sent`: probe and answer objects, in memory only).
+and `fuzz_sent` (the same cases as `Sent`: probe, answer and exchange objects, in memory only).
 """
 from __future__ import annotations
 
@@ -35,9 +40,10 @@ import httpx
 from conformance import generate
 from conformance.outcomes import SuiteFault
 from conformance.registry import scenario
-from conformance.vocab.fuzzing import (PLAN, Probe, Sent, content_type, defects_of, other_broken_fields,
-                                       schemathesis_operations, started_run)
-from conformance.vocab.protocols import MCP_VERSION, META_CAPS, META_VERSION
+from conformance.vocab.fuzzing import (AGUI_FIELDS, AGUI_ONLY, AGUI_TYPED, INVOKE_FIELDS, PLAN, SAFE_INTEGER, Issue,
+                                       Probe, Sent, canonical_size, clean_json, content_type, issues_of, json_text,
+                                       probe, schemathesis_operations, started_run)
+from conformance.vocab.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
 from conformance.vocab.sending import listed_tool
 from conformance.vocab.steps import fuzz as steps
 from conformance.vocab.text import truncate
@@ -53,7 +59,16 @@ _generation_lock = generate.GENERATION_LOCK   # hypothesis draws one thing at a 
 
 
 # -- building cases (drawn from the run's seed) ------------------------------------------------------
+DRAWS_PER_NEGATIVE = 4   # negatives drawn per one kept: a draw with no stated defect to judge is not sent
+SHARE_PER_RULE = 0.5     # at most this share of an operation's negatives judge the same stated rule
+EXTRA_BYTES = 1500       # extra fields kept well inside the 4 KB extra data bound, whichever field carries it
+
+
 class Plan:
+    """Turns what schemathesis draws into cases whose right answer is unambiguous (conformance.vocab.fuzzing):
+    a positive with every part valid by the spec's words, a negative breaking exactly one stated rule with every
+    other part repaired, and the headers the spec names (no stray headers, an `Accept` that agrees with `stream`)."""
+
     def __init__(self, target, unique: Callable[[str], str], tool: str | None = None):
         self.target = target
         self.unique = unique
@@ -75,6 +90,22 @@ class Plan:
             return {**self.auth, **h}
         return {**self.auth}
 
+    def headers(self, op: str, kind: str, body: Any, drawn: dict[str, Any] | None) -> dict[str, str]:
+        """The headers a case is sent with. MCP: those its body implies (a negative keeps what was drawn
+        besides). Invoke and AG-UI: the credential and an `Accept` the spec names: drawn ones it does not name
+        are dropped (a server may answer 406 or ignore them, RFC 9110 §12.5.1), and so is one that disagrees
+        with `stream` (`stream: false` with `Accept: text/event-stream` may answer either form, INV-SEL-005)."""
+        drawn = dict(drawn or {})
+        if op == "mcp":
+            return {**({} if kind == "positive" else drawn), **self.fixed_headers(op, body)}
+        headers = self.fixed_headers(op, body)
+        accept = drawn.get("Accept")
+        stream = body.get("stream") if isinstance(body, dict) else None
+        named = (SSE,) if op == "agui" else ("application/json", SSE)
+        if accept in named and not (stream is True and accept != SSE or stream is False and accept == SSE):
+            headers["Accept"] = accept
+        return headers
+
     def mcp_call(self, generated: Any) -> dict[str, Any]:
         """A positive MCP case: a well-formed `tools/call` of the agent's tool (headers and `_meta` agreeing),
         its prompt and id taken from the generated body, so it runs the agent and its result is judged."""
@@ -82,68 +113,111 @@ class Plan:
         params = body.get("params") if isinstance(body.get("params"), dict) else {}
         args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
         text = next((v for v in (args.get("prompt"), body.get("method")) if isinstance(v, str)), "")
-        rid = body.get("id")              # an integer id, so its echo is judged by value (1.0 is 1, "1" is not)
-        call = {"jsonrpc": "2.0", "id": rid if type(rid) is int else len(repr(body)) % 1000 + 1}
+        rid = body.get("id")        # an integer every reader reads alike (RFC 8259 §6), echoed by value
+        safe = type(rid) is int and abs(rid) <= SAFE_INTEGER
+        call = {"jsonrpc": "2.0", "id": rid if safe else len(repr(body)) % 1000 + 1}
         meta = {META_VERSION: MCP_VERSION, META_CAPS: {}}
         if self.tool is None:                 # no tool to call: a request that describes it instead
             return {**call, "method": "tools/list", "params": {"_meta": meta}}
         return {**call, "method": "tools/call", "params": {
-            "name": self.tool, "arguments": {"prompt": PROMPT_PREFIX + text, "session_id": self.unique("fz")},
+            "name": self.tool, "arguments": {"prompt": PROMPT_PREFIX + clean_json(text),
+                                             "session_id": self.unique("fz")},
             "_meta": meta}}
 
-    def sanitize(self, op: str, body: Any, positive: bool) -> Any:
-        """Echo-mode prompts, unique session keys; positive bodies lose fields whose acceptance is open."""
-        if op == "mcp" and positive:
-            return self.mcp_call(body)
+    def negative(self, op: str, body: Any, tally: dict[str, int]) -> tuple[Any, str | None] | None:
+        """A drawn negative and the stated rule it is judged on: made to break exactly that one (the one least
+        covered so far), every other part repaired. None when it breaks no stated rule, or when readers differ on
+        its bytes. MCP states no such rule: its negatives are only cleaned of values readers take differently."""
+        if op == "mcp":
+            return (body if isinstance(body, (bytes, bytearray)) else clean_json(body)), None
+        if isinstance(body, (bytes, bytearray)):
+            kind, value = json_text(bytes(body))
+            if kind == "open":
+                return None
+            if kind == "not-json":
+                found = issues_of(op, bytes(body))
+                return (bytes(body), found[0].requirement) if len(found) == 1 and found[0].requirement else None
+            body = value
+        body = clean_json(body)
+        stated = [i for i in issues_of(op, body) if i.requirement]
+        if not stated:
+            return None
+        keep = min(stated, key=lambda i: tally.get(i.requirement or "", 0))
+        return self.repair(op, body, keep), keep.requirement
+
+    def repair(self, op: str, body: Any, keep: Issue | None = None) -> Any:
+        """The body with every part valid by the spec's words except `keep` (None: a positive)."""
         if not isinstance(body, dict):
             return body
-        body = dict(body)
-        if op == "invoke":
-            if isinstance(body.get("prompt"), str):
-                body["prompt"] = PROMPT_PREFIX + body["prompt"]
-            if isinstance(body.get("sessionId"), str) and 1 <= len(body["sessionId"]) <= 256:
-                body["sessionId"] = self.unique("fz")
-            if positive:
-                body.pop("messages", None)            # item shape not shown: a refusal would be legitimate
-                self._trim_extras(body, ("prompt", "sessionId", "stream"))
-        elif op == "agui":
-            msgs = body.get("messages")
-            if isinstance(msgs, list):
-                body["messages"] = [self._echo_message(m, positive) for m in msgs]
-            if isinstance(body.get("threadId"), str) and 1 <= len(body["threadId"]) <= 256:
-                body["threadId"] = self.unique("fz")
-            if positive:
-                body.pop("resume", None)              # no paused run to answer: behaviour not shown
-                if not any(isinstance(m, dict) and m.get("role") == "user" for m in body.get("messages", [])):
-                    body.setdefault("messages", []).append({"id": "fz-1", "role": "user", "content": PROMPT_PREFIX})
-                self._trim_extras(body, ("threadId", "runId", "messages"))
-        elif op == "mcp":
-            params = body.get("params")
-            args = params.get("arguments") if isinstance(params, dict) else None
-            if isinstance(args, dict) and isinstance(args.get("prompt"), str):
-                body["params"]["arguments"] = {**args, "prompt": PROMPT_PREFIX + args["prompt"]}
-        return body
+        body = clean_json(body)
+        return self._invoke(body, keep) if op == "invoke" else self._agui(body, keep)
+
+    def _invoke(self, body: dict, keep: Issue | None) -> dict:
+        rule = keep.requirement if keep else None
+        out = self._extras(body, INVOKE_FIELDS)
+        prompt = body.get("prompt")
+        if rule == "INV-ERR-002":
+            out["prompt"] = prompt
+        elif rule != "INV-ERR-004":
+            out["prompt"] = PROMPT_PREFIX + (prompt if isinstance(prompt, str) else "")
+        stream = body.get("stream")
+        if rule == "INV-ERR-003" or isinstance(stream, bool):
+            out["stream"] = stream
+        out.update(self._key(body, "sessionId", rule == "INV-SESS-006"))
+        return out                             # `messages` never: the items' shape is not shown
+
+    def _agui(self, body: dict, keep: Issue | None) -> dict:
+        rule = keep.requirement if keep else None
+        out = self._extras(body, AGUI_FIELDS + AGUI_TYPED + AGUI_ONLY)    # no resume: no paused run to answer
+        out.update(self._key(body, "threadId", rule == "AGUI-SESS-004"))
+        if isinstance(body.get("runId"), str) and body["runId"]:
+            out["runId"] = self.unique("fr")
+        msgs = [m for m in body.get("messages") or [] if isinstance(m, dict)] \
+            if isinstance(body.get("messages"), list) else []
+        if rule == "AGUI-ERR-002":
+            out["messages"] = []
+        elif rule != "AGUI-ERR-001":
+            only_assistant = rule == "AGUI-ERR-003"
+            out["messages"] = [self._message(i, m, only_assistant) for i, m in enumerate(msgs)]
+            if only_assistant and not out["messages"]:
+                out["messages"] = [self._message(0, {}, True)]
+            if not only_assistant and not any(m["role"] == "user" for m in out["messages"]):
+                out["messages"].append(self._message(len(out["messages"]), {"role": "user"}, False))
+        return out
 
     @staticmethod
-    def _echo_message(m: Any, positive: bool) -> Any:
-        if not isinstance(m, dict):
-            return m
-        m = dict(m)
-        if positive:
-            m["role"] = "user" if m.get("role") == "user" else "assistant"
-            for k in ("id", "content"):
-                if not isinstance(m.get(k), str):
-                    m[k] = "fz"
-        if m.get("role") == "user" and isinstance(m.get("content"), str):
-            m["content"] = PROMPT_PREFIX + m["content"]
-        return m
+    def _message(i: int, m: dict, only_assistant: bool) -> dict[str, str]:
+        """A message as the spec shows one: `id` (unique), `role` user or assistant, `content` (non-empty)."""
+        role = "user" if m.get("role") == "user" and not only_assistant else "assistant"
+        content = m.get("content") if isinstance(m.get("content"), str) and m.get("content") else "fz"
+        return {"id": f"fz-{i}", "role": role, "content": PROMPT_PREFIX + content if role == "user" else content}
+
+    def _key(self, body: dict, name: str, broken: bool) -> dict[str, str]:
+        """A session key: the broken one kept (ASCII, so every way of counting its characters agrees), a valid one
+        replaced by a unique key, anything else left out."""
+        key = body.get(name)
+        if broken:
+            return {name: "".join(c if c.isascii() and c.isprintable() else "k" for c in key)}
+        return {name: self.unique("fz")} if isinstance(key, str) and key else {}
 
     @staticmethod
-    def _trim_extras(body: dict, keep: tuple[str, ...]) -> None:
-        """Extra fields stay well inside the 4 KB extra-data bound whatever field the server uses for it."""
-        for k in [k for k in body if k not in keep]:
-            if len(generate.canonical_bytes(body[k])) > 1500:
-                del body[k]
+    def _extras(body: dict, interpreted: tuple[str, ...]) -> dict[str, Any]:
+        """Fields the service does not interpret ("any"), well inside the 4 KB extra data bound."""
+        return {k: v for k, v in body.items() if k not in interpreted and canonical_size(v) <= EXTRA_BYTES}
+
+    def other_agent(self, drawn: dict[str, Any] | None) -> str:
+        """A well-formed id of an agent that never existed: `agt_` and the drawn id's ASCII letters, digits, `-` and
+        `_` (an empty identifier, invalid UTF-8 or a `/` in the path are readings a server may refuse otherwise)."""
+        raw = str((drawn or {}).get("agentId") or "")[4:]
+        opaque = "".join(c for c in raw if c.isascii() and (c.isalnum() or c in "-_"))[:40] or "none"
+        other = f"agt_{opaque}"
+        return other if other != self.agent else f"{other}x"
+
+    def minimal(self, op: str) -> Any:
+        """A plainly valid body, for the case sent without a credential when nothing positive was drawn."""
+        if op == "mcp":
+            return self.mcp_call({})
+        return self.repair(op, {} if op == "agui" else {"prompt": ""})
 
 
 def _header_safe(value: str) -> bool:
@@ -163,39 +237,79 @@ def draw(op_obj, mode, n: int, seed: int | None, path_params: dict | None, heade
 
 
 def build_probes(name: str, plan: Plan, depth: int, seed: int | None) -> list[Probe]:
+    """The cases of one operation, deterministic for the seed: positives, negatives (each breaking one stated
+    rule), then the first positive without a credential. Every case is one whose right answer is unambiguous;
+    repeats are dropped."""
     _st, _schema, ops = schemathesis_operations()
     from schemathesis import GenerationMode
     op = ops[name]
     n_pos, n_neg, _ = (x * depth for x in PLAN[name])
-    probes: list[Probe] = []
     if name == "metadata":
         own = draw(op, GenerationMode.POSITIVE, 1, seed, {"agentId": plan.agent}, {})
-        probes += [Probe(name, "positive", c) for c in own]
-        probes += [Probe(name, "other-agent", c) for c in draw(op, GenerationMode.POSITIVE, n_pos, seed, None, {})]
-        return probes
-    fixed = plan.fixed_headers(name)
+        probes = [Probe(name, "positive", c) for c in own]
+        for c in draw(op, GenerationMode.POSITIVE, n_pos, seed, None, {}):
+            c.path_parameters = {**(c.path_parameters or {}), "agentId": plan.other_agent(c.path_parameters)}
+            probes.append(Probe(name, "other-agent", c))
+        return _labelled(probes)
     path = {"agentId": plan.agent}
-    for mode, kind, n in ((GenerationMode.POSITIVE, "positive", n_pos), (GenerationMode.NEGATIVE, "negative", n_neg)):
-        for case in draw(op, mode, n, seed, path, fixed):
-            probes.append(_probe_for(name, kind, case, plan))
-    if probes:   # the first positive body again, without a credential
-        first = next((p for p in probes if p.kind == "positive"), probes[0])
-        headers = {k: v for k, v in plan.fixed_headers(name, first.body).items() if k != "Authorization"}
-        bare = op.schema.make_case(operation=op, path_parameters=dict(path), headers=headers, body=first.body,
-                                   media_type="application/json")
-        probes.append(Probe(name, "no-auth", bare, [], first.body))
+    fixed = plan.fixed_headers(name)
+    kept = _Kept()
+    for case in draw(op, GenerationMode.POSITIVE, n_pos, seed, path, fixed):
+        body = plan.mcp_call(case.body) if name == "mcp" else plan.repair(name, case.body)
+        kept.add(_case(name, "positive", case, body, plan))
+    tally: dict[str, int] = {}             # negatives kept per stated rule
+    per_rule = max(1, int(n_neg * SHARE_PER_RULE))
+    for case in draw(op, GenerationMode.NEGATIVE, n_neg * DRAWS_PER_NEGATIVE, seed, path, fixed):
+        if kept.count("negative") >= n_neg:
+            break
+        made = plan.negative(name, case.body, tally)
+        if made is None or made[1] and tally.get(made[1], 0) >= per_rule:
+            continue
+        body, rule = made
+        if kept.add(_case(name, "negative", case, body, plan)) and rule:
+            tally[rule] = tally.get(rule, 0) + 1
+    first = next((p.body for p in kept.probes if p.kind == "positive"), None)
+    body = first if first is not None else plan.minimal(name)
+    headers = {k: v for k, v in plan.headers(name, "positive", body, None).items() if k != "Authorization"}
+    bare = op.schema.make_case(operation=op, path_parameters=dict(path), headers=headers, body=body,
+                               media_type="application/json")
+    kept.add(probe(name, "no-auth", bare, body))
+    return _labelled(kept.probes)
+
+
+class _Kept:
+    """The cases kept so far: judged ones only, each once (hypothesis repeats small examples such as b'\\x00',
+    and repairs make draws alike)."""
+
+    def __init__(self) -> None:
+        self.probes: list[Probe] = []
+        self.seen: set[tuple] = set()
+
+    def add(self, p: Probe) -> bool:
+        key = (p.kind, repr(p.body), repr(sorted((p.case.headers or {}).items())), repr(p.case.path_parameters))
+        if not p.judged or key in self.seen:
+            return False
+        self.seen.add(key)
+        self.probes.append(p)
+        return True
+
+    def count(self, kind: str) -> int:
+        return sum(p.kind == kind for p in self.probes)
+
+
+def _case(name: str, kind: str, case, body: Any, plan: Plan) -> Probe:
+    case.body = body
+    case.headers = plan.headers(name, kind, body, case.headers)
+    return probe(name, kind, case, body)
+
+
+def _labelled(probes: list[Probe]) -> list[Probe]:
+    """Each case its own step label (`fuzz-negative-3`): the one a failure names and its evidence shows."""
+    counts: dict[str, int] = {}
+    for p in probes:
+        counts[p.kind] = counts.get(p.kind, 0) + 1
+        p.label = steps.CASE.of(f"{p.kind}-{counts[p.kind]}")
     return probes
-
-
-def _probe_for(name: str, kind: str, case, plan: Plan) -> Probe:
-    body = plan.sanitize(name, case.body, positive=kind == "positive")
-    if body is not case.body:
-        case.body = body
-    if name == "mcp":     # a positive call carries exactly the headers the body implies (no stray Mcp-Name)
-        generated = {} if kind == "positive" else (case.headers or {})
-        case.headers = {**generated, **plan.fixed_headers(name, body)}
-    defects = defects_of(name, body)
-    return Probe(name, kind, case, defects, body, other_broken=other_broken_fields(name, body, defects))
 
 
 # -- sending and recording ---------------------------------------------------------------------
@@ -233,17 +347,6 @@ def _redacted_response(response, secrets: tuple[str, ...]) -> dict[str, Any]:
             "body": transcript_body(redact(response.content.decode("utf-8", "replace"), secrets))}
 
 
-def _distinct(probes: list[Probe]) -> list[Probe]:
-    """Drop cases identical to an earlier one (hypothesis repeats small examples such as b'\\x00')."""
-    seen, out = set(), []
-    for p in probes:
-        key = (p.kind, repr(p.body), repr(sorted((p.case.headers or {}).items())), repr(p.case.path_parameters))
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-    return out
-
-
 def run_operation(name: str, target, unique: Callable[[str], str], send: Callable[[Any], Any],
                   tool: str | None = None) -> tuple[dict[str, Any], list[Sent]]:
     """Blocking: draw and send the generated cases of one operation (runs in a worker thread), and return the
@@ -261,7 +364,6 @@ def run_operation(name: str, target, unique: Callable[[str], str], send: Callabl
     except Exception as exc:                                     # noqa: BLE001 - schemathesis or hypothesis
         raise SuiteFault(f"generating {name} cases failed (seed {target.seed}): {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
-    probes = _distinct(probes)
     probes.sort(key=lambda p: p.kind != "positive")          # positives first: they own the run budget
     run_cap = PLAN[name][2] * max(1, target.depth)
     out = {"operation": name, "requests": 0, "runs": 0, "skipped": 0, "statuses": {}, "cases": [],
@@ -289,7 +391,7 @@ def run_operation(name: str, target, unique: Callable[[str], str], send: Callabl
 
 def _send_and_record(p: Probe, target, send, out: dict[str, Any]) -> Sent | None:
     """The case sent once and its answer recorded; None when the suite gave up waiting for its own client."""
-    record: dict[str, Any] = {"kind": p.kind, "request": _redacted_request(p, target.secrets),
+    record: dict[str, Any] = {"kind": p.kind, "label": p.label, "request": _redacted_request(p, target.secrets),
                               "defects": [d[2] for d in p.defects]}
     try:
         response = send(p)
@@ -299,7 +401,7 @@ def _send_and_record(p: Probe, target, send, out: dict[str, Any]) -> Sent | None
         out["requests"] += 1
         first_line = (str(exc).splitlines() or [""])[0][:200]
         record.update(status=None, error=f"{type(exc).__name__}: {first_line}")
-        return Sent(p, None, record["error"], record)
+        return Sent(p, None, record["error"], record, getattr(exc, "exchange", None))
     out["requests"] += 1
     status = response.status_code
     out["statuses"][str(status)] = out["statuses"].get(str(status), 0) + 1
@@ -308,8 +410,18 @@ def _send_and_record(p: Probe, target, send, out: dict[str, Any]) -> Sent | None
     record.update(status=status, content_type=content_type(response), run=ran,
                   answer=redact(response.content[:MAX_EXCERPT].decode("utf-8", "replace"), target.secrets),
                   response=_redacted_response(response, target.secrets))
-    return Sent(p, response, None, record)
+    return Sent(p, response, None, record, (getattr(response, "extensions", None) or {}).get(EXCHANGE))
 
+
+class NoAnswer(ConnectionError):
+    """The server gave no answer to a case; the recorded exchange says why."""
+
+    def __init__(self, exchange):
+        super().__init__(exchange.error or "no answer")
+        self.exchange = exchange
+
+
+EXCHANGE = "conformance.exchange"     # the recorded Exchange, in the extensions of the httpx.Response handed over
 
 # Headers schemathesis adds for its own transport; ours sets its own (identity encoding: the bytes as sent).
 _TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "connection", "content-length"}
@@ -323,7 +435,7 @@ def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Resp
         headers = {k: str(v) for k, v in (kw.get("headers") or {}).items() if k.lower() not in _TRANSPORT_HEADERS}
         url = str(httpx.URL(kw["url"], params=kw.get("params") or None))
         body = {"json": kw["json"]} if "json" in kw else {"content": _as_bytes(kw.get("data"))}
-        coro = ctx.send(kw["method"], url, label=steps.CASE.of(p.kind), credential=None, headers=headers,
+        coro = ctx.send(kw["method"], url, label=p.label or steps.CASE.of(p.kind), credential=None, headers=headers,
                         retry_429=False, limits=dataclasses.replace(ctx.client.limits, total=REQUEST_TIMEOUT), **body)
         future = asyncio.run_coroutine_threadsafe(coro, loop)
         try:
@@ -333,9 +445,10 @@ def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Resp
             future.cancel()
             raise
         if ex.status is None:
-            raise ConnectionError(ex.error or "no answer")
+            raise NoAnswer(ex)
         request = httpx.Request(ex.method, ex.url, headers=headers, content=ex.request_body or b"")
-        response = httpx.Response(ex.status, headers=ex.headers.multi_items(), content=ex.body, request=request)
+        response = httpx.Response(ex.status, headers=ex.headers.multi_items(), content=ex.body, request=request,
+                                  extensions={EXCHANGE: ex})
         response.elapsed = datetime.timedelta(seconds=ex.t_end or 0.0)
         return response
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from conformance import generate
 from conformance.vocab.constants import INTERPRETED
+from conformance.vocab.fuzzing import AGUI_ONLY, AGUI_TYPED
 from conformance.vocab.protocols import SSE, agui_input, invoke_body, mcp_call, mcp_headers, say_json
 from conformance.registry import scenario
 from conformance.vocab.sending import listed_tool
@@ -58,8 +59,11 @@ async def round_trip(ctx):
     ctx.recording.exchanges.sort(key=lambda e: e.label)
 
 
+# Names neither protocol interprets, nor AG-UI types ("any" in the spec, typed lists in RunAgentInput): each such
+# field reaches params unchanged by the spec's words alone.
+_NOT_EXTRA = INTERPRETED | frozenset(AGUI_TYPED + AGUI_ONLY)
 _field_name = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1,
-                      max_size=16).filter(lambda k: k not in INTERPRETED)
+                      max_size=16).filter(lambda k: k not in _NOT_EXTRA)
 extra_fields = st.dictionaries(_field_name, generate.json_value, min_size=1, max_size=6).filter(
     lambda d: len(generate.canonical_bytes(d)) <= 1500)
 

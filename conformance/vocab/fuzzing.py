@@ -1,11 +1,53 @@
 """What the schemathesis scenarios (conformance/scenarios/fuzz.py) and their checks (conformance/checks/fuzz.py)
-share: the operation table, which negative data the spec says is refused (the scenario spends its run budget by
-it, the checks judge by it), a generated case as sent (`Probe`) and as answered (`Sent`).
+share: the operation table, how every part of a generated body reads against the spec, a generated case as sent
+(`Probe`) and as answered (`Sent`).
 
-A negative case is "must refuse" only for the defects a requirement states (prompt missing or not a string,
-`stream` not boolean, a session key of 0 or more than 256 characters, a body that is not a JSON object, AG-UI
-without a user message or resume); other schema violations (a message without `id`, a non-array `messages`)
-are sent but only the answer's shape is judged.
+A generated case is judged only where its right answer is unambiguous:
+
+- a *negative* at MUST breaks exactly one rule the spec states (`Issue.requirement`: prompt missing or not a
+  string, `stream` not a boolean, a session key of 0 or more than 256 characters, a body that is not a JSON
+  object, AG-UI without a user message or resume) and every other part of it, nested fields included, is valid
+  by the spec's own words;
+- a *positive* has no such part at all;
+- anything else is *open*: a rule the spec states without a requirement of its own (a `sessionId` that is not a
+  string, a message `id` that is a number), or an input whose handling the spec and JSON/HTTP leave open. The
+  scenario repairs what it draws so that it sends none of them (`scenarios/fuzz.py`); a case still open is not
+  judged (`Probe.judged`).
+
+What reads as open, and the sentence that leaves it so:
+
+======================================  ============================================================================
+part                                    why its right answer is open
+======================================  ============================================================================
+``null`` for an optional field          "`stream` | boolean | no … When absent, the Accept header decides": a null
+(`stream`, `sessionId`, `messages`,     may be read as absent or refused (`validation_failed`); neither is stated
+`threadId`, `runId`, `resume`)
+``prompt: null``                        read as absent (INV-ERR-004, code not stated) or as not a string
+                                        (INV-ERR-002, `validation_failed`): refused either way, code open
+an empty string where no length is      "`prompt` | string", "`runId` | string", "AG-UI messages carry `id`
+given (`prompt`, `runId`, a message     (string) … `content` (string)": no length, so "" may be refused
+`id` or `content`)
+a non-ASCII session key near a bound    "Session key length | 1 to 256 characters": code points, UTF-16 units and
+                                        user-perceived characters count it differently
+invoke `messages` items                 "Shape of the items of the `messages` field of invoke: not shown."
+an AG-UI message role other than        "`role` (string, for example `user`)": AG-UI's other roles carry fields of
+`user`/`assistant`, or fields besides   their own (`toolCallId`, …); a message is shown with `id`, `role`,
+`id`, `role`, `content`; repeated ids   `content` only
+AG-UI `tools`/`context` other than      the spec says "any", AG-UI's `RunAgentInput` types them as lists of tools
+``[]``, `parentRunId`                   and context entries; `parentRunId` is AG-UI's, not shown
+`resume` without a paused run           "Answers every interrupt a paused run ended with": no paused run, not shown
+an extra invoke field over 4000 bytes   it may be the extra data field, "at most 4 KB as JSON" (1000 or 1024 B)
+an integer beyond ±(2^53−1)             RFC 8259 §6/§9: readers may limit the range and precision of numbers
+a string holding U+0000 or a lone       RFC 8259 §9 (limits on character contents) and §8.2 (unpaired surrogates:
+surrogate                               "behavior … unpredictable")
+raw bytes some reader takes as an       RFC 8259 §8.1: a byte order mark "MAY" be ignored; lenient readers replace
+object or array (BOM, invalid UTF-8,    invalid UTF-8, accept NaN, let a repeated name win (§4: "names SHOULD be
+NaN, repeated names)                    unique")
+a JSON array to MCP                     a JSON-RPC 2.0 batch; the spec shows one request per body
+======================================  ============================================================================
+
+A stated rule with no requirement of its own (a `sessionId` that is not a string, `messages` that is not an array,
+a message without `id`, a `runId` that is not a string) is another broken rule: it makes a case open too.
 """
 from __future__ import annotations
 
@@ -13,7 +55,7 @@ import functools
 import json
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from conformance import schemas
 from conformance.vocab.protocols import SSE
@@ -32,64 +74,335 @@ OPERATIONS = {"invoke": ("POST", "/v1/agents/{agentId}/invoke"), "agui": ("POST"
               "mcp": ("POST", "/v1/agents/{agentId}/mcp"),
               "metadata": ("GET", "/.well-known/oauth-protected-resource/v1/agents/{agentId}/mcp")}
 
-# -- which negative data the spec says is refused ------------------------------------------------
+VALIDATION_FAILED = "validation_failed"
+INVALID_REQUEST = "invalid_request"
+MAX_SESSION_KEY = 256
+SAFE_INTEGER = 2**53 - 1               # RFC 8259 §6: beyond it, readers may differ
+EXTRA_DATA_BYTES = 4000                # "at most 4 KB as JSON", however KB is counted
+INVOKE_FIELDS = ("prompt", "sessionId", "stream", "messages")
+AGUI_FIELDS = ("threadId", "runId", "messages", "resume")
+AGUI_TYPED = ("tools", "context")      # "any" in the spec, typed lists in AG-UI's RunAgentInput
+AGUI_ONLY = ("parentRunId",)           # AG-UI's own field, not shown in the spec
+MESSAGE_FIELDS = ("id", "role", "content")
+SHOWN_ROLES = ("user", "assistant")
+
+
+# -- JSON as every reader reads it ------------------------------------------------------------------
+class _NotStrictJSON(ValueError):
+    pass
+
+
+def _no_repeated_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    names = [k for k, _ in pairs]
+    if len(set(names)) != len(names):
+        raise _NotStrictJSON("a member name is repeated")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotStrictJSON(f"{name} is not JSON")
+
+
+def strict_json(raw: bytes) -> Any:
+    """The value of a JSON text (RFC 8259: UTF-8, no byte order mark, no NaN/Infinity, unique member names);
+    ValueError otherwise."""
+    try:
+        text = raw.decode("utf-8")
+        if text.startswith("\ufeff"):
+            raise _NotStrictJSON("a byte order mark")
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_repeated_names)
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise _NotStrictJSON(str(exc)) from None
+
+
+def json_text(raw: bytes) -> tuple[str, Any]:
+    """How readers take raw bytes: ("json", value) for a JSON text; ("not-json", None) when no reader makes a
+    JSON object or array of them; ("open", why) when a lenient reader would (a byte order mark it may ignore,
+    invalid UTF-8 it replaces, NaN, a repeated member name)."""
+    try:
+        return "json", strict_json(raw)
+    except ValueError:
+        pass
+    try:
+        lenient = json.loads(raw.decode("utf-8", "replace").removeprefix("\ufeff"))
+    except (ValueError, RecursionError):
+        return "not-json", None
+    if isinstance(lenient, (dict, list)):
+        return "open", "not a JSON text, but a lenient reader takes it as one (byte order mark, invalid UTF-8, " \
+                       "NaN or a repeated member name)"
+    return "not-json", None
+
+
+def unreadable_value(value: Any) -> str | None:
+    """What in a JSON value readers may take differently (RFC 8259 §6, §8.2, §9), or None."""
+    for v in _walk(value):
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > SAFE_INTEGER:
+            return "holds an integer beyond ±(2^53−1), which readers may round or refuse (RFC 8259 §6)"
+        if isinstance(v, str):
+            if "\x00" in v:
+                return "holds U+0000, which readers may refuse (RFC 8259 §9)"
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in v):
+                return "holds a lone surrogate, read unpredictably (RFC 8259 §8.2)"
+    return None
+
+
+def _walk(value: Any) -> Iterator[Any]:
+    yield value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v)
+
+
+def clean_json(value: Any) -> Any:
+    """The value with what readers may take differently taken out: integers brought within ±(2^53−1), U+0000 and
+    lone surrogates dropped from strings (names too). Types are kept."""
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        return max(-SAFE_INTEGER, min(SAFE_INTEGER, value))
+    if isinstance(value, str):
+        return "".join(c for c in value if c != "\x00" and not 0xD800 <= ord(c) <= 0xDFFF)
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_json(k): clean_json(v) for k, v in value.items()}
+    return value
+
+
+def canonical_size(value: Any) -> int:
+    return len(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+               .encode("utf-8", "surrogatepass"))
+
+
+# -- every part of a body, read against the spec -----------------------------------------------------
+@dataclass(frozen=True)
+class Issue:
+    """One part of a body that is not plainly valid: a stated rule it breaks (`requirement`, and the `code` the
+    spec gives its refusal), or another broken rule or an open reading (`requirement` None)."""
+    field: str                      # "prompt", "messages[0].id", "" for the body
+    text: str
+    requirement: str | None = None
+    code: str | None = None
+
+    @property
+    def defect(self) -> "Defect":
+        return (self.requirement or "", self.code, self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _optional(body: dict, name: str) -> Issue | None:
+    if name in body and body[name] is None:
+        return Issue(name, f"`{name}` is null: read as absent or refused, the spec does not say")
+    return None
+
+
+def _session_key(body: dict, name: str, requirement: str) -> list[Issue]:
+    if name not in body:
+        return []
+    key = body[name]
+    if key is None:
+        return [_optional(body, name)]
+    if not isinstance(key, str):
+        return [Issue(name, f"`{name}` is not a string (a stated type with no requirement of its own)")]
+    units = len(key.encode("utf-16-le", "surrogatepass")) // 2
+    if not key:
+        return [Issue(name, f"`{name}` is empty", requirement, VALIDATION_FAILED)]
+    if len(key) > MAX_SESSION_KEY and key.isascii():
+        return [Issue(name, f"`{name}` has {len(key)} characters", requirement, VALIDATION_FAILED)]
+    if len(key) > MAX_SESSION_KEY or units > MAX_SESSION_KEY:
+        return [Issue(name, f"`{name}` is a non-ASCII key whose length (1 to 256 characters) depends on how "
+                            f"characters are counted ({len(key)} code points, {units} UTF-16 units)")]
+    return []
+
+
+def _non_empty_string(body: dict, name: str, where: str | None = None) -> list[Issue]:
+    """A field typed "string" with no length given: present, it must be a string; empty, its reading is open."""
+    where = where or name
+    if name not in body:
+        return []
+    value = body[name]
+    if value is None:
+        return [Issue(where, f"`{where}` is null: read as absent or refused, the spec does not say")]
+    if not isinstance(value, str):
+        return [Issue(where, f"`{where}` is not a string (a stated type with no requirement of its own)")]
+    if not value:
+        return [Issue(where, f"`{where}` is an empty string: no length is given, it may be refused")]
+    return []
+
+
+def _values(body: dict, fields: Any) -> list[Issue]:
+    out = []
+    for name in fields:
+        why = unreadable_value(body[name]) if name in body else None
+        if why:
+            out.append(Issue(name, f"`{name}` {why}"))
+    return out
+
+
+def invoke_issues(body: Any) -> list[Issue]:
+    """Every part of an invoke body that is not plainly valid."""
+    if not isinstance(body, dict):
+        return [Issue("", "the body is not a JSON object", "INV-ERR-005")]
+    out: list[Issue] = []
+    prompt = body.get("prompt")
+    if "prompt" not in body:
+        out.append(Issue("prompt", "no `prompt`", "INV-ERR-004"))
+    elif prompt is None:
+        out.append(Issue("prompt", "`prompt` is null: a missing prompt (code not stated) or one that is not a "
+                                   "string (validation_failed); the code is open"))
+    elif not isinstance(prompt, str):
+        out.append(Issue("prompt", "`prompt` is not a string", "INV-ERR-002", VALIDATION_FAILED))
+    elif not prompt:
+        out.append(Issue("prompt", "`prompt` is an empty string: no length is given, it may be refused"))
+    stream = body.get("stream")
+    if "stream" in body and stream is None:
+        out.append(_optional(body, "stream"))
+    elif "stream" in body and not isinstance(stream, bool):
+        out.append(Issue("stream", "`stream` is not a boolean", "INV-ERR-003", VALIDATION_FAILED))
+    out += _session_key(body, "sessionId", "INV-SESS-006")
+    if "messages" in body:
+        msgs = body["messages"]
+        if msgs is None:
+            out.append(_optional(body, "messages"))
+        elif not isinstance(msgs, list):
+            out.append(Issue("messages", "`messages` is not an array (a stated type with no requirement of its own)"))
+        elif msgs:
+            out.append(Issue("messages", "the shape of invoke `messages` items is not shown"))
+    for name, value in body.items():
+        if name not in INVOKE_FIELDS and canonical_size(value) > EXTRA_DATA_BYTES:
+            out.append(Issue(name, f"`{name}` is over 4000 bytes as JSON: it may be the extra data field "
+                                   f"(at most 4 KB)"))
+    return out + _values(body, body.keys())
+
+
+def _has_user_message(msgs: Any) -> bool:
+    return isinstance(msgs, list) and any(isinstance(m, dict) and m.get("role") == "user" for m in msgs)
+
+
+def _message_issues(i: int, m: Any) -> list[Issue]:
+    at = f"messages[{i}]"
+    if not isinstance(m, dict):
+        return [Issue(at, f"`{at}` is not a message object (a stated shape with no requirement of its own)")]
+    out = []
+    for name in MESSAGE_FIELDS:
+        if name not in m:
+            out.append(Issue(f"{at}.{name}", f"`{at}` has no `{name}` (a message carries `id`, `role`, `content`)"))
+    out += _non_empty_string(m, "id", f"{at}.id") + _non_empty_string(m, "content", f"{at}.content")
+    role = m.get("role")
+    if "role" in m and not isinstance(role, str):
+        out.append(Issue(f"{at}.role", f"`{at}.role` is not a string (a stated type with no requirement of its own)"))
+    elif isinstance(role, str) and role not in SHOWN_ROLES:
+        out.append(Issue(f"{at}.role", f"`{at}.role` is {role!r}: roles other than user and assistant carry fields "
+                                       f"the spec does not show"))
+    extra = [k for k in m if k not in MESSAGE_FIELDS]
+    if extra:
+        out.append(Issue(at, f"`{at}` has fields the spec does not show ({', '.join(map(repr, extra[:3]))})"))
+    return out
+
+
+def agui_issues(body: Any) -> list[Issue]:
+    """Every part of an AG-UI body that is not plainly valid."""
+    if not isinstance(body, dict):
+        return [Issue("", "the body is not a JSON object (no user message, no resume)", "AGUI-ERR-001")]
+    out: list[Issue] = []
+    msgs = body.get("messages")
+    if "resume" not in body and not _has_user_message(msgs):
+        if "messages" not in body:
+            out.append(Issue("messages", "neither `messages` nor `resume`", "AGUI-ERR-001", INVALID_REQUEST))
+        elif msgs == []:
+            out.append(Issue("messages", "`messages` is empty and no `resume`", "AGUI-ERR-002", INVALID_REQUEST))
+        elif isinstance(msgs, list) and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in msgs):
+            out.append(Issue("messages", "no message has role `user` and no `resume`", "AGUI-ERR-003",
+                             INVALID_REQUEST))
+    if "messages" in body:
+        if msgs is None:
+            out.append(_optional(body, "messages"))
+        elif not isinstance(msgs, list):
+            out.append(Issue("messages", "`messages` is not an array (a stated type with no requirement of its own)"))
+        else:
+            for i, m in enumerate(msgs):
+                out += _message_issues(i, m)
+            ids = [m.get("id") for m in msgs if isinstance(m, dict) and isinstance(m.get("id"), str)]
+            if len(set(ids)) != len(ids):
+                out.append(Issue("messages", "two messages share an `id`: not shown"))
+    if "resume" in body:
+        out.append(_optional(body, "resume") or
+                   Issue("resume", "`resume` answers no paused run: what the service does then is not shown"))
+    out += _session_key(body, "threadId", "AGUI-SESS-004")
+    out += _non_empty_string(body, "runId")
+    for name in AGUI_TYPED:
+        if name in body and body[name] != []:
+            out.append(Issue(name, f"`{name}` is \"any\" in the spec but a typed list in AG-UI's RunAgentInput"))
+    for name in AGUI_ONLY:
+        if name in body:
+            out.append(Issue(name, f"`{name}` is AG-UI's own field, not shown in the spec"))
+    return out + _values(body, body.keys())
+
+
+def mcp_issues(body: Any) -> list[Issue]:
+    """MCP states no refusal of a body's content here: only what makes any answer's reading open."""
+    if isinstance(body, list):
+        return [Issue("", "a JSON array is a JSON-RPC 2.0 batch; the spec shows one request per body")]
+    return []
+
+
+ISSUES: dict[str, Callable[[Any], list[Issue]]] = {"invoke": invoke_issues, "agui": agui_issues, "mcp": mcp_issues}
+NOT_JSON = {"invoke": Issue("", "the body is not valid JSON", "INV-ERR-005"),
+            "agui": Issue("", "the body is not valid JSON (no user message, no resume)", "AGUI-ERR-001")}
+
+
+def issues_of(op: str, body: Any) -> list[Issue]:
+    """Every part of a body (raw bytes or a JSON value) that is not plainly valid for the operation."""
+    if op not in ISSUES:
+        return []
+    if isinstance(body, (bytes, bytearray)):
+        kind, value = json_text(bytes(body))
+        if kind == "not-json":
+            return [NOT_JSON[op]] if op in NOT_JSON else []
+        if kind == "open":
+            return [Issue("", value)]
+        body = value
+    return ISSUES[op](body)
+
+
+# -- the defects a negative is judged on -------------------------------------------------------------
 # (requirement, error code the refusal must carry or None, description)
 Defect = tuple[str, str | None, str]
 
 
+def _defects(found: list[Issue]) -> list[Defect]:
+    return [i.defect for i in found if i.requirement]
+
+
 def invoke_defects(body: Any) -> list[Defect]:
-    if not isinstance(body, dict):
-        return [("INV-ERR-005", None, "the body is not a JSON object")]
-    out: list[Defect] = []
-    if "prompt" not in body:
-        out.append(("INV-ERR-004", None, "no `prompt`"))
-    elif not isinstance(body["prompt"], str):
-        out.append(("INV-ERR-002", "validation_failed", "`prompt` is not a string"))
-    if "stream" in body and not isinstance(body["stream"], bool):
-        out.append(("INV-ERR-003", "validation_failed", "`stream` is not a boolean"))
-    sid = body.get("sessionId")
-    if isinstance(sid, str) and not 1 <= len(sid) <= 256:
-        out.append(("INV-SESS-006", "validation_failed", f"`sessionId` has {len(sid)} characters"))
-    return out
+    return _defects(invoke_issues(body))
 
 
 def agui_defects(body: Any) -> list[Defect]:
-    if not isinstance(body, dict):
-        return [("AGUI-ERR-001", None, "the body is not a JSON object (no user message, no resume)")]
-    out: list[Defect] = []
-    msgs = body.get("messages")
-    has_user = isinstance(msgs, list) and any(isinstance(m, dict) and m.get("role") == "user" for m in msgs)
-    if "resume" not in body and not has_user:
-        if "messages" not in body:
-            out.append(("AGUI-ERR-001", "invalid_request", "neither `messages` nor `resume`"))
-        elif msgs == []:
-            out.append(("AGUI-ERR-002", "invalid_request", "`messages` is empty and no `resume`"))
-        elif isinstance(msgs, list) and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in msgs):
-            out.append(("AGUI-ERR-003", "invalid_request", "no message has role `user` and no `resume`"))
-    tid = body.get("threadId")
-    if isinstance(tid, str) and not 1 <= len(tid) <= 256:
-        out.append(("AGUI-SESS-004", "validation_failed", f"`threadId` has {len(tid)} characters"))
-    return out
-
-
-DEFECTS: dict[str, Callable[[Any], list[Defect]]] = {"invoke": invoke_defects, "agui": agui_defects}
+    return _defects(agui_issues(body))
 
 
 def raw_defects(op: str, raw: bytes) -> list[Defect]:
     """The defects of a body sent as raw bytes: not JSON at all, or the JSON it holds."""
-    try:
-        doc = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        rid = "INV-ERR-005" if op == "invoke" else "AGUI-ERR-001"
-        return [(rid, None, "the body is not valid JSON")]
-    return DEFECTS[op](doc)
+    return _defects(issues_of(op, raw))
 
 
 def defects_of(op: str, body: Any) -> list[Defect]:
-    """What the spec says makes the server refuse this body (none for MCP and metadata)."""
-    if op not in DEFECTS:
-        return []
-    return raw_defects(op, body) if isinstance(body, (bytes, bytearray)) else DEFECTS[op](body)
+    """The stated rules a body breaks (none for MCP and metadata)."""
+    return _defects(issues_of(op, body))
+
+
+def other_broken_fields(op: str, body: Any, defects: list[Defect]) -> set[str]:
+    """Every other part of the body that is not plainly valid (another broken rule, nested ones included, or an
+    open reading), each saying why: a case with any is not judged."""
+    stated = {d[0] for d in defects}
+    return {i.text for i in issues_of(op, body) if not i.requirement or i.requirement not in stated}
 
 
 def expected_code(defects: list[Defect], other_broken: set[str] | frozenset[str] = frozenset()) -> str | None:
@@ -100,29 +413,6 @@ def expected_code(defects: list[Defect], other_broken: set[str] | frozenset[str]
     return codes.pop() if len(codes) == 1 and not other_broken else None
 
 
-REQUEST_SCHEMAS = {"invoke": "invoke-request", "agui": "agui-request"}
-# The top-level field each stated defect is about (a violation of another field is another rule).
-DEFECT_FIELDS = {"INV-ERR-002": "prompt", "INV-ERR-003": "stream", "INV-ERR-004": "prompt",
-                 "INV-SESS-006": "sessionId", "AGUI-ERR-001": "messages", "AGUI-ERR-002": "messages",
-                 "AGUI-ERR-003": "messages", "AGUI-SESS-004": "threadId"}
-
-
-def other_broken_fields(op: str, body: Any, defects: list[Defect]) -> set[str]:
-    """Top-level fields whose request-schema violation is not one of the stated defects."""
-    if op not in REQUEST_SCHEMAS or not isinstance(body, dict):
-        return set()
-    fields = set()
-    for err in schemas.validator(REQUEST_SCHEMAS[op]).iter_errors(body):
-        path = list(err.absolute_path)
-        if path:
-            fields.add(str(path[0]))
-        elif err.validator == "required" and isinstance(err.message, str) and err.message.startswith("'"):
-            fields.add(err.message.split("'")[1])
-        else:
-            fields.add("messages" if op == "agui" else "")     # agui's anyOf: the user-message/resume rule
-    return fields - {DEFECT_FIELDS.get(d[0]) for d in defects}
-
-
 # -- a generated case, as sent and as answered ------------------------------------------------------
 @dataclass
 class Probe:
@@ -131,7 +421,19 @@ class Probe:
     case: Any                          # the schemathesis Case
     defects: list[Defect] = field(default_factory=list)
     body: Any = None                   # the body as sent (Python value; bytes for raw bodies)
-    other_broken: set[str] = field(default_factory=set)  # fields breaking rules besides the defects
+    other_broken: set[str] = field(default_factory=set)  # other parts not plainly valid (`other_broken_fields`)
+    label: str = ""                    # the step label it is recorded under (`fuzz-negative-3`)
+
+    @property
+    def judged(self) -> bool:
+        """Its right answer is unambiguous: no stated defect (a positive) or exactly one, and nothing else."""
+        return len(self.defects) <= 1 and not self.other_broken
+
+    @property
+    def open_reasons(self) -> list[str]:
+        several = [f"breaks {len(self.defects)} stated rules ({', '.join(d[0] for d in self.defects)}) "
+                   f"with no precedence between them"] if len(self.defects) > 1 else []
+        return several + sorted(self.other_broken)
 
     @property
     def may_run(self) -> bool:
@@ -145,14 +447,22 @@ class Probe:
         return isinstance(self.body, dict) and self.body.get("stream") is True
 
 
+def probe(op: str, kind: str, case: Any, body: Any) -> Probe:
+    """A case and the body it sends, with how that body reads against the spec."""
+    defects = defects_of(op, body)
+    return Probe(op, kind, case, defects, body, other_broken=other_broken_fields(op, body, defects))
+
+
 @dataclass
 class Sent:
     """One generated case sent once: the probe, the answer (an httpx.Response, kept in memory for schemathesis'
-    own checks) or why there was none, and the redacted transcript the reports show (`record`)."""
+    own checks) or why there was none, the redacted transcript the reports show (`record`), and the recorded
+    exchange a failure names (`exchange`)."""
     probe: Probe
     response: Any = None
     error: str | None = None
     record: dict[str, Any] = field(default_factory=dict)
+    exchange: Any = None
 
 
 def json_body(response) -> Any:

@@ -104,8 +104,12 @@ def test_fails_a_server_with_a_malformed_error_body():
     ({"prompt": "x", "stream": "yes"}, ["INV-ERR-003"]),
     ({"prompt": "x", "sessionId": ""}, ["INV-SESS-006"]),
     ({"prompt": "x", "sessionId": "s" * 257}, ["INV-SESS-006"]),
-    ({"prompt": "x", "sessionId": 42}, []),          # type not stated as a refusal: only the answer's shape is judged
+    ({"prompt": "x", "sessionId": 42}, []),          # a stated type with no requirement of its own: not judged
     ({"prompt": "x", "messages": 5}, []),
+    ({"prompt": "x", "stream": None}, []),           # null for an optional field: read as absent or refused
+    ({"prompt": None}, []),                          # missing (no code stated) or not a string: the code is open
+    ({"prompt": "x", "sessionId": "é" * 257}, []),   # non-ASCII: the count depends on what a character is
+    ({"prompt": "x", "sessionId": "\U0001f600" * 200}, []),
 ])
 def test_invoke_negative_data_is_must_refuse_only_where_the_spec_says(body, expected):
     found = fuzzing.raw_defects("invoke", body) if isinstance(body, bytes) else fuzzing.invoke_defects(body)
@@ -119,9 +123,45 @@ def test_invoke_negative_data_is_must_refuse_only_where_the_spec_says(body, expe
     ({"resume": []}, []),
     ({"messages": [{"role": "user", "content": "x"}]}, []),     # a message without id: not stated as a refusal
     ({"messages": [{"id": "1", "role": "user", "content": "x"}], "threadId": ""}, ["AGUI-SESS-004"]),
+    ({"messages": None}, []),                                   # null: read as absent or refused
+    ({"messages": [{"id": 1, "role": "assistant", "content": "x"}]}, ["AGUI-ERR-003"]),   # and another rule: below
 ])
 def test_agui_negative_data_is_must_refuse_only_where_the_spec_says(body, expected):
     assert [d[0] for d in fuzzing.agui_defects(body)] == expected
+
+
+@pytest.mark.parametrize("op, body, why", [
+    ("invoke", {"prompt": "x", "stream": None}, "`stream` is null"),
+    ("invoke", {"prompt": ""}, "empty string"),
+    ("invoke", {"prompt": "x", "messages": [{"role": "user", "content": "y"}]}, "items is not shown"),
+    ("invoke", {"prompt": "x", "n": 2**60}, "beyond"),
+    ("invoke", {"prompt": "x\x00"}, "U+0000"),
+    ("invoke", {"prompt": "x", "data": "d" * 5000}, "extra data field"),
+    ("agui", {"messages": [{"id": 1, "role": "assistant", "content": "x"}]}, "`messages[0].id` is not a string"),
+    ("agui", {"messages": [{"id": "1", "role": "user", "content": "x"}], "runId": ""}, "empty string"),
+    ("agui", {"messages": [{"id": "1", "role": "tool", "content": "x"}, {"id": "2", "role": "user", "content": "y"}]},
+     "roles other than user and assistant"),
+    ("agui", {"messages": [{"id": "1", "role": "user", "content": "x", "name": "n"}]}, "fields the spec does not show"),
+    ("agui", {"messages": [{"id": "1", "role": "user", "content": "x"}], "resume": None}, "`resume` is null"),
+    ("agui", {"messages": [{"id": "1", "role": "user", "content": "x"}], "tools": 5}, "typed list"),
+    ("invoke", b'\xef\xbb\xbf{"prompt": "x"}', "lenient reader"),
+    ("invoke", b'{"prompt": "x", "prompt": 1}', "lenient reader"),
+    ("mcp", [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}], "batch"),
+])
+def test_a_case_whose_answer_the_spec_leaves_open_is_not_judged(op, body, why):
+    p = fuzzing.probe(op, "negative", None, body)
+    assert not p.judged
+    assert any(why in reason for reason in p.open_reasons), p.open_reasons
+
+
+def test_a_violation_nested_in_messages_is_another_broken_rule():
+    """The reported case: no user message (invalid_request) and message ids that are numbers (validation_failed):
+    either code is right, so the case is not judged at all."""
+    body = {"messages": [{"id": 1, "role": "assistant", "content": "x"}, {"id": 2, "role": "assistant", "content": "y"}]}
+    defects = fuzzing.agui_defects(body)
+    assert [d[0] for d in defects] == ["AGUI-ERR-003"]
+    assert fuzzing.expected_code(defects, fuzzing.other_broken_fields("agui", body, defects)) is None
+    assert not fuzzing.probe("agui", "negative", None, body).judged
 
 
 def test_refusal_code_is_asserted_only_when_every_defect_states_the_same():
@@ -141,6 +181,44 @@ def _drawn(name, seed):
     plan = fuzz.Plan(_offline_target(seed), lambda label: f"{label}-{next(counter)}", tool="ask_seed")
     probes = fuzz.build_probes(name, plan, 1, seed)
     return [(p.kind, repr(p.body), sorted((p.case.headers or {}).items())) for p in probes]
+
+
+@pytest.mark.parametrize("name", ["invoke", "agui", "mcp"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_every_case_sent_has_one_right_answer(name, seed):
+    """Positives break nothing, negatives exactly one stated rule with everything else valid, headers are the ones
+    the spec names (an Accept that agrees with `stream`), each case has its own step label."""
+    counter = iter(range(10_000))
+    plan = fuzz.Plan(_offline_target(seed), lambda label: f"{label}-{next(counter)}", tool="ask_seed")
+    probes = fuzz.build_probes(name, plan, 1, seed)
+    assert probes and all(p.judged for p in probes), [p.open_reasons for p in probes if not p.judged]
+    assert len({p.label for p in probes}) == len(probes) and all(p.label.startswith("fuzz-") for p in probes)
+    for p in probes:
+        assert len(p.defects) == (p.kind == "negative" and name != "mcp"), (p.kind, p.defects, p.body)
+        assert fuzzing.issues_of(name, p.body) == [i for i in fuzzing.issues_of(name, p.body) if i.requirement]
+        if name == "mcp":
+            continue
+        headers = p.case.headers or {}
+        assert set(headers) <= {"Authorization", "Accept"}, headers
+        stream = p.body.get("stream") if isinstance(p.body, dict) else None
+        accept = headers.get("Accept")
+        assert accept in (None, "text/event-stream") + (("application/json",) if name == "invoke" else ())
+        assert not (stream is True and accept == "application/json" or stream is False and accept == "text/event-stream")
+    kinds = [p.kind for p in probes]
+    assert kinds.count("no-auth") == 1 and kinds[-1] == "no-auth"
+    assert "Authorization" not in (probes[-1].case.headers or {})
+
+
+def test_a_drawn_negative_is_repaired_to_break_one_stated_rule():
+    counter = iter(range(100))
+    plan = fuzz.Plan(_offline_target(1), lambda label: f"{label}-{next(counter)}")
+    body, kept = plan.negative("invoke", {"prompt": 5, "stream": None, "sessionId": 7, "messages": [1], "x": 2**70}, {})
+    assert kept == "INV-ERR-002" and body == {"x": fuzzing.SAFE_INTEGER, "prompt": 5}
+    body, kept = plan.negative("agui", {"messages": [{"id": 1, "role": "system", "content": "", "name": 3}],
+                                        "threadId": None, "runId": "", "tools": 1}, {})
+    assert kept == "AGUI-ERR-003"
+    assert body == {"messages": [{"id": "fz-0", "role": "assistant", "content": "fz"}]}
+    assert plan.negative("invoke", {"prompt": "x", "stream": None}, {}) is None     # nothing stated to judge
 
 
 @pytest.mark.parametrize("name", ["invoke", "agui", "mcp"])
@@ -284,3 +362,14 @@ def test_a_case_the_suite_gave_up_waiting_for_is_unsent_not_the_servers_fault(se
     result, sent = fuzz.run_operation("metadata", target, lambda label: f"conf-test-{label}", send)
     assert sent == [] and result["cases"] == [] and result["requests"] == 0
     assert result["skipped"] > 0
+
+
+def test_the_same_broken_server_and_seed_give_the_same_statuses():
+    """Same server, same seed: the same cases are sent and judged alike, so every requirement ends the same."""
+    def statuses() -> dict[str, str]:
+        got = _judge_broken("GEN-ERR-004-validation-request-id-without-req", "GEN-ERR-004")["report"]
+        return {r["id"]: r["status"] for r in got["requirements"]}
+
+    first, again = statuses(), statuses()
+    assert first == again
+    assert first["GEN-ERR-004"] == "failed"

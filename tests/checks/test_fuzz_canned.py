@@ -21,38 +21,43 @@ SECRET = canned.DEFAULT_TARGET.api_key
 ERROR = {"error": {"code": "invalid_request", "message": "the body is not JSON", "requestId": "req_1"}}
 
 
-def probe(op: str, kind: str, body: Any) -> fuzzing.Probe:
+def probe(op: str, kind: str, body: Any, label: str | None = None) -> fuzzing.Probe:
     """A generated case of `op` as the scenario would have built it (its defects from the shared rules)."""
     _st, _schema, ops = fuzzing.schemathesis_operations()
     operation = ops[op]
     headers = {} if kind == "no-auth" else {"Authorization": f"Bearer {SECRET}"}
     case = operation.schema.make_case(operation=operation, path_parameters={"agentId": AGENT}, headers=headers,
                                       body=body, media_type="application/json")
-    defects = fuzzing.defects_of(op, body)
-    return fuzzing.Probe(op, kind, case, defects, body, other_broken=fuzzing.other_broken_fields(op, body, defects))
+    p = fuzzing.probe(op, kind, case, body)
+    p.label = label or f"fuzz-{kind}-1"
+    return p
 
 
 def answered(p: fuzzing.Probe, status: int | None, body: Any = b"", content_type: str = "application/json",
              headers: dict[str, str] | None = None) -> fuzzing.Sent:
     """The case sent once and answered (status None: no answer), recorded as the scenario records it."""
-    record = {"kind": p.kind, "request": fuzz._redacted_request(p, (SECRET,)), "defects": [d[2] for d in p.defects]}
+    record = {"kind": p.kind, "label": p.label, "request": fuzz._redacted_request(p, (SECRET,)),
+              "defects": [d[2] for d in p.defects]}
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    exchange = canned.exchange(status, {"content-type": content_type, **(headers or {})}, body=content, label=p.label,
+                               error="ReadTimeout: timed out" if status is None else None)
     if status is None:
         record.update(status=None, error="ReadTimeout: timed out")
-        return fuzzing.Sent(p, None, record["error"], record)
-    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        return fuzzing.Sent(p, None, record["error"], record, exchange)
     response = httpx.Response(status, headers={"content-type": content_type, **(headers or {})}, content=content,
                               request=httpx.Request(p.case.method, f"https://server.test{p.case.formatted_path}"))
     response.elapsed = datetime.timedelta(seconds=0.01)
     record.update(status=status, content_type=fuzzing.content_type(response), run=fuzzing.started_run(p, response),
                   answer=content[:300].decode("utf-8", "replace"),
                   response=fuzz._redacted_response(response, (SECRET,)))
-    return fuzzing.Sent(p, response, None, record)
+    return fuzzing.Sent(p, response, None, record, exchange)
 
 
 def recording(op: str, *cases: fuzzing.Sent):
     result = {"operation": op, "requests": len(cases), "runs": sum(bool(c.record.get("run")) for c in cases),
               "skipped": 0, "statuses": {}, "cases": [c.record for c in cases], "generated": len(cases), "seed": 1}
-    return canned.recording(f"fuzz.{op}", [], facts={"fuzz": result, "fuzz_sent": list(cases)})
+    return canned.recording(f"fuzz.{op}", [c.exchange for c in cases],
+                            facts={"fuzz": result, "fuzz_sent": list(cases)})
 
 
 def outcome(check_id: str, rec) -> tuple[str, str]:
@@ -140,3 +145,68 @@ def test_each_recording_is_judged_once(monkeypatch):
     for check_id in ("fuzz.invoke_inv_err_005", "fuzz.invoke_gen_err_001", "fuzz.invoke_gen_err_004"):
         outcome(check_id, rec)
     assert len(calls) == 1
+
+
+# -- judged only where the answer is unambiguous; a failure names its exchange ---------------------------------
+VALIDATION = {"error": {"code": "validation_failed", "message": "m", "requestId": "req_1", "details": {}}}
+
+
+def test_a_failure_names_every_exchange_that_broke_the_rule_and_starts_with_the_first_label():
+    from conformance.outcomes import Deviation
+    ok = answered(probe("invoke", "negative", b"\x00", "fuzz-negative-1"), 400, ERROR)
+    first = answered(probe("invoke", "negative", {"stream": True}, "fuzz-negative-2"), 500, VALIDATION)
+    second = answered(probe("invoke", "negative", {"sessionId": "k"}, "fuzz-negative-3"), 503, ERROR)
+    with pytest.raises(Deviation) as caught:
+        registry.load_all()["fuzz.invoke_inv_err_004"].fn(recording("invoke", ok, first, second))
+    assert caught.value.exchanges == (first.exchange, second.exchange)
+    assert caught.value.message.startswith("fuzz-negative-2: 2 of 2 generated invoke requests broke INV-ERR-004")
+    assert "\n  fuzz-negative-3: [" in caught.value.message
+
+
+@pytest.mark.parametrize("op, body", [
+    ("invoke", {"prompt": "x", "stream": None}),                                   # null: absent or refused
+    ("agui", {"messages": [{"id": 1, "role": "assistant", "content": "x"}]}),      # two rules, two codes
+    ("invoke", {"prompt": 42, "sessionId": ""}),                                   # two stated rules
+])
+def test_a_case_the_spec_leaves_open_is_never_judged_whatever_the_answer(op, body):
+    rec = recording(op, answered(probe(op, "negative", body), 500, {"error": {"code": "boom"}}))
+    for check_id in [c for c in registry.load_all() if c.startswith(f"fuzz.{op}_")]:
+        status, note = outcome(check_id, rec)
+        assert status == "not_assessed" and "not judged (the spec leaves their answer open)" in note, (check_id, note)
+
+
+def test_a_429_judges_the_rate_limit_rules_only():
+    p = probe("invoke", "negative", {"prompt": 42})
+    limited = {"error": {"code": "rate_limited", "message": "slow down", "requestId": "req_1"}}
+    rec = recording("invoke", answered(p, 429, limited, headers={"retry-after": "2"}))
+    assert outcome("fuzz.invoke_inv_err_002", rec)[0] == "not_assessed"
+    rec = recording("invoke", answered(p, 429, limited))                    # no Retry-After
+    status, message = outcome("fuzz.invoke_gen_rate_003", rec)
+    assert status == "failed" and "Retry-After" in message, message
+
+
+@pytest.mark.parametrize("sent, echoed, status", [
+    (7, 7.0, "passed"),                    # JSON has one number type: 7.0 is 7
+    (7, "7", "failed"),
+    ("7", "7", "passed"),
+    (2**60 + 1, 2**60, "passed"),          # beyond 2^53 readers round: the echo is not compared
+])
+def test_an_mcp_id_is_judged_by_value_and_only_when_every_reader_reads_it_alike(sent, echoed, status):
+    body = {"jsonrpc": "2.0", "id": sent, "method": "tools/list", "params": {}}
+    answer = {"jsonrpc": "2.0", "id": echoed, "result": {"tools": []}}
+    got, note = outcome("fuzz.mcp_mcp_meth_005", recording("mcp", answered(probe("mcp", "negative", body), 200, answer)))
+    assert got == status, note
+
+
+def test_a_refusal_in_an_undocumented_content_type_breaks_only_the_refusal_body_rule():
+    """One deviation, one failure: the defect was refused (INV-ERR-002 held); the body's type breaks GEN-ERR-001."""
+    good = {"error": {"code": "validation_failed", "message": "m", "requestId": "req_1", "details": {}}}
+    rec = recording("invoke", answered(probe("invoke", "negative", {"prompt": 42}), 400, good,
+                                       content_type="text/plain"),
+                    answered(probe("invoke", "no-auth", {"prompt": "x"}), 401,
+                             {"error": {"code": "unauthenticated", "message": "m", "requestId": "req_2"}},
+                             content_type="text/plain"))
+    assert outcome("fuzz.invoke_inv_err_002", rec)[0] == "passed"
+    assert outcome("fuzz.invoke_auth_key_002", rec)[0] == "passed"
+    status, message = outcome("fuzz.invoke_gen_err_001", rec)
+    assert status == "failed" and "2 of 2" in message and "text/plain" in message, message

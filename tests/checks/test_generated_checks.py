@@ -67,3 +67,54 @@ def test_side_by_side_cuts_around_the_first_difference():
 def test_first_difference_of_a_prefix_is_the_shorter_length():
     assert first_difference(["abc", "ab"]) == 2
     assert first_difference(["same", "same"]) == 4
+
+
+# -- without a server: a failure names the exchange that broke the rule, first ---------------------------------
+def _invoke_json(label: str, reply: str):
+    from conformance import canned
+    return canned.exchange(200, {"content-type": "application/json"}, body={"status": "completed", "result": reply},
+                           label=label)
+
+
+def _agui(label: str, reply: str):
+    from conformance import canned
+    frames = canned.sse_frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+                               {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+                               {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": reply},
+                               {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+                               {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": reply,
+                                "outcome": {"type": "success"}})
+    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=frames, label=label,
+                           url="https://server.test/v1/agents/agt_canned/agui")
+
+
+def test_a_different_reply_names_the_protocol_that_broke_it():
+    from conformance import canned
+    from conformance.checks.generated import same_reply_on_every_protocol
+    from conformance.outcomes import Deviation
+    good, bad = _invoke_json("invoke-json-0", "a\u2028b"), _agui("agui-0", "a b")
+    rec = canned.recording("generated.round_trip", [good, bad, _invoke_json("invoke-json-1", "x"), _agui("agui-1", "x")],
+                           facts={"texts": ["a\u2028b", "x"]})
+    with pytest.raises(Deviation) as caught:
+        same_reply_on_every_protocol(rec)
+    assert caught.value.exchanges == (bad,)
+    assert caught.value.message.startswith("agui-0: run 0: the same prompt gave a different reply over agui")
+
+
+def test_changed_params_name_the_protocol_that_changed_them_and_read_numbers_by_value():
+    import json as _json
+
+    from conformance import canned
+    from conformance.checks.generated import same_params_on_every_protocol
+    from conformance.outcomes import Deviation
+    sent = [{"n": 1, "s": "é"}, {"n": 2}]
+    ok = [_invoke_json("invoke-0", _json.dumps({"n": 1.0, "s": "é"})), _agui("agui-0", _json.dumps({"n": 1, "s": "é"}))]
+    assert "1 generated field sets" in same_params_on_every_protocol(
+        canned.recording("generated.params", ok, facts={"params": sent[:1]}))
+    dropped = _agui("agui-1", _json.dumps({}))
+    rec = canned.recording("generated.params", [*ok, _invoke_json("invoke-1", _json.dumps({"n": 2})), dropped],
+                           facts={"params": sent})
+    with pytest.raises(Deviation) as caught:
+        same_params_on_every_protocol(rec)
+    assert caught.value.exchanges == (dropped,)
+    assert caught.value.message.startswith("agui-1: run 1, field 'n' reached the agent changed over agui")

@@ -82,7 +82,11 @@ a check trips on it, the check asserts something the spec does not say (a suite 
 =====  ==========================================  ===================================================================
 
 Two more correct AG-UI servers (sse-starlette's ``: ping - <timestamp>`` keep-alive; a pause that lists no
-interrupt ids) each trip one SHOULD by design: they are in variant_agui.py with their own test.
+interrupt ids) each trip one SHOULD by design: they are in variant_agui.py with their own test. Two more read what
+the spec leaves open in a request (``null`` for an optional field, message items it does not show, empty strings,
+numbers beyond 2^53, an ``Accept`` it does not name, …) the lenient way and the strict way: variant_inputs.py.
+Every correct server, by name, with what its design allows: variant_servers.py (``bench/bench_false_failures.py``
+certifies each over random seeds).
 """
 from __future__ import annotations
 

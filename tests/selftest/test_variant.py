@@ -97,11 +97,12 @@ def test_suite_passes_the_variant() -> None:
     assert report["verdict"] in ("conformant", "conformant-partial"), report["verdict_reason"]
 
 
-@pytest.mark.parametrize("run", range(3))
-def test_the_variant_passes_whatever_the_seed(run: int) -> None:
-    """Generated inputs differ with every seed; a correct server passes under every one of them."""
+@pytest.mark.parametrize("seed", [None, 1, 20261124])
+def test_the_variant_passes_whatever_the_seed(seed: int | None) -> None:
+    """Generated inputs differ with every seed (None: the suite's default); a correct server passes under each.
+    Fixed seeds keep the test deterministic; bench/bench_false_failures.py explores random ones."""
     with ReferenceServer(variant_config()) as srv:
-        report = certify(from_server_facts(srv.facts))
+        report = certify(from_server_facts(srv.facts, seed=seed))
     bad = failures(report)
     assert not bad, (f"seed {report['seed']}: the suite fails a correct server (variant.py); reproduce with "
                      f"--seed {report['seed']}:\n  " + "\n  ".join(bad))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, on
 from conformance.registry import check, rule
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
@@ -17,10 +17,12 @@ def streaming_refusal_is_json(rec: Recording) -> None:
     """Sends `stream: true` to a nonexistent agent; the refusal is a 4xx JSON error body (`application/json` or a
     `+json` type such as `application/problem+json`), not a stream."""
     ex = rec.get(steps.STREAM_NO_AGENT)
+    if is_4xx(ex):      # the form of the refusal is this rule's; its body is GEN-ERR-001's
+        with on(ex):
+            assert is_json_answer(ex), \
+                f"a refusal of a streaming request must be the JSON error body (application/json or +json), " \
+                f"got Content-Type {ex.header('content-type')!r}"
     refused(ex)
-    assert is_json_answer(ex), \
-        f"{ex.label}: a refusal of a streaming request must be the JSON error body (application/json or +json), " \
-        f"got Content-Type {ex.header('content-type')!r}"
 
 
 @check("INV-ERR-002", scenarios=["invoke.refusals"])
@@ -58,12 +60,15 @@ def no_run(scenario: str) -> Callable[[Recording], str]:
 
         def rule(item: tuple[str, dict[str, str]]) -> None:
             label, proof = item
-            if not is_4xx(rec.get(label)):
+            refusal = rec.get(label)
+            if not is_4xx(refusal):
                 skipped.append(label)       # not refused: its own requirement fails, not this one
                 return
             judged.append(label)
+            # the `count` reply shows the run; the refusal that started it comes next
             count_is(rec.get(proof["count_label"]), 1,
-                     f"`{label}` was refused, so the first run on its session key {proof['session']!r} is this one")
+                     f"`{label}` was refused ({refusal.status}), so the first run on its session key "
+                     f"{proof['session']!r} is this one", refusal)
 
         judge_each(pairs.items(), rule)
         if not judged:

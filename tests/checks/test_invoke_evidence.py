@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from conformance import canned, registry
@@ -253,3 +255,75 @@ def test_generated_streams_are_judged_by_inv_sel_001_too():
     rec = canned.recording("generated.round_trip", [answered_json], facts={"texts": ["x"]})
     assert names_of(failure("invoke.stream_true_answers_stream__generated", rec)) == [answered_json.label]
     assert blocked("invoke.generated_deltas_exact", rec).root == "INV-SEL-001"
+
+
+def test_a_status_outside_the_run_states_blocks_by_inv_res_002():
+    rec = canned.recording("invoke.key_lengths", [result(steps.KEY_1, status="success"),
+                                                  result(steps.KEY_256, status="success")])
+    assert blocked("invoke.key_lengths_accepted", rec).root == "INV-RES-002"
+    half = canned.recording("invoke.key_lengths", [result(steps.KEY_1, status="success"), result(steps.KEY_256)])
+    assert "blocked by INV-RES-002" in judge("invoke.key_lengths_accepted", half)   # the other key was judged
+    assert names_of(failure("invoke.status_completed", runs(result(steps.RUN_JSON.of("plain_reply"),
+                                                                   status="success")))) == [steps.RUN_JSON.of("plain_reply")]
+    failed = result(steps.RUN_JSON.of("failure_before_output"), status="error")
+    assert blocked("invoke.failed_run_is_200_failed", runs(failed, names=("failure_before_output",))).root == "INV-RES-002"
+
+
+def test_a_count_on_another_session_than_the_key_sent_blocks_by_inv_sess_003():
+    first = result(steps.COUNT_1, result="1", request={"prompt": "count", "sessionId": "k"}, sessionId="k")
+    second = result(steps.COUNT_2, result="1", request={"prompt": "count", "sessionId": "k"}, sessionId="k-other")
+    rec = canned.recording("invoke.sessions", [first, second])
+    exc = blocked("invoke.same_key_same_instance", rec)
+    assert exc.root == "INV-SESS-003" and names_of(exc) == [second.label, first.label]
+    assert names_of(failure("invoke.session_id_echoed__sessions", rec)) == [second.label]
+
+
+TEXT = b'event: text\ndata: {"v": 1, "type": "text", "delta": "conformance"}\n\n'
+DONE = b'event: done\ndata: {"v": 1, "type": "done"}\n\n'
+
+
+def test_an_unnamed_frame_blocks_the_text_readers_by_inv_stream_001():
+    unnamed = stream(steps.RUN_SSE.of("plain_reply"), b'data: {"v": 1, "type": "text", "delta": "conformance"}\n\n',
+                     DONE)
+    assert blocked("invoke.deltas_join_to_reply", runs(unnamed)).root == "INV-STREAM-001"
+    assert names_of(failure("invoke.frames_are_named__runs", runs(unnamed))) == [unnamed.label]
+
+
+def test_a_text_frame_without_delta_or_type_blocks_by_inv_stream_006_and_005():
+    no_delta = stream(steps.RUN_SSE.of("plain_reply"),
+                      b'event: text\ndata: {"v": 1, "type": "text", "content": "conformance"}\n\n', DONE)
+    assert blocked("invoke.deltas_join_to_reply", runs(no_delta)).root == "INV-STREAM-006"
+    assert names_of(failure("invoke.text_frames_carry_delta__runs", runs(no_delta))) == [no_delta.label]
+    no_type = stream(steps.RUN_SSE.of("plain_reply"), b'event: text\ndata: {"v": 1, "delta": "conformance"}\n\n', DONE)
+    assert blocked("invoke.text_frames_carry_delta__runs", runs(no_type)).root == "INV-STREAM-005"
+    assert names_of(failure("invoke.frames_carry_type__runs", runs(no_type))) == [no_type.label]
+
+
+def test_a_stream_missing_text_blocks_the_text_order_checks_by_inv_stream_008():
+    start = b'event: tool_call_start\ndata: {"v": 1, "type": "tool_call_start", "name": "lookup"}\n\n'
+    tool = stream(steps.RUN_SSE.of("tool_call"), start, DONE)
+    rec = canned.recording("invoke.runs", [tool], facts={"scenarios": {"tool_call": {"reply": "done", "tool": "lookup"}},
+                                                          "skipped": {}})
+    assert blocked("invoke.tool_call_start_precedes_text", rec).root == "INV-STREAM-008"
+    assert names_of(failure("invoke.deltas_join_to_reply", rec)) == [tool.label]
+
+
+def test_a_cleartext_base_url_blocks_the_cleartext_probe_by_gen_base_001():
+    target = dataclasses.replace(canned.DEFAULT_TARGET, base_url="http://127.0.0.1:9")
+    probe = result(steps.CLEARTEXT)
+    rec = canned.recording("invoke.cleartext", [probe], facts={"url": "http://127.0.0.1:9"}, target=target)
+    assert blocked("invoke.cleartext_never_runs", rec).root == "GEN-BASE-001"
+    plain = canned.recording("invoke.runs", [result(steps.RUN_JSON.of("plain_reply"))], target=target,
+                             facts={"scenarios": {"plain_reply": {"reply": "conformance"}}, "skipped": {}})
+    assert names_of(failure("invoke.served_over_tls", plain)) == [steps.RUN_JSON.of("plain_reply")]
+
+
+def test_a_refusal_as_a_stream_of_a_streaming_request_is_inv_err_001s_and_as_text_every_refusals():
+    as_sse = canned.exchange(404, SSE, body=b"event: error\ndata: {}\n\n", label=steps.STREAM_NO_AGENT,
+                             request_headers={"Accept": "text/event-stream"},
+                             request_body={"prompt": "say conformance", "stream": True})
+    assert blocked("invoke.refusal_is_4xx_error_body__refusals", refusals(as_sse)).root == "INV-ERR-001"
+    assert names_of(failure("invoke.streaming_refusal_is_json", refusals(as_sse))) == [as_sse.label]
+    as_text = canned.exchange(404, {"content-type": "text/plain"}, body=ERROR, label=steps.STREAM_NO_AGENT)
+    assert blocked("invoke.streaming_refusal_is_json", refusals(as_text)).root == "GEN-ERR-001"
+    assert names_of(failure("invoke.refusal_is_4xx_error_body__refusals", refusals(as_text))) == [as_text.label]

@@ -10,10 +10,17 @@ ROOT's own checks judge that rule directly, on every exchange the reader raises 
 | `result_of` | not 200 with a JSON object body | INV-RES-001 | `results.result_is_json_200` |
 | `reply_of` | `result` is not a string | INV-RES-003 | `results.result_is_whole_reply` |
 | `session_key_of` | `sessionId` is not a string of 1 to 256 characters | INV-RES-009 | `results.session_id_is_key` |
+| `run_status` | `status` neither `completed` nor `failed` | INV-RES-002 | `results.status_completed` |
+| `count_is` | the result names another session than the key sent | INV-SESS-003 | `sessions.session_id_echoed__*` |
 | `frames` | not a 200 event stream for `stream: true` | INV-SEL-001 | `selection.stream_true_answers_stream` |
 | `objects`, `frame_data` | a frame's data is not one JSON object | INV-STREAM-002 | `streams.frames_carry_json_object` |
+| `named` | a frame without an `event:` name | INV-STREAM-001 | `streams.frames_are_named` |
+| `text_of` | a `text` frame without a string `delta` | INV-STREAM-006 | `streams.text_frames_carry_delta` |
+| `whole_text` | the deltas do not join to the reply | INV-STREAM-008 | `runs.deltas_join_to_reply` |
 | `ending` | the stream ended inside an unterminated frame | INV-STREAM-003 | `streams.frames_end_with_blank_line` |
 | `refused`, `error_body` | a refusal that is not a 4xx with the error body | GEN-ERR-001 | `errors.refusal_is_4xx_error_body` |
+| (`errors.refusal_is_4xx_error_body`) | a refusal of a request asking for a stream sent as one | INV-ERR-001 | `refusals.streaming_refusal_is_json` |
+| (`refusals.streaming_refusal_is_json`) | a refusal sent as another type than JSON or a stream | GEN-ERR-001 | `errors.refusal_is_4xx_error_body` |
 | `refused` | `error.code` not a non-empty string; `validation_failed` without `details` | GEN-ERR-002 / GEN-ERR-005 | `errors.py` |
 
 What a check asserts itself (an answer that must be accepted is 200, a request that must be refused is not
@@ -27,7 +34,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from conformance.engine import Recording
-from conformance.outcomes import Deviation, NotAssessed, judge_all, on, precondition
+from conformance.outcomes import Deviation, NotAssessed, judge_all, joined, on, precondition
 from conformance.registry import Step, rule
 from conformance.vocab import is_json_media_type
 from conformance.vocab.constants import RUNS
@@ -40,6 +47,7 @@ from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent, strict_json_loads
 
 TERMINAL = ("done", "error")
+RUN_STATES = ("completed", "failed")
 CLOSE_WITHIN_S = 5.0          # the server closes the stream this soon after the terminal frame
 DURATION_FLOOR_MS = 1500      # for a run that sleeps 2 s (catalog INV-RES-013)
 EARLY_LEAD_S = 1.0            # the text before a 2 s sleep arrives this long before the end (INV-STREAM-009)
@@ -65,6 +73,17 @@ def sent_stream(ex: Exchange) -> Any:
     """The `stream` field the suite sent (None when absent)."""
     body = request_json(ex)
     return body.get("stream") if isinstance(body, dict) else None
+
+
+def asked_for_stream(ex: Exchange) -> bool:
+    """The suite asked for an event stream: `stream: true` or `Accept: text/event-stream`."""
+    accept = next((v for k, v in ex.request_headers.items() if k.lower() == "accept"), "") or ""
+    return sent_stream(ex) is True or "text/event-stream" in accept.lower()
+
+
+def is_sse_answer(ex: Exchange) -> bool:
+    """Any answer sent as `text/event-stream` (a refusal too)."""
+    return ex.content_type == "text/event-stream"
 
 
 def is_event_stream(ex: Exchange) -> bool:
@@ -104,6 +123,16 @@ def reply_of(ex: Exchange) -> str:
     if not isinstance(body.get("result"), str):
         raise precondition("INV-RES-003", ex, f"`result` is not a string: {quoted(body.get('result'))}")
     return body["result"]
+
+
+def run_status(ex: Exchange) -> str:
+    """`status` of the invoke result; one that is neither `completed` nor `failed` broke INV-RES-002 (the states of
+    a run result)."""
+    status = result_of(ex).get("status")
+    if not any(same_json(status, state) for state in RUN_STATES):
+        raise precondition("INV-RES-002", ex, f"`status` is {quoted(status)}, not a state of a run result "
+                                              f"(`completed` or `failed`)")
+    return status
 
 
 def session_key_of(ex: Exchange) -> str:
@@ -231,10 +260,34 @@ def name_of(frame: SSEEvent) -> str:
     return repr(frame.event) if frame.event is not None else "(unnamed)"
 
 
+def named(ex: Exchange) -> list[tuple[SSEEvent, dict[str, Any]]]:
+    """(frame, data) for every frame, each telling what it is by its `event:` name: a frame without one broke
+    INV-STREAM-001 (whether it is text or the end cannot be told)."""
+    out = objects(ex)
+    unnamed = [f"frame {f.index}" for f, _ in out if not f.event]
+    if unnamed:
+        raise precondition("INV-STREAM-001", ex, f"frames without an `event:` name: {joined(unnamed)}")
+    return out
+
+
 def text_of(ex: Exchange, fs: Iterable[tuple[SSEEvent, dict[str, Any]]] | None = None) -> str:
-    """The `delta`s of the frames named `text` (of `fs`, by default all of `ex`), joined in order."""
-    return "".join(d["delta"] for f, d in (objects(ex) if fs is None else fs)
-                   if f.event == "text" and isinstance(d.get("delta"), str))
+    """The `delta`s of the frames named `text` (of `fs`, by default all of `ex`), joined in order; a `text` frame
+    without a string `delta` broke INV-STREAM-006."""
+    texts = [(f, d) for f, d in (named(ex) if fs is None else fs) if f.event == "text"]
+    bad = [f"frame {f.index}" for f, d in texts if not isinstance(d.get("delta"), str)]
+    if bad:
+        raise precondition("INV-STREAM-006", ex, f"`text` frames without a string `delta`: {joined(bad)}")
+    return "".join(d["delta"] for _, d in texts)
+
+
+def whole_text(ex: Exchange, reply: str) -> str:
+    """The stream's text, when it is the whole reply: a check of where the text sits relies on it all being there,
+    which INV-STREAM-008 judges (the deltas joined equal the reply)."""
+    text = text_of(ex)
+    if text != reply:
+        raise precondition("INV-STREAM-008", ex, f"the `text` deltas join to {truncate(text, 200, count=True)!r}, "
+                                                 f"not the reply {reply!r}")
+    return text
 
 
 def terminals(ex: Exchange) -> list[SSEEvent]:
@@ -290,8 +343,15 @@ def exact(ex: Exchange, got: str, expected: str) -> None:
 
 
 def count_is(ex: Exchange, expected: int, why: str, *context: Exchange) -> None:
-    """The `count` reply of `ex` is `expected`; a failure names `ex`, then the earlier calls it relies on."""
+    """The `count` reply of `ex` is `expected`; a failure names `ex`, then the earlier calls it relies on. When the
+    result names another session than the key sent, the call reached that session: INV-SESS-003's deviation."""
     got = reply_of(ex)
     if got.strip() != str(expected):
+        key = (request_json(ex) or {}).get("sessionId")
+        reached = result_of(ex).get("sessionId")
+        if isinstance(key, str) and not same_json(reached, key):
+            raise precondition("INV-SESS-003", (ex, *context), f"{why}: `count` replied {truncate(got, 60, count=True)!r}"
+                                                               f" on session {quoted(reached, 80)}, not the key sent "
+                                                               f"{truncate(key, 80, count=True)!r}")
         raise Deviation(f"{why}: `count` must reply {expected}, got {truncate(got, 200, count=True)!r}",
                         (ex, *context))

@@ -4,12 +4,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, precondition
 from conformance.registry import rule
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import error_body, judge_each, quoted, what
+from conformance.checks.invoke._common import (asked_for_stream, error_body, is_json_answer, is_sse_answer, judge_each,
+                                               quoted, what)
 
 
 def refusals_of(rec: Recording) -> list[Exchange]:
@@ -54,8 +55,14 @@ def observed_codes(items: list[Exchange]) -> str:
 
 @error_rule("GEN-ERR-001", only_with_error=False)
 def refusal_is_4xx_error_body(ex: Exchange, err: dict[str, Any] | None) -> None:
-    """Provokes invoke refusals; each is a 4xx whose JSON object body has an `error` object."""
+    """Provokes invoke refusals; each is a 4xx whose JSON object body has an `error` object, sent as JSON
+    (`application/json` or a `+json` type)."""
+    if is_4xx(ex) and is_sse_answer(ex) and asked_for_stream(ex):
+        raise precondition("INV-ERR-001", ex, f"the refusal of a request asking for a stream came as an event "
+                                              f"stream: {what(ex)}")
     assert is_4xx(ex), f"a refusal must have a 4xx status, got {what(ex)}"
+    assert is_json_answer(ex), \
+        f"a refusal must be sent as JSON (application/json or +json), got Content-Type {ex.header('content-type')!r}"
     assert err is not None, f"the refusal's body is not the error body {{error: {{…}}}}: {what(ex)}"
 
 

@@ -7,7 +7,7 @@ from conformance.registry import check
 from conformance.vocab.readers import request_json as sent
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.values import same_json
-from conformance.checks.invoke._common import accepted, echoed, exact, refused, reply_of, result_of, what
+from conformance.checks.invoke._common import accepted, echoed, exact, refused, reply_of, run_status, what
 
 
 @check("INV-LIM-001", scenarios=["invoke.big_body"])
@@ -30,7 +30,7 @@ def extra_data_inside_accepted(rec: Recording) -> None:
     """Sends about 2 KB in the extra data field; the run completes and the field reaches `params`."""
     ex = rec.get(steps.EXTRA_2KB)
     accepted(ex, "about 2 KB of extra data (inside 4 KB)", "INV-LIM-003")
-    status = result_of(ex).get("status")
+    status = run_status(ex)
     with on(ex):
         assert same_json(status, "completed"), f"2 KB of extra data must be accepted and run; status {status!r} " \
                                                f"({what(ex)})"

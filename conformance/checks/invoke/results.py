@@ -15,8 +15,8 @@ from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated,
-                                               is_json_answer, judge_each, quoted, reply_of, result_of, runs_of,
-                                               session_key_of, what)
+                                               is_json_answer, judge_each, quoted, reply_of, result_of, run_status,
+                                               runs_of, session_key_of, what)
 
 
 def json_rule(*requirements: str, names: Iterable[str] = RUNS):
@@ -41,7 +41,7 @@ def result_is_json_200(name: str, ex: Exchange, rec: Recording) -> None:
 
 
 def assert_status(ex: Exchange, want: str) -> None:
-    got = result_of(ex).get("status")
+    got = run_status(ex)
     assert same_json(got, want), f"expected status {want!r}, got {quoted(got)}"
 
 
@@ -158,7 +158,7 @@ def failed_run_is_200_failed(name: str, ex: Exchange, rec: Recording) -> None:
 def failed_run_has_error(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends both failure prompts without streaming; `error` is an object with `code` a non-empty string and `message` a string."""
     body = result_of(ex)
-    if not same_json(body.get("status"), "failed"):
+    if not same_json(run_status(ex), "failed"):
         raise precondition("INV-RES-014", ex, f"the failed run reported status {quoted(body.get('status'))}, "
                                               f"not `failed`")
     err = body.get("error")

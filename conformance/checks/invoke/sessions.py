@@ -12,7 +12,7 @@ from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (accepted, count_is, is_event_stream, judge_each, quoted, refused,
-                                               result_of, session_key_of)
+                                               run_status, session_key_of)
 
 
 @check("INV-SESS-001", scenarios=["invoke.selection", "invoke.sessions"])
@@ -90,7 +90,7 @@ def key_lengths_accepted(rec: Recording) -> str | None:
     def rule(ex: Exchange) -> None:
         key = (sent(ex) or {}).get("sessionId", "")
         accepted(ex, f"a {len(key)}-character sessionId")
-        status = result_of(ex).get("status")
+        status = run_status(ex)
         assert same_json(status, "completed"), f"a {len(key)}-character sessionId must be accepted; status {quoted(status)}"
 
     return judge_each([rec.get(steps.KEY_1), rec.get(steps.KEY_256)], rule)

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.outcomes import joined
+from conformance.outcomes import joined, precondition
 from conformance.vocab import same_integer
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import strict_json_loads
 from conformance.checks.invoke._common import (CLOSE_WITHIN_S, TERMINAL, data_or_none, ending, frame_data, frames,
-                                               name_of, objects, quoted, stream_rule, terminals)
+                                               name_of, named, objects, quoted, stream_rule, terminals)
 
 
 @stream_rule("INV-STREAM-001")
@@ -71,8 +71,12 @@ def frames_carry_type(ex: Exchange) -> None:
 @stream_rule("INV-STREAM-006")
 def text_frames_carry_delta(ex: Exchange) -> None:
     """Streams each agent scenario; every frame named `text` has data with `type` `text` and `delta` a string."""
-    bad = [f"frame {f.index}: {truncate(f.data, 120, count=True)!r}" for f in frames(ex) if f.event == "text"
-           and not (same_json((d := frame_data(ex, f)).get("type"), "text") and isinstance(d.get("delta"), str))]
+    texts = [(f, frame_data(ex, f)) for f in frames(ex) if f.event == "text"]
+    untyped = [f"frame {f.index}" for f, d in texts if not isinstance(d.get("type"), str)]
+    if untyped:
+        raise precondition("INV-STREAM-005", ex, f"`text` frames without a string `type`: {joined(untyped)}")
+    bad = [f"frame {f.index}: {truncate(f.data, 120, count=True)!r}" for f, d in texts
+           if not (same_json(d.get("type"), "text") and isinstance(d.get("delta"), str))]
     assert not bad, "`text` frames must carry {v: 1, type: text, delta: <string>}: " + joined(bad)
 
 
@@ -80,7 +84,7 @@ def text_frames_carry_delta(ex: Exchange) -> None:
 def type_matches_event_name(ex: Exchange) -> None:
     """Streams each agent scenario; the data's `type` equals the frame's `event:` name."""
     bad = [f"frame {f.index} is named {name_of(f)} but has type {quoted(d.get('type'), 60)}"
-           for f, d in objects(ex) if not same_json(d.get("type"), f.event)]
+           for f, d in named(ex) if not same_json(d.get("type"), f.event)]
     assert not bad, joined(bad)
 
 

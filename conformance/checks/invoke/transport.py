@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, on
+from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab.steps import invoke as steps
 from conformance.checks.invoke._common import count_is, reply_of, runs_of, what
@@ -23,6 +23,9 @@ def served_over_tls(rec: Recording) -> None:
 def cleartext_never_runs(rec: Recording) -> str:
     """Sends the plain reply over `http://` to the same host and port; no 2xx reply comes back and (by `count`) no run starts."""
     ex = rec.get(steps.CLEARTEXT)
+    if not rec.target.base_url.lower().startswith("https://"):   # the probe is then the service itself
+        raise precondition("GEN-BASE-001", ex, f"the base URL {rec.target.base_url!r} is not https: the service is "
+                                               f"offered over cleartext ({what(ex)})")
     with on(ex):
         assert not (ex.status is not None and 200 <= ex.status < 300), \
             f"a cleartext request to {rec.facts['url']} was answered {what(ex)}: the service is HTTPS only"

@@ -296,6 +296,7 @@ def test_a_text_frame_without_delta_or_type_blocks_by_inv_stream_006_and_005():
     assert names_of(failure("invoke.text_frames_carry_delta__runs", runs(no_delta))) == [no_delta.label]
     no_type = stream(steps.RUN_SSE.of("plain_reply"), b'event: text\ndata: {"v": 1, "delta": "conformance"}\n\n', DONE)
     assert blocked("invoke.text_frames_carry_delta__runs", runs(no_type)).root == "INV-STREAM-005"
+    assert blocked("invoke.type_matches_event_name__runs", runs(no_type)).root == "INV-STREAM-005"
     assert names_of(failure("invoke.frames_carry_type__runs", runs(no_type))) == [no_type.label]
 
 

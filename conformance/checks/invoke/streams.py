@@ -72,20 +72,27 @@ def frames_carry_type(ex: Exchange) -> None:
 def text_frames_carry_delta(ex: Exchange) -> None:
     """Streams each agent scenario; every frame named `text` has data with `type` `text` and `delta` a string."""
     texts = [(f, frame_data(ex, f)) for f in frames(ex) if f.event == "text"]
-    untyped = [f"frame {f.index}" for f, d in texts if not isinstance(d.get("type"), str)]
-    if untyped:
-        raise precondition("INV-STREAM-005", ex, f"`text` frames without a string `type`: {joined(untyped)}")
     bad = [f"frame {f.index}: {truncate(f.data, 120, count=True)!r}" for f, d in texts
-           if not (same_json(d.get("type"), "text") and isinstance(d.get("delta"), str))]
+           if isinstance(d.get("type"), str) and not (same_json(d.get("type"), "text") and isinstance(d.get("delta"), str))]
     assert not bad, "`text` frames must carry {v: 1, type: text, delta: <string>}: " + joined(bad)
+    untyped(ex, [f for f, d in texts])
+
+
+def untyped(ex: Exchange, fs: list) -> None:
+    """Frames whose data has no string `type` broke INV-STREAM-005: what else they carry cannot be read as an event."""
+    missing = [f"frame {f.index}" for f in fs if not isinstance(frame_data(ex, f).get("type"), str)]
+    if missing:
+        raise precondition("INV-STREAM-005", ex, f"frames without a string `type`: {joined(missing)}")
 
 
 @stream_rule("INV-STREAM-007")
 def type_matches_event_name(ex: Exchange) -> None:
     """Streams each agent scenario; the data's `type` equals the frame's `event:` name."""
+    fs = named(ex)
     bad = [f"frame {f.index} is named {name_of(f)} but has type {quoted(d.get('type'), 60)}"
-           for f, d in named(ex) if not same_json(d.get("type"), f.event)]
+           for f, d in fs if isinstance(d.get("type"), str) and not same_json(d.get("type"), f.event)]
     assert not bad, joined(bad)
+    untyped(ex, [f for f, _ in fs])
 
 
 @stream_rule("INV-TERM-001")

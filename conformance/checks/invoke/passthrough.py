@@ -12,7 +12,6 @@ from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
-from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.vocab.values import same_json
 from conformance.checks.invoke._common import accepted, echoed, judge_each, quoted, what

@@ -12,7 +12,7 @@ from conformance.checks.invoke.passthrough import messages_reach_agent
 from conformance.checks.invoke.refusals import streaming_refusal_is_json
 from conformance.checks.invoke.results import duration_is_integer, events_carry_v1, version_is_integer
 from conformance.checks.invoke.streams import frames_carry_v1
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Blocked, Deviation, NotAssessed, judging
 from conformance.vocab import fuzzing as fuzz
 from conformance.vocab.steps import invoke as steps
 
@@ -77,10 +77,17 @@ def test_streaming_refusal_as_any_json_type_passes(ct):
     streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal(ct)]))
 
 
-@pytest.mark.parametrize("ct", ["text/plain", "text/event-stream"])
-def test_streaming_refusal_not_json_fails(ct):
-    with pytest.raises(AssertionError, match="INV-ERR-001|JSON error body"):
-        streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal(ct)]))
+def test_streaming_refusal_as_a_stream_fails():
+    with judging(["INV-ERR-001"]), pytest.raises(Deviation, match="not an event stream") as info:
+        streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal("text/event-stream")]))
+    assert not isinstance(info.value, Blocked) and [ex.label for ex in info.value.exchanges] == [steps.STREAM_NO_AGENT]
+
+
+def test_streaming_refusal_as_another_type_is_every_refusals_deviation():
+    """text/plain is not JSON for any refusal: GEN-ERR-001's deviation, which blocks INV-ERR-001 (never passes it)."""
+    with judging(["INV-ERR-001"]), pytest.raises(Blocked, match="sent as JSON") as info:
+        streaming_refusal_is_json(canned.recording("invoke.refusals", [_refusal("text/plain")]))
+    assert info.value.root == "GEN-ERR-001"
 
 
 def test_messages_refused_with_the_error_body_is_not_assessed_never_info():

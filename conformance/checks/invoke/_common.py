@@ -1,4 +1,31 @@
-"""What the invoke check modules share: constants and readers."""
+"""What the invoke check modules share: constants and readers.
+
+A reader that cannot read an exchange because it broke a more basic rule raises `precondition(ROOT, ex, …)`:
+a plain failure for ROOT's own checks, `Blocked` by ROOT for every other one (one deviation, one failure).
+ROOT's own checks judge that rule directly, on every exchange the reader raises it for:
+
+| reader | the exchange broke | ROOT | judged directly by |
+|---|---|---|---|
+| `result_of` | an event stream came back for a JSON request | INV-SEL-003 / INV-SEL-004 (the `stream` field sent) | `selection.py` |
+| `result_of` | not 200 with a JSON object body | INV-RES-001 | `results.result_is_json_200` |
+| `reply_of` | `result` is not a string | INV-RES-003 | `results.result_is_whole_reply` |
+| `session_key_of` | `sessionId` is not a string of 1 to 256 characters | INV-RES-009 | `results.session_id_is_key` |
+| `run_status` | `status` neither `completed` nor `failed` | INV-RES-002 | `results.status_completed` |
+| `count_is` | the result names another session than the key sent | INV-SESS-003 | `sessions.session_id_echoed__*` |
+| `frames` | not a 200 event stream for `stream: true` | INV-SEL-001 | `selection.stream_true_answers_stream` |
+| `objects`, `frame_data` | a frame's data is not one JSON object | INV-STREAM-002 | `streams.frames_carry_json_object` |
+| `named` | a frame without an `event:` name | INV-STREAM-001 | `streams.frames_are_named` |
+| `text_of` | a `text` frame without a string `delta` | INV-STREAM-006 | `streams.text_frames_carry_delta` |
+| `whole_text` | the deltas do not join to the reply | INV-STREAM-008 | `runs.deltas_join_to_reply` |
+| `ending` | the stream ended inside an unterminated frame | INV-STREAM-003 | `streams.frames_end_with_blank_line` |
+| `refused`, `error_body` | a refusal that is not a 4xx with the error body | GEN-ERR-001 | `errors.refusal_is_4xx_error_body` |
+| (`errors.refusal_is_4xx_error_body`) | a refusal of a request asking for a stream sent as one | INV-ERR-001 | `refusals.streaming_refusal_is_json` |
+| (`refusals.streaming_refusal_is_json`) | a refusal sent as another type than JSON or a stream | GEN-ERR-001 | `errors.refusal_is_4xx_error_body` |
+| `refused` | `error.code` not a non-empty string; `validation_failed` without `details` | GEN-ERR-002 / GEN-ERR-005 | `errors.py` |
+
+What a check asserts itself (an answer that must be accepted is 200, a request that must be refused is not
+2xx, a code other than the one expected) stays its own failure.
+"""
 from __future__ import annotations
 
 import json
@@ -7,24 +34,24 @@ import re
 from typing import Any, Callable, Iterable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, judge_all, precondition
+from conformance.outcomes import Deviation, NotAssessed, judge_all, joined, on, precondition
 from conformance.registry import Step, rule
 from conformance.vocab import is_json_media_type
 from conformance.vocab.constants import RUNS
-from conformance.vocab.readers import error_of, frame_json, is_4xx
+from conformance.vocab.readers import error_of, frame_json, is_4xx, request_json
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent, strict_json_loads
 
 TERMINAL = ("done", "error")
+RUN_STATES = ("completed", "failed")
 CLOSE_WITHIN_S = 5.0          # the server closes the stream this soon after the terminal frame
 DURATION_FLOOR_MS = 1500      # for a run that sleeps 2 s (catalog INV-RES-013)
 EARLY_LEAD_S = 1.0            # the text before a 2 s sleep arrives this long before the end (INV-STREAM-009)
-MAX_LISTED = 8
-_DIGITS = re.compile(r"[0-9]+")
-_BAD = object()               # data that is not JSON
+DIGITS = re.compile(r"[0-9]+")
 
 
 # -- reading exchanges ---------------------------------------------------------------------
@@ -37,9 +64,48 @@ def what(ex: Exchange) -> str:
     return out + (f" ({ex.error})" if ex.error else "")
 
 
+def quoted(value: Any, limit: int = 200) -> str:
+    """A JSON value as it appears in a message (shortened)."""
+    return truncate(json.dumps(value, ensure_ascii=False), limit, count=True)
+
+
+def sent_stream(ex: Exchange) -> Any:
+    """The `stream` field the suite sent (None when absent)."""
+    body = request_json(ex)
+    return body.get("stream") if isinstance(body, dict) else None
+
+
+def asked_for_stream(ex: Exchange) -> bool:
+    """The suite asked for an event stream: `stream: true` or `Accept: text/event-stream`."""
+    accept = next((v for k, v in ex.request_headers.items() if k.lower() == "accept"), "") or ""
+    return sent_stream(ex) is True or "text/event-stream" in accept.lower()
+
+
+def is_sse_answer(ex: Exchange) -> bool:
+    """Any answer sent as `text/event-stream` (a refusal too)."""
+    return ex.content_type == "text/event-stream"
+
+
+def is_event_stream(ex: Exchange) -> bool:
+    """A 200 `text/event-stream` answer (recorded frame by frame)."""
+    return ex.status == 200 and ex.content_type == "text/event-stream" and ex.stream is not None
+
+
+def accepted(ex: Exchange, why: str, root: str | None = None) -> None:
+    """Asserts that a request the spec says must run was answered 200: the check's own failure, or, when another
+    requirement `root` is the one that says this request is accepted, a precondition of `root`."""
+    if ex.status == 200:
+        return
+    message = f"{why} must be accepted and run (200 with the invoke result), got {what(ex)}"
+    raise precondition(root, ex, message) if root else Deviation(message, ex)
+
+
 def result_of(ex: Exchange) -> dict[str, Any]:
-    """The invoke result of a non-streaming exchange. Unless it is 200 with a JSON object, the exchange broke
-    INV-RES-001, and nothing else of the result can be read on it."""
+    """The invoke result of a non-streaming exchange. An event stream broke the selection rule of what was sent;
+    anything else but 200 with a JSON object broke INV-RES-001: nothing of the result can be read on it."""
+    if is_event_stream(ex):
+        root = "INV-SEL-004" if sent_stream(ex) is False else "INV-SEL-003"
+        raise precondition(root, ex, f"expected one JSON result, got an event stream ({what(ex)})")
     if ex.status != 200:
         raise precondition("INV-RES-001", ex, f"expected 200 with the invoke result, got {what(ex)}")
     try:
@@ -47,16 +113,34 @@ def result_of(ex: Exchange) -> dict[str, Any]:
     except AssertionError as exc:
         raise precondition("INV-RES-001", ex, str(exc)) from None
     if not isinstance(body, dict):
-        raise precondition("INV-RES-001", ex, f"the invoke result is not a JSON object: "
-                                              f"{truncate(json.dumps(body), 200, count=True)}")
+        raise precondition("INV-RES-001", ex, f"the invoke result is not a JSON object: {quoted(body)}")
     return body
 
 
 def reply_of(ex: Exchange) -> str:
+    """`result` of the invoke result; one that is not a string broke INV-RES-003."""
     body = result_of(ex)
-    assert isinstance(body.get("result"), str), \
-        f"{ex.label}: `result` is not a string: {truncate(json.dumps(body.get('result')), 200, count=True)}"
+    if not isinstance(body.get("result"), str):
+        raise precondition("INV-RES-003", ex, f"`result` is not a string: {quoted(body.get('result'))}")
     return body["result"]
+
+
+def run_status(ex: Exchange) -> str:
+    """`status` of the invoke result; one that is neither `completed` nor `failed` broke INV-RES-002 (the states of
+    a run result)."""
+    status = result_of(ex).get("status")
+    if not any(same_json(status, state) for state in RUN_STATES):
+        raise precondition("INV-RES-002", ex, f"`status` is {quoted(status)}, not a state of a run result "
+                                              f"(`completed` or `failed`)")
+    return status
+
+
+def session_key_of(ex: Exchange) -> str:
+    """`sessionId` of the invoke result; one that is not a string of 1 to 256 characters broke INV-RES-009."""
+    sid = result_of(ex).get("sessionId")
+    if not (isinstance(sid, str) and 1 <= len(sid) <= 256):
+        raise precondition("INV-RES-009", ex, f"`sessionId` is not a string of 1 to 256 characters: {quoted(sid)}")
+    return sid
 
 
 def echoed(ex: Exchange) -> Any:
@@ -65,29 +149,41 @@ def echoed(ex: Exchange) -> Any:
     try:
         return strict_json_loads(text)
     except ValueError:
-        raise AssertionError(f"{ex.label}: the reply is not the echoed JSON: {truncate(text, 200, count=True)!r}") from None
+        raise Deviation(f"the reply is not the echoed JSON: {truncate(text, 200, count=True)!r}", ex) from None
 
 
-def refused(ex: Exchange, code: str | None = None, details: bool = False) -> None:
-    """Asserts a refusal: a 4xx with the error body (`error` an object), optionally of `code`, with `details`."""
-    assert is_4xx(ex), f"{ex.label}: expected a refusal (a 4xx with the error body), got {what(ex)}"
+def error_body(ex: Exchange) -> dict[str, Any]:
+    """The `error` object of a refusal's body; a body that is not the error body `{error: {…}}` broke GEN-ERR-001."""
     err = error_of(ex)
-    assert err is not None, f"{ex.label}: the refusal's body is not the error body {{error: {{…}}}}: {what(ex)}"
+    if err is None:
+        raise precondition("GEN-ERR-001", ex, f"the refusal's body is not the error body {{error: {{…}}}}: {what(ex)}")
+    return err
+
+
+def refused(ex: Exchange, code: str | None = None, details: bool = False, root: str | None = None) -> None:
+    """Asserts a refusal: not 2xx (the check's own rule, or a precondition of `root` when another requirement is the
+    one that says this request is refused), then a 4xx with the error body (GEN-ERR-001), `error.code` a string
+    (GEN-ERR-002) equal to `code`, and with `details` an object on `validation_failed` (GEN-ERR-005)."""
+    if ex.status is None or 200 <= ex.status < 300:
+        message = f"expected a refusal (a 4xx with the error body), got {what(ex)}"
+        raise precondition(root, ex, message) if root else Deviation(message, ex)
+    if not is_4xx(ex):
+        raise precondition("GEN-ERR-001", ex, f"a refusal must have a 4xx status, got {what(ex)}")
+    err = error_body(ex)
     if code is not None:
-        assert err.get("code") == code, f"{ex.label}: expected error.code {code!r}, got {err.get('code')!r}"
-    if details:
-        assert isinstance(err.get("details"), dict), \
-            f"{ex.label}: `error.details` must be an object on {code}, got {truncate(json.dumps(err.get('details')), 200, count=True)}"
+        got = err.get("code")
+        if not (isinstance(got, str) and got):
+            raise precondition("GEN-ERR-002", ex, f"`error.code` is not a non-empty string: {quoted(got)}")
+        with on(ex):
+            assert same_json(got, code), f"expected error.code {code!r}, got {got!r}"
+    if details and not isinstance(err.get("details"), dict):
+        raise precondition("GEN-ERR-005", ex, f"`validation_failed` without `details` as an object: "
+                                              f"{quoted(err.get('details'))}")
 
 
 def is_json_answer(ex: Exchange) -> bool:
     """Content-Type application/json or any +json type (RFC 6839), parameters aside."""
     return is_json_media_type(ex.content_type)
-
-
-def joined(problems: list[str]) -> str:
-    more = f"; … and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
-    return "; ".join(problems[:MAX_LISTED]) + more
 
 
 def judge_each(items: Iterable[Any], rule: Callable[[Any], None]) -> str | None:
@@ -123,34 +219,79 @@ def runs_of(rec: Recording, kind: Step, names: Iterable[str] = RUNS) -> list[tup
 # -- reading streams ------------------------------------------------------------------------
 def frames(ex: Exchange) -> list[SSEEvent]:
     """The frames of a 200 event stream: blocks with an `event:` or `data:` field (a block of only
-    `id:`/`retry:`/unknown fields is legal SSE and no frame)."""
-    assert ex.status == 200 and ex.stream is not None, \
-        f"{ex.label}: expected a 200 `text/event-stream` answer, got {what(ex)}"
+    `id:`/`retry:`/unknown fields is legal SSE and no frame). Every stream the checks read was asked for with
+    `stream: true`: an answer that is no event stream broke INV-SEL-001."""
+    if not is_event_stream(ex):
+        raise precondition("INV-SEL-001", ex, f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}")
     return [f for f in ex.stream.events if any(name in ("event", "data") for name, _ in f.fields)]
 
 
-def data(frame: SSEEvent) -> Any:
-    """The frame's parsed data, or _BAD when it has none or it is not JSON."""
+def data_or_none(frame: SSEEvent) -> dict[str, Any] | None:
+    """The frame's data when it is one JSON object, else None (never raises: for INV-STREAM-002's own check)."""
     ok, value = frame_json(frame) if frame.dispatched else (False, None)
-    return value if ok else _BAD
+    return value if ok and isinstance(value, dict) else None
+
+
+def frame_data(ex: Exchange, frame: SSEEvent) -> dict[str, Any]:
+    """The frame's data, one JSON object; a frame without it broke INV-STREAM-002."""
+    value = data_or_none(frame)
+    if value is None:
+        raise precondition("INV-STREAM-002", ex, f"frame {frame.index} {name_of(frame)} does not carry one JSON "
+                                                 f"object as data: {truncate(frame.data, 120, count=True)!r}")
+    return value
 
 
 def objects(ex: Exchange) -> list[tuple[SSEEvent, dict[str, Any]]]:
-    """(frame, data) for every frame whose data is a JSON object (the others are INV-STREAM-002's business)."""
-    return [(f, d) for f in frames(ex) if isinstance(d := data(f), dict)]
+    """(frame, data) for every frame (INV-STREAM-002 blocks a stream with a frame whose data cannot be read)."""
+    return [(f, frame_data(ex, f)) for f in frames(ex)]
+
+
+def ending(ex: Exchange) -> list[SSEEvent]:
+    """The frames of a stream whose end can be read: one that ended inside an unterminated frame (never dispatched,
+    so its last frame is lost) broke INV-STREAM-003."""
+    fs = frames(ex)
+    if ex.stream.end == "eof_mid_block":
+        raise precondition("INV-STREAM-003", ex, f"the stream ended inside a frame with no blank line after it: "
+                                                 f"{truncate(ex.stream.pending.decode('utf-8', 'replace'), 200, count=True)!r}")
+    return fs
 
 
 def name_of(frame: SSEEvent) -> str:
     return repr(frame.event) if frame.event is not None else "(unnamed)"
 
 
-def text_of(ex: Exchange) -> str:
-    """The `delta`s of the frames named `text`, joined in order."""
-    return "".join(d["delta"] for f, d in objects(ex) if f.event == "text" and isinstance(d.get("delta"), str))
+def named(ex: Exchange) -> list[tuple[SSEEvent, dict[str, Any]]]:
+    """(frame, data) for every frame, each telling what it is by its `event:` name: a frame without one broke
+    INV-STREAM-001 (whether it is text or the end cannot be told)."""
+    out = objects(ex)
+    unnamed = [f"frame {f.index}" for f, _ in out if not f.event]
+    if unnamed:
+        raise precondition("INV-STREAM-001", ex, f"frames without an `event:` name: {joined(unnamed)}")
+    return out
+
+
+def text_of(ex: Exchange, fs: Iterable[tuple[SSEEvent, dict[str, Any]]] | None = None) -> str:
+    """The `delta`s of the frames named `text` (of `fs`, by default all of `ex`), joined in order; a `text` frame
+    without a string `delta` broke INV-STREAM-006."""
+    texts = [(f, d) for f, d in (named(ex) if fs is None else fs) if f.event == "text"]
+    bad = [f"frame {f.index}" for f, d in texts if not isinstance(d.get("delta"), str)]
+    if bad:
+        raise precondition("INV-STREAM-006", ex, f"`text` frames without a string `delta`: {joined(bad)}")
+    return "".join(d["delta"] for _, d in texts)
+
+
+def whole_text(ex: Exchange, reply: str) -> str:
+    """The stream's text, when it is the whole reply: a check of where the text sits relies on it all being there,
+    which INV-STREAM-008 judges (the deltas joined equal the reply)."""
+    text = text_of(ex)
+    if text != reply:
+        raise precondition("INV-STREAM-008", ex, f"the `text` deltas join to {truncate(text, 200, count=True)!r}, "
+                                                 f"not the reply {reply!r}")
+    return text
 
 
 def terminals(ex: Exchange) -> list[SSEEvent]:
-    return [f for f in frames(ex) if f.event in TERMINAL]
+    return [f for f in ending(ex) if f.event in TERMINAL]
 
 
 STREAM_GROUPS = {
@@ -164,14 +305,14 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
     """Decorator: `judge(ex)` (AssertionError when one stream breaks it) as one check per group of streams
     (`<judge>__<group>`, registered by `registry.rule`)."""
 
-    def over_streams(judge: Callable[[Exchange], None], group: str) -> Callable[[Recording], None]:
+    def over_streams(judge: Callable[[Exchange], None], group: str) -> Callable[[Recording], str | None]:
         scenario, prefix = STREAM_GROUPS[group]
 
-        def fn(rec: Recording) -> None:
+        def fn(rec: Recording) -> str | None:
             streams = rec.labelled(prefix)
             if not streams:
                 raise NotAssessed(f"scenario {scenario} recorded no invoke stream")
-            judge_each(streams, judge)
+            return judge_each(streams, judge)
         return fn
 
     def register(judge: Callable[[Exchange], None]):
@@ -196,11 +337,21 @@ def exact(ex: Exchange, got: str, expected: str) -> None:
     if got == expected:
         return
     at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
-    raise AssertionError(
-        f"{ex.label}: the reply differs from the text sent at code point {at} (expected {len(expected)} code points, "
-        f"got {len(got)}): expected …{expected[max(0, at - 20):at + 20]!r}…, got …{got[max(0, at - 20):at + 20]!r}…")
+    raise Deviation(f"the reply differs from the text sent at code point {at} (expected {len(expected)} code points, "
+                    f"got {len(got)}): expected …{expected[max(0, at - 20):at + 20]!r}…, "
+                    f"got …{got[max(0, at - 20):at + 20]!r}…", ex)
 
 
-def count_is(ex: Exchange, expected: int, why: str) -> None:
+def count_is(ex: Exchange, expected: int, why: str, *context: Exchange) -> None:
+    """The `count` reply of `ex` is `expected`; a failure names `ex`, then the earlier calls it relies on. When the
+    result names another session than the key sent, the call reached that session: INV-SESS-003's deviation."""
     got = reply_of(ex)
-    assert got.strip() == str(expected), f"{ex.label}: {why}: `count` must reply {expected}, got {truncate(got, 200, count=True)!r}"
+    if got.strip() != str(expected):
+        key = (request_json(ex) or {}).get("sessionId")
+        reached = result_of(ex).get("sessionId")
+        if isinstance(key, str) and not same_json(reached, key):
+            raise precondition("INV-SESS-003", (ex, *context), f"{why}: `count` replied {truncate(got, 60, count=True)!r}"
+                                                               f" on session {quoted(reached, 80)}, not the key sent "
+                                                               f"{truncate(key, 80, count=True)!r}")
+        raise Deviation(f"{why}: `count` must reply {expected}, got {truncate(got, 200, count=True)!r}",
+                        (ex, *context))

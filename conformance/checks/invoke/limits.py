@@ -2,16 +2,19 @@
 from __future__ import annotations
 
 from conformance.engine import Recording
+from conformance.outcomes import on
 from conformance.registry import check
 from conformance.vocab.readers import request_json as sent
 from conformance.vocab.steps import invoke as steps
-from conformance.checks.invoke._common import echoed, exact, refused, reply_of, result_of, what
+from conformance.vocab.values import same_json
+from conformance.checks.invoke._common import accepted, echoed, exact, refused, reply_of, run_status, what
 
 
 @check("INV-LIM-001", scenarios=["invoke.big_body"])
 def half_megabyte_accepted(rec: Recording) -> None:
     """Sends an echo-mode prompt making the body about 0.5 MB; it is accepted and `result` equals the prompt."""
     ex = rec.get(steps.HALF_MB)
+    accepted(ex, "a body of about 0.5 MB (inside 1 MB)")
     prompt = (sent(ex) or {}).get("prompt", "")
     exact(ex, reply_of(ex), prompt)
 
@@ -26,11 +29,15 @@ def two_megabytes_refused(rec: Recording) -> None:
 def extra_data_inside_accepted(rec: Recording) -> None:
     """Sends about 2 KB in the extra data field; the run completes and the field reaches `params`."""
     ex = rec.get(steps.EXTRA_2KB)
-    body = result_of(ex)
-    assert body.get("status") == "completed", f"{ex.label}: 2 KB of extra data must be accepted; got {what(ex)}"
+    accepted(ex, "about 2 KB of extra data (inside 4 KB)", "INV-LIM-003")
+    status = run_status(ex)
+    with on(ex):
+        assert same_json(status, "completed"), f"2 KB of extra data must be accepted and run; status {status!r} " \
+                                               f"({what(ex)})"
     params = echoed(ex)
-    assert isinstance(params, dict) and rec.facts["field"] in params, \
-        f"{ex.label}: the extra data field {rec.facts['field']!r} did not reach `params`"
+    with on(ex):
+        assert isinstance(params, dict) and rec.facts["field"] in params, \
+            f"the extra data field {rec.facts['field']!r} did not reach `params`"
 
 
 @check("INV-LIM-004", scenarios=["invoke.extra_data"])
@@ -42,4 +49,4 @@ def extra_data_outside_refused(rec: Recording) -> None:
 @check("INV-LIM-005", scenarios=["invoke.extra_data"])
 def extra_data_outside_is_validation_failed(rec: Recording) -> None:
     """Sends about 8 KB in the extra data field; the refusal's code is `validation_failed`."""
-    refused(rec.get(steps.EXTRA_8KB), "validation_failed")
+    refused(rec.get(steps.EXTRA_8KB), "validation_failed", root="INV-LIM-004")

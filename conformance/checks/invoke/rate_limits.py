@@ -4,13 +4,22 @@ from __future__ import annotations
 from typing import Iterable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, Observation
+from conformance.outcomes import Deviation, NotAssessed, Observation, joined
 from conformance.registry import check
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import MAX_LISTED, _DIGITS
+from conformance.checks.invoke._common import DIGITS
 
 
 RATE_SCENARIOS = ["invoke.runs", "invoke.selection", "invoke.refusals"]
+
+
+def values_seen(pairs: list[tuple[Exchange, str | None]]) -> str:
+    """`'unlimited' on json-plain_reply, json-step; …`: each header value and the steps that carried it."""
+    labels: dict[str | None, list[str]] = {}
+    for ex, value in pairs:
+        labels.setdefault(value, []).append(ex.label)
+    return joined([f"{value!r} on {', '.join(steps[:3])}" + (f" and {len(steps) - 3} more" if len(steps) > 3 else "")
+                   for value, steps in labels.items()])
 
 
 def all_exchanges(recs: Iterable[Recording]) -> list[Exchange]:
@@ -31,8 +40,10 @@ def rate_limit_remaining_seen(*recs: Recording) -> None:
 def rate_limit_remaining_is_count(*recs: Recording) -> str:
     """Sends the invoke scenarios; every `X-RateLimit-Remaining` value is a non-negative decimal integer."""
     values = [(ex, v) for ex in all_exchanges(recs) for v in ex.headers.get_list("x-ratelimit-remaining")]
-    bad = [f"{ex.label}: {v!r}" for ex, v in values if not _DIGITS.fullmatch(v.strip())]
-    assert not bad, "`X-RateLimit-Remaining` must be a non-negative integer: " + "; ".join(bad[:MAX_LISTED])
+    bad = [(ex, v) for ex, v in values if not DIGITS.fullmatch(v.strip())]
+    if bad:
+        raise Deviation("`X-RateLimit-Remaining` must be a non-negative integer, got " + values_seen(bad),
+                        [ex for ex, _ in bad])
     if not values:
         raise NotAssessed("no invoke answer carried `X-RateLimit-Remaining`: nothing to judge")
     return f"{len(values)} values seen"
@@ -46,7 +57,8 @@ def retry_after_is_seconds(*recs: Recording) -> str:
     final = [ex for ex in exchanges if ex.status == 429]
     if not waited and not final:
         raise NotAssessed("no 429 was observed (the suite does not provoke rate limiting)")
-    bad = [f"{ex.label}: Retry-After {ex.header('retry-after')!r}" for ex in final
-           if not _DIGITS.fullmatch((ex.header("retry-after") or "").strip())]
-    assert not bad, "a 429 must carry `Retry-After` in whole seconds: " + "; ".join(bad[:MAX_LISTED])
+    bad = [ex for ex in final if not DIGITS.fullmatch((ex.header("retry-after") or "").strip())]
+    if bad:
+        raise Deviation("a 429 must carry `Retry-After` in whole seconds, got "
+                        + values_seen([(ex, ex.header("retry-after")) for ex in bad]), bad)
     return f"{waited + len(final)} 429 answer(s), each with a whole-second Retry-After"

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Callable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check, rule
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
-from conformance.checks.invoke._common import count_is, is_json_answer, judge_each, refused
+from conformance.checks.invoke._common import (count_is, is_json_answer, is_sse_answer, judge_each, refused,
+                                               what)
 
 
 @check("INV-ERR-001", scenarios=["invoke.refusals"])
@@ -17,10 +18,15 @@ def streaming_refusal_is_json(rec: Recording) -> None:
     """Sends `stream: true` to a nonexistent agent; the refusal is a 4xx JSON error body (`application/json` or a
     `+json` type such as `application/problem+json`), not a stream."""
     ex = rec.get(steps.STREAM_NO_AGENT)
+    if is_4xx(ex):      # a stream is this rule's deviation; any other type than JSON is every refusal's (GEN-ERR-001)
+        with on(ex):
+            assert not is_sse_answer(ex), \
+                f"a refusal of a streaming request must be the JSON error body (application/json or +json), " \
+                f"not an event stream: {what(ex)}"
+        if not is_json_answer(ex):
+            raise precondition("GEN-ERR-001", ex, f"a refusal must be sent as JSON (application/json or +json), "
+                                                  f"got Content-Type {ex.header('content-type')!r}")
     refused(ex)
-    assert is_json_answer(ex), \
-        f"{ex.label}: a refusal of a streaming request must be the JSON error body (application/json or +json), " \
-        f"got Content-Type {ex.header('content-type')!r}"
 
 
 @check("INV-ERR-002", scenarios=["invoke.refusals"])
@@ -58,12 +64,15 @@ def no_run(scenario: str) -> Callable[[Recording], str]:
 
         def rule(item: tuple[str, dict[str, str]]) -> None:
             label, proof = item
-            if not is_4xx(rec.get(label)):
+            refusal = rec.get(label)
+            if not is_4xx(refusal):
                 skipped.append(label)       # not refused: its own requirement fails, not this one
                 return
             judged.append(label)
+            # the `count` reply shows the run; the refusal that started it comes next
             count_is(rec.get(proof["count_label"]), 1,
-                     f"`{label}` was refused, so the first run on its session key {proof['session']!r} is this one")
+                     f"`{label}` was refused ({refusal.status}), so the first run on its session key "
+                     f"{proof['session']!r} is this one", refusal)
 
         judge_each(pairs.items(), rule)
         if not judged:

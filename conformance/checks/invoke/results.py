@@ -1,21 +1,22 @@
 """invoke checks: INV-RES: the result body."""
 from __future__ import annotations
 
-import json
 
 from typing import Any, Iterable
 
 from conformance.engine import Recording
 from conformance.vocab import is_json_integer, same_integer
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Deviation, on, precondition
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, RUNS
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated,
-                                               is_json_answer, judge_each, reply_of, result_of, runs_of, what)
+                                               is_json_answer, judge_each, quoted, reply_of, result_of, run_status,
+                                               runs_of, session_key_of, what)
 
 
 def json_rule(*requirements: str, names: Iterable[str] = RUNS):
@@ -23,8 +24,8 @@ def json_rule(*requirements: str, names: Iterable[str] = RUNS):
     names = tuple(names)
 
     def register(judge):
-        def fn(rec: Recording) -> None:
-            judge_each(runs_of(rec, steps.RUN_JSON, names), lambda item: judge(item[0], item[1], rec))
+        def fn(rec: Recording) -> str | None:
+            return judge_each(runs_of(rec, steps.RUN_JSON, names), lambda item: judge(item[0], item[1], rec))
 
         check(*requirements, scenarios=["invoke.runs"], name=judge.__name__, doc=judge.__doc__)(fn)
         return judge
@@ -35,14 +36,13 @@ def json_rule(*requirements: str, names: Iterable[str] = RUNS):
 @json_rule("INV-RES-001")
 def result_is_json_200(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every answer is 200, `application/json`, one JSON object, once the run is over."""
-    assert ex.status == 200 and is_json_answer(ex), \
-        f"{ex.label}: expected 200 with Content-Type application/json, got {what(ex)}"
-    result_of(ex)
+    result_of(ex)       # 200 with one JSON object (an event stream instead is the selection's deviation)
+    assert is_json_answer(ex), f"expected 200 with Content-Type application/json, got {what(ex)}"
 
 
 def assert_status(ex: Exchange, want: str) -> None:
-    got = result_of(ex).get("status")
-    assert got == want, f"{ex.label}: expected status {want!r}, got {got!r}"
+    got = run_status(ex)
+    assert same_json(got, want), f"expected status {want!r}, got {quoted(got)}"
 
 
 @json_rule("INV-RES-002", names=COMPLETED_RUNS)
@@ -56,16 +56,16 @@ def result_is_whole_reply(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends the runs that end normally without streaming; `result` equals the agent's whole reply."""
     expected = expected_reply(rec, name)
     got = reply_of(ex)
-    assert got == expected, f"{ex.label}: expected result {expected!r}, got {truncate(got, 200, count=True)!r}"
+    assert got == expected, f"expected result {expected!r}, got {truncate(got, 200, count=True)!r}"
 
 
 @json_rule("INV-RES-005")
 def events_is_array(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `events` is an array, not empty for the tool call and the step."""
     events = result_of(ex).get("events")
-    assert isinstance(events, list), f"{ex.label}: `events` is not an array: {truncate(json.dumps(events), 200, count=True)}"
+    assert isinstance(events, list), f"`events` is not an array: {quoted(events)}"
     if name in ("tool_call", "step"):
-        assert events, f"{ex.label}: `events` is empty, but the run made a {name.replace('_', ' ')}"
+        assert events, f"`events` is empty, but the run made a {name.replace('_', ' ')}"
 
 
 def events_of(ex: Exchange) -> list[Any]:
@@ -76,62 +76,65 @@ def events_of(ex: Exchange) -> list[Any]:
 @json_rule("INV-RES-006")
 def events_hold_no_text(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; no element of `events` has `type` `text`."""
-    texts = [e for e in events_of(ex) if isinstance(e, dict) and e.get("type") == "text"]
-    assert not texts, f"{ex.label}: `events` holds text events (text belongs in `result`): {truncate(json.dumps(texts), 200, count=True)}"
+    texts = [e for e in events_of(ex) if isinstance(e, dict) and same_json(e.get("type"), "text")]
+    assert not texts, f"`events` holds text events (text belongs in `result`): {quoted(texts)}"
 
 
 @json_rule("INV-RES-007")
 def events_carry_v1(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every element of `events` is an object with `v` the integer 1."""
     bad = [e for e in events_of(ex) if not (isinstance(e, dict) and same_integer(e.get("v"), 1))]
-    assert not bad, f"{ex.label}: events without `v: 1`: {truncate(json.dumps(bad), 200, count=True)}"
+    assert not bad, f"events without `v: 1`: {quoted(bad)}"
 
 
 @json_rule("INV-RES-008")
 def events_carry_type(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every element of `events` has `type`, a string."""
     bad = [e for e in events_of(ex) if not (isinstance(e, dict) and isinstance(e.get("type"), str))]
-    assert not bad, f"{ex.label}: events without a string `type`: {truncate(json.dumps(bad), 200, count=True)}"
+    assert not bad, f"events without a string `type`: {quoted(bad)}"
 
 
 @json_rule("INV-RES-009")
 def session_id_is_key(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `sessionId` is a string of 1 to 256 characters."""
-    sid = result_of(ex).get("sessionId")
-    assert isinstance(sid, str) and 1 <= len(sid) <= 256, \
-        f"{ex.label}: `sessionId` is not a string of 1 to 256 characters: {truncate(json.dumps(sid), 200, count=True)}"
+    session_key_of(ex)
 
 
 @json_rule("INV-RES-010")
 def agent_id_is_path(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `agentId` equals the agent of the request path."""
     got = result_of(ex).get("agentId")
-    assert got == rec.target.agent_id, f"{ex.label}: expected agentId {rec.target.agent_id!r}, got {got!r}"
+    assert same_json(got, rec.target.agent_id), f"expected agentId {rec.target.agent_id!r}, got {quoted(got)}"
 
 
 @json_rule("INV-RES-011")
 def version_is_integer(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `versionNumber` is a JSON integer."""
     got = result_of(ex).get("versionNumber")
-    assert is_json_integer(got), f"{ex.label}: `versionNumber` is not an integer: {json.dumps(got)}"
+    assert is_json_integer(got), f"`versionNumber` is not an integer: {quoted(got)}"
 
 
 @json_rule("INV-RES-013")
 def duration_is_integer(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; `durationMs` is a non-negative JSON integer."""
     got = result_of(ex).get("durationMs")
-    assert is_json_integer(got) and got >= 0, f"{ex.label}: `durationMs` is not a non-negative integer: {json.dumps(got)}"
+    assert is_json_integer(got) and got >= 0, f"`durationMs` is not a non-negative integer: {quoted(got)}"
 
 
 @check("INV-RES-012", scenarios=["invoke.runs"])
-def request_ids_differ(rec: Recording) -> None:
+def request_ids_differ(rec: Recording) -> str | None:
     """Sends each agent scenario without streaming; every `requestId` is a non-empty string, and no two are equal."""
-    ids = {}
-    for _, ex in runs_of(rec, steps.RUN_JSON):
+    first: dict[str, Exchange] = {}
+
+    def rule(item: tuple[str, Exchange]) -> None:
+        ex = item[1]
         rid = result_of(ex).get("requestId")
-        assert isinstance(rid, str) and rid, f"{ex.label}: `requestId` is not a non-empty string: {json.dumps(rid)}"
-        assert rid not in ids, f"{ex.label} and {ids.get(rid)} got the same requestId {rid!r}"
-        ids[rid] = ex.label
+        assert isinstance(rid, str) and rid, f"`requestId` is not a non-empty string: {quoted(rid)}"
+        if rid in first:    # the repeat shows the deviation, the first holder of the id comes next
+            raise Deviation(f"got the same requestId {rid!r} as {first[rid].label}", (ex, first[rid]))
+        first[rid] = ex
+
+    return judge_each(runs_of(rec, steps.RUN_JSON), rule)
 
 
 @check("INV-RES-013", scenarios=["invoke.timing"])
@@ -139,9 +142,10 @@ def duration_covers_sleep(rec: Recording) -> None:
     """Sends `say early`, `sleep 2`, `say late` without streaming; `durationMs` is an integer of at least 1500."""
     ex = rec.get(steps.TIMED_JSON)
     got = result_of(ex).get("durationMs")
-    assert is_json_integer(got) and got >= DURATION_FLOOR_MS, \
-        f"{ex.label}: the run slept {rec.facts['sleep_s']:g} s, so `durationMs` must be an integer of at least " \
-        f"{DURATION_FLOOR_MS}; got {json.dumps(got)}"
+    with on(ex):
+        assert is_json_integer(got) and got >= DURATION_FLOOR_MS, \
+            f"the run slept {rec.facts['sleep_s']:g} s, so `durationMs` must be an integer of at least " \
+            f"{DURATION_FLOOR_MS}; got {quoted(got)}"
 
 
 @json_rule("INV-RES-014", names=FAILED_RUNS)
@@ -154,13 +158,13 @@ def failed_run_is_200_failed(name: str, ex: Exchange, rec: Recording) -> None:
 def failed_run_has_error(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends both failure prompts without streaming; `error` is an object with `code` a non-empty string and `message` a string."""
     body = result_of(ex)
-    if body.get("status") != "failed":
-        raise NotAssessed(f"{ex.label}: the run did not report `failed` (INV-RES-014)")
+    if not same_json(run_status(ex), "failed"):
+        raise precondition("INV-RES-014", ex, f"the failed run reported status {quoted(body.get('status'))}, "
+                                              f"not `failed`")
     err = body.get("error")
-    assert isinstance(err, dict), f"{ex.label}: a failed result must carry an `error` object, got {json.dumps(err)}"
-    assert isinstance(err.get("code"), str) and err["code"], \
-        f"{ex.label}: `error.code` is not a non-empty string: {json.dumps(err.get('code'))}"
-    assert isinstance(err.get("message"), str), f"{ex.label}: `error.message` is not a string: {json.dumps(err.get('message'))}"
+    assert isinstance(err, dict), f"a failed result must carry an `error` object, got {quoted(err)}"
+    assert isinstance(err.get("code"), str) and err["code"], f"`error.code` is not a non-empty string: {quoted(err.get('code'))}"
+    assert isinstance(err.get("message"), str), f"`error.message` is not a string: {quoted(err.get('message'))}"
 
 
 @json_rule("INV-RES-016", names=FAILED_RUNS)
@@ -168,7 +172,7 @@ def failed_result_holds_sent_text(name: str, ex: Exchange, rec: Recording) -> No
     """Sends `say partial`+`fail boom` and `fail boom` without streaming; `result` is `partial` and `` respectively."""
     expected = expected_reply(rec, name)
     got = reply_of(ex)
-    assert got == expected, f"{ex.label}: a failed run's result is the text sent before the failure, " \
+    assert got == expected, f"a failed run's result is the text sent before the failure, " \
                             f"{expected!r}; got {truncate(got, 200, count=True)!r}"
 
 
@@ -176,10 +180,10 @@ def failed_result_holds_sent_text(name: str, ex: Exchange, rec: Recording) -> No
 def completed_has_no_error(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends the runs that end normally without streaming; the result has no `error` (or null)."""
     body = result_of(ex)
-    assert body.get("error") is None, f"{ex.label}: a completed result carries error {truncate(json.dumps(body['error']), 200, count=True)}"
+    assert body.get("error") is None, f"a completed result carries error {quoted(body['error'])}"
 
 
 @check("INV-RES-004", scenarios=["generated.round_trip"])
-def generated_result_exact(rec: Recording) -> None:
+def generated_result_exact(rec: Recording) -> str | None:
     """Sends generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json` without streaming; `result` equals each exactly."""
-    judge_each(generated(rec, generated_steps.INVOKE_JSON), lambda item: exact(item[0], reply_of(item[0]), item[1]))
+    return judge_each(generated(rec, generated_steps.INVOKE_JSON), lambda item: exact(item[0], reply_of(item[0]), item[1]))

@@ -5,31 +5,33 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import (EARLY_LEAD_S, exact, expected_reply, frames, generated, judge_each,
-                                               name_of, objects, runs_of, scenario_of, terminals, text_of)
+from conformance.checks.invoke._common import (EARLY_LEAD_S, ending, exact, expected_reply, frames, generated,
+                                               judge_each, name_of, named, objects, quoted, runs_of, scenario_of,
+                                               terminals, text_of, whole_text)
 
 
 @check("INV-STREAM-008", scenarios=["invoke.runs"])
-def deltas_join_to_reply(rec: Recording) -> None:
+def deltas_join_to_reply(rec: Recording) -> str | None:
     """Streams each agent scenario; the `text` deltas joined in order equal the reply (`hello, conformance` for the streamed reply)."""
     def rule(item: tuple[str, Exchange]) -> None:
         name, ex = item
         exact(ex, text_of(ex), expected_reply(rec, name))
 
-    judge_each(runs_of(rec, steps.RUN_SSE), rule)
+    return judge_each(runs_of(rec, steps.RUN_SSE), rule)
 
 
 @check("INV-STREAM-008", scenarios=["generated.round_trip"])
-def generated_deltas_exact(rec: Recording) -> None:
+def generated_deltas_exact(rec: Recording) -> str | None:
     """Streams generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json`; the deltas join to each exactly."""
-    judge_each(generated(rec, generated_steps.INVOKE_SSE), lambda item: exact(item[0], text_of(item[0]), item[1]))
+    return judge_each(generated(rec, generated_steps.INVOKE_SSE), lambda item: exact(item[0], text_of(item[0]), item[1]))
 
 
 @check("INV-STREAM-009", scenarios=["invoke.timing"])
@@ -37,19 +39,22 @@ def text_arrives_early(rec: Recording) -> None:
     """Streams `say early`, `sleep 2`, `say late`; the frame carrying `early` arrives at least 1 s before the terminal frame."""
     ex = rec.get(steps.TIMED_SSE)
     first = rec.facts["first"]
+    whole_text(ex, rec.facts["reply"])
     early, text = None, ""
-    for f, d in objects(ex):                  # the frame that completes the text before the pause
-        if f.event == "text" and isinstance(d.get("delta"), str):
+    for f, d in named(ex):                    # the frame that completes the text before the pause
+        if f.event == "text":
             text += d["delta"]
             if text.startswith(first):
                 early = f
                 break
-    assert early is not None, f"the `text` frames never carry {first!r} ({len(frames(ex))} frames, text {truncate(text, 200, count=True)!r})"
     ends = terminals(ex)
-    assert ends, "the stream has no terminal frame"
-    lead = ends[-1].t - early.t
-    assert lead >= EARLY_LEAD_S, f"the text sent before a {rec.facts['sleep_s']:g} s pause arrived only {lead:.2f} s " \
-                                 f"before the terminal frame: the stream was held back, not delivered as produced"
+    if not ends:
+        raise precondition("INV-TERM-001", ex, f"the stream has no `done` or `error` frame ({ex.stream.end})")
+    with on(ex):
+        lead = ends[-1].t - early.t
+        assert lead >= EARLY_LEAD_S, \
+            f"the text sent before a {rec.facts['sleep_s']:g} s pause arrived only {lead:.2f} s before the terminal " \
+            f"frame: the stream was held back, not delivered as produced"
 
 
 def sse_run(rec: Recording, name: str) -> tuple[dict[str, Any], Exchange]:
@@ -63,10 +68,11 @@ def tool_call_start_names_tool(rec: Recording) -> None:
     tool = s.get("tool")
     if tool is None:
         raise NotAssessed("the profile's tool_call scenario names no `tool`")
-    starts = [d for f, d in objects(ex) if f.event == "tool_call_start"]
-    assert starts, f"no `tool_call_start` frame; frames: {[f.event for f in frames(ex)][:20]}"
-    names = [d.get("name") for d in starts]
-    assert tool in names, f"`tool_call_start` must carry name {tool!r}; got {names}"
+    starts = [d for f, d in named(ex) if f.event == "tool_call_start"]
+    with on(ex):
+        assert starts, f"no `tool_call_start` frame; frames: {[f.event for f in frames(ex)][:20]}"
+        names = [d.get("name") for d in starts]
+        assert any(same_json(n, tool) for n in names), f"`tool_call_start` must carry name {tool!r}; got {quoted(names)}"
 
 
 @check("INV-STREAM-011", scenarios=["invoke.runs"])
@@ -76,12 +82,14 @@ def tool_call_start_precedes_text(rec: Recording) -> None:
     reply = s.get("reply")
     if not reply:
         raise NotAssessed("the profile's tool_call scenario names no reply")
-    fs = objects(ex)
+    whole_text(ex, reply)
+    fs = named(ex)
     start = next((i for i, (f, _) in enumerate(fs) if f.event == "tool_call_start"), None)
-    assert start is not None, "no `tool_call_start` frame"
-    after = "".join(d["delta"] for f, d in fs[start + 1:] if f.event == "text" and isinstance(d.get("delta"), str))
-    assert after.endswith(reply), f"the reply {reply!r} must be streamed after the `tool_call_start` frame; " \
-                                  f"the text after it is {truncate(after, 200, count=True)!r}"
+    with on(ex):
+        assert start is not None, "no `tool_call_start` frame"
+        after = text_of(ex, fs[start + 1:])
+        assert after.endswith(reply), f"the reply {reply!r} must be streamed after the `tool_call_start` frame; " \
+                                      f"the text after it is {truncate(after, 200, count=True)!r}"
 
 
 @check("INV-TERM-003", scenarios=["invoke.runs"])
@@ -89,14 +97,14 @@ def completed_stream_ends_done(rec: Recording) -> str:
     """Streams the runs that end normally; each ends with `done` and has no `error` frame."""
     def rule(item: tuple[str, Exchange]) -> None:
         name, ex = item
-        fs = frames(ex)
+        fs = ending(ex)
         errors = [f.index for f in fs if f.event == "error"]
-        assert not errors, f"{ex.label}: a run that ends normally streamed `error` frame(s) {errors}"
+        assert not errors, f"a run that ends normally streamed `error` frame(s) {errors}"
         assert fs and fs[-1].event == "done", \
-            f"{ex.label}: expected the stream to end with `done`, it ends with {name_of(fs[-1]) if fs else 'no frame'}"
+            f"expected the stream to end with `done`, it ends with {name_of(fs[-1]) if fs else 'no frame'}"
 
-    judge_each(runs_of(rec, steps.RUN_SSE, COMPLETED_RUNS), rule)
-    return open_event_note(rec)
+    note = judge_each(runs_of(rec, steps.RUN_SSE, COMPLETED_RUNS), rule)
+    return "; ".join(filter(None, (note, open_event_note(rec))))
 
 
 def open_event_note(rec: Recording) -> str:
@@ -114,9 +122,10 @@ def open_event_note(rec: Recording) -> str:
 
 def assert_ends_with_error(ex: Exchange) -> None:
     """A failed run's stream ends with an `error` frame and carries no `done`."""
-    names = [f.event for f in frames(ex)]
-    assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
-    assert names and names[-1] == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
+    names = [f.event for f in ending(ex)]
+    with on(ex):
+        assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
+        assert names and names[-1] == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
 
 
 @check("INV-TERM-004", scenarios=["invoke.runs"])
@@ -126,8 +135,11 @@ def failure_after_output_ends_error(rec: Recording) -> None:
     assert_ends_with_error(ex)
     reply = s.get("reply")
     if reply:   # (no expected text in a custom profile: the frame order above is still judged)
-        before = "".join(d["delta"] for f, d in objects(ex)[:-1] if f.event == "text" and isinstance(d.get("delta"), str))
-        assert before == reply, f"the text before the `error` frame must be {reply!r}, got {truncate(before, 200, count=True)!r}"
+        whole_text(ex, reply)
+        before = text_of(ex, named(ex)[:-1])
+        with on(ex):
+            assert before == reply, \
+                f"the text before the `error` frame must be {reply!r}, got {truncate(before, 200, count=True)!r}"
 
 
 @check("INV-TERM-005", scenarios=["invoke.runs"])

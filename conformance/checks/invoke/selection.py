@@ -3,31 +3,41 @@ from __future__ import annotations
 
 
 from conformance.engine import Recording
-from conformance.outcomes import Observation
+from conformance.outcomes import Observation, on, precondition
 from conformance.registry import check
 from conformance.vocab.steps import invoke as steps
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import is_json_answer, result_of, what
-
-
-def is_stream(ex: Exchange) -> bool:
-    return ex.status == 200 and ex.content_type == "text/event-stream"
+from conformance.checks.invoke._common import (is_event_stream, is_json_answer, judge_each, result_of, stream_rule,
+                                               what)
 
 
 def assert_stream(ex: Exchange, why: str) -> None:
-    assert is_stream(ex), f"{ex.label}: {why} must select server-sent events (200, text/event-stream); got {what(ex)}"
+    with on(ex):
+        assert is_event_stream(ex), f"{why} must select server-sent events (200, text/event-stream); got {what(ex)}"
 
 
 def assert_json_result(ex: Exchange, why: str) -> None:
-    assert ex.status == 200 and is_json_answer(ex), \
-        f"{ex.label}: {why} must answer one JSON body (200, application/json); got {what(ex)}"
+    """One JSON result: an event stream is this rule's deviation; a result that is not 200 with a JSON object, or
+    not sent as JSON, is INV-RES-001's (the rule of every non-streaming result)."""
+    with on(ex):
+        assert not is_event_stream(ex), f"{why} must answer one JSON body (200, application/json), not a stream"
     result_of(ex)
+    if not is_json_answer(ex):
+        raise precondition("INV-RES-001", ex, f"expected the invoke result with Content-Type application/json, "
+                                              f"got {what(ex)}")
 
 
 @check("INV-SEL-001", scenarios=["invoke.selection"])
 def stream_true_selects_sse(rec: Recording) -> None:
     """Sends `stream: true` without an Accept header; the answer is a 200 `text/event-stream`."""
     assert_stream(rec.get(steps.STREAM_TRUE_NO_ACCEPT), "`stream: true` (no Accept header)")
+
+
+@stream_rule("INV-SEL-001")
+def stream_true_answers_stream(ex: Exchange) -> None:
+    """Streams each agent scenario with `stream: true`; every answer is a 200 `text/event-stream` (what every
+    stream check reads)."""
+    assert is_event_stream(ex), f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}"
 
 
 @check("INV-SEL-002", scenarios=["invoke.selection"])
@@ -37,10 +47,11 @@ def accept_selects_sse(rec: Recording) -> None:
 
 
 @check("INV-SEL-003", scenarios=["invoke.selection"])
-def default_is_json(rec: Recording) -> None:
+def default_is_json(rec: Recording) -> str | None:
     """Sends no `stream` field, with no Accept header and with `Accept: application/json`; both answer one JSON result."""
-    assert_json_result(rec.get(steps.NO_STREAM_NO_ACCEPT), "no `stream` field and no Accept header")
-    assert_json_result(rec.get(steps.NO_STREAM_ACCEPT_JSON), "no `stream` field and `Accept: application/json`")
+    cases = [(rec.get(steps.NO_STREAM_NO_ACCEPT), "no `stream` field and no Accept header"),
+             (rec.get(steps.NO_STREAM_ACCEPT_JSON), "no `stream` field and `Accept: application/json`")]
+    return judge_each(cases, lambda case: assert_json_result(*case))
 
 
 @check("INV-SEL-004", scenarios=["invoke.selection"])
@@ -53,7 +64,7 @@ def stream_false_is_json(rec: Recording) -> None:
 def stream_false_with_accept_sse(rec: Recording) -> None:
     """Sends `stream: false` with `Accept: text/event-stream`; reports which form came back (the spec conflicts)."""
     ex = rec.get(steps.STREAM_FALSE_ACCEPT_SSE)
-    if is_stream(ex):
+    if is_event_stream(ex):
         form = "an event stream (the Accept header won)"
     elif ex.status == 200 and is_json_answer(ex):
         form = "one JSON result (the `stream` field won)"

@@ -1,42 +1,46 @@
 """invoke checks: INV-SESS: sessions."""
 from __future__ import annotations
 
-import json
-
 from typing import Callable
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import Deviation, NotAssessed
 from conformance.registry import Step, check, rule
 from conformance.vocab.readers import request_json as sent
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import count_is, is_json_answer, judge_each, refused, result_of
+from conformance.checks.invoke._common import (accepted, count_is, is_event_stream, judge_each, quoted, refused,
+                                               run_status, session_key_of)
 
 
 @check("INV-SESS-001", scenarios=["invoke.selection", "invoke.sessions"])
-def generated_session_ids(rec: Recording, sessions: Recording) -> None:
+def generated_session_ids(rec: Recording, sessions: Recording) -> str | None:
     """Sends invokes without `sessionId`; each result has a generated `sessionId` of 1 to 256 characters, no two equal."""
-    seen: dict[str, str] = {}
-    candidates = [ex for ex in rec.exchanges if ex.status == 200 and is_json_answer(ex)] \
+    first: dict[str, Exchange] = {}
+
+    def rule(ex: Exchange) -> None:
+        sid = session_key_of(ex)
+        if sid in first:    # the repeat shows the deviation, the first holder of the key comes next
+            raise Deviation(f"sent without `sessionId` like {first[sid].label}, got the same generated {sid!r}",
+                            (ex, first[sid]))
+        first[sid] = ex
+
+    candidates = [ex for ex in rec.exchanges if ex.status == 200 and not is_event_stream(ex)] \
         + sessions.labelled(steps.GENERATED_1)
-    for ex in candidates:
-        sid = result_of(ex).get("sessionId")
-        assert isinstance(sid, str) and 1 <= len(sid) <= 256, \
-            f"{ex.label}: sent without `sessionId`, the result must carry a generated one of 1 to 256 characters; " \
-            f"got {truncate(json.dumps(sid), 200, count=True)}"
-        assert sid not in seen, f"{ex.label} and {seen.get(sid)}, both sent without `sessionId`, got the same {sid!r}"
-        seen[sid] = ex.label
-    if len(seen) < 2:
-        raise NotAssessed(f"fewer than two JSON results without `sessionId` to compare ({len(seen)})")
+    note = judge_each(candidates, rule)
+    if len(first) < 2:
+        raise NotAssessed(f"fewer than two JSON results without `sessionId` to compare ({len(first)})")
+    return note
 
 
 @check("INV-SESS-002", scenarios=["invoke.sessions"])
 def same_key_same_instance(rec: Recording) -> None:
     """Sends `count` twice with one fresh `sessionId`; the replies are 1 then 2."""
-    count_is(rec.get(steps.COUNT_1), 1, "the first run on a fresh key")
-    count_is(rec.get(steps.COUNT_2), 2, "the second run on the same key reaches the same instance")
+    first = rec.get(steps.COUNT_1)
+    count_is(first, 1, "the first run on a fresh key")
+    count_is(rec.get(steps.COUNT_2), 2, f"the second run on the key of {first.label} reaches the same instance", first)
 
 
 @check("GEN-SESS-002", scenarios=["invoke.sessions"])
@@ -48,24 +52,27 @@ def other_key_new_instance(rec: Recording) -> None:
 @check("INV-SESS-004", scenarios=["invoke.sessions"])
 def generated_key_reaches_instance(rec: Recording) -> None:
     """Sends `count` without `sessionId`, then `count` with the `sessionId` returned; the replies are 1 then 2."""
-    count_is(rec.get(steps.GENERATED_1), 1, "the first run on a generated key")
-    assert rec.facts.get("generated"), f"{steps.GENERATED_1}: the result carried no usable `sessionId` to send again"
-    count_is(rec.get(steps.GENERATED_2), 2, f"the returned key {rec.facts['generated']!r} reaches the same instance")
+    first = rec.get(steps.GENERATED_1)
+    count_is(first, 1, "the first run on a generated key")
+    key = session_key_of(first)
+    count_is(rec.get(steps.GENERATED_2), 2, f"the key {key!r} returned by {first.label} reaches the same instance",
+             first)
 
 
 def session_echoed(ex: Exchange) -> None:
     key = (sent(ex) or {}).get("sessionId")
-    got = result_of(ex).get("sessionId")
-    assert got == key, f"{ex.label}: sent sessionId {truncate(str(key), 60, count=True)!r}, the result carries {truncate(str(got), 60, count=True)!r}"
+    got = session_key_of(ex)
+    assert same_json(got, key), \
+        f"sent sessionId {truncate(str(key), 60, count=True)!r}, the result carries {truncate(got, 60, count=True)!r}"
 
 
-def session_echo(scenario: str, family: Step | None) -> Callable[[Recording], None]:
-    def fn(rec: Recording) -> None:
+def session_echo(scenario: str, family: Step | None) -> Callable[[Recording], str | None]:
+    def fn(rec: Recording) -> str | None:
         results = rec.labelled(family) if family is not None else rec.exchanges
         exchanges = [ex for ex in results if isinstance((sent(ex) or {}).get("sessionId"), str)]
         if not exchanges:
             raise NotAssessed(f"scenario {scenario} sent no `sessionId` without streaming")
-        judge_each(exchanges, session_echoed)
+        return judge_each(exchanges, session_echoed)
 
     return fn
 
@@ -78,18 +85,18 @@ rule(lambda scn: session_echo(scn, SESSION_ECHOES[scn]), over=SESSION_ECHOES, re
 
 
 @check("INV-SESS-005", scenarios=["invoke.key_lengths"])
-def key_lengths_accepted(rec: Recording) -> None:
+def key_lengths_accepted(rec: Recording) -> str | None:
     """Sends the plain reply with a `sessionId` of 1 and of 256 characters; both complete (200, `completed`)."""
     def rule(ex: Exchange) -> None:
         key = (sent(ex) or {}).get("sessionId", "")
-        body = result_of(ex)
-        assert body.get("status") == "completed", \
-            f"{ex.label}: a {len(key)}-character sessionId must be accepted; status {body.get('status')!r}"
+        accepted(ex, f"a {len(key)}-character sessionId")
+        status = run_status(ex)
+        assert same_json(status, "completed"), f"a {len(key)}-character sessionId must be accepted; status {quoted(status)}"
 
-    judge_each([rec.get(steps.KEY_1), rec.get(steps.KEY_256)], rule)
+    return judge_each([rec.get(steps.KEY_1), rec.get(steps.KEY_256)], rule)
 
 
 @check("INV-SESS-006", scenarios=["invoke.refusals"])
-def key_lengths_refused(rec: Recording) -> None:
+def key_lengths_refused(rec: Recording) -> str | None:
     """Sends `sessionId` of 257 characters and empty; both are refused with a 4xx and `validation_failed`."""
-    judge_each([rec.get(steps.KEY_257), rec.get(steps.KEY_EMPTY)], lambda ex: refused(ex, "validation_failed"))
+    return judge_each([rec.get(steps.KEY_257), rec.get(steps.KEY_EMPTY)], lambda ex: refused(ex, "validation_failed"))

@@ -91,6 +91,13 @@ def _is_supplementary(check_id: str) -> bool:
     return bool(c and c.supplementary)
 
 
+def _leads(result: CheckResult) -> tuple[bool, bool, bool]:
+    """The order a requirement's checks are told in, so its message and its first evidence are the same check's:
+    one that named the exchange that broke the rule first, a scripted check before a supplementary or generated
+    one."""
+    return not result.broke, result.supplementary, result.check.startswith("fuzz.")
+
+
 def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
     """A check stays blocked by ROOT only when ROOT, a MUST, failed in this run on the very exchanges the check
     could not read (ROOT's failing checks named them, or ROOT is itself blocked on them by a requirement that
@@ -135,7 +142,7 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
         if not req.testable:
             continue
         checks = coverage.get(rid, [])
-        got = by_req.get(rid, [])
+        got = sorted(by_req.get(rid, []), key=_leads)
         row = {"id": rid, "level": req.level, "section": req.section, "checks": checks,
                "quote": req.quote}
         if not checks:
@@ -149,7 +156,9 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
             roots = sorted({r.blocked_by for r in got if r.status == "blocked"})
             if roots and status == "not_assessed":
                 row["blocked_by"] = roots
-            evidence = [e for r in got if r.status in ("failed", "error", "info", "blocked") for e in r.evidence]
+            shown = {"failed": 0, "error": 1, "blocked": 2, "info": 3}
+            evidence = [e for r in sorted(got, key=lambda r: shown.get(r.status, 9)) if r.status in shown
+                        for e in r.evidence]
             evidence.sort(key=lambda e: not e.get("broke"))   # the exchanges that broke a rule first
             if status != "passed" and evidence:
                 row["evidence"] = evidence

@@ -49,8 +49,8 @@ REQUIREMENTS: dict[str, list[str]] = {
     "mcp": ["MCP-ERR-001", "MCP-ERR-003", "MCP-METH-005", "AUTH-MCP-003", "AUTH-MCP-008", "AUTH-MCP-009",
             *MAPS["mcp-error-32022"].values(), *MAPS["mcp-tools-call-result"].values(),
             *MAPS["mcp-progress-notification"].values(), "GEN-RATE-002"],
-    "metadata": ["META-DOC-001", "META-STATE-002", "META-STATE-003", *MAPS["protected-resource-metadata"].values(),
-                 "GEN-RATE-002"],
+    "metadata": ["META-DOC-001", "META-COMPAT-001", "META-STATE-002", "META-STATE-003",
+                 *MAPS["protected-resource-metadata"].values(), "GEN-RATE-002"],
 }
 
 
@@ -216,6 +216,8 @@ def builtin_requirements(failure, p: Probe, stream_selected: bool, status: int |
     text = f"{getattr(failure, 'title', '')} {getattr(failure, 'message', '')}".lower()
     if status is not None and 400 <= status < 500 and ("content-type" in text or "media type" in text):
         return REFUSAL_BODY[p.op]
+    if p.op == "metadata" and status == 200 and ("content-type" in text or "media type" in text):
+        return ["META-COMPAT-001"]   # the spec says only "JSON object"; application/json is RFC 9728's (a SHOULD)
     if "header" in text:
         if "www-authenticate" in text:
             return ["AUTH-MCP-008"]

@@ -135,7 +135,7 @@ def json_text(raw: bytes) -> tuple[str, Any]:
 
 def unreadable_value(value: Any) -> str | None:
     """What in a JSON value readers may take differently (RFC 8259 §6, §8.2, §9), or None."""
-    for v in _walk(value):
+    for v in walk(value):
         if isinstance(v, int) and not isinstance(v, bool) and abs(v) > SAFE_INTEGER:
             return "holds an integer beyond ±(2^53−1), which readers may round or refuse (RFC 8259 §6)"
         if isinstance(v, str):
@@ -146,15 +146,16 @@ def unreadable_value(value: Any) -> str | None:
     return None
 
 
-def _walk(value: Any) -> Iterator[Any]:
+def walk(value: Any) -> Iterator[Any]:
+    """Every value of a JSON document, object member names included, depth first."""
     yield value
     if isinstance(value, dict):
         for k, v in value.items():
             yield k
-            yield from _walk(v)
+            yield from walk(v)
     elif isinstance(value, list):
         for v in value:
-            yield from _walk(v)
+            yield from walk(v)
 
 
 def clean_json(value: Any) -> Any:

@@ -55,6 +55,7 @@ import math
 from typing import Any
 
 from conformance.server import ServerConfig
+from conformance.vocab.fuzzing import walk
 from tests.selftest import asgi_tools as t
 
 SAFE_INTEGER = 2**53 - 1
@@ -158,17 +159,6 @@ def _accepts(scope: dict, media: str) -> bool | None:
     return bool(ranges & {media, media.split("/")[0] + "/*", "*/*"})
 
 
-def _walk(value: Any):
-    yield value
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
-
-
 def _utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
@@ -227,7 +217,7 @@ def echo_id_in_stream(event: str | None, obj: Any, state: dict, scope: dict) -> 
 
 # --- strict ---------------------------------------------------------------------------------------------------------
 def _values_problem(body: Any) -> tuple[str, str] | None:
-    for v in _walk(body):                                              # 7, 8
+    for v in walk(body):                                              # 7, 8
         if isinstance(v, int) and not isinstance(v, bool) and abs(v) > SAFE_INTEGER:
             return "body", "integers beyond ±(2^53−1) are not accepted"
         if isinstance(v, str) and "\x00" in v:

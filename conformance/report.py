@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from conformance import __version__, catalog, registry
-from conformance.engine import PREFLIGHT, CheckResult
+from conformance.engine import CheckResult
 
 FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
 UNCOVERED = "uncovered: no check covers this requirement"
@@ -99,34 +99,26 @@ def _leads(result: CheckResult) -> tuple[bool, bool, bool]:
 
 
 def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
-    """A check stays blocked by ROOT only when ROOT, a MUST, failed in this run on the very exchanges the check
-    could not read (ROOT's failing checks named them, or ROOT is itself blocked on them by a requirement that
-    did). Otherwise nothing else reports what those exchanges broke, so the check fails with its own message: a
-    precondition never lets a broken server pass. A protocol not served at its path (the preflight's plain call)
-    is explained by ROOT failing at all."""
+    """A check stays blocked by ROOT only when ROOT, a MUST, failed in this run (or is itself blocked by one that
+    did): then the run is non-conformant on ROOT, and this requirement cannot be read on what broke it. Otherwise
+    nothing else reports what the exchange broke, so the check fails with its own message: a precondition never
+    lets a broken server pass."""
     reqs = catalog.load()
-    failed_on: dict[str, set[tuple[str, str]]] = {}
-    blocked_of: dict[str, list[CheckResult]] = {}
+    failed = {rid for r in results if r.status == "failed" for rid in r.requirements
+              if rid in reqs and reqs[rid].level == "MUST"}
+    roots_of: dict[str, set[str]] = {}
     for r in results:
-        for rid in r.requirements:
-            if r.status == "failed" and rid in reqs and reqs[rid].level == "MUST":
-                failed_on.setdefault(rid, set()).update(r.broke)
-            elif r.status == "blocked":
-                blocked_of.setdefault(rid, []).append(r)
+        if r.status == "blocked":
+            for rid in r.requirements:
+                roots_of.setdefault(rid, set()).add(r.blocked_by)
 
-    def explains(root: str, exchanges: set[tuple[str, str]], seen: frozenset[str] = frozenset()) -> bool:
-        if root in seen:
-            return False
-        covered = set(failed_on.get(root, ()))
-        covered |= {ex for b in blocked_of.get(root, ()) if explains(b.blocked_by, set(b.broke), seen | {root})
-                    for ex in b.broke}
-        needed = {ex for ex in exchanges if ex[0] != PREFLIGHT}
-        return bool(covered or root in failed_on) and needed <= covered
+    def holds(root: str, seen: frozenset[str] = frozenset()) -> bool:
+        return root in failed or (root not in seen and any(holds(up, seen | {root}) for up in roots_of.get(root, ())))
 
-    return [r if r.status != "blocked" or explains(r.blocked_by, set(r.broke)) else
+    return [r if r.status != "blocked" or holds(r.blocked_by) else
             dataclasses.replace(r, status="failed", blocked_by=None,
-                                message=f"{r.message} (what this exchange breaks, {r.blocked_by}, did not fail on it in "
-                                        f"this run, so the failure is reported here)")
+                                message=f"{r.message} (what this exchange breaks, {r.blocked_by}, did not fail in this "
+                                        f"run, so the failure is reported here)")
             for r in results]
 
 

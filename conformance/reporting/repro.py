@@ -12,6 +12,7 @@ import shlex
 from typing import Any
 
 from conformance.target import FACTS
+from conformance.vocab.constants import BASIC_USER
 from conformance.wire.redact import MASK
 
 UNKNOWN_CREDENTIAL_VAR = "CONFORMANCE_CREDENTIAL"
@@ -52,6 +53,8 @@ def _header(name: str, value: str, var: str) -> list[str]:
     scheme = value.split(" ", 1)[0].lower()
     if name.lower() == "authorization" and scheme == "bearer":
         return ["--oauth2-bearer", f'"${var}"']
+    if name.lower() == "authorization" and scheme == "basic":    # the suite's Basic: BASIC_USER and the credential
+        return ["-u", f'"{BASIC_USER}:${var}"']
     return ["-H", '"' + f"{name}: {value.replace(MASK, '$' + var)}".replace('"', '\\"') + '"']
 
 

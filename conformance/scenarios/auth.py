@@ -13,7 +13,7 @@ from typing import Any
 from conformance.vocab import protocols as p
 from conformance.engine import Context
 from conformance.registry import scenario
-from conformance.vocab.constants import BODY_CREDENTIAL_FIELD
+from conformance.vocab.constants import BASIC_USER, BODY_CREDENTIAL_FIELD
 from conformance.vocab.sending import call_tool, optional, random_agent, tool_name, unknown_credential
 from conformance.vocab.steps import access as steps
 
@@ -25,9 +25,9 @@ def _headers(ctx: Context, kind: str) -> tuple[str | None, dict[str, str]]:
     """(credential fact, extra headers) for a credential: API_KEY, ACCESS_TOKEN or the step of a refused variant."""
     if kind == steps.EMPTY_BEARER:
         return None, {"Authorization": "Bearer"}
-    if kind == steps.BASIC_SCHEME:
-        token = base64.b64encode(f"conformance:{ctx.need('api_key')}".encode()).decode()
-        return None, {"Authorization": f"Basic {token}"}
+    if kind == steps.BASIC_SCHEME:   # the credential is the API key, under another scheme
+        token = base64.b64encode(f"{BASIC_USER}:{ctx.need('api_key')}".encode()).decode()
+        return "api_key", {"Authorization": f"Basic {token}"}
     if kind == steps.UNKNOWN_KEY:
         return None, {"Authorization": f"Bearer {unknown_credential(ctx, 'live')}"}
     if kind == steps.UNKNOWN_TOKEN:

@@ -9,6 +9,8 @@ UNSUPPORTED_VERSION = -32022
 
 # -- auth -------------------------------------------------------------------------------------------
 SCOPE = "agent:invoke"
+#: the user name under which the suite sends the API key with the Basic scheme (`curl -u "conformance:$KEY"`)
+BASIC_USER = "conformance"
 QUERY_CREDENTIAL_PARAM = "access_token"  # RFC 6750 §2.3's query parameter: a credential outside the header
 BODY_CREDENTIAL_FIELD = "access_token"   # RFC 6750 §2.2 form-parameter name, the usual misplaced spot
 

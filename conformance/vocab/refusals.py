@@ -20,7 +20,7 @@ from conformance.wire.exchange import Exchange
 
 STEP_SENT = {   # the steps of the access scenarios (the MCP and metadata refusals reuse the addressing labels)
     steps.NO_CREDENTIAL: "no Authorization header", steps.EMPTY_BEARER: "the bare scheme `Bearer` and no credential",
-    steps.BASIC_SCHEME: "the API key under the Basic scheme", steps.UNKNOWN_KEY: "an unknown `<svc>_live_…` key",
+    steps.BASIC_SCHEME: "the API key under the `Basic` scheme", steps.UNKNOWN_KEY: "an unknown `<svc>_live_…` key",
     steps.UNKNOWN_TOKEN: "an unknown `<svc>_oat_…` token", steps.REVOKED_KEY: "the revoked key (--revoked-key)",
     steps.EXPIRED_TOKEN: "the expired token (--expired-token)",
     steps.OTHER_AGENT_TOKEN: "the access token, addressed to --other-agent-id",

@@ -14,6 +14,7 @@ from conformance.outcomes import NotAssessed
 from conformance.vocab import protocols as p
 from conformance.vocab.constants import QUERY_CREDENTIAL_PARAM
 from conformance.wire.exchange import Exchange
+from conformance.wire.redact import suite_made
 
 
 # -- MCP requests and the tool name -----------------------------------------------------------
@@ -101,7 +102,8 @@ def service_prefix(api_key: str | None) -> str:
 
 
 def unknown_credential(ctx: Context, kind: str) -> str:
-    return f"{service_prefix(ctx.target.api_key)}_{kind}_{secrets.token_hex(16)}"
+    """A credential of the right form that no server issued: the suite's own, shown in reports as it was sent."""
+    return suite_made(f"{service_prefix(ctx.target.api_key)}_{kind}_{secrets.token_hex(16)}")
 
 
 def random_agent(ctx: Context, prefix: str = "agt_") -> str:

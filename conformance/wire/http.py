@@ -38,7 +38,7 @@ import httpx
 from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
 from .pace import Pacer, parse_rate_limit
-from .redact import MASK, Redactor
+from .redact import MASK, Redactor, is_suite_made
 from .sdk import PacedTransport
 from .sse import SSERecorder
 
@@ -240,7 +240,7 @@ class Client:
         for k, v in req.headers.items():
             if k.lower() in SENSITIVE_HEADERS:
                 cred = v.split(None, 1)[-1] if v.lower().startswith(("bearer ", "basic ")) else v
-                if len(cred.strip()) >= _MIN_AUTO_SECRET:
+                if len(cred.strip()) >= _MIN_AUTO_SECRET and not is_suite_made(cred.strip()):
                     self.redactor.add(cred.strip())
         return req
 
@@ -248,7 +248,7 @@ class Client:
     def _masked_headers(req: httpx.Request) -> dict[str, str]:
         out: dict[str, str] = {}
         for k, v in req.headers.multi_items():
-            if k.lower() in SENSITIVE_HEADERS:
+            if k.lower() in SENSITIVE_HEADERS and not is_suite_made(v.split(None, 1)[-1].strip()):
                 scheme = v.split(None, 1)[0] if " " in v else ""
                 v = f"{scheme} {MASK}" if scheme.lower() in ("bearer", "basic") else MASK
             out[k] = v if k not in out else out[k] + ", " + v

@@ -7,9 +7,23 @@ import re
 from typing import Iterable
 from urllib.parse import quote, quote_plus
 
-__all__ = ["Redactor", "MASK"]
+__all__ = ["Redactor", "MASK", "suite_made"]
 
 MASK = "«redacted»"
+
+# Credentials the suite made up (an unknown key of the right form): nobody's secret, so never masked, and a
+# failure's curl line carries them as they were sent. Random per run; a set for the whole process.
+_SUITE_MADE: set[str] = set()
+
+
+def suite_made(credential: str) -> str:
+    """Marks a credential the suite invented as public: reports show it, so its curl line can be re-sent."""
+    _SUITE_MADE.add(credential)
+    return credential
+
+
+def is_suite_made(credential: str) -> bool:
+    return credential in _SUITE_MADE
 
 # "Bearer <token68>" / "Basic <token68>" anywhere.  The look-ahead keeps
 # auth-params such as ``Bearer resource_metadata="…"`` (WWW-Authenticate)
@@ -74,8 +88,9 @@ class Redactor:
             text = str(text)
         if self._pattern is not None:
             text = self._pattern.sub(MASK, text)
-        text = _AUTH_VALUE.sub(lambda m: m.group(1) + MASK, text)
-        text = _SCHEME_TOKEN.sub(lambda m: m.group(1) + MASK, text)
+        mask = lambda m: m.group(0) if m.group(2) in _SUITE_MADE else m.group(1) + MASK
+        text = _AUTH_VALUE.sub(mask, text)
+        text = _SCHEME_TOKEN.sub(mask, text)
         return text
 
     __call__ = redact

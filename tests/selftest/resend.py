@@ -8,6 +8,7 @@ the old one's place in its recording, and the checks that failed the requirement
 from __future__ import annotations
 
 import asyncio
+import base64
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,6 +17,7 @@ from conformance import registry
 from conformance.engine import PREFLIGHT, Recording, ScenarioFailed, assess
 from conformance.recording import Replay
 from conformance.target import Target
+from conformance.vocab.constants import BASIC_USER
 from conformance.wire.exchange import Exchange
 from conformance.wire.http import Client
 from conformance.wire.redact import MASK
@@ -64,6 +66,8 @@ def _headers(ex: Exchange, target: Target) -> dict[str, str] | None:
             if not secret:
                 return None
             scheme = value.split(" ", 1)[0] if " " in value else ""
+            if scheme.lower() == "basic":      # as reporting.repro's `curl -u BASIC_USER:$credential`
+                secret = base64.b64encode(f"{BASIC_USER}:{secret}".encode()).decode()
             value = f"{scheme} {secret}" if scheme else secret
         out[name] = value
     return out

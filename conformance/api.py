@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from conformance import engine, recording, registry, report
+from conformance import engine, judging, recording, registry, report
 from conformance.target import Target
 
 
@@ -49,7 +49,9 @@ def certify(target: Target, *, requirements: Iterable[str] | None = None, check_
     session = engine.Session(target, chosen, concurrency=concurrency)
     try:
         session.start()
-        results = [session.assess(c) for c in chosen] if not session.preflight_error else []
+        for c in [] if session.preflight_error else chosen:
+            session.results[c.id] = judging.assess(session, c)
+        results = list(session.results.values())
     finally:
         session.close()
     options = {"level": level, "protocols": ",".join(sorted(protocols)) if protocols is not None else None,

@@ -4,15 +4,13 @@ A Session starts every scenario the selected checks need, concurrently, in a
 background event loop (slow ones first), so a run costs about its longest
 scenario. Checks are evaluated synchronously as their recordings arrive.
 
-Judging (`assess`) reads recordings from a `RecordingSource`: the live Session, or a run's kept recording
-(`conformance.recording`), so `conformance rejudge` runs the very code the run judged with.
+A Session is a `judging.RecordingSource`: `judging.assess(session, check)` judges a check on what it recorded.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import fnmatch
-import functools
 import itertools
 import threading
 import time
@@ -20,13 +18,11 @@ import traceback
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterable, Protocol
+from typing import Any
 from urllib.parse import urlsplit
 
 from conformance import catalog
-from conformance.outcomes import Blocked, NotAssessed, Observation, judging
-from conformance.reporting import repro
-from conformance.reporting.transcript import transcript
+from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
@@ -38,11 +34,6 @@ from conformance.vocab.values import error_of
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
 PREFLIGHT_METADATA = "preflight"
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
-#: the requirement an operation not served at its path breaks (the plain call answered 404 or 405 there while
-#: another operation accepted the same key and agent): every other check over that protocol is blocked by it
-SERVED_AT_PATH = "GEN-BASE-003"
-EVIDENCE_EXCHANGES = 4
-EVIDENCE_CHARS = 3000
 CLIENT_GRACE = 1.0     # the clients' own run deadline, after the scenarios' (a backstop if a cancel is not delivered)
 REPORT_GRACE = 10.0    # after the run's deadline: scenarios cut off get this long to hand back their recording
 CLOSE_BUDGET = 5.0     # seconds close() may take for all lanes together
@@ -161,19 +152,6 @@ class Context:
 
 
 @dataclass
-class CheckResult:
-    check: str
-    requirements: tuple[str, ...]
-    status: str            # passed | failed | not_assessed | info | error
-    message: str = ""
-    evidence: list[dict[str, Any]] = field(default_factory=list)
-    duration: float = 0.0
-    supplementary: bool = False
-    blocked_by: str | None = None   # status "blocked": the requirement whose failure kept this check from reading
-    broke: tuple[tuple[str, str], ...] = ()   # (scenario, label) of every exchange it named, evidence or not
-
-
-@dataclass
 class Lane:
     """An event loop in its own thread with its own client. Timing-sensitive scenarios get a lane of
     their own, so busy work on the shared lane (parsing other streams) cannot delay their timestamps."""
@@ -199,6 +177,8 @@ class Session:
         self._lanes: list[Lane] = []
         self.preflight_error: str | None = None
         self.preflight = Recording(PREFLIGHT, target)
+        #: check id -> its judging.CheckResult, as the front end judged them (the recording lists them)
+        self.results: dict[str, Any] = {}
         self.started_at = time.monotonic()
         #: nothing is recorded after this (time.monotonic()); every lane's client enforces it too
         self.run_deadline = self.started_at + t.run
@@ -206,7 +186,6 @@ class Session:
         #: one pacer for every lane: they all spend the same bucket of the server's
         self.pacer = Pacer(parse_rate_limit(rate_limit) if rate_limit else None)
         self.budget = RecordingBudget()
-        self.results: dict[str, CheckResult] = {}
         #: what `recording(name)` handed the checks, by scenario
         self.seen: dict[str, Recording | BaseException] = {}
         #: when the run started (UTC), for the reports
@@ -431,11 +410,6 @@ class Session:
                 out[name] = None
         return out
 
-    def assess(self, check: Check) -> CheckResult:
-        result = assess(self, check)
-        self.results[check.id] = result
-        return result
-
     def stats(self) -> dict[str, Any]:
         total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
         return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
@@ -445,134 +419,9 @@ class Session:
                 "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
 
 
-# -- judging: the same code for a live run and a kept recording ----------------------------------------
-class RecordingSource(Protocol):
-    """Where checks read what was recorded: the live `Session`, or a run's kept recording (`conformance.recording`).
-    Whatever the source, a check is judged by `assess`, so a re-judged verdict is the run's verdict."""
-    preflight: Recording
-    preflight_error: str | None
-    redactor: Redactor
-
-    def recording(self, name: str) -> Recording | BaseException: ...
-
-
-def assess(source: RecordingSource, check: Check) -> CheckResult:
-    """One check judged on the recordings of its scenarios, its message redacted."""
-    t0 = time.monotonic()
-    result = _judge(source, check)
-    result.duration = time.monotonic() - t0
-    result.message = source.redactor.redact(result.message)
-    return result
-
-
-def _judge(source: RecordingSource, check: Check) -> CheckResult:
-    def mk(status: str, msg: str = "", recs: list[Recording] = (), named: Iterable[Exchange] = ()) -> CheckResult:
-        named = list(named)
-        return CheckResult(check.id, check.requirements, status, msg, evidence(recs, named, source.redactor),
-                           supplementary=check.supplementary, broke=identities(recs, named))
-
-    if source.preflight_error:
-        return mk("error", source.preflight_error)
-    recs = []
-    for name in check.scenarios:
-        got = source.recording(name)
-        if isinstance(got, NotAssessed):
-            return mk("not_assessed", str(got))
-        if isinstance(got, ScenarioFailed):
-            partial = [got.recording] if got.recording else []
-            stopped = [got.exchange] if got.exchange else partial[0].exchanges[-1:] if partial else []
-            if getattr(got, "detail", None):
-                return mk("error", f"suite fault in scenario {name} (not the server's): {got}", partial, stopped)
-            return mk("failed", str(got), partial, stopped)
-        if isinstance(got, BaseException):
-            return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
-        recs.append(got)
-    gate = unserved(source.preflight, check)
-    if gate is not None:
-        result = mk("blocked", f"{gate.label}: the plain call of this protocol answered {gate.status} at "
-                               f"{urlsplit(gate.url).path} while another operation accepted the same key and "
-                               f"agent", [source.preflight], [gate])
-        result.blocked_by = SERVED_AT_PATH
-        return result
-    limited = rate_limited_exchange(recs)
-    if limited is not None and not set(check.requirements) & rate_limit_requirements():
-        return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
-                                  f"answered 429 when the suite's retry budget ran out")
-    try:
-        with judging(check.requirements):
-            note = check.fn(*recs)
-    except NotAssessed as exc:
-        return mk("not_assessed", str(exc))
-    except Observation as exc:
-        return mk("info", str(exc), recs, getattr(exc, "exchanges", ()))
-    except Blocked as exc:
-        if exc.root in check.requirements:
-            return mk("failed", str(exc), recs, exc.exchanges)
-        result = mk("blocked", str(exc), recs, exc.exchanges)
-        result.blocked_by = exc.root
-        return result
-    except AssertionError as exc:
-        message = str(exc) or f"{check.id} failed"
-        return mk("failed", message, recs, getattr(exc, "exchanges", ()) or named_in(message, recs))
-    except Exception as exc:  # a check that crashes is the suite's fault, never the server's
-        return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
-                  recs)
-    return mk("passed", note if isinstance(note, str) else "")
-
-
-def identities(recs: list[Recording], exchanges: Iterable[Exchange]) -> tuple[tuple[str, str], ...]:
-    """(scenario, label) of each exchange: how a report names an exchange across checks."""
-    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
-    return tuple((scenario_of.get(id(ex), ""), ex.label) for ex in exchanges)
-
-
-def evidence(recs: list[Recording], named: Iterable[Exchange], redactor: Redactor) -> list[dict[str, Any]]:
-    """The exchanges that broke the rule (`named`), marked `broke`; when a check named none, the first
-    exchanges of its recordings, unmarked."""
-    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
-    named = list(named)[:EVIDENCE_EXCHANGES]
-    shown = named or [ex for rec in recs for ex in rec.exchanges[:EVIDENCE_EXCHANGES]]
-    return [{"scenario": scenario_of.get(id(ex), ""), "label": ex.label, "broke": bool(named),
-             "transcript": redactor.redact(transcript(ex, EVIDENCE_CHARS)), "curl": repro.curl(ex)}
-            for ex in shown]
-
-
 def _refusal_code(ex: Exchange) -> str:
     err = error_of(ex)
     return str(err.get("code", "")) if err else ""
-
-
-def unserved(preflight: Recording, check: Check) -> Exchange | None:
-    """The preflight's plain call of a protocol `check` sends over, when it answered 404 or 405 while another
-    protocol's plain call was accepted (2xx): that operation is not served at its path, and nothing the check
-    reads over it can be judged. None for the checks of SERVED_AT_PATH itself."""
-    if SERVED_AT_PATH in check.requirements:
-        return None
-    calls = {ex.label.removeprefix("preflight-"): ex for ex in preflight.exchanges if ex.label.startswith("preflight-")}
-    if not any(ex.status is not None and 200 <= ex.status < 300 for ex in calls.values()):
-        return None
-    return next((ex for p in sorted(check.protocols) if (ex := calls.get(p)) is not None and ex.status in (404, 405)),
-                None)
-
-
-def named_in(message: str, recs: list[Recording]) -> list[Exchange]:
-    """The exchange a plain AssertionError's message starts with (its step label), if any: a check that did not
-    name its exchange by a Deviation still gets its evidence right when it followed the message convention."""
-    found = [ex for rec in recs for ex in rec.exchanges
-             if ex.label and (message.startswith(f"{ex.label}:") or message.startswith(f"{ex.label} "))]
-    return [max(found, key=lambda ex: len(ex.label))] if found else []
-
-
-def rate_limited_exchange(recs: list[Recording]) -> Exchange | None:
-    """An exchange the server still answered 429 after the client's retry budget (the wire layer marks it)."""
-    return next((ex for rec in recs for ex in rec.exchanges if getattr(ex, "rate_limited", False)), None)
-
-
-@functools.cache
-def rate_limit_requirements() -> frozenset[str]:
-    """The requirements a 429 is evidence for: those whose sentence is about the rate limit."""
-    words = ("429", "Retry-After", "X-RateLimit-Remaining", "rate limit")
-    return frozenset(r.id for r in catalog.load().values() if any(w in r.quote for w in words))
 
 
 def select(checks: dict[str, Check], *, level: str = "may", protocols: set[str] | None = None) -> tuple[list[Check], dict[str, str]]:

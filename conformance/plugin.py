@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance import catalog, engine, options, registry, report
+from conformance import catalog, engine, judging, options, registry, report
 from conformance.reporting import decorate, html as html_report, junit, markdown, terminal
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
@@ -280,7 +280,7 @@ def judge(run: Certification, check_id: str, item_properties: list) -> None:
     if run.error:   # the run stopped before judging: its reason is reported once, not once per check
         item_properties.append(("status", "not_assessed"))
         pytest.skip(report.NOT_JUDGED)
-    result = run.session.assess(check)
+    result = run.session.results[check.id] = judging.assess(run.session, check)
     item_properties.append(("status", result.status))
     if result.status == "not_assessed":
         pytest.skip(f"not assessed: {result.message}")
@@ -295,7 +295,7 @@ def judge(run: Certification, check_id: str, item_properties: list) -> None:
         warnings.warn(ConformanceWarning(text))
 
 
-def _failure_text(result: engine.CheckResult, levels: list[str]) -> str:
+def _failure_text(result: judging.CheckResult, levels: list[str]) -> str:
     parts = [f"[{'/'.join(levels)} {', '.join(result.requirements)}] {result.message}"]
     for ev in result.evidence[:2]:
         parts.append(f"--- {ev['scenario']} / {ev['label']} ---\n{ev['transcript'][:1500]}")

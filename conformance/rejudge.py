@@ -1,7 +1,7 @@
 """`conformance rejudge REPORT_DIR`: judge a run again from its recording, with no server and no network, and say
 whether its report.json follows from it.
 
-Every check the run judged is judged again by the engine's own code (`engine.assess`) on the recording
+Every check the run judged is judged again by the engine's own code (`judging.assess`) on the recording
 (`recording.Replay`), the report rebuilt by `report.build`, and each requirement's and check's status and the
 verdict compared with report.json's. The same: verified (exit 0). Different: each difference named (exit 1), either
 because the report was edited after the run or because this suite judges differently (a suite of another catalog
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance import __version__, api, engine, recording, report
+from conformance import __version__, api, judging, recording, report
 from conformance.recording import RecordingError
 
 
@@ -96,7 +96,7 @@ def rejudge(doc: dict[str, Any], rep: dict[str, Any] | None = None) -> dict[str,
         else:
             not_run[c.id] = (f"needs scenario {missing[0]}, which the recorded run did not record" if missing
                              else "not judged in the recorded run")
-    results = [] if replay.preflight_error else [engine.assess(replay, c) for c in todo]
+    results = [] if replay.preflight_error else [judging.assess(replay, c) for c in todo]
     rep = rep or {}
     base = rep.get("baseline") or {}
     baseline = report.Baseline(set(base.get("known") or ()), base.get("file") or "")

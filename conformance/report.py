@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from conformance import __version__, catalog, registry
-from conformance.engine import CheckResult
+from conformance.judging import CheckResult
 
 FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
 UNCOVERED = "uncovered: no check covers this requirement"

@@ -5,7 +5,7 @@ It holds every scenario's outcome (recorded, not assessed and why, failed, a fau
 and facts, the preflight, the target (credentials as placeholders), the profile, the options that change what is
 judged, and the selected checks; every string redacted like every report. `save()` writes it from a Session
 (`keep()` for `conformance run`), `document()` builds it in memory, `read()` loads and validates one, and `Replay`
-serves it to the engine's judging as the live Session would (`engine.RecordingSource`). Format: docs/reports.md;
+serves it to the engine's judging as the live Session would (`judging.RecordingSource`). Format: docs/reports.md;
 JSON Schema: `reporting/recording.schema.json`.
 """
 from __future__ import annotations
@@ -212,7 +212,7 @@ def validated(doc: Any, where: str = "recording") -> dict[str, Any]:
 
 
 class Replay:
-    """A kept recording as the engine's judging reads recordings (`engine.RecordingSource`): each scenario's
+    """A kept recording as the engine's judging reads recordings (`judging.RecordingSource`): each scenario's
     outcome, the preflight, and the target rebuilt with credentials as their placeholders."""
 
     def __init__(self, doc: dict[str, Any]):

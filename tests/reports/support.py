@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import catalog, registry, report
-from conformance.engine import CheckResult
+from conformance.judging import CheckResult
 from conformance.plugin import target_first
 from conformance.reporting import decorate
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 
 from conformance import catalog, registry, report
-from conformance.engine import CheckResult
+from conformance.judging import CheckResult
 from conformance.plugin import target_first
 from conformance.reporting import decorate, markdown
 from tests.reports.support import CURL, FAILING_MUST, TRANSCRIPT, make_report, should_requirement

@@ -2,7 +2,7 @@
 import pytest
 
 from conformance import catalog, report
-from conformance.engine import CheckResult
+from conformance.judging import CheckResult
 
 
 def _req(level: str) -> str:

@@ -3,7 +3,7 @@
 For each failed MUST of a report: its first evidence must be an exchange the check named as breaking the rule.
 That request is sent again to the same server (the credential it carried put back in), the fresh exchange takes
 the old one's place in its recording, and the checks that failed the requirement are judged again on it
-(`engine.assess`, the run's own judging). The failure is reproduced when a check fails again naming that step.
+(`judging.assess`, the run's own judging). The failure is reproduced when a check fails again naming that step.
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance import registry
-from conformance.engine import PREFLIGHT, Recording, ScenarioFailed, assess
+from conformance.engine import PREFLIGHT, Recording, ScenarioFailed
+from conformance.judging import assess
 from conformance.recording import Replay
 from conformance.target import Target
 from conformance.vocab.constants import BASIC_USER

@@ -1,0 +1,167 @@
+"""Judging: from the recordings of a check's scenarios to its CheckResult.
+
+The same code judges a live run (`engine.Session`) and a kept recording (`conformance.recording.Replay`), so
+`conformance rejudge` runs the very code the run judged with. A check's outcome becomes a status (passed, failed,
+blocked, not assessed, info, error) with its evidence: the exchanges it named as breaking the rule first.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Protocol
+from urllib.parse import urlsplit
+
+from conformance import catalog
+from conformance.engine import Recording, ScenarioFailed
+from conformance.outcomes import Blocked, NotAssessed, Observation, judging
+from conformance.registry import Check
+from conformance.reporting import repro
+from conformance.reporting.transcript import transcript
+from conformance.wire.exchange import Exchange
+from conformance.wire.redact import Redactor
+
+#: the requirement an operation not served at its path breaks (the plain call answered 404 or 405 there while
+#: another operation accepted the same key and agent): every other check over that protocol is blocked by it
+SERVED_AT_PATH = "GEN-BASE-003"
+EVIDENCE_EXCHANGES = 4
+EVIDENCE_CHARS = 3000
+
+
+@dataclass
+class CheckResult:
+    check: str
+    requirements: tuple[str, ...]
+    status: str            # passed | failed | not_assessed | info | error
+    message: str = ""
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    duration: float = 0.0
+    supplementary: bool = False
+    blocked_by: str | None = None   # status "blocked": the requirement whose failure kept this check from reading
+    broke: tuple[tuple[str, str], ...] = ()   # (scenario, label) of every exchange it named, evidence or not
+
+
+
+
+class RecordingSource(Protocol):
+    """Where checks read what was recorded: the live `Session`, or a run's kept recording (`conformance.recording`).
+    Whatever the source, a check is judged by `assess`, so a re-judged verdict is the run's verdict."""
+    preflight: Recording
+    preflight_error: str | None
+    redactor: Redactor
+
+    def recording(self, name: str) -> Recording | BaseException: ...
+
+
+def assess(source: RecordingSource, check: Check) -> CheckResult:
+    """One check judged on the recordings of its scenarios, its message redacted."""
+    t0 = time.monotonic()
+    result = _judge(source, check)
+    result.duration = time.monotonic() - t0
+    result.message = source.redactor.redact(result.message)
+    return result
+
+
+def _judge(source: RecordingSource, check: Check) -> CheckResult:
+    def mk(status: str, msg: str = "", recs: list[Recording] = (), named: Iterable[Exchange] = ()) -> CheckResult:
+        named = list(named)
+        return CheckResult(check.id, check.requirements, status, msg, evidence(recs, named, source.redactor),
+                           supplementary=check.supplementary, broke=identities(recs, named))
+
+    if source.preflight_error:
+        return mk("error", source.preflight_error)
+    recs = []
+    for name in check.scenarios:
+        got = source.recording(name)
+        if isinstance(got, NotAssessed):
+            return mk("not_assessed", str(got))
+        if isinstance(got, ScenarioFailed):
+            partial = [got.recording] if got.recording else []
+            stopped = [got.exchange] if got.exchange else partial[0].exchanges[-1:] if partial else []
+            if getattr(got, "detail", None):
+                return mk("error", f"suite fault in scenario {name} (not the server's): {got}", partial, stopped)
+            return mk("failed", str(got), partial, stopped)
+        if isinstance(got, BaseException):
+            return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
+        recs.append(got)
+    gate = unserved(source.preflight, check)
+    if gate is not None:
+        result = mk("blocked", f"{gate.label}: the plain call of this protocol answered {gate.status} at "
+                               f"{urlsplit(gate.url).path} while another operation accepted the same key and "
+                               f"agent", [source.preflight], [gate])
+        result.blocked_by = SERVED_AT_PATH
+        return result
+    limited = rate_limited_exchange(recs)
+    if limited is not None and not set(check.requirements) & rate_limit_requirements():
+        return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
+                                  f"answered 429 when the suite's retry budget ran out")
+    try:
+        with judging(check.requirements):
+            note = check.fn(*recs)
+    except NotAssessed as exc:
+        return mk("not_assessed", str(exc))
+    except Observation as exc:
+        return mk("info", str(exc), recs, getattr(exc, "exchanges", ()))
+    except Blocked as exc:
+        if exc.root in check.requirements:
+            return mk("failed", str(exc), recs, exc.exchanges)
+        result = mk("blocked", str(exc), recs, exc.exchanges)
+        result.blocked_by = exc.root
+        return result
+    except AssertionError as exc:
+        message = str(exc) or f"{check.id} failed"
+        return mk("failed", message, recs, getattr(exc, "exchanges", ()) or named_in(message, recs))
+    except Exception as exc:  # a check that crashes is the suite's fault, never the server's
+        return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
+                  recs)
+    return mk("passed", note if isinstance(note, str) else "")
+
+
+def identities(recs: list[Recording], exchanges: Iterable[Exchange]) -> tuple[tuple[str, str], ...]:
+    """(scenario, label) of each exchange: how a report names an exchange across checks."""
+    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
+    return tuple((scenario_of.get(id(ex), ""), ex.label) for ex in exchanges)
+
+
+def evidence(recs: list[Recording], named: Iterable[Exchange], redactor: Redactor) -> list[dict[str, Any]]:
+    """The exchanges that broke the rule (`named`), marked `broke`; when a check named none, the first
+    exchanges of its recordings, unmarked."""
+    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
+    named = list(named)[:EVIDENCE_EXCHANGES]
+    shown = named or [ex for rec in recs for ex in rec.exchanges[:EVIDENCE_EXCHANGES]]
+    return [{"scenario": scenario_of.get(id(ex), ""), "label": ex.label, "broke": bool(named),
+             "transcript": redactor.redact(transcript(ex, EVIDENCE_CHARS)), "curl": repro.curl(ex)}
+            for ex in shown]
+
+
+def unserved(preflight: Recording, check: Check) -> Exchange | None:
+    """The preflight's plain call of a protocol `check` sends over, when it answered 404 or 405 while another
+    protocol's plain call was accepted (2xx): that operation is not served at its path, and nothing the check
+    reads over it can be judged. None for the checks of SERVED_AT_PATH itself."""
+    if SERVED_AT_PATH in check.requirements:
+        return None
+    calls = {ex.label.removeprefix("preflight-"): ex for ex in preflight.exchanges if ex.label.startswith("preflight-")}
+    if not any(ex.status is not None and 200 <= ex.status < 300 for ex in calls.values()):
+        return None
+    return next((ex for p in sorted(check.protocols) if (ex := calls.get(p)) is not None and ex.status in (404, 405)),
+                None)
+
+
+def named_in(message: str, recs: list[Recording]) -> list[Exchange]:
+    """The exchange a plain AssertionError's message starts with (its step label), if any: a check that did not
+    name its exchange by a Deviation still gets its evidence right when it followed the message convention."""
+    found = [ex for rec in recs for ex in rec.exchanges
+             if ex.label and (message.startswith(f"{ex.label}:") or message.startswith(f"{ex.label} "))]
+    return [max(found, key=lambda ex: len(ex.label))] if found else []
+
+
+def rate_limited_exchange(recs: list[Recording]) -> Exchange | None:
+    """An exchange the server still answered 429 after the client's retry budget (the wire layer marks it)."""
+    return next((ex for rec in recs for ex in rec.exchanges if getattr(ex, "rate_limited", False)), None)
+
+
+@functools.cache
+def rate_limit_requirements() -> frozenset[str]:
+    """The requirements a 429 is evidence for: those whose sentence is about the rate limit."""
+    words = ("429", "Retry-After", "X-RateLimit-Remaining", "rate limit")
+    return frozenset(r.id for r in catalog.load().values() if any(w in r.quote for w in words))

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import fnmatch
 import itertools
+import json
 import threading
 import time
 import traceback
@@ -24,7 +25,7 @@ from urllib.parse import urlsplit
 from conformance import catalog
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
-from conformance.target import Target
+from conformance.target import SECRET_FACTS, Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
 from conformance.wire.pace import Pacer, parse_rate_limit
 from conformance.wire.redact import Redactor
@@ -138,9 +139,17 @@ class Context:
         all_headers = {**self.bearer(credential), **(headers or {})}
         ex = await self.client.send(method, path, headers=all_headers, label=label,
                                     limits=limits, **kw)
-        ex.credential = credential if all_headers.get("Authorization") else None   # for the curl reproduction
+        # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
+        ex.credential = credential if all_headers.get("Authorization") else self._carried(path, kw)
         self.recording.exchanges.append(ex)
         return ex
+
+    def _carried(self, path: str, kw: dict[str, Any]) -> str | None:
+        """The credential a request carries outside the Authorization header (in the query string or the body)."""
+        content = kw.get("content")
+        sent = path + json.dumps(kw.get("json"), ensure_ascii=False) + (
+            content.decode("utf-8", "replace") if isinstance(content, bytes) else "")
+        return next((fact for fact in SECRET_FACTS if (value := getattr(self.target, fact)) and value in sent), None)
 
     async def post(self, path: str, body: Any = None, *, label: str, **kw) -> Exchange:
         if body is not None and "content" not in kw:

@@ -42,9 +42,16 @@ def _curl(ex: Any) -> str:
             continue
         args += _header(name, value, var)
     if ex.request_body:
-        args += ["--data-binary", _body(ex)]
-    args.append(shlex.quote(ex.url))
+        args += ["--data-binary", _body(ex, var)]
+    redact = getattr(ex, "redact", None)
+    args.append(_quoted(redact(ex.url) if redact else ex.url, var))
     return " ".join(args)
+
+
+def _quoted(text: str, var: str) -> str:
+    """`text` as one shell word, each masked credential in it read from `$var` (a credential in the query string
+    or the body)."""
+    return f'"${var}"'.join(shlex.quote(part) for part in text.split(MASK)) if MASK in text else shlex.quote(text)
 
 
 def _header(name: str, value: str, var: str) -> list[str]:
@@ -58,11 +65,11 @@ def _header(name: str, value: str, var: str) -> list[str]:
     return ["-H", '"' + f"{name}: {value.replace(MASK, '$' + var)}".replace('"', '\\"') + '"']
 
 
-def _body(ex: Any) -> str:
+def _body(ex: Any, var: str) -> str:
     raw: bytes = ex.request_body
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return "$'" + "".join(f"\\x{b:02x}" for b in raw) + "'"
     redact = getattr(ex, "redact", None)
-    return shlex.quote(redact(text) if redact else text)
+    return _quoted(redact(text) if redact else text, var)

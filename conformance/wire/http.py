@@ -248,7 +248,8 @@ class Client:
     def _masked_headers(req: httpx.Request) -> dict[str, str]:
         out: dict[str, str] = {}
         for k, v in req.headers.multi_items():
-            if k.lower() in SENSITIVE_HEADERS and not is_suite_made(v.split(None, 1)[-1].strip()):
+            bare_scheme = v.strip().lower() in ("bearer", "basic")     # a scheme with no credential hides nothing
+            if k.lower() in SENSITIVE_HEADERS and not bare_scheme and not is_suite_made(v.split(None, 1)[-1].strip()):
                 scheme = v.split(None, 1)[0] if " " in v else ""
                 v = f"{scheme} {MASK}" if scheme.lower() in ("bearer", "basic") else MASK
             out[k] = v if k not in out else out[k] + ", " + v

@@ -75,11 +75,15 @@ def _headers(ex: Exchange, target: Target) -> dict[str, str] | None:
 
 
 async def _send(ex: Exchange, target: Target, headers: dict[str, str]) -> Exchange:
+    """Sends `ex`'s request again; a credential masked in its query string or body is put back, as its curl line
+    reads it from the environment."""
+    secret = (getattr(target, ex.credential, None) or "") if ex.credential else ""
     client = Client(target.base_url, ca_bundle=target.ca_bundle, insecure=target.insecure, secrets=target.secrets)
     try:
-        parts = urlsplit(ex.url)
+        parts = urlsplit(ex.url.replace(MASK, secret))
         path = parts.path + (f"?{parts.query}" if parts.query else "")
-        return await client.send(ex.method, path, headers=headers, content=ex.request_body, label=ex.label,
+        body = ex.request_body.replace(MASK.encode(), secret.encode()) if ex.request_body else ex.request_body
+        return await client.send(ex.method, path, headers=headers, content=body, label=ex.label,
                                  sse=ex.stream is not None, retry_429=False)
     finally:
         await client.aclose()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import fnmatch
 import json
 import multiprocessing
@@ -49,6 +50,10 @@ def one(name: str) -> dict:
     with ReferenceServer(b.server_config()) as srv:
         target = from_server_facts(srv.facts)
         rep = certify(target, keep_recording=True)
+        row = next((r for r in rep["requirements"] if r["id"] == b.breaks), {})
+        thorough = row.get("status") == "not_assessed" and "--thorough" in row.get("message", "")
+        if thorough:   # its requirement is judged only by a --thorough run (the ping repeating, the 429 probe)
+            rep = certify(dataclasses.replace(target, thorough=True), keep_recording=True)
         resent = resend_failures(rep, rep.pop("recording")["document"], target)
     rows = {r["id"]: r for r in rep["requirements"]}
     failed = [r for r in rep["requirements"] if r["status"] == "failed"]
@@ -59,7 +64,7 @@ def one(name: str) -> dict:
             "warned": [r["id"] for r in rep["requirements"] if r["status"] == "warning"],
             "errors": [r["id"] for r in rep["requirements"] if r["status"] == "error"],
             "blocked": {r["id"]: r["blocked_by"] for r in rep["requirements"] if r.get("blocked_by")},
-            "named_first": named_first, "reproduced": sum(r.ok for r in resent),
+            "named_first": named_first, "thorough": thorough, "reproduced": sum(r.ok for r in resent),
             "not_reproduced": [f"{r.requirement} {r.label}: {r.outcome} {r.detail[:160]}" for r in resent if not r.ok]}
 
 

@@ -140,14 +140,16 @@ class Context:
         ex = await self.client.send(method, path, headers=all_headers, label=label,
                                     limits=limits, **kw)
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
-        ex.credential = credential if all_headers.get("Authorization") else self._carried(path, kw)
+        ex.credential = credential if credential and all_headers.get("Authorization") else \
+            self._carried(path, all_headers, kw)
         self.recording.exchanges.append(ex)
         return ex
 
-    def _carried(self, path: str, kw: dict[str, Any]) -> str | None:
-        """The credential a request carries outside the Authorization header (in the query string or the body)."""
+    def _carried(self, path: str, headers: dict[str, Any], kw: dict[str, Any]) -> str | None:
+        """The credential fact whose secret a request carries in a header it was given whole (a generated case's),
+        the query string or the body."""
         content = kw.get("content")
-        sent = path + json.dumps(kw.get("json"), ensure_ascii=False) + (
+        sent = path + json.dumps([headers, kw.get("json")], ensure_ascii=False, default=str) + (
             content.decode("utf-8", "replace") if isinstance(content, bytes) else "")
         return next((fact for fact in SECRET_FACTS if (value := getattr(self.target, fact)) and value in sent), None)
 

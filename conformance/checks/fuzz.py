@@ -36,6 +36,9 @@ RATE_LIMITED = 429
 # The requirement a refusal's body breaks when it is not the protocol's JSON error body (whatever the refusal was for).
 REFUSAL_BODY = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MCP-ERR-001"],
                 "metadata": ["META-STATE-003"]}
+# The requirement a refusal's status breaks when it is no 4xx (a 5xx: neither refused nor accepted).
+REFUSAL_STATUS = {"invoke": ["GEN-ERR-001"], "agui": ["GEN-ERR-001"], "mcp": ["MCP-ERR-001"],
+                  "metadata": ["META-STATE-003"]}
 
 # What each operation's generated cases can break (the union of what the rules below map to).
 _COMMON = ["GEN-RATE-002", "GEN-RATE-003"]
@@ -55,8 +58,12 @@ REQUIREMENTS: dict[str, list[str]] = {
 
 
 # -- the rules: which requirement an answer to a generated case breaks -------------------------------
-def status_requirement(p: Probe, stream_selected: bool) -> list[str]:
-    """The requirement an unexpected status (5xx, undeclared) or content type of this case breaks."""
+def status_requirement(p: Probe, stream_selected: bool, status: int | None = None) -> list[str]:
+    """The requirement an unexpected status (5xx, undeclared) or content type of this case breaks. A case that
+    must be refused and was neither accepted nor refused (a 5xx) broke the status rule of refusals, not the rule
+    that it be refused: that one is broken only by accepting it."""
+    if (p.kind == "no-auth" or p.defects) and status is not None and not (200 <= status < 300 or 400 <= status < 500):
+        return REFUSAL_STATUS[p.op]
     if p.kind == "no-auth":
         return {"invoke": ["AUTH-KEY-002"], "agui": ["AUTH-KEY-003"], "mcp": ["AUTH-MCP-003"]}[p.op]
     if p.defects:
@@ -102,7 +109,7 @@ def refusal_is_4xx(ctx, response, case) -> None:
     if p.kind == "no-auth" or p.defects:
         if not 400 <= response.status_code < 500:
             why = "no `Authorization` header" if p.kind == "no-auth" else "; ".join(d[2] for d in p.defects)
-            raise Finding(status_requirement(p, False),
+            raise Finding(status_requirement(p, False, response.status_code),
                           f"expected a 4xx refusal ({why}), got {response.status_code}")
 
 
@@ -225,7 +232,7 @@ def builtin_requirements(failure, p: Probe, stream_selected: bool, status: int |
             return ["MCP-ERR-003"] if p.op == "mcp" else ["GEN-RATE-003"]
         if "x-ratelimit-remaining" in text:
             return ["GEN-RATE-002"]
-    return status_requirement(p, stream_selected)
+    return status_requirement(p, stream_selected, status)
 
 
 # -- judging the recorded cases --------------------------------------------------------------------

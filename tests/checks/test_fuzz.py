@@ -80,7 +80,8 @@ def _judge_broken(name: str, requirement: str) -> dict:
 
 
 def test_fails_a_server_that_answers_a_refusal_with_500():
-    got = _judge_broken("INV-ERR-005-invalid-json-answers-500", "INV-ERR-005")
+    # a 500 is no refusal: the status rule of refusals (GEN-ERR-001) is broken, not the rule that it be refused
+    got = _judge_broken("INV-ERR-005-invalid-json-answers-500", "GEN-ERR-001")
     assert got["row"]["status"] == "failed", got["row"]
     assert "500" in got["row"]["message"] and "not valid JSON" in got["row"]["message"]
     assert "sent (negative" in got["row"]["message"]       # the reproducing request (credential redacted)

@@ -274,7 +274,7 @@ class Session:
         """A plain call with the API key on each selected protocol: 401 everywhere means the key was refused,
         404 everywhere (and no sign-in metadata either) that the agent is unknown. A key refused on one protocol
         and accepted on another, or an operation not served at its path, is the server's deviation, left to the
-        checks (`unserved`)."""
+        checks (`judging.gate`)."""
         t = self.target
         if not (t.api_key and t.agent_id):
             return None

@@ -21,9 +21,10 @@ from conformance.reporting.transcript import transcript
 from conformance.wire.exchange import Exchange
 from conformance.wire.redact import Redactor
 
-#: the requirement an operation not served at its path breaks (the plain call answered 404 or 405 there while
-#: another operation accepted the same key and agent): every other check over that protocol is blocked by it
-SERVED_AT_PATH = "GEN-BASE-003"
+#: the requirement a protocol's plain call broke, by its status, when another operation accepted the same key and
+#: agent: every other check over that protocol is blocked by it (`gate`)
+SERVED_AT_PATH, KEY_ACCEPTED = "GEN-BASE-003", "AUTH-KEY-001"
+GATES = {404: SERVED_AT_PATH, 405: SERVED_AT_PATH, 401: KEY_ACCEPTED}
 EVIDENCE_EXCHANGES = 4
 EVIDENCE_CHARS = 3000
 
@@ -84,12 +85,13 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         if isinstance(got, BaseException):
             return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
         recs.append(got)
-    gate = unserved(source.preflight, check)
-    if gate is not None:
-        result = mk("blocked", f"{gate.label}: the plain call of this protocol answered {gate.status} at "
-                               f"{urlsplit(gate.url).path} while another operation accepted the same key and "
-                               f"agent", [source.preflight], [gate])
-        result.blocked_by = SERVED_AT_PATH
+    gated = gate(source.preflight, check)
+    if gated is not None:
+        plain, root = gated
+        result = mk("blocked", f"{plain.label}: the plain call of this protocol answered {plain.status} at "
+                               f"{urlsplit(plain.url).path} while another operation accepted the same key and "
+                               f"agent", [source.preflight], [plain])
+        result.blocked_by = root
         return result
     limited = rate_limited_exchange(recs)
     if limited is not None and not set(check.requirements) & rate_limit_requirements():
@@ -134,17 +136,20 @@ def evidence(recs: list[Recording], named: Iterable[Exchange], redactor: Redacto
             for ex in shown]
 
 
-def unserved(preflight: Recording, check: Check) -> Exchange | None:
-    """The preflight's plain call of a protocol `check` sends over, when it answered 404 or 405 while another
-    protocol's plain call was accepted (2xx): that operation is not served at its path, and nothing the check
-    reads over it can be judged. None for the checks of SERVED_AT_PATH itself."""
-    if SERVED_AT_PATH in check.requirements:
-        return None
+def gate(preflight: Recording, check: Check) -> tuple[Exchange, str] | None:
+    """(the preflight's plain call, the requirement it broke) for a protocol `check` sends over whose plain call
+    was refused while another protocol's was accepted (2xx) with the same key and agent: 404 or 405, the operation
+    is not served at its path (GEN-BASE-003); 401, the API key is refused there (AUTH-KEY-001). Nothing the check
+    reads over that protocol can be judged; the checks of that requirement itself are never gated."""
     calls = {ex.label.removeprefix("preflight-"): ex for ex in preflight.exchanges if ex.label.startswith("preflight-")}
     if not any(ex.status is not None and 200 <= ex.status < 300 for ex in calls.values()):
         return None
-    return next((ex for p in sorted(check.protocols) if (ex := calls.get(p)) is not None and ex.status in (404, 405)),
-                None)
+    for protocol in sorted(check.protocols):
+        ex = calls.get(protocol)
+        root = GATES.get(ex.status) if ex is not None else None
+        if root is not None and root not in check.requirements:
+            return ex, root
+    return None
 
 
 def named_in(message: str, recs: list[Recording]) -> list[Exchange]:

@@ -58,11 +58,14 @@ REQUIREMENTS: dict[str, list[str]] = {
 
 
 # -- the rules: which requirement an answer to a generated case breaks -------------------------------
-def status_requirement(p: Probe, stream_selected: bool, status: int | None = None) -> list[str]:
+def status_requirement(p: Probe, stream_selected: bool, status: int | None = None,
+                       in_band: bool = False) -> list[str]:
     """The requirement an unexpected status (5xx, undeclared) or content type of this case breaks. A case that
-    must be refused and was neither accepted nor refused (a 5xx) broke the status rule of refusals, not the rule
-    that it be refused: that one is broken only by accepting it."""
-    if (p.kind == "no-auth" or p.defects) and status is not None and not (200 <= status < 300 or 400 <= status < 500):
+    must be refused and was neither accepted nor refused with a 4xx (a 5xx, or the error body under a 2xx: in
+    band) broke the status rule of refusals, not the rule that it be refused: that one breaks only by accepting
+    it."""
+    if (p.kind == "no-auth" or p.defects) and status is not None and (
+            in_band or not (200 <= status < 300 or 400 <= status < 500)):
         return REFUSAL_STATUS[p.op]
     if p.kind == "no-auth":
         return {"invoke": ["AUTH-KEY-002"], "agui": ["AUTH-KEY-003"], "mcp": ["AUTH-MCP-003"]}[p.op]
@@ -109,8 +112,13 @@ def refusal_is_4xx(ctx, response, case) -> None:
     if p.kind == "no-auth" or p.defects:
         if not 400 <= response.status_code < 500:
             why = "no `Authorization` header" if p.kind == "no-auth" else "; ".join(d[2] for d in p.defects)
-            raise Finding(status_requirement(p, False, response.status_code),
+            raise Finding(status_requirement(p, False, response.status_code, refused_in_band(response)),
                           f"expected a 4xx refusal ({why}), got {response.status_code}")
+
+
+def refused_in_band(response) -> bool:
+    """A 2xx carrying the error body (a JSON-RPC error under 200): a refusal that lost its status, not a run."""
+    return 200 <= response.status_code < 300 and error_object(json_body(response)) is not None
 
 
 def refusal_carries_code(ctx, response, case) -> None:
@@ -142,7 +150,8 @@ def mcp_unauthenticated(ctx, response, case) -> None:
     if p.op != "mcp" or p.kind != "no-auth" or response.status_code == RATE_LIMITED:
         return
     if response.status_code != 401:
-        raise Finding(["AUTH-MCP-003"], f"expected 401 without a credential, got {response.status_code}")
+        raise Finding(status_requirement(p, False, response.status_code, refused_in_band(response)),
+                      f"expected 401 without a credential, got {response.status_code}")
     doc = json_body(response)
     code = (error_object(doc) or {}).get("code")
     if code != -32600:

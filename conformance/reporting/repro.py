@@ -41,6 +41,8 @@ def _curl(ex: Any) -> str:
         if name.lower() in _LEFT_TO_CURL:
             continue
         args += _header(name, value, var)
+    if ex.request_headers and not any(name.lower() == "accept" for name in ex.request_headers):
+        args += ["-H", "'Accept:'"]      # sent without one: curl would add `Accept: */*`
     if ex.request_body:
         args += ["--data-binary", _body(ex, var)]
     redact = getattr(ex, "redact", None)

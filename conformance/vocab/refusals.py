@@ -78,13 +78,19 @@ def valid_credential_refused(ex: Exchange, what: str, rec: Recording | None = No
 
 def refusal_status_class(ex: Exchange, what: str) -> None:
     """Raises the protocol's refusal rule (GEN-ERR-001 for invoke/AG-UI, MCP-ERR-001) when the step was refused
-    (answered, not 2xx) with a status that is not a 4xx: the specific status a step expects cannot be judged
-    on a refusal that already lost its 4xx class."""
-    if ex.status is None or 200 <= ex.status < 300 or is_4xx(ex):
+    with a status that is not a 4xx: a 5xx or 3xx, or a 2xx carrying the error body (a JSON-RPC error under 200):
+    the specific status a step expects cannot be judged on a refusal that already lost its 4xx class. A 2xx that
+    is no error body was accepted: that is the step's own failure."""
+    if ex.status is None or is_4xx(ex):
         return
     root = {"invoke": "GEN-ERR-001", "agui": "GEN-ERR-001", "mcp": "MCP-ERR-001"}.get(operation_of(ex.url) or "")
-    if root:
-        raise precondition(root, ex, f"{what}; a refusal must have a 4xx status, got {got(ex)}")
+    if not root:
+        return
+    if 200 <= ex.status < 300:
+        if ex.stream is None and error_of(ex) is not None:
+            raise precondition(root, ex, f"{what}; a refusal under HTTP {ex.status} lost its 4xx status: {got(ex)}")
+        return
+    raise precondition(root, ex, f"{what}; a refusal must have a 4xx status, got {got(ex)}")
 
 
 def not_refused_as(ex: Exchange, what: str, expected: str, rec: Recording | None = None) -> AssertionError:

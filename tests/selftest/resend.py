@@ -56,7 +56,7 @@ class _WithFresh:
         return self._patched(got) if name == self.scenario and isinstance(got, Recording) else got
 
 
-def _headers(ex: Exchange, target: Target) -> dict[str, str] | None:
+def _headers(ex: Exchange, target: Target) -> dict[str, str | None] | None:
     """The request's headers with the credential it carried put back; None when a masked value is unknown."""
     secret = getattr(target, ex.credential, None) if ex.credential else None
     out = {}
@@ -71,6 +71,8 @@ def _headers(ex: Exchange, target: Target) -> dict[str, str] | None:
                 secret = base64.b64encode(f"{BASIC_USER}:{secret}".encode()).decode()
             value = f"{scheme} {secret}" if scheme else secret
         out[name] = value
+    if not any(name.lower() == "accept" for name in out):
+        out["accept"] = None      # sent without one: the client would add its default
     return out
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from conformance.outcomes import Deviation, NotAssessed, SuiteFault
 from conformance.registry import rule
@@ -39,6 +39,10 @@ REFUSAL_BODY = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MC
 # The requirement a refusal's status breaks when it is no 4xx (a 5xx: neither refused nor accepted).
 REFUSAL_STATUS = {"invoke": ["GEN-ERR-001"], "agui": ["GEN-ERR-001"], "mcp": ["MCP-ERR-001"],
                   "metadata": ["META-STATE-003"]}
+
+# The response headers the spec names, and whether a value is of the form it states (whole seconds, a count).
+SPEC_HEADERS: dict[str, Callable[[str], bool]] = {"x-ratelimit-remaining": lambda v: v.strip().isdigit(),
+                                                  "retry-after": lambda v: v.strip().isdigit()}
 
 # What each operation's generated cases can break (the union of what the rules below map to).
 _COMMON = ["GEN-RATE-002", "GEN-RATE-003"]
@@ -226,10 +230,16 @@ def _builtin_checks() -> list:
             content_type_documented, oa_checks.response_headers_conformance]
 
 
-def builtin_requirements(failure, p: Probe, stream_selected: bool, status: int | None = None) -> list[str]:
+def builtin_requirements(failure, p: Probe, stream_selected: bool, status: int | None = None,
+                         headers: Any = None) -> list[str]:
     """Map a schemathesis built-in failure to the requirement it breaks. A refusal in an undocumented content type
-    breaks the rule of the refusal body only: the refusal itself (the defect's requirement, the credential's) held."""
+    breaks the rule of the refusal body only: the refusal itself (the defect's requirement, the credential's) held.
+    A response header that does not conform is the rule of the header the spec names (its value found in the
+    answer when the failure's text does not say which header it was)."""
     text = f"{getattr(failure, 'title', '')} {getattr(failure, 'message', '')}".lower()
+    if "response header" in text and headers is not None:
+        text += " " + " ".join(name for name, ok in SPEC_HEADERS.items()
+                               if (value := headers.get(name)) is not None and not ok(value))
     if status is not None and 400 <= status < 500 and ("content-type" in text or "media type" in text):
         return REFUSAL_BODY[p.op]
     if p.op == "metadata" and status == 200 and ("content-type" in text or "media type" in text):
@@ -271,8 +281,7 @@ def judge(sent: Sent) -> Verdict:
     try:
         p.case.validate_response(sent.response, checks=builtin_checks() + CUSTOM_CHECKS)
     except (FailureGroup, Failure, AssertionError) as group:      # FailureGroup: one entry per failed check
-        findings = [_finding(failure, p, sent.response.status_code)
-                    for failure in getattr(group, "exceptions", [group])]
+        findings = [_finding(failure, p, sent.response) for failure in getattr(group, "exceptions", [group])]
     except Exception as exc:                                       # noqa: BLE001 - a check crashed: ours
         raise SuiteFault(f"judging a generated {p.op} case crashed: {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
@@ -289,12 +298,13 @@ def judge(sent: Sent) -> Verdict:
     return Verdict(sent.record, findings, sorted(exercised), sent.exchange)
 
 
-def _finding(failure, p: Probe, status: int) -> dict[str, Any]:
+def _finding(failure, p: Probe, response) -> dict[str, Any]:
     exc = getattr(failure, "exception", None)
     if isinstance(exc, Finding):
         return {"requirements": exc.requirements, "check": getattr(failure, "title", "custom"), "message": str(exc)}
     msg = f"{getattr(failure, 'title', type(failure).__name__)}: {getattr(failure, 'message', str(failure))}"
-    return {"requirements": builtin_requirements(failure, p, p.stream_selected, status),
+    return {"requirements": builtin_requirements(failure, p, p.stream_selected, response.status_code,
+                                                 response.headers),
             "check": getattr(failure, "title", type(failure).__name__), "message": " ".join(msg.split())[:400]}
 
 

@@ -4,13 +4,17 @@ For each failed MUST of a report: its first evidence must be an exchange the che
 That request is sent again to the same server (the credential it carried put back in), the fresh exchange takes
 the old one's place in its recording, and the checks that failed the requirement are judged again on it
 (`judging.assess`, the run's own judging). The failure is reproduced when a check fails again naming that step.
+
+A request that carries a value an earlier answer of its scenario generated (a session key the server made) is
+re-sent as its curl lines would be followed: the earlier request first, then this one with the fresh value.
 """
 from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 from conformance import registry
@@ -19,12 +23,14 @@ from conformance.judging import assess
 from conformance.recording import Replay
 from conformance.target import Target
 from conformance.vocab.constants import BASIC_USER
+from conformance.vocab.readers import request_json, stream_events
 from conformance.wire.exchange import Exchange
 from conformance.wire.http import Client
 from conformance.wire.redact import MASK
 
 # headers the client computes for the request it sends, as curl would (reporting.repro leaves them out too)
 _COMPUTED = {"host", "content-length", "connection", "accept-encoding", "user-agent", "transfer-encoding"}
+_SHORTEST_KEY = 6     # a generated value this long or longer is worth threading (not "1", "ok", "text")
 
 
 @dataclass
@@ -40,16 +46,15 @@ class Resent:
 
 
 class _WithFresh:
-    """The run's recordings, with one exchange of one scenario replaced by its re-sent twin."""
+    """The run's recordings, with some exchanges of one scenario replaced by their re-sent twins."""
 
-    def __init__(self, source: Replay, scenario: str, old: Exchange, fresh: Exchange):
-        self.source, self.scenario, self.old, self.fresh = source, scenario, old, fresh
+    def __init__(self, source: Replay, scenario: str, fresh: dict[int, Exchange]):
+        self.source, self.scenario, self.fresh = source, scenario, fresh
         self.preflight_error, self.redactor = source.preflight_error, source.redactor
         self.preflight = self._patched(source.preflight) if scenario == PREFLIGHT else source.preflight
 
     def _patched(self, got: Recording) -> Recording:
-        return Recording(got.scenario, got.target, [self.fresh if ex is self.old else ex for ex in got.exchanges],
-                         got.facts)
+        return Recording(got.scenario, got.target, [self.fresh.get(id(ex), ex) for ex in got.exchanges], got.facts)
 
     def recording(self, name: str) -> Recording | BaseException:
         got = self.source.recording(name)
@@ -59,7 +64,7 @@ class _WithFresh:
 def _headers(ex: Exchange, target: Target) -> dict[str, str | None] | None:
     """The request's headers with the credential it carried put back; None when a masked value is unknown."""
     secret = getattr(target, ex.credential, None) if ex.credential else None
-    out = {}
+    out: dict[str, str | None] = {}
     for name, value in ex.request_headers.items():
         if name.lower() in _COMPUTED:
             continue
@@ -76,19 +81,71 @@ def _headers(ex: Exchange, target: Target) -> dict[str, str | None] | None:
     return out
 
 
-async def _send(ex: Exchange, target: Target, headers: dict[str, str]) -> Exchange:
-    """Sends `ex`'s request again; a credential masked in its query string or body is put back, as its curl line
-    reads it from the environment."""
+def _leaves(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
+    """(path, string) of every string of a JSON value."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+
+
+def _answered(ex: Exchange) -> dict[tuple, str]:
+    """The strings of an answer by path: its JSON body, or the JSON events of its stream."""
+    if ex.stream is not None:
+        return dict(_leaves(stream_events(ex)))
+    try:
+        return dict(_leaves(json.loads(ex.body)))
+    except ValueError:
+        return {}
+
+
+def _prerequisites(rec: Recording, target: Exchange) -> list[Exchange]:
+    """The earlier exchanges of `target`'s scenario whose answer generated a value `target`'s request carries."""
+    carried = {v for _, v in _leaves(request_json(target)) if len(v) >= _SHORTEST_KEY}
+    before = rec.exchanges[:next(i for i, ex in enumerate(rec.exchanges) if ex is target)]
+    out = []
+    for ex in before:
+        sent = {v for _, v in _leaves(request_json(ex))}
+        if carried & (set(_answered(ex).values()) - sent):
+            out.append(ex)
+    return out
+
+
+async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], values: dict[str, str]) -> Exchange:
+    """Sends `ex`'s request again: a credential masked in its query string or body put back, as its curl line
+    reads it from the environment, and each generated value an earlier answer gave replaced by the fresh one."""
     secret = (getattr(target, ex.credential, None) or "") if ex.credential else ""
+    body = ex.request_body.replace(MASK.encode(), secret.encode()) if ex.request_body else ex.request_body
+    for old, new in values.items():
+        body = body.replace(json.dumps(old).encode(), json.dumps(new).encode()) if body else body
     client = Client(target.base_url, ca_bundle=target.ca_bundle, insecure=target.insecure, secrets=target.secrets)
     try:
         parts = urlsplit(ex.url.replace(MASK, secret))
         path = parts.path + (f"?{parts.query}" if parts.query else "")
-        body = ex.request_body.replace(MASK.encode(), secret.encode()) if ex.request_body else ex.request_body
         return await client.send(ex.method, path, headers=headers, content=body, label=ex.label,
                                  sse=ex.stream is not None, retry_429=False)
     finally:
         await client.aclose()
+
+
+async def _send_with_prerequisites(rec: Recording, old: Exchange, target: Target) -> dict[int, Exchange] | None:
+    """The re-sent exchanges (id of the recorded one -> its twin), `old` last; None when one cannot be re-sent."""
+    fresh: dict[int, Exchange] = {}
+    values: dict[str, str] = {}
+    for ex in [*_prerequisites(rec, old), old]:
+        headers = _headers(ex, target)
+        if headers is None:
+            return None
+        twin = await _send(ex, target, headers, values)
+        before, after = _answered(ex), _answered(twin)
+        values.update({before[path]: after[path] for path in before.keys() & after.keys()
+                       if before[path] != after[path] and len(before[path]) >= _SHORTEST_KEY})
+        fresh[id(ex)] = twin
+    return fresh
 
 
 def resend_failures(report: dict[str, Any], document: dict[str, Any], target: Target) -> list[Resent]:
@@ -106,13 +163,12 @@ def resend_failures(report: dict[str, Any], document: dict[str, Any], target: Ta
         got = source.preflight if first["scenario"] == PREFLIGHT else source.recording(first["scenario"])
         rec = got.recording if isinstance(got, ScenarioFailed) else got
         old = next((ex for ex in getattr(rec, "exchanges", ()) if ex.label == first["label"]), None)
-        headers = _headers(old, target) if old is not None else None
-        if headers is None:
+        fresh = asyncio.run(_send_with_prerequisites(rec, old, target)) if old is not None else None
+        if fresh is None:
             out.append(Resent(row["id"], first["label"], "not re-sendable",
                               "not in the recording" if old is None else "its credential is unknown"))
             continue
-        fresh = asyncio.run(_send(old, target, headers))
-        patched = _WithFresh(source, first["scenario"], old, fresh)
+        patched = _WithFresh(source, first["scenario"], fresh)
         failing = [registry.CHECKS[c["id"]] for c in report["checks"]
                    if row["id"] in c["requirements"] and c["status"] == "failed"]
         again = [assess(patched, c) for c in failing]

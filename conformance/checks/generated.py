@@ -17,7 +17,7 @@ import collections
 import json
 from typing import Any, Callable, Iterable
 
-from conformance.outcomes import Deviation, NotAssessed, judge_all
+from conformance.outcomes import Deviation, NotAssessed, judge_all, precondition
 from conformance.vocab.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
 from conformance.registry import Step, check
 from conformance.vocab.steps import generated as steps
@@ -59,6 +59,9 @@ def protocol_of(family: Step) -> str:
 # Each scenario's label families (one per protocol, in the order their replies are shown) and their reply's reader.
 READERS: dict[Step, Callable[[Any], str]] = {steps.INVOKE_JSON: _invoke_json, steps.INVOKE_SSE: _invoke_sse,
                                              steps.AGUI: _agui, steps.MCP: _mcp}
+# The requirement that a protocol's reply to a generated say-json prompt is exactly the text sent.
+ROUND_TRIP_RULE = {steps.INVOKE_JSON: "INV-RES-004", steps.INVOKE_SSE: "INV-STREAM-008", steps.AGUI: "AGUI-ORDER-006",
+                   steps.MCP: "MCP-TOOL-002"}
 PARAM_READERS: dict[Step, Callable[[Any], str]] = {steps.INVOKE: _invoke_json, steps.AGUI: _agui}
 
 
@@ -143,9 +146,12 @@ def same_reply_on_every_protocol(rec) -> str:
         if len(set(readable.values())) > 1:
             expected = texts[i] if i < len(texts) and isinstance(texts[i], str) else None
             odd = _breakers(readable, expected)
-            raise Deviation(f"run {i}: the same prompt gave a different reply over "
-                            f"{', '.join(protocol_of(f) for f in odd)}\n" + side_by_side(replies, reasons, expected),
-                            [by_family[f] for f in odd])
+            message = (f"run {i}: the same prompt gave a different reply over "
+                       f"{', '.join(protocol_of(f) for f in odd)}\n" + side_by_side(replies, reasons, expected))
+            if expected is not None and expected in readable.values():
+                # the odd protocol's reply is not the text sent: its own round-trip rule, judged on this exchange
+                raise precondition(ROUND_TRIP_RULE[odd[0]], [by_family[f] for f in odd], message)
+            raise Deviation(message, [by_family[f] for f in odd])
 
     judge_all(sorted(runs.items()), same_reply, exchange=lambda run: next(iter(run[1].values())),
               nothing="no generated prompt produced a readable reply on two protocols or more")

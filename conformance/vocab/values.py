@@ -36,6 +36,11 @@ def same_integer(value: Any, n: int) -> bool:
     return is_json_integer(value) and value == n
 
 
+def count_like(text: str) -> bool:
+    """The conformance agent's `count` reply: a whole number in ASCII digits and nothing else."""
+    return text.isascii() and text.isdigit()
+
+
 def same_json(a: Any, b: Any) -> bool:
     """JSON equality: numbers by value (1 and 1.0 alike: JSON has one number type), but true is not 1 and 1 is not "1"."""
     if isinstance(a, bool) or isinstance(b, bool):

@@ -10,6 +10,7 @@ from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
+from conformance.vocab.values import count_like
 from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import Run, judge_every, judge_reply, one_run, one_run_of, runs
 
@@ -17,6 +18,7 @@ GENERATED_THREAD = "AGUI-ID-005"     # without threadId, RUN_STARTED.threadId is
 SAME_KEY_SAME_INSTANCE = "AGUI-SESS-002"
 INVOKE_RESULT = "INV-RES-001"        # a plain invoke answers 200 with the invoke result
 MCP_TEXT_RESULT = "MCP-TOOL-001"     # a tools/call answers 200 with one text block
+MCP_EXACT_REPLY = "MCP-TOOL-002"     # its text is exactly the agent's reply
 
 
 def counts(r: Run, expected: str) -> None:
@@ -84,7 +86,7 @@ def _invoke_count(ex: Exchange) -> Any:
         raise precondition(INVOKE_RESULT, ex, str(exc)) from None
     if not isinstance(body, dict) or not isinstance(body.get("result"), str):
         raise precondition(INVOKE_RESULT, ex, f"the invoke result is not an object with a string `result`: {got(ex)}")
-    return body["result"]
+    return body["result"].strip()    # as invoke's own count checks read it; whitespace around it is INV-RES-003's
 
 
 def _mcp_count(ex: Exchange) -> Any:
@@ -94,7 +96,10 @@ def _mcp_count(ex: Exchange) -> Any:
         raise precondition(MCP_TEXT_RESULT, ex, f"{exc}: {got(ex)}") from None
     if ex.status != 200 or not isinstance(result, dict) or not isinstance(result.get("content"), list):
         raise precondition(MCP_TEXT_RESULT, ex, f"expected 200 with a tools/call result holding `content`, got {got(ex)}")
-    return p.mcp_text(result)
+    text = p.mcp_text(result)
+    if not count_like(text):     # as MCP's own count checks read it: digits alone, else MCP-TOOL-002's deviation
+        raise precondition(MCP_EXACT_REPLY, ex, f"the `count` reply is {text!r}, not the agent's whole number")
+    return text
 
 
 @check("GEN-SESS-001", scenarios=["agui.cross_session"])

@@ -191,11 +191,6 @@ def reply_text(ex: Exchange, root: str | None = None) -> str:
         raise precondition(ONE_TEXT_BLOCK, ex, str(exc)) from None
 
 
-def count_like(text: str) -> bool:
-    """The `count` prompt's reply: a whole number in ASCII digits and nothing else."""
-    return text.isascii() and text.isdigit()
-
-
 def structured_session(result: dict[str, Any]) -> str:
     sc = result.get("structuredContent")
     sid = sc.get("sessionId") if isinstance(sc, dict) else None

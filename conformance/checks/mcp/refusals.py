@@ -7,7 +7,6 @@ from conformance.registry import check, rule
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from conformance.vocab.readers import got, step
-from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer, same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import (REFUSALS, REFUSAL_BODY, STATUS_OPEN, as_json, error_answer, messages,

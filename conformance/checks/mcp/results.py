@@ -6,11 +6,12 @@ from typing import Any, Callable
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, judge_all, on
 from conformance.registry import SCENARIOS, check, rule
+from conformance.vocab.values import count_like
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered, as_json, count_like,
+from conformance.checks.mcp._common import (CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered, as_json,
                                             finished, labels, reply_text, response, result_of, resumed_with,
                                             round_trip_runs, text_block)
 

@@ -6,9 +6,10 @@ from typing import Any
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, judge_all, on, precondition
 from conformance.registry import check
+from conformance.vocab.values import count_like
 from conformance.vocab.steps import mcp as steps
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import EXACT_REPLY, count_like, reply_text, result_of, structured_session
+from conformance.checks.mcp._common import EXACT_REPLY, reply_text, result_of, structured_session
 
 GENERATED = "MCP-SESS-001"   # a call without session_id reports the generated one: what MCP-SESS-004 follows
 AFFINITY = "MCP-SESS-002"    # calls with the same session key reach one instance

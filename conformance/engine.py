@@ -135,14 +135,18 @@ class Context:
 
     # -- talking ---------------------------------------------------------------------
     async def send(self, method: str, path: str, *, label: str, credential: str | None = "api_key",
-                   headers: dict[str, str] | None = None, limits: Limits | None = None, **kw) -> Exchange:
+                   headers: dict[str, str] | None = None, limits: Limits | None = None, record: bool = True,
+                   **kw) -> Exchange:
+        """Sends and records one exchange; record=False leaves the keeping to the caller (a probe that keeps one
+        of many)."""
         all_headers = {**self.bearer(credential), **(headers or {})}
         ex = await self.client.send(method, path, headers=all_headers, label=label,
                                     limits=limits, **kw)
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
         ex.credential = credential if credential and all_headers.get("Authorization") else \
             self._carried(path, all_headers, kw)
-        self.recording.exchanges.append(ex)
+        if record:
+            self.recording.exchanges.append(ex)
         return ex
 
     def _carried(self, path: str, headers: dict[str, Any], kw: dict[str, Any]) -> str | None:

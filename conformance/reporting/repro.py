@@ -27,9 +27,12 @@ def credential_var(fact: str | None) -> str:
 def curl(ex: Any) -> str:
     """The curl command that sends what `ex` (a wire.http.Exchange) sent; never raises (evidence must not fail)."""
     try:
-        return _curl(ex)
+        line = _curl(ex)
     except Exception as exc:  # a malformed exchange from a hostile server: the transcript still tells the story
         return f"# no curl line for this exchange ({type(exc).__name__})"
+    if getattr(ex, "status", None) == 429:     # a single re-send finds the bucket refilled
+        return f"# answered 429 (rate limited): send it again until the server answers 429\n{line}"
+    return line
 
 
 def _curl(ex: Any) -> str:

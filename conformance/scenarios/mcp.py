@@ -232,9 +232,8 @@ async def rate_limit(ctx: Context) -> None:
     429 is then cheap to reach), more tools/list in batches until one answers 429 (at most X-RateLimit-Remaining
     plus a batch, and never more than 600). Started last, so the 429s it provokes disturb no other scenario."""
     def send(label: str, n: int):
-        return ctx.client.send("POST", ctx.agent_path("mcp"), label=label, retry_429=False, paced=False,
-                               headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
-                               json=p.mcp_request("tools/list", id=n))
+        return ctx.send("POST", ctx.agent_path("mcp"), label=label, retry_429=False, paced=False, record=False,
+                        headers=p.mcp_headers("tools/list"), json=p.mcp_request("tools/list", id=n))
 
     first = await send(steps.PROBE, 0)
     ctx.recording.exchanges.append(first)

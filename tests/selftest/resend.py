@@ -31,6 +31,7 @@ from conformance.wire.redact import MASK
 # headers the client computes for the request it sends, as curl would (reporting.repro leaves them out too)
 _COMPUTED = {"host", "content-length", "connection", "accept-encoding", "user-agent", "transfer-encoding"}
 _SHORTEST_KEY = 6     # a generated value this long or longer is worth threading (not "1", "ok", "text")
+_LIMITED_BATCH, _LIMITED_MAX = 10, 600   # a rate-limited answer is re-sent in batches until the server limits again
 
 
 @dataclass
@@ -132,6 +133,18 @@ async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], va
         await client.aclose()
 
 
+async def _send_until_limited(ex: Exchange, target: Target, headers: dict[str, str | None],
+                               values: dict[str, str]) -> Exchange:
+    """A request the server answered 429 is re-sent as its curl line says: again, until the server limits it."""
+    twin = await _send(ex, target, headers, values)
+    for _ in range(_LIMITED_MAX // _LIMITED_BATCH):
+        if twin.status == 429:
+            break
+        got = await asyncio.gather(*(_send(ex, target, headers, values) for _ in range(_LIMITED_BATCH)))
+        twin = next((t for t in got if t.status == 429), got[-1])
+    return twin
+
+
 async def _send_with_prerequisites(rec: Recording, old: Exchange, target: Target) -> dict[int, Exchange] | None:
     """The re-sent exchanges (id of the recorded one -> its twin), `old` last; None when one cannot be re-sent."""
     fresh: dict[int, Exchange] = {}
@@ -140,7 +153,7 @@ async def _send_with_prerequisites(rec: Recording, old: Exchange, target: Target
         headers = _headers(ex, target)
         if headers is None:
             return None
-        twin = await _send(ex, target, headers, values)
+        twin = await (_send_until_limited if ex.status == 429 else _send)(ex, target, headers, values)
         before, after = _answered(ex), _answered(twin)
         values.update({before[path]: after[path] for path in before.keys() & after.keys()
                        if before[path] != after[path] and len(before[path]) >= _SHORTEST_KEY})

@@ -81,7 +81,7 @@ def judge(b: Broken) -> dict:
                        verdict=report["verdict"], requests=report.get("cost", {}).get("requests"))
             if row["status"] == expected:
                 out.update(caught=True, cause=cause_of(report, b.breaks))
-                out["resent"] = [r for r in resend_failures(report, document, target) if not r.ok]
+                out["resent"] = [dataclasses.asdict(r) for r in resend_failures(report, document, target) if not r.ok]
                 break
     return out
 

@@ -13,11 +13,14 @@ from typing import Any, Iterable, Protocol
 from urllib.parse import urlsplit
 
 from conformance import catalog
-from conformance.engine import Recording, ScenarioFailed
+from conformance.engine import PREFLIGHT, Recording, ScenarioFailed
 from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.registry import Check
 from conformance.reporting import repro
 from conformance.reporting.transcript import transcript
+from conformance.vocab.steps import mcp as mcp_steps
+from conformance.vocab.traffic import operation_of
+from conformance.vocab.values import error_of
 from conformance.wire.exchange import Exchange
 from conformance.wire.redact import Redactor
 
@@ -25,6 +28,11 @@ from conformance.wire.redact import Redactor
 #: agent: every other check over that protocol is blocked by it (`gate`)
 SERVED_AT_PATH, KEY_ACCEPTED = "GEN-BASE-003", "AUTH-KEY-001"
 GATES = {404: SERVED_AT_PATH, 405: SERVED_AT_PATH, 401: KEY_ACCEPTED}
+#: the basic call of each protocol (scenario, step) and the requirement its refusal breaks, in the order they are
+#: tried: a step answered with that very refusal was turned away before the server read what the step varies
+#: (`same_refusal`)
+BASIC_CALLS = ((PREFLIGHT, "preflight-invoke", "INV-RES-001"), (PREFLIGHT, "preflight-agui", "AGUI-FRAME-001"),
+               ("mcp.modern", mcp_steps.LIST, "MCP-SESS-005"), ("mcp.modern", mcp_steps.CALL, "MCP-VER-001"))
 EVIDENCE_EXCHANGES = 4
 EVIDENCE_CHARS = 3000
 
@@ -112,7 +120,16 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         return result
     except AssertionError as exc:
         message = str(exc) or f"{check.id} failed"
-        return mk("failed", message, recs, getattr(exc, "exchanges", ()) or named_in(message, recs))
+        named = getattr(exc, "exchanges", ()) or named_in(message, recs)
+        refused = same_refusal(source, check, named)
+        if refused is not None:
+            basic, root, basic_rec = refused
+            result = mk("blocked", f"{message} (the same refusal as the protocol's basic call {basic.label}: the "
+                                   f"server turned the request away before reading what this step varies)",
+                        recs + [basic_rec], [*named, basic])
+            result.blocked_by = root
+            return result
+        return mk("failed", message, recs, named)
     except Exception as exc:  # a check that crashes is the suite's fault, never the server's
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
                   recs)
@@ -149,6 +166,38 @@ def gate(preflight: Recording, check: Check) -> tuple[Exchange, str] | None:
         root = GATES.get(ex.status) if ex is not None else None
         if root is not None and root not in check.requirements:
             return ex, root
+    return None
+
+
+def refusal(ex: Exchange) -> tuple | None:
+    """What identifies a refusal: status, error code and message of an error body (a JSON-RPC error under 200
+    included), or status and body of any other answer that is not a 2xx; None for an answer that refuses nothing."""
+    if ex.status is None:
+        return None
+    err = error_of(ex)
+    if err is not None:
+        return ex.status, repr(err.get("code")), repr(err.get("message"))
+    return None if 200 <= ex.status < 300 else (ex.status, ex.body[:2000])
+
+
+def same_refusal(source: RecordingSource, check: Check,
+                 named: Iterable[Exchange]) -> tuple[Exchange, str, Recording] | None:
+    """(the basic call, the requirement its refusal broke, its recording) when every exchange a failing check named got the very
+    refusal (`refusal`) of its protocol's basic call (`BASIC_CALLS`): what that step varies cannot be read on an
+    answer the server gives whatever is sent. A 401, 404 or 405 of the plain call is `gate`'s; the checks of the
+    basic calls' own rules are never blocked by it (each judges its call)."""
+    named = list(named)
+    if not named or set(check.requirements) & {root for _, _, root in BASIC_CALLS}:
+        return None
+    for scenario, label, root in BASIC_CALLS:
+        rec = source.preflight if scenario == PREFLIGHT else source.recording(scenario)
+        basic = next((ex for ex in getattr(rec, "exchanges", ()) if ex.label == label), None)
+        if basic is None or basic.status in GATES:
+            continue
+        refused = refusal(basic)
+        if refused is not None and all(ex is basic or (operation_of(ex.url) == operation_of(basic.url)
+                                                       and refusal(ex) == refused) for ex in named):
+            return basic, root, rec
     return None
 
 

@@ -220,7 +220,8 @@ def _frame_violations(op: str, frames: list[tuple[str | None, str]], sent: dict[
             last = i == len(frames) - 1
             if last and isinstance(doc, dict) and ("result" in doc or "error" in doc):
                 out += _mcp_violations(200, doc, sent, at, applied)
-            else:
+            elif isinstance(doc, dict) and doc.get("method") == "notifications/progress":
+                # the fields of a progress notification; a frame of any other kind is MCP-PROG-004's failure alone
                 out += violations("mcp-progress-notification", doc, at, applied=applied)
     return out
 

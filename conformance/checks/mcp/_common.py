@@ -20,7 +20,7 @@ from typing import Any
 
 from conformance import schemas
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, precondition
+from conformance.outcomes import Deviation, NotAssessed, precondition
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import frame_json, got, request_json
 from conformance.vocab.steps import generated as generated_steps, mcp as steps
@@ -189,6 +189,18 @@ def reply_text(ex: Exchange, root: str | None = None) -> str:
         return text_block(result)
     except AssertionError as exc:
         raise precondition(ONE_TEXT_BLOCK, ex, str(exc)) from None
+
+
+def continues_to(ex: Exchange, text: str, expected: str) -> None:
+    """The reply a step read, `text`, is `expected`. A text that differs from it only in form (whitespace around it,
+    cut short, or with more after it) broke MCP-TOOL-002 (the text block holds the reply exactly), the reading every
+    check of a reply relies on; any other text is the step's own failure."""
+    if text == expected:
+        return
+    message = f"{ex.label}: expected {expected!r}, got {truncate(text, quoted=True)}"
+    if text.strip() == expected.strip() or (expected and expected in text) or (text and expected.startswith(text)):
+        raise precondition(EXACT_REPLY, ex, message)
+    raise Deviation(message, ex)
 
 
 def structured_session(result: dict[str, Any]) -> str:

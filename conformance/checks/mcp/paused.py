@@ -12,7 +12,7 @@ from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, conformance_reply,
-                                            messages, reply_text, result_of, resumed_with)
+                                            continues_to, messages, reply_text, result_of, resumed_with)
 
 ASKED_FOR_FORM = "MCP-PAUSE-003"   # what the eliciting client's question is answered with is MCP-PAUSE-003's alone
 
@@ -48,8 +48,7 @@ def continuation(ex: Exchange, root: str, expected: str) -> None:
     with on(ex):
         assert result.get("resultType") != "input_required", \
             f"the server asked again instead of continuing the paused run: {truncate(result)}"
-        text = reply_text(ex, root)
-        assert text == expected, f"expected the run's continuation {expected!r}, got {truncate(text, quoted=True)}"
+        continues_to(ex, reply_text(ex, root), expected)
     if result.get("resultType") != "complete":
         raise precondition(FINISHED, ex, f"`resultType` is {as_json(result.get('resultType'))}, expected "
                                          f"\"complete\"")

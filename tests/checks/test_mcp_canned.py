@@ -161,6 +161,14 @@ def test_float_progress_values_pass():
         assert status(rid, progress_rec(progress=(0.25, 0.5, 0.75))) == "passed"
 
 
+def test_a_notification_of_another_kind_fails_only_mcp_prog_004():
+    log = b'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\r\n\r\n'
+    rec = progress_rec(lead=[log])
+    assert status("MCP-PROG-004", rec) == "failed"
+    for rid in ("MCP-PROG-005", "MCP-PROG-006", "MCP-PROG-007"):     # the fields of progress notifications only
+        assert status(rid, rec) == "passed", outcomes(rid, rec)
+
+
 def test_a_frame_without_json_data_fails_only_the_framing_requirement():
     rec = progress_rec(lead=[b"event: message\r\ndata: \r\n\r\n"])   # dispatched, data empty
     assert status("MCP-PROG-002", rec) == "failed"

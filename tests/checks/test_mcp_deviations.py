@@ -14,9 +14,11 @@ from typing import Any, Iterable
 import pytest
 
 from conformance import canned, registry
+from conformance.judging import assess
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging
 from conformance.vocab.constants import UNKNOWN_VERSION
 from conformance.vocab.steps import mcp as steps
+from conformance.wire.redact import Redactor
 from tests.checks.test_mcp_canned import MCP_URL, TOOL, progress_rec, rpc_exchange, tool_result
 
 CHECKS = registry.load_all()
@@ -346,3 +348,35 @@ def test_every_block_is_a_failure_of_its_root_on_the_same_exchange(name):
         named = {id(ex) for f in failures if isinstance(f, Deviation) and not isinstance(f, Blocked)
                  for ex in f.exchanges}
         assert all(id(ex) in named for ex in got.exchanges), (c.id, got.root, got, failures)
+
+
+def test_resume_that_differs_only_in_form_is_mcp_tool_002s():
+    rec = pause_text({"content": [{"type": "text", "text": 'answer: {"name":"Ada"}thanks\n'}], "resultType": "complete"})
+    assert blocked("mcp.resume_continues", rec).root == "MCP-TOOL-002"
+    rec = pause_text({"content": [{"type": "text", "text": "What is your name?"}], "resultType": "complete"})
+    assert labels_of(deviation("mcp.resume_continues", rec)) == [steps.RESUME]    # asked again: its own failure
+
+
+# -- the very refusal of the basic call: blocked by the rule that call broke (judging.same_refusal) -------------
+class Source:
+    """The run's recordings as `judging.assess` reads them."""
+
+    def __init__(self, *recs):
+        self.recs = {rec.scenario: rec for rec in recs}
+        self.preflight, self.preflight_error, self.redactor = canned.recording("preflight", []), None, Redactor()
+
+    def recording(self, name: str):
+        return self.recs.get(name) or NotAssessed(f"{name} was not run")
+
+
+def test_a_step_given_the_basic_calls_refusal_is_blocked_by_its_rule():
+    """The unknown version answered with the very refusal the plain tools/call got: blocked by MCP-VER-001 (the
+    server refuses before reading the version); a refusal of its own is the step's failure."""
+    same = Source(modern(call=(400, REFUSED)), refusals(version_unknown=(400, REFUSED)))
+    result = assess(same, CHECKS["mcp.unknown_version_refused"])
+    assert (result.status, result.blocked_by) == ("blocked", "MCP-VER-001"), result
+    assert [e["label"] for e in result.evidence[:2]] == [steps.VERSION_UNKNOWN, steps.CALL]
+    assert assess(same, CHECKS["mcp.modern_call_served"]).status == "failed"        # the root's own check
+    own = Source(modern(call=(400, VERSION_ERROR)), refusals(version_unknown=(400, REFUSED)))
+    result = assess(own, CHECKS["mcp.unknown_version_refused"])
+    assert result.status == "failed" and result.evidence[0]["label"] == steps.VERSION_UNKNOWN, result

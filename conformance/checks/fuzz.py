@@ -25,7 +25,7 @@ from typing import Any, Callable
 from conformance.outcomes import Deviation, NotAssessed, SuiteFault
 from conformance.registry import rule
 from conformance.vocab import is_json_media_type
-from conformance.vocab.values import error_object, same_json
+from conformance.vocab.values import digits_only, error_object, same_json
 from conformance.vocab.fuzzing import SAFE_INTEGER, Probe, Sent, content_type, expected_code, json_body
 from conformance.vocab.protocols import SSE
 from conformance.vocab.traffic import MAPS, body_violations
@@ -41,8 +41,8 @@ REFUSAL_STATUS = {"invoke": ["GEN-ERR-001"], "agui": ["GEN-ERR-001"], "mcp": ["M
                   "metadata": ["META-STATE-003"]}
 
 # The response headers the spec names, and whether a value is of the form it states (whole seconds, a count).
-SPEC_HEADERS: dict[str, Callable[[str], bool]] = {"x-ratelimit-remaining": lambda v: v.strip().isdigit(),
-                                                  "retry-after": lambda v: v.strip().isdigit()}
+SPEC_HEADERS: dict[str, Callable[[str], bool]] = {"x-ratelimit-remaining": lambda v: digits_only(v.strip()),
+                                                  "retry-after": lambda v: digits_only(v.strip())}
 
 # What each operation's generated cases can break (the union of what the rules below map to).
 _COMMON = ["GEN-RATE-002", "GEN-RATE-003"]

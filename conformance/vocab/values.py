@@ -36,8 +36,9 @@ def same_integer(value: Any, n: int) -> bool:
     return is_json_integer(value) and value == n
 
 
-def count_like(text: str) -> bool:
-    """The conformance agent's `count` reply: a whole number in ASCII digits and nothing else."""
+def digits_only(text: str) -> bool:
+    """A whole number in ASCII digits and nothing else: the conformance agent's `count` reply, the value of
+    `X-RateLimit-Remaining` and of a 429's `Retry-After` (read by every check of theirs this one way)."""
     return text.isascii() and text.isdigit()
 
 

@@ -10,7 +10,7 @@ from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.vocab.values import count_like
+from conformance.vocab.values import digits_only
 from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import Run, judge_every, judge_reply, one_run, one_run_of, runs
 
@@ -97,7 +97,7 @@ def _mcp_count(ex: Exchange) -> Any:
     if ex.status != 200 or not isinstance(result, dict) or not isinstance(result.get("content"), list):
         raise precondition(MCP_TEXT_RESULT, ex, f"expected 200 with a tools/call result holding `content`, got {got(ex)}")
     text = p.mcp_text(result)
-    if not count_like(text):     # as MCP's own count checks read it: digits alone, else MCP-TOOL-002's deviation
+    if not digits_only(text):     # as MCP's own count checks read it: digits alone, else MCP-TOOL-002's deviation
         raise precondition(MCP_EXACT_REPLY, ex, f"the `count` reply is {text!r}, not the agent's whole number")
     return text
 

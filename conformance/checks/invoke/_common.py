@@ -29,7 +29,6 @@ What a check asserts itself (an answer that must be accepted is 200, a request t
 from __future__ import annotations
 
 import json
-import re
 
 from typing import Any, Callable, Iterable
 
@@ -51,7 +50,6 @@ RUN_STATES = ("completed", "failed")
 CLOSE_WITHIN_S = 5.0          # the server closes the stream this soon after the terminal frame
 DURATION_FLOOR_MS = 1500      # for a run that sleeps 2 s (catalog INV-RES-013)
 EARLY_LEAD_S = 1.0            # the text before a 2 s sleep arrives this long before the end (INV-STREAM-009)
-DIGITS = re.compile(r"[0-9]+")
 
 
 # -- reading exchanges ---------------------------------------------------------------------

@@ -7,7 +7,7 @@ from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, Observation, joined
 from conformance.registry import check
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import DIGITS
+from conformance.vocab.values import digits_only
 
 
 RATE_SCENARIOS = ["invoke.runs", "invoke.selection", "invoke.refusals"]
@@ -40,7 +40,7 @@ def rate_limit_remaining_seen(*recs: Recording) -> None:
 def rate_limit_remaining_is_count(*recs: Recording) -> str:
     """Sends the invoke scenarios; every `X-RateLimit-Remaining` value is a non-negative decimal integer."""
     values = [(ex, v) for ex in all_exchanges(recs) for v in ex.headers.get_list("x-ratelimit-remaining")]
-    bad = [(ex, v) for ex, v in values if not DIGITS.fullmatch(v.strip())]
+    bad = [(ex, v) for ex, v in values if not digits_only(v.strip())]
     if bad:
         raise Deviation("`X-RateLimit-Remaining` must be a non-negative integer, got " + values_seen(bad),
                         [ex for ex, _ in bad])
@@ -57,7 +57,7 @@ def retry_after_is_seconds(*recs: Recording) -> str:
     final = [ex for ex in exchanges if ex.status == 429]
     if not waited and not final:
         raise NotAssessed("no 429 was observed (the suite does not provoke rate limiting)")
-    bad = [ex for ex in final if not DIGITS.fullmatch((ex.header("retry-after") or "").strip())]
+    bad = [ex for ex in final if not digits_only((ex.header("retry-after") or "").strip())]
     if bad:
         raise Deviation("a 429 must carry `Retry-After` in whole seconds, got "
                         + values_seen([(ex, ex.header("retry-after")) for ex in bad]), bad)

@@ -7,7 +7,7 @@ from conformance.registry import check, rule
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from conformance.vocab.readers import got, step
-from conformance.vocab.values import same_integer, same_json
+from conformance.vocab.values import digits_only, same_integer, same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import (REFUSALS, REFUSAL_BODY, STATUS_OPEN, as_json, error_answer, messages,
                                             refusal, rpc_error_body, sent_id)
@@ -90,7 +90,7 @@ WHOLE_SECONDS = "GEN-RATE-003"   # every 429 carries Retry-After in whole second
 
 def retry_after_seconds(ex: Exchange) -> str:
     retry = (ex.header("retry-after") or "").strip()
-    if not (retry.isascii() and retry.isdigit()):
+    if not digits_only(retry):
         raise precondition(WHOLE_SECONDS, ex, f"the 429's Retry-After is {retry!r}, expected whole seconds")
     return retry
 

@@ -6,7 +6,7 @@ from typing import Any, Callable
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, judge_all, on
 from conformance.registry import SCENARIOS, check, rule
-from conformance.vocab.values import count_like
+from conformance.vocab.values import digits_only
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
@@ -116,7 +116,7 @@ def count_text_is_reply(rec: Recording):
     (which number is the sessions' business)."""
     def whole_number(ex: Exchange) -> None:
         text = reply_text(ex)
-        assert count_like(text), f"the `count` reply is {text!r}, expected the agent's whole number"
+        assert digits_only(text), f"the `count` reply is {text!r}, expected the agent's whole number"
     return judge_all([ex for ex in rec.exchanges if ex.label in steps.MCP_SESSIONS], whole_number)
 
 

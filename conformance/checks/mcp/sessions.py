@@ -6,7 +6,7 @@ from typing import Any
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, judge_all, on, precondition
 from conformance.registry import check
-from conformance.vocab.values import count_like
+from conformance.vocab.values import digits_only
 from conformance.vocab.steps import mcp as steps
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import EXACT_REPLY, reply_text, result_of, structured_session
@@ -20,7 +20,7 @@ def count_reply(rec: Recording, label: str) -> tuple[Exchange, str, dict[str, An
     its reply exactly (MCP-TOOL-002, which judges it on these calls), and says nothing of the session."""
     ex = rec.get(label)
     text = reply_text(ex)
-    if not count_like(text):
+    if not digits_only(text):
         raise precondition(EXACT_REPLY, ex, f"the `count` reply is {text!r}, not the agent's whole number")
     return ex, text, result_of(ex)
 

@@ -20,7 +20,7 @@ from conformance.reporting import repro
 from conformance.reporting.transcript import transcript
 from conformance.vocab.steps import mcp as mcp_steps
 from conformance.vocab.traffic import operation_of
-from conformance.vocab.values import error_of
+from conformance.vocab.values import refusal
 from conformance.wire.exchange import Exchange
 from conformance.wire.redact import Redactor
 
@@ -167,17 +167,6 @@ def gate(preflight: Recording, check: Check) -> tuple[Exchange, str] | None:
         if root is not None and root not in check.requirements:
             return ex, root
     return None
-
-
-def refusal(ex: Exchange) -> tuple | None:
-    """What identifies a refusal: status, error code and message of an error body (a JSON-RPC error under 200
-    included), or status and body of any other answer that is not a 2xx; None for an answer that refuses nothing."""
-    if ex.status is None:
-        return None
-    err = error_of(ex)
-    if err is not None:
-        return ex.status, repr(err.get("code")), repr(err.get("message"))
-    return None if 200 <= ex.status < 300 else (ex.status, ex.body[:2000])
 
 
 def same_refusal(source: RecordingSource, check: Check,

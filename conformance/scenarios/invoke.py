@@ -12,7 +12,7 @@
 | `invoke.big_body` | an echo-mode prompt of about 0.5 MB | 1 / 1 |
 | `invoke.refusals` | ten requests that must be refused, then `count` on the keys four of them carried | 14 / 4 |
 | `invoke.extra_data` | 2 KB and 8 KB in the extra data field (`--extra-data-field`), then `count` | 3 / 2 |
-| `invoke.cleartext` | the plain reply over `http://` to the same host and port (loopback only), then `count` | 2 / 1 |
+| `invoke.cleartext` | the plain reply with a decoy credential over `http://` to the same host and port, then over https | 2 / 0 |
 
 Requests a refusal must answer carry a fresh `sessionId` where they can, and a later
 `count` on that key proves that the refusal started no run (`facts["no_run"]`).
@@ -32,7 +32,7 @@ from conformance.vocab.steps import invoke as steps
 from conformance.registry import scenario
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
 from conformance.wire.exchange import Exchange, Limits
-from conformance.wire.http import is_loopback
+from conformance.wire.redact import suite_made
 
 # The agent scenarios every invoke run covers, in the order the recording keeps them.
 
@@ -64,6 +64,7 @@ BIG_BODY_BYTES = 500_000       # well inside 1 MB (however MB is counted)
 HUGE_BODY_BYTES = 2_000_000    # well outside
 EXTRA_INSIDE_BYTES = 2_000     # well inside 4 KB
 EXTRA_OUTSIDE_BYTES = 8_000    # well outside
+DECOY_PREFIX = "conformance-decoy-"   # the cleartext probe's credential: made here, so it is no secret
 CLEARTEXT_LIMITS = Limits(connect=5.0, headers=5.0, idle=5.0, total=10.0, max_body=1 << 20)
 
 
@@ -313,23 +314,22 @@ async def extra_data(ctx: Context) -> None:
     sort_by(ctx, list(steps.INVOKE_EXTRA_DATA))
 
 
-@scenario("invoke.cleartext", protocol="invoke", prompts=("plain_reply", "session_affinity"), deadline=40,
-          steps=steps.INVOKE_CLEARTEXT)
+@scenario("invoke.cleartext", protocol="invoke", prompts=("plain_reply",), deadline=40, steps=steps.INVOKE_CLEARTEXT)
 async def cleartext(ctx: Context) -> None:
-    """The plain reply over `http://` to the base URL's host and port (loopback targets only), then `count` over the base URL."""
+    """The plain reply over `http://` to the base URL's host and port, then the same request over the base URL: both
+    carry a decoy credential made by the suite, never a secret, so the probe is safe on any network."""
     base = urlsplit(ctx.target.base_url)
     host = base.hostname or ""
-    if not is_loopback(host):
-        raise NotAssessed("the cleartext probe carries a credential, so it is only sent to loopback targets "
-                          f"(the base URL's host {host!r} is not one)")
     port = base.port or (443 if base.scheme == "https" else 80)
     netloc = f"[{host}]" if ":" in host else host
     url = f"http://{netloc}:{port}{ctx.agent_path('invoke')}"
+    decoy = suite_made(DECOY_PREFIX + secrets.token_hex(16))
     key = ctx.unique(steps.CLEARTEXT)
-    proof = count_prompt(ctx)
-    ctx.note(url=url, session=key, count_label=steps.AFTER.of(steps.CLEARTEXT) if proof else None)
-    await ctx.post(url, invoke_body(ctx.prompt("plain_reply"), key), headers=ACCEPT_JSON, label=steps.CLEARTEXT,
+    ctx.note(url=url, session=key, sent=f"the plain reply with the bearer token {decoy}, a decoy the suite made "
+                                        "(not the API key)")
+    body = invoke_body(ctx.prompt("plain_reply"), key)
+    decoy_header = {**ACCEPT_JSON, "Authorization": f"Bearer {decoy}"}
+    await ctx.post(url, body, headers=decoy_header, credential=None, label=steps.CLEARTEXT,
                    limits=CLEARTEXT_LIMITS, retry_429=False)
-    if proof is not None:
-        await ctx.post(ctx.agent_path("invoke"), invoke_body(proof, key), headers=ACCEPT_JSON,
-                       label=steps.AFTER.of(steps.CLEARTEXT))
+    await ctx.post(ctx.agent_path("invoke"), body, headers=decoy_header, credential=None,
+                   label=steps.DECOY_OVER_HTTPS)

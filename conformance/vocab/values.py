@@ -68,3 +68,14 @@ def error_of(ex: Any) -> dict[str, Any] | None:
         return error_object(ex.json())
     except AssertionError:
         return None
+
+
+def refusal(ex: Any) -> tuple | None:
+    """What identifies a refusal: status, error code and message of an error body (a JSON-RPC error under 200
+    included), or status and body of any other answer that is not a 2xx; None for an answer that refuses nothing."""
+    if ex.status is None:
+        return None
+    err = error_of(ex)
+    if err is not None:
+        return ex.status, repr(err.get("code")), repr(err.get("message"))
+    return None if 200 <= ex.status < 300 else (ex.status, ex.body[:2000])

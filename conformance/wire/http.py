@@ -110,18 +110,29 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _check_url(url: str) -> None:
+def _carries_secret(headers: dict[str, str | None] | None) -> bool:
+    """Whether a request's own headers carry a credential that is not one the suite made (a decoy)."""
+    for k, v in (headers or {}).items():
+        if k.lower() in SENSITIVE_HEADERS and v is not None:
+            credential = v.split(None, 1)[-1].strip() if " " in v.strip() else v.strip()
+            if credential and not is_suite_made(credential):
+                return True
+    return False
+
+
+def _check_url(url: str, *, carries_secret: bool = True) -> None:
+    """Plain http:// goes to loopback only, or elsewhere for a request carrying no secret (the cleartext probe)."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme == "https":
         return
     if scheme == "http":
         host = parts.hostname or ""
-        if is_loopback(host):
+        if is_loopback(host) or not carries_secret:
             return
         raise ValueError(
             f"refusing plain http:// to non-loopback host {host!r}: use https:// "
-            "(plain HTTP is only allowed for 127.0.0.0/8, ::1 and localhost)"
+            "(plain HTTP is only allowed for 127.0.0.0/8, ::1 and localhost, or without a credential)"
         )
     raise ValueError(f"unsupported URL scheme {parts.scheme!r} in {url!r}: use https://")
 
@@ -213,7 +224,7 @@ class Client:
         limits: Limits,
     ) -> httpx.Request:
         if "://" in path:
-            _check_url(path)
+            _check_url(path, carries_secret=_carries_secret(headers))
         body: bytes | None = content
         hdrs: dict[str, str | None] = {}
         if json is not UNSET:

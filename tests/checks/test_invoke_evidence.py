@@ -314,7 +314,7 @@ def test_a_cleartext_base_url_blocks_the_cleartext_probe_by_gen_base_001():
     target = dataclasses.replace(canned.DEFAULT_TARGET, base_url="http://127.0.0.1:9")
     probe = result(steps.CLEARTEXT)
     rec = canned.recording("invoke.cleartext", [probe], facts={"url": "http://127.0.0.1:9"}, target=target)
-    assert blocked("invoke.cleartext_never_runs", rec).root == "GEN-BASE-001"
+    assert blocked("invoke.cleartext_never_served", rec).root == "GEN-BASE-001"
     plain = canned.recording("invoke.runs", [result(steps.RUN_JSON.of("plain_reply"))], target=target,
                              facts={"scenarios": {"plain_reply": {"reply": "conformance"}}, "skipped": {}})
     assert names_of(failure("invoke.served_over_tls", plain)) == [steps.RUN_JSON.of("plain_reply")]
@@ -329,3 +329,46 @@ def test_a_refusal_as_a_stream_of_a_streaming_request_is_inv_err_001s_and_as_tex
     as_text = canned.exchange(404, {"content-type": "text/plain"}, body=ERROR, label=steps.STREAM_NO_AGENT)
     assert blocked("invoke.streaming_refusal_is_json", refusals(as_text)).root == "GEN-ERR-001"
     assert names_of(failure("invoke.refusal_is_4xx_error_body__refusals", refusals(as_text))) == [as_text.label]
+
+
+# -- GEN-BASE-002: the cleartext probe carries a decoy; the API answering it over cleartext is the deviation -----
+CLEAR_URL = "http://server.test:443/v1/agents/agt_canned/invoke"
+CLEAR_FACTS = {"url": CLEAR_URL, "sent": "the plain reply with a decoy credential"}
+DECOY_REFUSED = {"error": {"code": "unauthenticated", "message": "invalid API key", "requestId": "req_9"}}
+
+
+def cleartext(clear, over_https=None):
+    twin = over_https or canned.exchange(401, JSON, body=DECOY_REFUSED, label=steps.DECOY_OVER_HTTPS)
+    return canned.recording("invoke.cleartext", [clear, twin], facts=CLEAR_FACTS)
+
+
+@pytest.mark.parametrize("clear", [
+    canned.exchange(None, label=steps.CLEARTEXT, url=CLEAR_URL, error="connection closed: TLS port"),
+    canned.exchange(400, {"content-type": "text/html"}, body="The plain HTTP request was sent to HTTPS port",
+                    label=steps.CLEARTEXT, url=CLEAR_URL),
+    canned.exchange(301, {"location": "https://server.test/v1/agents/agt_canned/invoke"}, label=steps.CLEARTEXT,
+                    url=CLEAR_URL),
+    canned.exchange(403, JSON, body={"error": {"code": "https_required", "message": "use https"}},
+                    label=steps.CLEARTEXT, url=CLEAR_URL),
+], ids=["connection-fails", "400-from-the-tls-port", "redirect", "another-4xx"])
+def test_cleartext_turned_away_passes_and_says_what_was_sent(clear):
+    assert "decoy" in judge("invoke.cleartext_never_served", cleartext(clear))
+
+
+def test_cleartext_answered_with_the_apis_own_refusal_fails_naming_both_exchanges():
+    clear = canned.exchange(401, JSON, body=DECOY_REFUSED, label=steps.CLEARTEXT, url=CLEAR_URL)
+    exc = failure("invoke.cleartext_never_served", cleartext(clear))
+    assert names_of(exc) == [steps.CLEARTEXT, steps.DECOY_OVER_HTTPS] and starts_with_label(exc)
+
+
+def test_cleartext_answered_2xx_fails():
+    exc = failure("invoke.cleartext_never_served", cleartext(result(steps.CLEARTEXT)))
+    assert names_of(exc) == [steps.CLEARTEXT]
+
+
+def test_a_decoy_the_api_does_not_refuse_leaves_the_cleartext_probe_not_assessed():
+    from conformance.outcomes import NotAssessed
+    clear = canned.exchange(401, JSON, body=DECOY_REFUSED, label=steps.CLEARTEXT, url=CLEAR_URL)
+    with pytest.raises(NotAssessed):
+        judge("invoke.cleartext_never_served", cleartext(clear, result(steps.DECOY_OVER_HTTPS)))
+

@@ -126,6 +126,17 @@ def port_also_speaks_cleartext(app, facts):
     return app
 
 
+@broken("GEN-BASE-002", name="GEN-BASE-002-cleartext-gateway-adds-the-key")
+def cleartext_gateway_adds_the_key(app, facts):
+    """The https port also answers cleartext, through a gateway that authenticates every request with the
+    organization's key itself: any credential, or none, runs the agent."""
+    gateway = t.rewrite_request_headers(
+        app, lambda headers, scope: t.with_header(headers, "authorization", f"Bearer {facts['api_key']}"))
+    both = _serve_both(_port(facts["base_url"]), _serve_plain(gateway))
+    facts["base_url"] = f"https://127.0.0.1:{both}"
+    return app
+
+
 @broken("GEN-BASE-003", name="GEN-BASE-003-invoke-only-with-trailing-slash")
 def invoke_only_with_trailing_slash(app, facts):
     """Invoke is served at `/v1/agents/{id}/invoke/`; the exact path answers 404."""

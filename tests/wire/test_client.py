@@ -465,16 +465,28 @@ def test_loopback_http_and_https_allowed(url: str) -> None:
     asyncio.run(c.aclose())
 
 
-def test_absolute_url_to_non_loopback_http_refused() -> None:
+def test_a_credential_to_non_loopback_http_is_refused() -> None:
     async def main():
         c = Client("http://127.0.0.1:1")
         try:
-            with pytest.raises(ValueError):
-                await c.send("GET", "http://example.com/x")
+            with pytest.raises(ValueError, match="refusing plain http://"):
+                await c.send("GET", "http://example.com/x", headers={"Authorization": "Bearer svc_live_RealKey123"})
         finally:
             await c.aclose()
 
     run(main())
+
+
+def test_plain_http_elsewhere_is_only_for_requests_without_a_secret() -> None:
+    from conformance.wire.http import _carries_secret, _check_url
+    from conformance.wire.redact import suite_made
+    decoy = suite_made("conformance-decoy-0123456789abcdef")
+    assert not _carries_secret({"Authorization": f"Bearer {decoy}", "Accept": "application/json"})
+    assert not _carries_secret({"Authorization": None})
+    assert _carries_secret({"authorization": "Bearer svc_live_RealKey123"})
+    _check_url("http://198.18.0.2:8443/x", carries_secret=False)
+    with pytest.raises(ValueError):
+        _check_url("http://198.18.0.2:8443/x", carries_secret=True)
 
 
 # -- secrets ------------------------------------------------------------------------

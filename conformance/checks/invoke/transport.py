@@ -6,7 +6,8 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab.steps import invoke as steps
-from conformance.checks.invoke._common import count_is, reply_of, runs_of, what
+from conformance.checks.invoke._common import runs_of, what
+from conformance.vocab.values import refusal
 
 
 @check("GEN-BASE-001", scenarios=["invoke.runs"])
@@ -20,8 +21,9 @@ def served_over_tls(rec: Recording) -> None:
 
 
 @check("GEN-BASE-002", scenarios=["invoke.cleartext"])
-def cleartext_never_runs(rec: Recording) -> str:
-    """Sends the plain reply over `http://` to the same host and port; no 2xx reply comes back and (by `count`) no run starts."""
+def cleartext_never_served(rec: Recording) -> str:
+    """Sends the plain reply with a decoy credential over `http://` to the same host and port, and the same request
+    over https; the cleartext one gets no 2xx and not the API's own answer to it (the https one's)."""
     ex = rec.get(steps.CLEARTEXT)
     if not rec.target.base_url.lower().startswith("https://"):   # the probe is then the service itself
         raise precondition("GEN-BASE-001", ex, f"the base URL {rec.target.base_url!r} is not https: the service is "
@@ -29,16 +31,17 @@ def cleartext_never_runs(rec: Recording) -> str:
     with on(ex):
         assert not (ex.status is not None and 200 <= ex.status < 300), \
             f"a cleartext request to {rec.facts['url']} was answered {what(ex)}: the service is HTTPS only"
-    outcome = f"cleartext answered {what(ex)}" if ex.status is not None else f"cleartext: {ex.error}"
-    if not rec.facts.get("count_label"):
-        return outcome + " (no `count` proof: no session_affinity prompt)"
-    proof = rec.get(rec.facts["count_label"])
-    try:
-        reply_of(proof)
-    except AssertionError as exc:
-        raise NotAssessed(f"{outcome}; the `count` proof over https failed: {exc}") from None
-    count_is(proof, 1, f"the cleartext request {ex.label} ran the agent on this session key", ex)
-    return outcome
+    twin = rec.get(steps.DECOY_OVER_HTTPS)
+    api_answer = refusal(twin)
+    if api_answer is None:
+        raise NotAssessed(f"the decoy credential over https was answered {what(twin)}, not refused: the API's own "
+                          "answer to it cannot be told from the cleartext one")
+    with on(ex, twin):
+        assert refusal(ex) != api_answer, (
+            f"a cleartext request to {rec.facts['url']} got the API's own answer ({what(ex)}, the very refusal the "
+            f"same request got over https): the service is offered over cleartext, and HTTPS only forbids that")
+    return (f"{rec.facts['sent']}: over cleartext {what(ex) if ex.status is not None else ex.error}; "
+            f"over https {what(twin)}")
 
 
 @check("GEN-BASE-003", scenarios=["invoke.runs"])

@@ -65,4 +65,5 @@ INVOKE_EXTRA_DATA = (EXTRA_2KB, EXTRA_8KB, AFTER.of(EXTRA_8KB))
 
 # -- invoke.cleartext -----------------------------------------------------------------------------------
 CLEARTEXT = Step("cleartext")
-INVOKE_CLEARTEXT = (CLEARTEXT, AFTER.of(CLEARTEXT))
+DECOY_OVER_HTTPS = Step("decoy-over-https")
+INVOKE_CLEARTEXT = (CLEARTEXT, DECOY_OVER_HTTPS)

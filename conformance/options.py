@@ -24,6 +24,7 @@ LEVELS = ("must", "should", "may")
 RANDOM_SEED = "random"
 RATE_LIMIT = re.compile(r"^\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*$")
 DEFAULT_REPORT_DIR = "reports"
+RATE_PROBE_MAX = 1000     # requests the 429 probe may send by default
 
 GROUP_TITLES = {
     "target": "target (the server under test and the facts the spec does not show)",
@@ -235,6 +236,10 @@ OPTIONS: tuple[Option, ...] = (
            default=12, check=_at_least_1),
     Option("rate_limit", "--rate-limit", "cost", "send at most N requests per SECONDS seconds (e.g. 10/1)",
            "N/SECONDS", check=_rate_limit),
+    Option("rate_probe_max", "--rate-probe-max", "cost",
+           f"requests the 429 probe (--thorough) may send to reach the server's rate limit (default {RATE_PROBE_MAX}); "
+           "raise it for a larger bucket if you accept the load", "N", type=int, default=RATE_PROBE_MAX,
+           check=_at_least_1),
     Option("report_dir", "--report-dir", "reports",
            "where report.json, report.html, report.md and junit.xml go (default reports/)", "DIR", check=_report_dir),
     Option("baseline", "--baseline", "reports",

@@ -173,7 +173,8 @@ class Certification:
         common = dict(profile=profile, insecure=bool(self.config.getoption("conf_insecure")),
                       depth=max(1, self.config.getoption("conf_depth")), seed=self.config.getoption("conf_seed"),
                       thorough=bool(self.config.getoption("conf_thorough")),
-                      rate_limit=self.config.getoption("conf_rate_limit"))
+                      rate_limit=self.config.getoption("conf_rate_limit"),
+                      rate_probe_max=self.config.getoption("conf_rate_probe_max"))
         if facts["base_url"] is None:
             from conformance.embedded import EmbeddedServer
             self.server = EmbeddedServer()
@@ -208,6 +209,7 @@ class Certification:
             baseline=self.baseline, stats=stats, error=interrupted or self.error,
             options={"protocols": self.config.getoption("conf_protocols"), "level": self.config.getoption("conf_level"),
                      "depth": self.config.getoption("conf_depth"), "seed": self.target.seed,
+                     "thorough": self.target.thorough, "rate_probe_max": self.target.rate_probe_max,
                      "seed_source": self.target.seed_source,
                      "requirements": self.config.getoption("conf_requirements"),
                      "run_tag": self.target.run_tag})

@@ -134,6 +134,7 @@ class Target:
     thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
     embedded: bool = False       # the target is our own reference server
     rate_limit: str | None = None  # cap on our pace, N/SECONDS as schemathesis writes it ("20/10s", "100/m")
+    rate_probe_max: int = options.RATE_PROBE_MAX  # requests the 429 probe may send
 
     def __post_init__(self) -> None:
         if self.seed is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 from conformance.vocab import protocols as p
@@ -18,12 +19,13 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
 from conformance.vocab.constants import UNKNOWN_VERSION
 from conformance.vocab.sending import call_tool, rpc, tool_name
+from conformance.vocab.values import digits_only
 from conformance.wire.exchange import Exchange
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
-RATE_PROBE_MAX = 600                    # requests the thorough rate-limit probe may send
 RATE_PROBE_BATCH = 25
+RATE_PROBE_SECONDS = 90.0               # the probe stops sending then, inside its scenario's deadline
 RATE_PROBE_CHEAP = 20                   # X-RateLimit-Remaining at or below this: probe by default
 
 
@@ -229,39 +231,47 @@ async def refusals(ctx: Context) -> None:
 @scenario("mcp.rate_limit", protocol="mcp", deadline=120.0, last=True, steps=steps.MCP_RATE_LIMIT)
 async def rate_limit(ctx: Context) -> None:
     """One tools/list; then, with --thorough or when its X-RateLimit-Remaining shows at most 20 requests left (a
-    429 is then cheap to reach), more tools/list in batches until one answers 429 (at most X-RateLimit-Remaining
-    plus a batch, and never more than 600). Started last, so the 429s it provokes disturb no other scenario."""
+    429 is then cheap to reach), more tools/list in batches until one answers 429: at most X-RateLimit-Remaining
+    plus a batch, never more than --rate-probe-max, never longer than 90 s. Started last, so the 429s it provokes
+    disturb no other scenario."""
     def send(label: str, n: int):
         return ctx.send("POST", ctx.agent_path("mcp"), label=label, retry_429=False, paced=False, record=False,
                         headers=p.mcp_headers("tools/list"), json=p.mcp_request("tools/list", id=n))
 
+    cap = ctx.target.rate_probe_max
     first = await send(steps.PROBE, 0)
     ctx.recording.exchanges.append(first)
-    remaining = (first.header("x-ratelimit-remaining") or "").strip()
-    nearly_spent = remaining.isascii() and remaining.isdigit() and int(remaining) <= RATE_PROBE_CHEAP
-    sent = 1
-    if first.status != 429 and not (ctx.target.thorough or nearly_spent):
+    remaining = _remaining(first)
+    ctx.note(sent=1, cap=cap, remaining_first=remaining, remaining_last=remaining)
+    if first.status != 429 and not (ctx.target.thorough or (remaining is not None and remaining <= RATE_PROBE_CHEAP)):
         raise NotAssessed("the 429 probe loads the server; it runs only with --thorough "
                           f"(or when X-RateLimit-Remaining shows at most {RATE_PROBE_CHEAP} requests left)")
-    budget = _probe_budget(0, remaining)
-    while first.status != 429 and sent < budget:
-        got = await asyncio.gather(*(send(steps.BURST.of(sent + i), sent + i) for i in range(RATE_PROBE_BATCH)))
-        sent += RATE_PROBE_BATCH
+    sent, budget = 1, _probe_budget(0, remaining, cap)
+    stop_at = time.monotonic() + RATE_PROBE_SECONDS
+    while first.status != 429 and sent < budget and time.monotonic() < stop_at:
+        batch = min(RATE_PROBE_BATCH, budget - sent)
+        got = await asyncio.gather(*(send(steps.BURST.of(sent + i), sent + i) for i in range(batch)))
+        sent += batch
         limited = [ex for ex in got if ex.status == 429]
         if limited:
             ctx.recording.exchanges.append(limited[0])
             break
         # the bucket refills while the probe runs (slowly on a busy machine): size the rest from the latest count
-        counts = [(ex.header("x-ratelimit-remaining") or "").strip() for ex in got]
-        budget = _probe_budget(sent, min(counts, key=lambda c: int(c) if c.isascii() and c.isdigit() else 1 << 30))
-    ctx.note(sent=sent)
+        counts = [n for ex in got if (n := _remaining(ex)) is not None]
+        latest = min(counts) if counts else None
+        budget = _probe_budget(sent, latest, cap)
+        ctx.note(remaining_last=latest)
+    ctx.note(sent=sent, out_of_time=time.monotonic() >= stop_at)
 
 
-def _probe_budget(sent: int, remaining: str) -> int:
+def _remaining(ex: Exchange) -> int | None:
+    count = (ex.header("x-ratelimit-remaining") or "").strip()
+    return int(count) if digits_only(count) else None
+
+
+def _probe_budget(sent: int, remaining: int | None, cap: int) -> int:
     """Requests the probe may send in all: what the server says is left plus a batch, never over the cap."""
-    if not (remaining.isascii() and remaining.isdigit()):
-        return RATE_PROBE_MAX
-    return min(RATE_PROBE_MAX, sent + int(remaining) + RATE_PROBE_BATCH)
+    return cap if remaining is None else min(cap, sent + remaining + RATE_PROBE_BATCH)
 
 
 # -- the official client ----------------------------------------------------------------------

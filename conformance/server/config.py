@@ -10,6 +10,11 @@ from ..wire.pace import parse_rate_limit
 from .asgi import ASGIApp
 
 
+# `conformance serve`'s bucket unless told otherwise: a default run (about 250 requests) never empties it, and the
+# 429 probe of a --thorough run reaches its 429 well inside --rate-probe-max's default, even on a slow machine.
+SANDBOX_RATE_LIMIT = "600/300s"
+
+
 def rate_limit_fields(rate_limit: str) -> dict[str, float]:
     """ServerConfig fields for ``--rate-limit N/SECONDS``: a bucket of N requests refilled over SECONDS."""
     n, seconds = parse_rate_limit(rate_limit)

@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 
-from .config import ServerConfig, rate_limit_fields
+from .config import SANDBOX_RATE_LIMIT, ServerConfig, rate_limit_fields
 from .runner import ReferenceServer
 
 _FACT_LABELS = [
@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ping-interval", type=float, default=15.0)
     p.add_argument("--extra-data-field", default="data")
     p.add_argument("--rate-limit", default=None, metavar="N/SECONDS",
-                   help="a bucket of N requests refilled over SECONDS, e.g. 20/10 or 20/10s (also N/s, N/m, N/h)")
+                   help="a bucket of N requests refilled over SECONDS, e.g. 20/10 or 20/10s (also N/s, N/m, N/h); "
+                        f"default {SANDBOX_RATE_LIMIT}")
     p.add_argument("--rate-limit-burst", type=int, default=None, help="requests in the burst allowance")
     p.add_argument("--rate-limit-per-second", type=float, default=None, help="refill rate of the allowance")
     p.add_argument("--until-stdin-closes", action="store_true",
@@ -62,6 +63,8 @@ def _rate_limits(args: argparse.Namespace) -> dict[str, float]:
         if args.rate_limit_burst is not None or args.rate_limit_per_second is not None:
             raise ValueError("--rate-limit cannot be combined with --rate-limit-burst / --rate-limit-per-second")
         return rate_limit_fields(args.rate_limit)
+    if args.rate_limit_burst is None and args.rate_limit_per_second is None:
+        return rate_limit_fields(SANDBOX_RATE_LIMIT)
     return {k: v for k, v in (("rate_limit_burst", args.rate_limit_burst),
                               ("rate_limit_per_second", args.rate_limit_per_second)) if v is not None}
 

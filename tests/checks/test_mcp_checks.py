@@ -54,6 +54,17 @@ def test_rate_limit_probe_with_thorough():
     assert row["status"] == "passed", row
 
 
+def test_a_bucket_beyond_the_probe_cap_is_named_and_a_raised_cap_reaches_the_429():
+    with ReferenceServer(ServerConfig(rate_limit_burst=120, rate_limit_per_second=0.5)) as srv:
+        facts = from_server_facts(srv.facts)
+        capped = certify(dataclasses.replace(facts, thorough=True, rate_probe_max=50), check_ids=["mcp.rate_limited"])
+        raised = certify(dataclasses.replace(facts, thorough=True, rate_probe_max=400), check_ids=["mcp.rate_limited"])
+    row = next(r for r in capped["requirements"] if r["id"] == "MCP-ERR-003")
+    assert row["status"] == "not_assessed", row
+    assert "--rate-probe-max 50" in row["message"] and "X-RateLimit-Remaining was" in row["message"], row["message"]
+    assert next(r for r in raised["requirements"] if r["id"] == "MCP-ERR-003")["status"] == "passed"
+
+
 def test_tool_name_without_slug_is_not_assessed(server):
     target = dataclasses.replace(from_server_facts(server.facts), agent_slug=None)
     rep = certify(target, check_ids=["mcp.tool_name_from_slug", "mcp.tool_name_form"])

@@ -81,8 +81,25 @@ def unknown_agent(rec: Recording):
 def probed_429(rec: Recording) -> Exchange:
     limited = [ex for ex in rec.exchanges if ex.status == 429]
     if not limited:
-        raise NotAssessed(f"no 429 within {rec.facts.get('sent')} requests")
+        raise NotAssessed(no_429_why(rec.facts))
     return limited[0]
+
+
+def no_429_why(facts: dict) -> str:
+    """Why the probe saw no 429: how far it went, the bucket the server showed, and what it would take."""
+    sent, cap, first, last = (facts.get(k) for k in ("sent", "cap", "remaining_first", "remaining_last"))
+    seen = ("the server sent no X-RateLimit-Remaining" if first is None else
+            f"X-RateLimit-Remaining was {first} at the first request and {last} at the last")
+    if facts.get("out_of_time"):
+        stop = "the probe's time ran out"
+    elif cap is not None and sent is not None and sent >= cap:
+        stop = f"the cap was reached (--rate-probe-max {cap})"
+    else:
+        stop = "the server said no request was left to spend"
+    need = (f"; the bucket still held {last} after {sent} requests, so a 429 takes more than {sent + last} (plus "
+            "what refills meanwhile): give --rate-probe-max above that if you accept the load"
+            if isinstance(last, int) and last > 0 and sent else "")
+    return f"no 429 within {sent} requests: {stop}; {seen}{need}"
 
 
 WHOLE_SECONDS = "GEN-RATE-003"   # every 429 carries Retry-After in whole seconds (judged on the probe's 429 below)

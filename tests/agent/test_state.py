@@ -148,3 +148,28 @@ def test_a_run_without_a_session_key_touches_no_store():
     agent = ConformanceAgent(store)
     assert [e.text for e in agent.run("count")] == ["1"] and not store.texts and store.reads == 0
     assert isinstance(next(iter(agent.run("say x"))), Text)
+
+
+def test_the_shared_store_of_the_doc_serves_two_workers():
+    """docs/agent.md's SharedStore example, run twice over one fake key-value database: two workers."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "agent.md").read_text(encoding="utf-8")
+    example = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "class SharedStore" in b)
+
+    class KeyValueDb(dict):
+        def set(self, name, text):
+            assert isinstance(text, str)
+            self[name] = text
+
+    db = KeyValueDb()
+    workers = []
+    for _ in range(2):
+        scope = {"db": db}
+        exec(compile(example, "agent.md", "exec"), scope)
+        workers.append(scope["agent"])
+    paused_on(workers[0], key="thread")
+    texts = [e.text for e in workers[1].resume("thread", "Ada") if isinstance(e, Text)]
+    assert texts[:2] == ['answer: "Ada"', "1"]
+    assert json.loads(db["agent-session:thread"]) == {"runs": 1, "paused": None}

@@ -113,3 +113,14 @@ def test_workers_that_do_not_share_a_store_break_the_session_vectors():
     problems = vectors.check(VECTORS, new_workers=lambda: (ConformanceAgent(), ConformanceAgent()))
     broken = {problem.split(", run")[0] for problem in problems}
     assert {"count across runs and sessions", "ask, then resume with an object"} <= broken
+
+
+def test_the_doc_states_what_the_vectors_hold(capsys):
+    """docs/agent.md quotes the entry point's output, the number of canonical cases and the id forms."""
+    doc = (ROOT / "docs" / "agent.md").read_text(encoding="utf-8")
+    vectors.main()
+    assert f"`{capsys.readouterr().out.strip()}`" in doc
+    assert f"hold {len(VECTORS['canonical_json']['cases'])} cases" in doc
+    for kind, form in VECTORS["id_forms"].items():
+        assert f"`{kind}`: `{form}`" in doc.replace("\n  ", " ")
+    assert f'`"{vectors.FORMAT}"`' in doc

@@ -16,6 +16,11 @@ agent of their own runtime and maps its events onto their wire::
     for event in agent.resume("thread-1", {"name": "Ada"}):
         ...                         # Text('answer: {"name":"Ada"}'), Text("thanks")
 
+A session's state is plain JSON (``Session.to_state()``), kept in a store
+shared by every worker (``ConformanceAgent(store=...)``). The contract, as
+language-neutral test vectors: ``vectors.json`` beside this module, played by
+``python -m conformance.agent.vectors``.
+
 Lower layers, for a runtime with its own session store: :func:`parse` (the
 prompt's script, checked whole before anything runs), :func:`steps` (a
 generator of events that never waits), :func:`paced` / :func:`paced_sync`
@@ -30,11 +35,11 @@ from .script import (
     DIRECTIVES, MAX_CHUNKS, MAX_SLEEP, BadLine, Directive, Script, canonical_json, new_id, parse, parse_line,
     split_chunks, split_lines,
 )
-from .session import ConformanceAgent, NotPaused, Run, Session
+from .session import ConformanceAgent, NotPaused, Run, Session, SessionStore
 
 __all__ = [
     "AgentEvent", "Ask", "BadLine", "ConformanceAgent", "DIRECTIVES", "Directive", "Fail", "Idle", "MAX_CHUNKS",
-    "MAX_SLEEP", "NotPaused", "Paused", "Run", "RunContext", "Script", "Session", "Sleep", "Step", "Text",
-    "ToolCall", "canonical_json", "new_id", "paced", "paced_sync", "parse", "parse_line", "resumed_steps",
+    "MAX_SLEEP", "NotPaused", "Paused", "Run", "RunContext", "Script", "Session", "SessionStore", "Sleep", "Step",
+    "Text", "ToolCall", "canonical_json", "new_id", "paced", "paced_sync", "parse", "parse_line", "resumed_steps",
     "run_events", "split_chunks", "split_lines", "steps",
 ]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .events import AgentEvent, Ask, Fail, Idle, Sleep, Step, Text, ToolCall
-from .script import Script, canonical_json, new_id, split_chunks
+from .script import Script, canonical_json, new_id, parse, split_chunks
 
 
 @dataclass(slots=True)
@@ -23,13 +24,40 @@ class RunContext:
 
 @dataclass(slots=True)
 class Paused:
-    """A run paused on an ``ask``, held by the session's instance until resumed."""
+    """A run paused on an ``ask``, held by the session's instance until resumed.
+
+    :meth:`to_state` / :meth:`from_state` give it as plain JSON (the prompt, not the parsed script: parsing
+    is exact and deterministic), so another process can resume it. ``created`` is this process's monotonic
+    clock and is not part of the state.
+    """
 
     script: Script
     context: RunContext
     ask: Ask
     reply_so_far: str = ""
     created: float = field(default_factory=time.monotonic)
+
+    def to_state(self) -> dict[str, Any]:
+        """``{"prompt", "params", "messages", "run_number", "ask_id", "question", "resume_at", "reply_so_far"}``."""
+        if self.script.source is None:
+            raise ValueError("a script built by hand has no prompt to store: build it with parse(prompt)")
+        return copy.deepcopy({
+            "prompt": self.script.source, "params": self.context.params, "messages": self.context.messages,
+            "run_number": self.context.run_number, "ask_id": self.ask.id, "question": self.ask.question,
+            "resume_at": self.ask.resume_at, "reply_so_far": self.reply_so_far})
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> "Paused":
+        """The paused run of :meth:`to_state`; ValueError when the prompt does not pause there with that question."""
+        state = copy.deepcopy(state)
+        script = parse(state["prompt"])
+        resume_at = state["resume_at"]
+        asked = script.directives[resume_at - 1] if 0 < resume_at <= len(script.directives) else None
+        if asked is None or asked.word != "ask" or asked.arg != state["question"]:
+            raise ValueError(f"paused state: directive {resume_at} of its prompt is not `ask {state['question']}`")
+        context = RunContext(params=state["params"], messages=state["messages"], run_number=state["run_number"])
+        ask = Ask(state["ask_id"], state["question"], resume_at)
+        return cls(script, context, ask, reply_so_far=state["reply_so_far"])
 
 
 def steps(script: Script, ctx: RunContext, start: int = 0) -> Iterator[AgentEvent]:

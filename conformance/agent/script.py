@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 DIRECTIVES = frozenset(
@@ -40,6 +40,7 @@ class Script:
     echo: str | None = None  # echo mode: the reply
     directives: tuple[Directive, ...] = ()
     error: str | None = None  # a bad line: the run fails with this message
+    source: str | None = field(default=None, compare=False, repr=False)  # the prompt it was parsed from
 
     @property
     def sleeps(self) -> bool:
@@ -157,15 +158,15 @@ def parse(prompt: str) -> Script:
     """The prompt's script. Never raises: a bad line becomes ``Script.error`` (the run fails with it)."""
     lines = split_lines(prompt)
     if not lines or _word(lines[0]) not in DIRECTIVES:
-        return Script(echo=prompt)
+        return Script(echo=prompt, source=prompt)
     directives = []
     for number, line in enumerate(lines, 1):
         try:
             directives.append(parse_line(line))
         except BadLine as exc:
             shown = line if len(line) <= 200 else line[:200] + "…"
-            return Script(error=f"bad script line {number}: {shown!r}: {exc}")
-    return Script(directives=tuple(directives))
+            return Script(error=f"bad script line {number}: {shown!r}: {exc}", source=prompt)
+    return Script(directives=tuple(directives), source=prompt)
 
 
 def split_chunks(text: str, n: int) -> list[str]:

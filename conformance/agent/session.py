@@ -1,10 +1,14 @@
 """Sessions and runs: the part of the agent a server embeds.
 
-A :class:`ConformanceAgent` holds one :class:`Session` (a running instance)
+A :class:`ConformanceAgent` reaches one :class:`Session` (a running instance)
 per session key. A session starts runs (``count`` reports how many) and holds
 the run paused on an ``ask`` until it is resumed with an answer. A
 :class:`Run` is iterated once, synchronously or asynchronously; the sleep hook
 is explicit, so an adapter decides how the agent's silence is spent.
+
+A session's state is plain JSON (:meth:`Session.to_state`) kept in a store
+(:class:`SessionStore`: a dict by default), so agents of several worker
+processes that share one store continue each other's sessions.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from .events import AgentEvent, Ask, Fail, Idle, Sleep, Text
 from .interpreter import AsyncSleep, Paused, RunContext, SyncSleep, paced, paced_sync, resumed_steps, steps
@@ -67,7 +71,7 @@ class Run:
             self.reply += event.text
         elif kind is Ask:
             self.outcome, self.question = "paused", event
-            self.session.paused = Paused(self._script, self.context, event, reply_so_far=self.whole_reply)
+            self.session.pause(Paused(self._script, self.context, event, reply_so_far=self.whole_reply))
         elif kind is Fail:
             self.outcome, self.error = "failed", event.message
 
@@ -103,49 +107,105 @@ class Run:
         return self.aevents()
 
 
-class Session:
-    """One running instance: what one session key reaches."""
+class SessionStore(Protocol):
+    """Where sessions' states live, by session key: a plain ``dict`` is one; so is a thin wrapper over a
+    shared database. ``get`` returns what was last stored under the key (None for a key never stored)."""
 
-    def __init__(self, key: str | None = None) -> None:
+    def get(self, key: str) -> dict[str, Any] | None: ...
+
+    def __setitem__(self, key: str, state: dict[str, Any]) -> None: ...
+
+
+class Session:
+    """One running instance: what one session key reaches.
+
+    Its state is ``runs`` (what ``count`` reports) and ``paused`` (the run waiting for an answer, if any);
+    :meth:`to_state` gives it as plain JSON. A session with a ``store`` reads its state from the store
+    before each change (start, pause, resume) and writes it back after, so another worker's session on the
+    same key and store sees it.
+    """
+
+    def __init__(self, key: str | None = None, store: SessionStore | None = None) -> None:
         self.key = key
         self.runs = 0  # runs started, what ``count`` reports
         self.paused: Paused | None = None
+        self._store = store if key is not None else None
+        self._load()
+
+    def to_state(self) -> dict[str, Any]:
+        """``{"runs": int, "paused": None or Paused.to_state()}``: plain JSON."""
+        return {"runs": self.runs, "paused": self.paused.to_state() if self.paused else None}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any] | None, key: str | None = None) -> "Session":
+        """A session holding ``state`` (None: a new instance at 0 runs); not tied to any store."""
+        session = cls(key)
+        session._set_state(state)
+        return session
+
+    def _set_state(self, state: dict[str, Any] | None) -> None:
+        state = state or {"runs": 0, "paused": None}
+        self.runs = state["runs"]
+        self.paused = Paused.from_state(state["paused"]) if state["paused"] is not None else None
+
+    def _load(self) -> None:
+        if self._store is not None:
+            self._set_state(self._store.get(self.key))
+
+    def _save(self) -> None:
+        if self._store is not None:
+            self._store[self.key] = self.to_state()
 
     def start_run(self) -> int:
+        self._load()
         self.runs += 1
+        self._save()
         return self.runs
 
     def start(self, prompt: str, params: dict[str, Any] | None = None, messages: list[Any] | None = None) -> Run:
         """A new run of ``prompt``; a question this session was waiting on is abandoned."""
+        self._load()
         self.paused = None
-        context = RunContext(params=dict(params or {}), messages=list(messages or []), run_number=self.start_run())
+        self.runs += 1
+        self._save()
+        context = RunContext(params=dict(params or {}), messages=list(messages or []), run_number=self.runs)
         script = parse(prompt)
         return Run(self, steps(script, context), context, script)
 
+    def pause(self, paused: Paused) -> None:
+        """Hold ``paused`` until :meth:`resume` (a run does this when it reaches an ``ask``)."""
+        self._load()
+        self.paused = paused
+        self._save()
+
     def resume(self, answer: Any) -> Run:
         """The paused run continues with ``answer`` (same run: ``count`` does not go up)."""
+        self._load()
         paused = self.paused
         if paused is None:
             raise NotPaused(f"session {self.key!r} has no run waiting for an answer")
         self.paused = None
+        self._save()
         return Run(self, resumed_steps(paused, answer), paused.context, paused.script, resumed_from=paused)
 
     @property
     def waiting(self) -> Ask | None:
-        """The question the session waits on, if any."""
+        """The question the session waits on, if any (as of its last start, pause or resume)."""
         return self.paused.ask if self.paused else None
 
 
 class ConformanceAgent:
-    """The agent: one :class:`Session` per session key (a new key starts a new instance at 0 runs)."""
+    """The agent: one :class:`Session` per session key (a new key starts a new instance at 0 runs).
 
-    def __init__(self) -> None:
-        self.sessions: dict[str, Session] = {}
+    ``store`` holds each session's state by key (default: a new dict, this object's own). Agents that
+    share one store, in one process or several, reach the same sessions.
+    """
+
+    def __init__(self, store: SessionStore | None = None) -> None:
+        self.store: SessionStore = {} if store is None else store
 
     def session(self, key: str) -> Session:
-        if key not in self.sessions:
-            self.sessions[key] = Session(key)
-        return self.sessions[key]
+        return Session(key, self.store)
 
     def run(self, prompt: str, *, session: str | None = None, params: dict[str, Any] | None = None,
             messages: list[Any] | None = None) -> Run:
@@ -154,6 +214,4 @@ class ConformanceAgent:
         return owner.start(prompt, params, messages)
 
     def resume(self, session: str, answer: Any) -> Run:
-        if session not in self.sessions:
-            raise NotPaused(f"unknown session {session!r}")
-        return self.sessions[session].resume(answer)
+        return self.session(session).resume(answer)

@@ -57,6 +57,8 @@ def _runtime_resources() -> dict[str, Path]:
     schemas = ROOT / "schemas"
     expected = {f"conformance/_schemas/{p.name}": p for p in schemas.iterdir() if p.suffix in (".json", ".yaml")}
     expected |= {f"conformance/catalog/{p.name}": p for p in (PACKAGE / "catalog").glob("*.toml")}
+    expected |= {f"conformance/reporting/{p.name}": p for p in (PACKAGE / "reporting").glob("*.json")}
+    expected["conformance/agent/vectors.json"] = PACKAGE / "agent" / "vectors.json"
     expected["conformance/py.typed"] = PACKAGE / "py.typed"
     return expected
 

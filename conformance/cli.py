@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from pluggy import HookimplMarker
 
 from conformance import __version__, options
+from conformance.options import ExitStatus
 
 pytest_hook = HookimplMarker("pytest")   # pytest.hookimpl, without importing pytest for list/explain/--version
 
@@ -32,7 +33,7 @@ USAGE = """usage: conformance {run,serve,list,explain,rejudge,compare} [options]
   rejudge DIR      judge a run again from its recording, without the server: does its report.json follow from it?
   compare OLD NEW  two reports, requirement by requirement: regressions, fixes, newly (not) assessed
 """
-EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
+LAST_FAILED_STATUSES = ("failed", "warning", "error")   # what --last-failed runs again
 COMMANDS = ("run", "serve", "list", "explain", "rejudge", "compare")
 
 
@@ -54,22 +55,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageProblem as exc:
         prog = f"conformance {argv[0]}" if argv and argv[0] in COMMANDS else "conformance"
         _err(f"{prog}: {exc}")
-        return EXIT_ERROR
+        return ExitStatus.ERROR
     except BrokenPipeError:        # `conformance list | head`: the reader left; that is fine
         _silence_stdout()
-        return EXIT_OK
+        return ExitStatus.OK
     except KeyboardInterrupt:
         _err("conformance: interrupted")
-        return 130
+        return ExitStatus.SIGINT
 
 
 def _dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
-        return EXIT_OK if argv else EXIT_ERROR
+        return ExitStatus.OK if argv else ExitStatus.ERROR
     if argv[0] == "--version":
         print(version_line())
-        return EXIT_OK
+        return ExitStatus.OK
     command, rest = argv[0], argv[1:]
     if command == "run":
         return run(rest)
@@ -111,9 +112,10 @@ def _silence_stdout() -> None:
 
 # -- run ------------------------------------------------------------------------------------
 RUN_EPILOG = """\
-exit status: 0 conformant or conformant-partial, 1 non-conformant, 2 error (bad option or file,
-target unreachable, report directory not writable, nothing ran), 3 conformant-partial with
---require-complete, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM.
+exit status: 0 conformant or conformant-partial (also non-conformant when --baseline lists every
+failed MUST), 1 non-conformant, 2 error (bad option or file, target unreachable, report directory
+not writable, nothing ran), 3 conformant-partial with --require-complete, 130 interrupted by
+SIGINT (Ctrl-C), 143 by SIGTERM. docs/cli.md tells each, and what a run costs.
 
 pytest's own options: after `--` (conformance run --base-url … -- -x) or --pytest-args "…".
 """
@@ -174,7 +176,7 @@ def last_failed(report_dir: str) -> list[str]:
         rows = json.loads(path.read_text())["requirements"]
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageProblem(f"--last-failed: {path} is not a conformance report ({type(exc).__name__})") from None
-    return [r["id"] for r in rows if r.get("status") in ("failed", "warning", "error")]
+    return [r["id"] for r in rows if r.get("status") in LAST_FAILED_STATUSES]
 
 
 def pytest_args_for(opts: argparse.Namespace, extra: list[str]) -> list[str]:
@@ -207,7 +209,7 @@ class OptionHandover:
 def run(args: list[str]) -> int:
     if args and args[0] in ("-h", "--help"):
         run_parser().print_help()
-        return EXIT_OK
+        return ExitStatus.OK
     opts, extra = parse_run(args)
     opts.report_dir = opts.report_dir or options.DEFAULT_REPORT_DIR
     if opts.last_failed:
@@ -227,9 +229,9 @@ def run(args: list[str]) -> int:
     rc = int(pytest.main(pytest_args_for(opts, extra), plugins=[handover]))
     if handover.code is not None:
         return handover.code
-    if rc in (0, 130, 143):
+    if rc in (ExitStatus.OK, ExitStatus.SIGINT, ExitStatus.SIGTERM):
         return rc
-    return EXIT_ERROR    # pytest refused its own options or crashed: an error, never a verdict
+    return ExitStatus.ERROR    # pytest refused its own options or crashed: an error, never a verdict
 
 
 # -- list and explain -------------------------------------------------------------------------
@@ -256,10 +258,10 @@ def list_catalog(args: list[str]) -> int:
     if opts.format == "json":   # the rows under the identity of the suite that lists them (as report.json names it)
         from conformance.report import suite_identity
         print(json.dumps({"suite": suite_identity(), "requirements": rows}, indent=2, ensure_ascii=False))
-        return EXIT_OK
+        return ExitStatus.OK
     if opts.uncovered and not rows:
         print(f"every testable requirement is covered by at least one check ({len(testable)} testable)")
-        return EXIT_OK
+        return ExitStatus.OK
     width = max(len(r["section"]) for r in rows)
     print(f"{'ID':<16} {'LEVEL':<11} {'SECTION':<{width}}  CHECKS")
     for r in rows:
@@ -273,7 +275,7 @@ def list_catalog(args: list[str]) -> int:
     else:
         print(f"\n{len(rows)} requirements: {len(testable)} testable, {covered} covered, "
               f"{len(testable) - covered} uncovered, {len(rows) - len(testable)} unspecified")
-    return EXIT_OK
+    return ExitStatus.OK
 
 
 def explain(args: list[str]) -> int:
@@ -311,7 +313,7 @@ def explain(args: list[str]) -> int:
                 f"  conformance run --requirements {req.id}          (the embedded reference server)",
                 f"  conformance run --base-url URL --agent-id ID --requirements {req.id}"]
     print("\n".join(out))
-    return EXIT_OK
+    return ExitStatus.OK
 
 
 # -- rejudge and compare ----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ pytest plugin's `pytest_addoption` (plugin.py), and `problem()` checks the value
 either of them parsed. A fact of the target (base URL, agent id, credentials …)
 also comes from its environment variable; `target.FACTS` is derived from here.
 The GitHub Action (action.yml) has an input per option but the credentials, turned
-into `conformance run`'s arguments by `action_arguments()`.
+into `conformance run`'s arguments by `action_arguments()`. `ExitStatus` names how a run ends.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import re
 import shlex
 import ssl
 from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -25,6 +26,17 @@ RANDOM_SEED = "random"
 RATE_LIMIT = re.compile(r"^\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*$")
 DEFAULT_REPORT_DIR = "reports"
 RATE_PROBE_MAX = 1000     # requests the 429 probe may send by default
+
+
+class ExitStatus(IntEnum):
+    """How a run ends (`conformance run`, or pytest running the suite); docs/cli.md#exit-status tells them and
+    tests/docs/test_one_truth.py holds every page that does to these values."""
+    OK = 0               # conformant or conformant-partial; non-conformant when the baseline waives every failed MUST
+    NON_CONFORMANT = 1
+    ERROR = 2            # the run could not judge, or a bad option or file
+    INCOMPLETE = 3       # conformant-partial with --require-complete
+    SIGINT = 130         # interrupted: 128 + the signal's number, as a shell reports it
+    SIGTERM = 143
 
 GROUP_TITLES = {
     "target": "target (the server under test and the facts the spec does not show)",
@@ -223,9 +235,11 @@ OPTIONS: tuple[Option, ...] = (
            "run only the scenarios and checks these requirements need; the report is about them alone", "ID,…",
            check=requirements_problem),
     Option("last_failed", "--last-failed", "selection",
-           "re-run the requirements that failed or warned in the last report.json in --report-dir", pytest=False),
+           "re-run the requirements that failed, warned or erred in the last report.json in --report-dir",
+           pytest=False),
     Option("thorough", "--thorough", "selection",
-           "also run the slow checks (the ping repeating over two 15 s intervals: about 31 s)"),
+           "also run the slow checks: the AG-UI ping repeating over a long silence, and the 429 probe (more time "
+           "and requests; docs/cli.md measures them)"),
     Option("seed", "--seed", "generation",
            "seed of the generated inputs: by default one fixed by the suite version, so every run sends the same "
            "inputs; N repeats the inputs of a run that used N; 'random' explores with a fresh one (printed)",
@@ -241,12 +255,13 @@ OPTIONS: tuple[Option, ...] = (
            "raise it for a larger bucket if you accept the load", "N", type=int, default=RATE_PROBE_MAX,
            check=_at_least_1),
     Option("report_dir", "--report-dir", "reports",
-           "where report.json, report.html, report.md and junit.xml go (default reports/)", "DIR", check=_report_dir),
+           "where report.json, report.html, report.md, junit.xml and recording.json.gz go (default reports/)", "DIR",
+           check=_report_dir),
     Option("baseline", "--baseline", "reports",
            "known failing requirement ids (one a line, or JSON): they do not fail the run", "FILE",
            check=_readable_file(_baseline)),
     Option("require_complete", "--require-complete", "reports",
-           "exit 3 when the verdict is conformant-partial (some MUST not assessed)"),
+           f"exit {int(ExitStatus.INCOMPLETE)} when the verdict is conformant-partial (some MUST not assessed)"),
 )
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
 PYTEST_OPTIONS: tuple[Option, ...] = tuple(o for o in OPTIONS if o.pytest)

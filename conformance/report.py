@@ -15,11 +15,13 @@ from typing import Any, Iterable
 
 from conformance import __version__, catalog, registry
 from conformance.judging import CheckResult
+from conformance.options import ExitStatus
 
 FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
 UNCOVERED = "uncovered: no check covers this requirement"
 NOT_JUDGED = "not judged: the run stopped before judging (see verdict_reason)"
-EXIT = {"conformant": 0, "conformant-partial": 0, "non-conformant": 1, "error": 2}
+EXIT = {"conformant": ExitStatus.OK, "conformant-partial": ExitStatus.OK, "non-conformant": ExitStatus.NON_CONFORMANT,
+        "error": ExitStatus.ERROR}
 
 
 def suite_identity() -> dict[str, str]:
@@ -215,15 +217,15 @@ def waived(rows: list[dict[str, Any]]) -> list[str]:
     return [r["id"] for r in rows if r["level"] == "MUST" and r["status"] == "failed" and r.get("baselined")]
 
 
-def exit_code(rep: dict[str, Any], *, require_complete: bool = False) -> int:
-    """The contract's exit status. A non-conformant verdict whose every MUST failure is baselined exits 0:
+def exit_code(rep: dict[str, Any], *, require_complete: bool = False) -> ExitStatus:
+    """The contract's exit status. A non-conformant verdict whose every MUST failure is baselined exits OK:
     the baseline waives the failures for CI, the verdict still says non-conformant."""
     v = rep["verdict"]
     if v == "non-conformant" and rep.get("waived") and set(rep["waived"]) >= set(
             r["id"] for r in rep["requirements"] if r["level"] == "MUST" and r["status"] == "failed"):
-        return 0
+        return ExitStatus.OK
     if v == "conformant-partial" and require_complete:
-        return 3
+        return ExitStatus.INCOMPLETE
     return EXIT[v]
 
 

@@ -38,6 +38,7 @@ class ExitStatus(IntEnum):
     SIGINT = 130         # interrupted: 128 + the signal's number, as a shell reports it
     SIGTERM = 143
 
+
 GROUP_TITLES = {
     "target": "target (the server under test and the facts the spec does not show)",
     "credentials": "credentials (read from the environment in preference to the command line; never printed)",

@@ -27,7 +27,7 @@ from conformance.reporting import decorate, html as html_report, junit, markdown
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
 LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "MAY": 2}
-SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+SIGNAL_EXIT = {signal.SIGINT: options.ExitStatus.SIGINT, signal.SIGTERM: options.ExitStatus.SIGTERM}
 REPORT_FILES = ("report.json", "report.html", "report.md", "junit.xml")
 
 

@@ -36,6 +36,7 @@ from conformance.vocab import protocols as p
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "protocol-mapping.md"
 AGENT_PAGE = ROOT / "docs" / "agent.md"
+PROFILE_PAGE = ROOT / "docs" / "profile.md"
 
 BLOCK = re.compile(r"<!-- (\w+) (\S+)(?: (\S+))? -->\n```(\w+)\n(.*?)\n```", re.S)
 PLACEHOLDER = re.compile(r"<[^<>\n]+>")
@@ -250,3 +251,19 @@ def test_every_requirement_the_page_names_is_in_the_catalog():
     known = set(catalog.load())
     named = set(REQUIREMENT_ID.findall(PAGE.read_text(encoding="utf-8")))
     assert named and not named - known, sorted(named - known)
+
+
+# -- profile.md's [resume] section ---------------------------------------------------------------------
+def test_the_profile_page_documents_the_resume_keys_the_loader_accepts(tmp_path):
+    page = PROFILE_PAGE.read_text(encoding="utf-8")
+    section = page.split("## `[resume]`", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `(\w+)` \|", section, re.M))
+    path = tmp_path / "unknown.toml"
+    path.write_text("[resume]\nsomething_else = '{}'\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="known: ") as refused:
+        Profile.load(str(path))
+    assert documented == set(str(refused.value).rsplit("known: ", 1)[1].split(", ")), documented
+    example = re.search(r"```toml\n(.*?)\n```", section, re.S).group(1)
+    path.write_text(example, encoding="utf-8")
+    ctx = SimpleNamespace(target=canned.DEFAULT_TARGET.with_facts(profile=Profile.load(str(path))))
+    assert build_resume(ctx, [], RESUME_ANSWER)[0] == {"answer": RESUME_ANSWER}

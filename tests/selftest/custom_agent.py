@@ -1,7 +1,8 @@
 """A server whose agent is not the conformance agent: what a team with its own agent certifies.
 
 The reference server with another agent plugged in. That agent knows the eight prompts of
-`fixtures/profile.example.toml` (every key a custom agent can map) and nothing else: it follows no
+`fixtures/profile.example.toml` (every key any agent can map: PROFILE), three more that report what it received
+and how many runs its session started (REPORTING_PROFILE maps them too), and nothing else: it follows no
 directive, so `say x`, `count` or `echo params` get the same fixed reply as any prompt it does not know.
 Its runs are performed by the conformance agent's interpreter (so a stream, a tool call, a pause look
 exactly as the reference server carries them), but only from the scripts below; and like most agents it
@@ -12,6 +13,7 @@ does not repeat the answer it was given when resumed: the resumed reply is just 
 """
 from __future__ import annotations
 
+import dataclasses
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -37,11 +39,23 @@ SCRIPTS: dict[str, str] = {
     "__force_failure__": "fail boom",
     "Ask me for my name, then reply with exactly: thanks": "ask What is your name?\nsay thanks",
 }
+# Prompts a team adds when its agent can report what it received and how many runs its session started, in the
+# conformance agent's form (docs/profile.md): what the three reporting keys then reach.
+REPORTING_SCRIPTS: dict[str, str] = {
+    "How many runs has this session started? Reply with the number only.": "count",
+    "Reply with the canonical JSON of the params you received.": "echo params",
+    "Reply with the canonical JSON of the messages you received.": "echo messages",
+}
+REPORTING_KEYS = {"session_affinity": "How many runs has this session started? Reply with the number only.",
+                  "params_passthrough": "Reply with the canonical JSON of the params you received.",
+                  "messages_passthrough": "Reply with the canonical JSON of the messages you received."}
+REPORTING_PROFILE = dataclasses.replace(
+    PROFILE, scenarios={**PROFILE.scenarios, **{key: {"prompt": prompt} for key, prompt in REPORTING_KEYS.items()}})
 
 
 def understand(prompt: str) -> Script:
     """This agent's reading of a prompt: one of its own, or the fixed reply (never a directive)."""
-    return parse(SCRIPTS.get(prompt, f"say {UNKNOWN_PROMPT_REPLY}"))
+    return parse(SCRIPTS.get(prompt) or REPORTING_SCRIPTS.get(prompt) or f"say {UNKNOWN_PROMPT_REPLY}")
 
 
 def carry_on(paused: Paused, answer: Any) -> Iterator[Any]:

@@ -239,9 +239,14 @@ def catalog_rows() -> list[dict[str, Any]]:
     from conformance import catalog, registry
 
     cov = registry.coverage()
-    return [{**r.as_dict(), "checks": cov.get(r.id, []),
+    return [{**r.as_dict(), "needs_agent": list(r.agent_needs), "checks": cov.get(r.id, []),
              "coverage": ("unspecified" if not r.testable else "covered" if cov.get(r.id) else "uncovered")}
             for r in catalog.load().values()]
+
+
+def _agent_needs_legend() -> str:
+    from conformance.catalog import AGENT_NEEDS
+    return "needs agent:\n" + "\n".join(f"  {need:<14} {what}" for need, what in AGENT_NEEDS.items())
 
 
 def list_catalog(args: list[str]) -> int:
@@ -269,12 +274,16 @@ def list_catalog(args: list[str]) -> int:
             checks = f"(not judged; supply: {r.get('supply', '')})"
         else:
             checks = ", ".join(r["checks"]) or "UNCOVERED"
-        print(f"{r['id']:<16} {r['level']:<11} {r['section']:<{width}}  {checks}")
+        needs = f"  [needs agent: {', '.join(r['needs_agent'])}]" if r["needs_agent"] else ""
+        print(f"{r['id']:<16} {r['level']:<11} {r['section']:<{width}}  {checks}{needs}")
     if opts.uncovered:
         print(f"\n{len(rows)} of {len(testable)} testable requirements are not covered by any check")
     else:
+        needing = sum(1 for r in rows if r["needs_agent"])
+        print(f"\n{_agent_needs_legend()}")
         print(f"\n{len(rows)} requirements: {len(testable)} testable, {covered} covered, "
-              f"{len(testable) - covered} uncovered, {len(rows) - len(testable)} unspecified")
+              f"{len(testable) - covered} uncovered, {len(rows) - len(testable)} unspecified; {needing} need the "
+              f"agent to do more than answer the eight prompts any agent can map (`needs agent`)")
     return ExitStatus.OK
 
 

@@ -178,11 +178,11 @@ def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str 
 
 
 def rule(make: Callable[[Any], Callable[..., Any]], over: Iterable[Any], *, requirements: Any, scenarios: Any,
-         name: Any = None, doc: Any = None, supplementary: bool = False) -> list[Callable[..., Any]]:
+         name: Any = None, doc: Any = None, supplementary: Any = False) -> list[Callable[..., Any]]:
     """One rule applied over several parameters: for each `param` of `over`, `make(param)` builds a check function
-    and registers it as by `@check`. `requirements` (one id or several), `scenarios` (one name or several), `name`
-    and `doc` are values or functions of the parameter. The check id is `<module>.<name>` (default name: the built
-    function's `__name__`).
+    and registers it as by `@check`. `requirements` (one id or several), `scenarios` (one name or several), `name`,
+    `doc` and `supplementary` are values or functions of the parameter. The check id is `<module>.<name>` (default
+    name: the built function's `__name__`).
 
         rule(lambda scn: lambda rec: judge(rec.get(steps.CALL)), over=["access.invoke", "access.agui"],
              requirements="AUTH-KEY-001", scenarios=lambda scn: [scn],
@@ -201,7 +201,7 @@ def rule(make: Callable[[Any], Callable[..., Any]], over: Iterable[Any], *, requ
         reqs = (reqs,) if isinstance(reqs, str) else tuple(reqs)
         scns = [scns] if isinstance(scns, str) else list(scns)
         check(*reqs, scenarios=scns, name=value(name, param) if name is not None else fn.__name__,
-              supplementary=supplementary)(fn)
+              supplementary=bool(value(supplementary, param)))(fn)
         made.append(fn)
     return made
 

@@ -48,6 +48,16 @@ AGENT_SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
+# `[resume]` of a profile: the protocols whose resume shape the spec leaves open (AG-UI's `resume` "answers every
+# interrupt", in a shape not shown), and those whose shape is fixed, with why.
+RESUME_SHAPES = ("agui",)
+FIXED_RESUME = {
+    "mcp": "MCP's resume has no shape to give: `arguments.resume` takes any value (\"any\" in the spec's tools/call "
+           "table) and the paused run is named by `session_id`, so the suite sends the answer itself as the value; "
+           "remove this entry (only `[resume] agui` is read)",
+}
+
+
 @dataclass(frozen=True)
 class Timeouts:
     connect: float = 10.0
@@ -68,7 +78,7 @@ class Profile:
     source: str = ""
     # protocol -> the shape of a `resume` answer (the spec does not show it): a JSON value (or its JSON text) in
     # which the string "$payload" stands for the answer and "$interruptId" for one interrupt id the paused run
-    # listed (a list item naming "$interruptId" is repeated once per listed interrupt).
+    # listed (a list item naming "$interruptId" is repeated once per listed interrupt). Only AG-UI's is open.
     resume: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -88,8 +98,11 @@ class Profile:
         timeouts = Timeouts(**data.get("timeouts", {}))
         resume = {}
         for protocol, shape in data.get("resume", {}).items():
-            if protocol not in ("agui", "mcp"):
-                raise ValueError(f"profile {path}: [resume] {protocol}: unknown protocol; known: agui, mcp")
+            if protocol in FIXED_RESUME:
+                raise ValueError(f"profile {path}: [resume] {protocol}: {FIXED_RESUME[protocol]}")
+            if protocol not in RESUME_SHAPES:
+                raise ValueError(f"profile {path}: [resume] {protocol}: unknown protocol; known: "
+                                 f"{', '.join(RESUME_SHAPES)}")
             try:
                 resume[protocol] = json.loads(shape) if isinstance(shape, str) else shape
             except ValueError as exc:

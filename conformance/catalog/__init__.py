@@ -22,6 +22,22 @@ CATALOG_DIR = Path(__file__).resolve().parent
 SPEC_REVISION = "2026-11-22"
 
 
+# What a requirement's checks need the agent under test to do beyond the prompts any agent can map (the eight profile
+# keys plain_reply … question_and_resume): the `needs_agent` field names these, comma-separated. The conformance
+# agent does all of them; an agent of your own does the first three only through a profile key mapped to a prompt
+# that reports the same thing in the same form, and never the last three.
+AGENT_NEEDS: dict[str, str] = {
+    "count": "an agent that replies how many runs its session has started (`count`; profile key session_affinity)",
+    "echo params": "an agent that replies the canonical JSON of the params it received (`echo params`; profile key "
+                   "params_passthrough)",
+    "echo messages": "an agent that replies the canonical JSON of the messages it received (`echo messages`; "
+                     "profile key messages_passthrough)",
+    "say-json": "the conformance agent: generated texts it must reply exactly (`say-json`; no profile key)",
+    "echo mode": "the conformance agent: a 0.5 MB prompt it replies unchanged (echo mode; no profile key)",
+    "sleep": "the conformance agent: a pause of known length inside a run (`sleep`; no profile key)",
+}
+
+
 class CatalogError(ValueError):
     pass
 
@@ -37,10 +53,15 @@ class Requirement:
     scenario: str = ""
     supply: str = ""
     note: str = ""
+    needs_agent: str = ""   # AGENT_NEEDS keys, comma-separated: what the checks need the agent to do
 
     @property
     def testable(self) -> bool:
         return self.level != "UNSPECIFIED"
+
+    @property
+    def agent_needs(self) -> tuple[str, ...]:
+        return tuple(n.strip() for n in self.needs_agent.split(",") if n.strip())
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v != ""}
@@ -64,6 +85,9 @@ def _parse(path: Path) -> list[Requirement]:
             raise CatalogError(f"{where}: protocol {row['protocol']!r} not one of {REQUIREMENT_PROTOCOLS}")
         if row["level"] == "UNSPECIFIED" and not row.get("supply"):
             raise CatalogError(f"{where}: an UNSPECIFIED entry must say how the fact is supplied (`supply`)")
+        unknown_needs = set(Requirement(**row).agent_needs) - set(AGENT_NEEDS) if "needs_agent" in row else set()
+        if unknown_needs:
+            raise CatalogError(f"{where}: needs_agent {sorted(unknown_needs)} not among {list(AGENT_NEEDS)}")
         out.append(Requirement(**row))
     return out
 

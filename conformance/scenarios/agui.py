@@ -22,6 +22,7 @@ from typing import Any
 
 from conformance.vocab import protocols as p
 from conformance.engine import Context
+from conformance.outcomes import NotAssessed
 from conformance.registry import Step, scenario
 from conformance.vocab.steps import agui as steps
 from conformance.vocab.readers import stream_events
@@ -181,12 +182,27 @@ _single("agui.fail_after", "failure_after_output", "error", steps.AGUI_FAIL_AFTE
 _single("agui.fail_before", "failure_before_output", "error", steps.AGUI_FAIL_BEFORE, "`fail boom` before any output.")
 
 
-@scenario("agui.last_user", protocol="agui", deadline=60, steps=steps.AGUI_LAST_USER)
+# Mapped prompts whose reply, were it taken for the prompt, shows that an earlier user message ran instead of the last.
+DECOYS = ("streamed_reply", "tool_call", "step")
+
+
+def decoy_prompt(ctx: Context, plain: dict[str, Any]) -> str:
+    """The prompt of the first mapped decoy scenario whose expected reply differs from the plain reply."""
+    for name in DECOYS:
+        s = ctx.target.profile.scenario(name) or {}
+        if s.get("prompt") and s.get("reply") is not None and s["reply"] != plain.get("reply"):
+            return s["prompt"]
+    raise NotAssessed(f"needs a second mapped prompt with a known reply other than plain_reply's, for the earlier "
+                      f"user message ({', '.join(DECOYS)}); the profile maps none")
+
+
+@scenario("agui.last_user", protocol="agui", prompts=("plain_reply",) + DECOYS, deadline=60,
+          steps=steps.AGUI_LAST_USER)
 async def last_user(ctx: Context):
-    """The prompt is the last user message: [user, assistant, user] and [user, assistant] lists."""
-    ctx.conformance_agent("the earlier messages are directives that must not run")
+    """The prompt is the last user message: [user <another mapped prompt>, assistant, user <plain prompt>] and
+    [user <plain prompt>, assistant] lists."""
     s = ctx.agent_scenario("plain_reply")
-    three = [p.agui_message("say first", "user", "m1"), p.agui_message("say x", "assistant", "m2"),
+    three = [p.agui_message(decoy_prompt(ctx, s), "user", "m1"), p.agui_message("say x", "assistant", "m2"),
              p.agui_message(s["prompt"], "user", "m3")]
     two = [p.agui_message(s["prompt"], "user", "m1"), p.agui_message("say x", "assistant", "m2")]
     await run_agui(ctx, steps.USER_ASSISTANT_USER, messages=three, thread=ctx.unique("last"),
@@ -293,7 +309,7 @@ async def upstream_input(ctx: Context):
 def _resume_reply(ctx: Context, s: dict[str, Any]) -> str | None:
     if "reply_after_resume" in s:
         return s["reply_after_resume"]
-    if not ctx.target.profile.is_conformance_agent or "reply_after_resume_suffix" not in s:
+    if "reply_after_resume_suffix" not in s:
         return None   # the profile gives no expected reply: the checks that need one are not assessed
     return "answer: " + p.canonical(RESUME_ANSWER) + s["reply_after_resume_suffix"]
 
@@ -391,8 +407,6 @@ async def silence(ctx: Context):
 @scenario("agui.silence_long", protocol="agui", slow=True, deadline=80, steps=steps.AGUI_SILENCE_LONG)
 async def silence_long(ctx: Context):
     """`sleep 32` then `say awake` (only with --thorough): two ping intervals, so the ping must repeat."""
-    from conformance.outcomes import NotAssessed
-
     if not ctx.target.thorough:
         raise NotAssessed(f"needs --thorough: the ping repeating is seen only over a silence of "
                           f"{SILENCE_LONG_SECONDS} s, which a default run does not spend")

@@ -72,7 +72,6 @@ extra_fields = st.dictionaries(_field_name, generate.json_value, min_size=1, max
           steps=steps.GENERATED_PARAMS)
 async def params(ctx):
     """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
-    ctx.conformance_agent("the pass-through probe uses `echo params`")
     prompt = ctx.prompt("params_passthrough")
     sent = await asyncio.to_thread(generate.guarded, generate.examples, extra_fields, PARAM_RUNS * ctx.target.depth,
                                    ctx.target.seed)

@@ -297,20 +297,25 @@ async def refusals(ctx: Context) -> None:
 @scenario("invoke.extra_data", protocol="invoke", needs=("extra_data_field",),
           prompts=("params_passthrough", "plain_reply", "session_affinity"), steps=steps.INVOKE_EXTRA_DATA)
 async def extra_data(ctx: Context) -> None:
-    """About 2 KB in the extra data field with `echo params` (`extra-2kb`); about 8 KB (`extra-8kb`), then `count`."""
+    """About 2 KB in the extra data field with `echo params` (`extra-2kb`); about 8 KB (`extra-8kb`), then `count`.
+    Without a params_passthrough prompt only the refusal is sent (`no_echo` says why)."""
     field = ctx.need("extra_data_field")
-    echo = ctx.prompt("params_passthrough")
     plain = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
     inside = sized_value(EXTRA_INSIDE_BYTES, structured=True)
     outside = sized_value(EXTRA_OUTSIDE_BYTES, structured=False)
     key = ctx.unique(steps.EXTRA_8KB)
     ctx.note(field=field, inside=inside, refusals=[steps.EXTRA_8KB], no_run={}, count_prompt=count_prompt(ctx))
-    await asyncio.gather(
-        ctx.post(path, invoke_body(echo, ctx.unique(steps.EXTRA_2KB), **{field: inside}), headers=ACCEPT_JSON,
-                 label=steps.EXTRA_2KB),
-        run_then_count(ctx, ctx.post(path, invoke_body(plain, key, **{field: outside}), headers=ACCEPT_JSON,
-                                     label=steps.EXTRA_8KB), steps.EXTRA_8KB, key))
+    sends = [run_then_count(ctx, ctx.post(path, invoke_body(plain, key, **{field: outside}), headers=ACCEPT_JSON,
+                                          label=steps.EXTRA_8KB), steps.EXTRA_8KB, key)]
+    try:
+        echo = ctx.prompt("params_passthrough")
+    except NotAssessed as exc:   # the 2 KB probe reads params back; the refusal needs no agent reply
+        ctx.note(no_echo=str(exc))
+    else:
+        sends.append(ctx.post(path, invoke_body(echo, ctx.unique(steps.EXTRA_2KB), **{field: inside}),
+                              headers=ACCEPT_JSON, label=steps.EXTRA_2KB))
+    await asyncio.gather(*sends)
     sort_by(ctx, list(steps.INVOKE_EXTRA_DATA))
 
 

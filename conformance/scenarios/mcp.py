@@ -74,7 +74,6 @@ async def failures(ctx: Context) -> None:
 @scenario("mcp.sessions", protocol="mcp", prompts=("session_affinity",), steps=steps.MCP_SESSIONS)
 async def sessions(ctx: Context) -> None:
     """`count` twice on a fresh session_id, then once without session_id and once on the returned sessionId."""
-    ctx.conformance_agent("`count` replies are the run numbers of a session")
     tool, prompt = await tool_name(ctx), ctx.prompt("session_affinity")
     key = ctx.unique("mcp-count")
     ctx.note(session=key)
@@ -109,7 +108,7 @@ async def pause_text(ctx: Context) -> None:
     tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
     key = ctx.unique("mcp-pause")
     ctx.note(session=key, answer=PAUSE_ANSWER, question=entry.get("question"),
-             suffix=entry.get("reply_after_resume_suffix"))
+             suffix=entry.get("reply_after_resume_suffix"), after_resume=entry.get("reply_after_resume"))
     await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key)
     first = await call_tool(ctx, tool, None, label=steps.RESUME, id=2, session=key, resume=PAUSE_ANSWER)
     if not answered_with_result(first):
@@ -168,7 +167,8 @@ async def pause_elicit(ctx: Context) -> None:
     tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
     key = ctx.unique("mcp-elicit")
     caps = {"elicitation": {"form": {}}}
-    ctx.note(session=key, question=entry.get("question"), suffix=entry.get("reply_after_resume_suffix"))
+    ctx.note(session=key, question=entry.get("question"), suffix=entry.get("reply_after_resume_suffix"),
+             after_resume=entry.get("reply_after_resume"))
     first = await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key, capabilities=caps)
     try:
         result = p.mcp_response(first).get("result")
@@ -282,7 +282,7 @@ async def official_client(ctx: Context) -> None:
     and calls it with the plain-reply and the question prompts."""
     plain, question = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("question_and_resume")
     ctx.note(expected=plain.get("reply"), question=question.get("question"),
-             suffix=question.get("reply_after_resume_suffix"))
+             suffix=question.get("reply_after_resume_suffix"), after_resume=question.get("reply_after_resume"))
     runs = {}
     for mode in ("2026-07-28", "legacy"):
         runs[mode] = await drive_official_client(ctx, mode, plain["prompt"], question["prompt"],

@@ -20,8 +20,13 @@ def _echo_check(read: Callable[[Run], dict[str, Any]], event_type: str, field: s
     return judge
 
 
-check("AGUI-ID-001", scenarios=["agui.plain", "agui.key_lengths", "agui.session"], name="thread_id_echoed_on_start",
+check("AGUI-ID-001", scenarios=["agui.plain", "agui.key_lengths"], name="thread_id_echoed_on_start",
       doc="Sends threadId (also 1 and 256 characters long); RUN_STARTED.threadId equals it.")(
+    _echo_check(Run.started, "RUN_STARTED", "threadId", "thread"))
+# The session-affinity runs (`count`) show the same rules again: extra evidence, so an agent of the team's own that
+# maps no such prompt is judged on the plain runs.
+check("AGUI-ID-001", scenarios=["agui.session"], name="thread_id_echoed_on_start_session", supplementary=True,
+      doc="The session-affinity runs send threadId; RUN_STARTED.threadId equals it.")(
     _echo_check(Run.started, "RUN_STARTED", "threadId", "thread"))
 check("AGUI-ID-002", scenarios=["agui.plain", "agui.upstream_input"], name="run_id_echoed_on_start",
       doc="Sends runId; RUN_STARTED.runId equals it.")(_echo_check(Run.started, "RUN_STARTED", "runId", "run"))
@@ -49,18 +54,16 @@ def _generated(value: Any, limit: int | None = None) -> str | None:
     return None
 
 
-@check("AGUI-ID-005", scenarios=["agui.plain", "agui.session"])
-def generated_thread_ids(plain, session):
+def generated_thread_ids(*recs):
     """Runs without threadId; RUN_STARTED.threadId is generated (1 to 256 characters). That two generated keys differ
     is not stated; a fresh key starting a new instance is judged at SHOULD (GEN-SESS-002)."""
     def generated(r: Run) -> None:
         why = _generated(r.started().get("threadId"), 256)
         assert why is None, f"sent no threadId; RUN_STARTED.threadId {why}"
-    return judge_every(streams(plain, session, keep=lambda w: w.get("thread") is None), generated)
+    return judge_every(streams(*recs, keep=lambda w: w.get("thread") is None), generated)
 
 
-@check("AGUI-ID-006", scenarios=["agui.plain", "agui.session"])
-def generated_run_id(plain, session):
+def generated_run_id(*recs):
     """Runs without runId; RUN_STARTED.runId is a non-empty string and RUN_FINISHED.runId equals it."""
     def generated(r: Run) -> None:
         rid = r.started().get("runId")
@@ -69,7 +72,21 @@ def generated_run_id(plain, session):
         finished = r.finished().get("runId")
         assert same_json(finished, rid), (f"RUN_STARTED.runId {truncate(rid, 60, quoted=True)} but RUN_FINISHED.runId "
                                           f"{truncate(finished, 60, quoted=True)}")
-    return judge_every(streams(plain, session, keep=lambda w: w.get("run") is None), generated)
+    return judge_every(streams(*recs, keep=lambda w: w.get("run") is None), generated)
+
+
+def _on_plain_and_session_runs(requirement: str, judge: Callable[..., str | None]) -> None:
+    """`judge` over the plain runs, and over the session-affinity runs as extra evidence (see AGUI-ID-001)."""
+    check(requirement, scenarios=["agui.plain"])(judge)
+
+    def on_session_runs(rec):
+        return judge(rec)
+    check(requirement, scenarios=["agui.session"], name=f"{judge.__name__}_session", supplementary=True,
+          doc=f"The session-affinity runs: {judge.__doc__}")(on_session_runs)
+
+
+_on_plain_and_session_runs("AGUI-ID-005", generated_thread_ids)
+_on_plain_and_session_runs("AGUI-ID-006", generated_run_id)
 
 
 @check("AGUI-ID-007", scenarios=STREAMS)

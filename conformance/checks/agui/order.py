@@ -85,7 +85,7 @@ def deltas_join_to_reply(*recs):
                       nothing="no run of a prompt with a known reply was recorded")
 
 
-@check("AGUI-ORDER-006", scenarios=["generated.round_trip"])
+@check("AGUI-ORDER-006", scenarios=["generated.round_trip"], supplementary=True)
 def round_trip_deltas(rec):
     """Sends generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json`; deltas join to each exactly."""
     def deltas_are_text(item: tuple[Run, str]) -> None:

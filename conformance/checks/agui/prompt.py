@@ -14,7 +14,8 @@ from conformance.checks.agui._common import (Run, answered_stream, judge_reply, 
 
 @check("AGUI-PROMPT-001", scenarios=["agui.last_user"])
 def last_user_message_is_prompt(rec):
-    """Sends [user `say first`, assistant, user `say conformance`] and [user `say conformance`, assistant]; replies `conformance`."""
+    """Sends [user <another mapped prompt>, assistant, user <plain prompt>] and [user <plain prompt>, assistant]; both
+    reply the plain reply."""
     if any(r.want.get("reply") is None for r in runs(rec)):
         raise NotAssessed("the profile's plain_reply gives no expected `reply` to compare with")
 
@@ -58,7 +59,7 @@ def finished_result_is_reply(*recs):
                       lambda r: _result_is(r, r.want["reply"]))
 
 
-@check("AGUI-PROMPT-003", scenarios=["generated.round_trip"])
+@check("AGUI-PROMPT-003", scenarios=["generated.round_trip"], supplementary=True)
 def round_trip_result(rec):
     """Sends generated texts as `say-json`; RUN_FINISHED.result equals each text exactly. A round trip that did not
     stream is AGUI-ORDER-006's (it owns these runs)."""

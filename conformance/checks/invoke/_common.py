@@ -288,6 +288,13 @@ def whole_text(ex: Exchange, reply: str) -> str:
     return text
 
 
+def inside_limit(rec: Recording) -> Exchange:
+    """The extra-data run inside the 4 KB limit, read back with the params_passthrough prompt (not sent without one)."""
+    if rec.facts.get("no_echo"):
+        raise NotAssessed(f"the 2 KB extra-data run reads `params` back: {rec.facts['no_echo']}")
+    return rec.get(steps.EXTRA_2KB)
+
+
 def terminals(ex: Exchange) -> list[SSEEvent]:
     return [f for f in ending(ex) if f.event in TERMINAL]
 
@@ -297,6 +304,9 @@ STREAM_GROUPS = {
     "generated": ("generated.round_trip", generated_steps.INVOKE_SSE),
     "timing": ("invoke.timing", steps.TIMED_SSE),
 }
+# Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`): extra evidence of
+# a rule the mapped runs already show, so an agent of the team's own is judged on the runs its profile maps.
+DIRECTIVE_GROUPS = ("generated", "timing")
 
 
 def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)):
@@ -316,7 +326,7 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
     def register(judge: Callable[[Exchange], None]):
         rule(lambda group: over_streams(judge, group), over=groups, requirements=requirements,
              scenarios=lambda group: [STREAM_GROUPS[group][0]], name=lambda group: f"{judge.__name__}__{group}",
-             doc=judge.__doc__)
+             doc=judge.__doc__, supplementary=lambda group: group in DIRECTIVE_GROUPS)
         return judge
 
     return register

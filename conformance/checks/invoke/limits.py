@@ -7,7 +7,8 @@ from conformance.registry import check
 from conformance.vocab.readers import request_json as sent
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.values import same_json
-from conformance.checks.invoke._common import accepted, echoed, exact, refused, reply_of, run_status, what
+from conformance.checks.invoke._common import (accepted, echoed, exact, inside_limit, refused, reply_of, run_status,
+                                               what)
 
 
 @check("INV-LIM-001", scenarios=["invoke.big_body"])
@@ -28,7 +29,7 @@ def two_megabytes_refused(rec: Recording) -> None:
 @check("INV-LIM-003", scenarios=["invoke.extra_data"])
 def extra_data_inside_accepted(rec: Recording) -> None:
     """Sends about 2 KB in the extra data field; the run completes and the field reaches `params`."""
-    ex = rec.get(steps.EXTRA_2KB)
+    ex = inside_limit(rec)
     accepted(ex, "about 2 KB of extra data (inside 4 KB)", "INV-LIM-003")
     status = run_status(ex)
     with on(ex):

@@ -14,7 +14,7 @@ from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.wire.exchange import Exchange
 from conformance.vocab.values import same_json
-from conformance.checks.invoke._common import accepted, echoed, judge_each, quoted, what
+from conformance.checks.invoke._common import accepted, echoed, inside_limit, judge_each, quoted, what
 
 
 def echoed_params(ex: Exchange) -> dict[str, Any]:
@@ -69,7 +69,7 @@ def interpreted_fields_withheld(rec: Recording) -> None:
 @check("INV-PASS-003", scenarios=["invoke.extra_data"])
 def extra_data_reaches_params(rec: Recording) -> None:
     """Sends about 2 KB of structured JSON in the extra data field with `echo params`; it reaches `params` unchanged."""
-    ex = rec.get(steps.EXTRA_2KB)
+    ex = inside_limit(rec)
     accepted(ex, "about 2 KB of extra data (inside 4 KB)", "INV-LIM-003")
     params_hold(ex, {rec.facts["field"]: rec.facts["inside"]})
 

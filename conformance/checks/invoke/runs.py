@@ -28,7 +28,7 @@ def deltas_join_to_reply(rec: Recording) -> str | None:
     return judge_each(runs_of(rec, steps.RUN_SSE), rule)
 
 
-@check("INV-STREAM-008", scenarios=["generated.round_trip"])
+@check("INV-STREAM-008", scenarios=["generated.round_trip"], supplementary=True)
 def generated_deltas_exact(rec: Recording) -> str | None:
     """Streams generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as `say-json`; the deltas join to each exactly."""
     return judge_each(generated(rec, generated_steps.INVOKE_SSE), lambda item: exact(item[0], text_of(item[0]), item[1]))

@@ -81,6 +81,7 @@ def session_echo(scenario: str, family: Step | None) -> Callable[[Recording], st
 SESSION_ECHOES = {"invoke.runs": steps.RUN_JSON, "invoke.sessions": None}
 rule(lambda scn: session_echo(scn, SESSION_ECHOES[scn]), over=SESSION_ECHOES, requirements="INV-SESS-003",
      scenarios=lambda scn: [scn], name=lambda scn: f"session_id_echoed__{scn.split('.')[-1]}",
+     supplementary=lambda scn: scn == "invoke.sessions",   # `count` runs: extra evidence beside the mapped runs
      doc="Sends invokes with a `sessionId` without streaming; each result's `sessionId` equals the one sent.")
 
 

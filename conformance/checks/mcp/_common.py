@@ -30,6 +30,9 @@ from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
 
 MODERN = ["mcp.modern"]
+# The `count` calls: a rule judged on every call reads them as extra evidence (supplementary) beside the calls of
+# the prompts any agent can map, so an agent of the team's own is judged without them.
+AFFINITY_SCENARIOS = ("mcp.sessions",)
 REFUSALS = ["mcp.refusals"]
 NO_NAME = steps.CALL_NONAME   # judged by MCP-HDR-004 alone: the other checks use calls that carry Mcp-Name
 UPSTREAM_NOTE = "follows the spec's -32022; upstream MCP 2026-07-28 uses -32020 (HeaderMismatch) here"
@@ -263,10 +266,14 @@ def rpc_error_body(ex: Exchange, root: str = REFUSAL_BODY) -> dict[str, Any]:
 
 
 # -- recordings -------------------------------------------------------------------------------
-def conformance_reply(rec: Recording, value: Any) -> str:
-    """The conformance agent's reply after a resumed `ask`: `answer: ` + canonical JSON of the answer + the rest."""
-    if not rec.target.profile.is_conformance_agent or rec.facts.get("suffix") is None:
-        raise NotAssessed("the exact reply after a resume needs the conformance agent")
+def resumed_reply(rec: Recording, value: Any) -> str:
+    """The whole reply of a run resumed with `value`: the profile's `reply_after_resume`, or the conformance agent's
+    form, `answer: ` + canonical JSON of the answer + `reply_after_resume_suffix`."""
+    if rec.facts.get("after_resume") is not None:
+        return rec.facts["after_resume"]
+    if rec.facts.get("suffix") is None:
+        raise NotAssessed("the profile's question_and_resume gives no reply after a resume (`reply_after_resume` "
+                          "or `reply_after_resume_suffix`)")
     return "answer: " + p.canonical(value) + rec.facts["suffix"]
 
 

@@ -7,7 +7,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed
 from conformance.registry import check
 from conformance.vocab.text import truncate
-from conformance.checks.mcp._common import conformance_reply
+from conformance.checks.mcp._common import resumed_reply
 
 
 def client_run(rec: Recording, mode: str) -> dict[str, Any]:
@@ -50,7 +50,7 @@ def official_client_elicits(rec: Recording):
     elicited = run.get("elicited") or []
     assert len(elicited) == 1, f"the official client's elicitation callback ran {len(elicited)} times, expected once " \
                                f"(the call answered {truncate(run.get('question'))})"
-    expected = conformance_reply(rec, elicited[0]["content"])
+    expected = resumed_reply(rec, elicited[0]["content"])
     assert run.get("question") == expected, f"after the form, the official client got {truncate(run.get('question'))}, " \
                                             f"expected {expected!r}"
 
@@ -64,6 +64,6 @@ def official_client_resumes(rec: Recording):
     if question is not None:
         assert question in (run.get("question") or ""), \
             f"the official client got {truncate(run.get('question'))}, expected the question {question!r} as text"
-    expected = conformance_reply(rec, run.get("resume_value"))
+    expected = resumed_reply(rec, run.get("resume_value"))
     assert run.get("resumed") == expected, f"after resume the official client got {truncate(run.get('resumed'))}, " \
                                            f"expected {expected!r}"

@@ -11,8 +11,8 @@ from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, conformance_reply,
-                                            continues_to, messages, reply_text, result_of, resumed_with)
+from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, continues_to, messages,
+                                            reply_text, result_of, resumed_reply, resumed_with)
 
 ASKED_FOR_FORM = "MCP-PAUSE-003"   # what the eliciting client's question is answered with is MCP-PAUSE-003's alone
 
@@ -38,7 +38,7 @@ def resume_continues(rec: Recording):
     is no run to resume, MCP-VER-001's.)"""
     result_of(rec.get(steps.ASK))
     ex = rec.get(resumed_with(rec))
-    continuation(ex, RESUMED, conformance_reply(rec, rec.facts["answer"]))
+    continuation(ex, RESUMED, resumed_reply(rec, rec.facts["answer"]))
 
 
 def continuation(ex: Exchange, root: str, expected: str) -> None:
@@ -108,5 +108,5 @@ def retry_continues(rec: Recording):
         raise NotAssessed("no form request in the upstream 2026-07-28 shape (InputRequiredResult with an "
                           "elicitation/create form) was received, so the suite could not answer it (MCP-OPEN-001)")
     answers = list(rec.facts.get("answers", {}).values())
-    continuation(rec.get(steps.RETRY), CONTINUED, conformance_reply(rec, answers[0] if len(answers) == 1 else answers))
+    continuation(rec.get(steps.RETRY), CONTINUED, resumed_reply(rec, answers[0] if len(answers) == 1 else answers))
     return "form and retry in the upstream 2026-07-28 shape (the spec does not show them)"

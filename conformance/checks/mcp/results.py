@@ -11,8 +11,8 @@ from conformance.vocab.steps import mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered, as_json,
-                                            finished, labels, reply_text, response, result_of, resumed_with,
+from conformance.checks.mcp._common import (AFFINITY_SCENARIOS, CONTINUED, LEGACY_CALLS, MODERN, RESUMED, answered,
+                                            as_json, finished, labels, reply_text, response, result_of, resumed_with,
                                             round_trip_runs, text_block)
 
 
@@ -48,7 +48,7 @@ def replies_read(scenario: str):
 
 
 rule(replies_read, over=REPLIES_READ, requirements="MCP-TOOL-001", scenarios=lambda scn: [scn],
-     name=lambda scn: f"one_text_block_{scn.split('.')[1]}",
+     name=lambda scn: f"one_text_block_{scn.split('.')[1]}", supplementary=lambda scn: scn in AFFINITY_SCENARIOS,
      doc=lambda scn: f"The result of {REPLIES_READ[scn][2]} in {scn} holds exactly one `{{type: text, text}}` block.")
 
 # A paused run's continuation is a finished run's result too: MCP-TOOL-001 and MCP-TOOL-003 judge it (and are the
@@ -110,7 +110,7 @@ def legacy_text_is_reply(rec: Recording):
     return replies_are((steps.CALL,), LEGACY_CALLS)(rec)
 
 
-@check("MCP-TOOL-002", scenarios=["mcp.sessions"])
+@check("MCP-TOOL-002", scenarios=["mcp.sessions"], supplementary=True)
 def count_text_is_reply(rec: Recording):
     """The text block of each `count` call is the agent's reply exactly: a whole number in digits and nothing else
     (which number is the sessions' business)."""
@@ -127,7 +127,7 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
         answered(ex)                                  # not HTTP 200: the call was not served, MCP-VER-001's
         return reply_text(ex, ROUND_TRIP_RESULT)      # not one text block: MCP-TOOL-001's
 
-    @check("MCP-TOOL-002", scenarios=["generated.round_trip"])
+    @check("MCP-TOOL-002", scenarios=["generated.round_trip"], supplementary=True)
     def generated_text_round_trip(rec: Recording):
         """Sends generated texts as `say-json` prompts over MCP; each text block equals its text exactly."""
         texts = rec.facts.get("texts") or []
@@ -140,7 +140,7 @@ if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scen
         return judge_all(round_trip_runs(rec), round_trip, exchange=lambda run: run[1],
                          nothing="the generated round trip sent no tools/call over MCP")
 
-    @check("MCP-TOOL-001", scenarios=["generated.round_trip"])
+    @check("MCP-TOOL-001", scenarios=["generated.round_trip"], supplementary=True)
     def one_text_block_round_trip(rec: Recording):
         """The result of each generated round trip call over MCP holds exactly one `{type: text, text}` block."""
         return judge_all([ex for _, ex in round_trip_runs(rec)], round_trip_reply,

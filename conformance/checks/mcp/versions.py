@@ -13,8 +13,8 @@ from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (EXACT_REPLY, LEGACY_CALLS, MODERN, NO_NAME, REFUSALS, UPSTREAM_NOTE,
-                                            answered, as_json, refusal, reply_text, response, result_of,
+from conformance.checks.mcp._common import (AFFINITY_SCENARIOS, EXACT_REPLY, LEGACY_CALLS, MODERN, NO_NAME, REFUSALS,
+                                            UPSTREAM_NOTE, answered, as_json, refusal, reply_text, response, result_of,
                                             round_trip_runs)
 
 
@@ -49,12 +49,13 @@ SERVED_ELSEWHERE = {
 }
 rule(lambda scn: SERVED_ELSEWHERE[scn][0], over=SERVED_ELSEWHERE, requirements="MCP-VER-001",
      scenarios=lambda scn: [scn], name=lambda scn: f"modern_call_served_{scn.split('.')[1]}",
+     supplementary=lambda scn: scn in AFFINITY_SCENARIOS,
      doc=lambda scn: f"The 2026-07-28 tools/calls of {scn}, {SERVED_ELSEWHERE[scn][1]}, answer HTTP 200 with a "
                      f"JSON-RPC response.")
 
 
 if "generated.round_trip" in SCENARIOS:  # the lead's shared generated-text scenario, when present
-    @check("MCP-VER-001", scenarios=["generated.round_trip"])
+    @check("MCP-VER-001", scenarios=["generated.round_trip"], supplementary=True)
     def modern_call_served_round_trip(rec: Recording):
         """The generated round trip's 2026-07-28 tools/calls answer HTTP 200 (their result is MCP-TOOL-002's)."""
         return judge_all([ex for _, ex in round_trip_runs(rec)], answered, nothing="the generated round trip sent no tools/call "

@@ -144,7 +144,7 @@ class Target:
     depth: int = 1               # multiplies the examples of generated-input checks
     seed: int | str | None = None  # None: DEFAULT_SEED; "random": a fresh one; the int used after construction
     seed_source: str | None = None  # how the seed was chosen: "default", "given" or "random"
-    thorough: bool = False       # also run the slow checks (e.g. two ping intervals, ~31 s)
+    thorough: bool = False       # also run the slow checks (the ping over two intervals, the 429 probe)
     embedded: bool = False       # the target is our own reference server
     rate_limit: str | None = None  # cap on our pace, N/SECONDS as schemathesis writes it ("20/10s", "100/m")
     rate_probe_max: int = options.RATE_PROBE_MAX  # requests the 429 probe may send

@@ -55,10 +55,14 @@ def test_requirement_passes_on_the_reference_server(report, rid):
     assert row["status"] == "passed", f"{rid}: {row['status']}: {row.get('message', '')[:500]}"
 
 
-@pytest.mark.parametrize("rid", ["AGUI-ORDER-006", "AGUI-PROMPT-003", "AGUI-PASS-002"])
-def test_generated_inputs_pass(generated_report, rid):
-    row = rows(generated_report)[rid]
-    assert row["status"] == "passed", f"{rid}: {row['status']}: {row.get('message', '')[:500]}"
+def test_generated_inputs_pass(generated_report):
+    """The generated round trip is supplementary evidence for AGUI-ORDER-006 and AGUI-PROMPT-003 (the mapped runs
+    carry them), so its own checks must pass; AGUI-PASS-002 rests on it alone."""
+    checks = {c["id"]: c for c in generated_report["checks"]}
+    for check_id in ("agui.round_trip_deltas", "agui.round_trip_result"):
+        assert checks[check_id]["status"] == "passed", (check_id, checks[check_id]["message"][:500])
+    row = rows(generated_report)["AGUI-PASS-002"]
+    assert row["status"] == "passed", f"AGUI-PASS-002: {row['status']}: {row.get('message', '')[:500]}"
 
 
 def test_ping_repetition_is_thorough_only(report):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from typing import Any
 
@@ -124,25 +125,68 @@ def answered_with_result(ex: Exchange) -> bool:
         return False
 
 
+FORMATTED = {"email": "ada@example.com", "uri": "https://example.com/ada", "date": "2026-01-01",
+             "date-time": "2026-01-01T00:00:00Z"}   # a value of each string format MCP's forms may ask for
+
+
 def form_answer(schema: Any) -> dict[str, Any]:
-    """Content answering an elicitation form: every property of the requested schema filled in."""
+    """Content answering an elicitation form: every property of the requested schema filled in with a value the
+    property's own schema accepts (its default, a listed choice, a number inside its bounds, a string of its
+    format and length), so a server that validates the content sees a valid answer."""
     props = schema.get("properties") if isinstance(schema, dict) else None
-    content: dict[str, Any] = {}
-    for name, prop in (props or {}).items():
-        prop = prop if isinstance(prop, dict) else {}
-        kind = prop.get("type")
-        if isinstance(prop.get("enum"), list) and prop["enum"]:
-            content[name] = prop["enum"][0]
-        elif kind in ("number", "integer"):
-            content[name] = 1
-        elif kind == "boolean":
-            content[name] = True
-        elif kind == "array":
-            items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
-            content[name] = list((items.get("enum") or ["Ada"])[:1])
-        else:
-            content[name] = "Ada"
-    return content
+    return {name: form_value(prop if isinstance(prop, dict) else {}) for name, prop in (props or {}).items()}
+
+
+def form_value(prop: dict[str, Any]) -> Any:
+    choices = _choices(prop)
+    kind = prop.get("type")
+    if "default" in prop:
+        return prop["default"]
+    if choices:
+        return choices[0]
+    if kind in ("number", "integer"):
+        return _number_inside(prop, integer=kind == "integer")
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+        options = _choices(items) or [form_value(items)]
+        wanted = max(prop.get("minItems") or 0, 1)
+        limit = prop.get("maxItems")
+        return options[:min(wanted, limit)] if isinstance(limit, int) else options[:wanted]
+    return _string_of(prop)
+
+
+def _choices(prop: dict[str, Any]) -> list[Any]:
+    """The values a property lists: `enum`, or the `const` of each `oneOf` / `anyOf` entry (titled choices)."""
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        return list(prop["enum"])
+    entries = prop.get("oneOf") or prop.get("anyOf")
+    return [e["const"] for e in entries if isinstance(e, dict) and "const" in e] if isinstance(entries, list) else []
+
+
+def _number_inside(prop: dict[str, Any], *, integer: bool) -> int | float:
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if isinstance(prop.get("exclusiveMinimum"), (int, float)):
+        low = prop["exclusiveMinimum"] + (1 if integer else 0.5)
+    if isinstance(prop.get("exclusiveMaximum"), (int, float)):
+        high = prop["exclusiveMaximum"] - (1 if integer else 0.5)
+    value: int | float = 1
+    if isinstance(low, (int, float)) and value < low:
+        value = low
+    if isinstance(high, (int, float)) and value > high:
+        value = high
+    return math.ceil(value) if integer and not float(value).is_integer() else (int(value) if integer else value)
+
+
+def _string_of(prop: dict[str, Any]) -> str:
+    text = FORMATTED.get(prop.get("format"), "Ada")
+    shortest, longest = prop.get("minLength"), prop.get("maxLength")
+    if isinstance(shortest, int) and len(text) < shortest:
+        text += "a" * (shortest - len(text))
+    if isinstance(longest, int) and len(text) > longest:
+        text = text[:longest]
+    return text
 
 
 def elicitation_requests(result: Any) -> tuple[dict[str, Any], str | None] | None:

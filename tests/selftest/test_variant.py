@@ -115,3 +115,13 @@ def test_suite_passes_the_reference_server() -> None:
     bad = failures(report)
     assert not bad, "the suite fails the reference server:\n  " + "\n  ".join(bad)
     assert report["verdict"] in ("conformant", "conformant-partial"), report["verdict_reason"]
+
+
+def test_the_variants_own_form_refuses_a_blind_answer_and_takes_the_suites() -> None:
+    """Row 32 is a real test of the suite's form filling: the answer a filler that ignores the schema gives
+    ("Ada" everywhere, 1 for numbers) is declined; the suite's answer is valid."""
+    from conformance.scenarios.mcp import form_answer
+    from tests.selftest.variant_mcp import OWN_FORM, VALIDATOR
+    blind = {"email": "Ada", "seats": 1, "plan": "Ada", "nickname": "Ada", "tags": ["Ada"], "region": "Ada"}
+    assert not VALIDATOR.is_valid(blind)
+    assert VALIDATOR.is_valid(form_answer(OWN_FORM)), list(VALIDATOR.iter_errors(form_answer(OWN_FORM)))

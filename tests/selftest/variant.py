@@ -79,6 +79,11 @@ a check trips on it, the check asserts something the spec does not say (a suite 
 29-31  invoke/errors: integers as ``3.0``,         see tests/selftest/variant_invoke.py (JSON integers by value,
        refusals as ``application/problem+json``,   RFC 8259 §6 / RFC 6839; "Complete list of codes with their HTTP
        AG-UI ``invalid_request`` 400 → 422         statuses: not shown.")
+32     MCP elicitation form of its own: an         "`elicitation/create`" with a `requestedSchema` (MCP 2026-07-28's
+       email, a bounded integer, titled choices,   primitive schemas); what the form asks is the server's choice —
+       a minimum length, a multi-select, a         the suite must answer the form it is given. Content the form does
+       default; content it does not validate is    not accept counts as declined (variant_mcp.py)
+       declined
 =====  ==========================================  ===================================================================
 
 Two more correct AG-UI servers (sse-starlette's ``: ping - <timestamp>`` keep-alive; a pause that lists no
@@ -355,7 +360,7 @@ def restyle_headers(headers: t.Headers, scope: dict, status: int) -> tuple[int, 
 def wrap(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
     app = variant_agui.sdk_events(app)                 # 20, 21: on the reference server's own AG-UI frames
     app = IdReshaper().wrap(app)                       # sees the reference server's own ids
-    app = variant_mcp.inner(app)                       # 24, 25, 27
+    app = variant_mcp.inner(app)                       # 24, 25, 27, 32
     app = variant_invoke.wrap(app, facts)              # 29-31: float integers, problem+json refusals
     app = t.rewrite_body(app, restyle_json)
     app = t.rewrite_sse(app, restyle_stream)

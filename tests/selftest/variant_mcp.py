@@ -10,11 +10,17 @@ Habits of servers built on the official `mcp` SDK (2.3.0, `mcp.server._streamabl
   before the first progress frame, as the SDK's priming event does; MCP JSON answers as
   ``application/json; charset=utf-8``; ``X-Accel-Buffering: no`` on MCP streams, as the SDK sends.
 
+* ``own_form`` (row 32): the elicitation form asks for fields of every primitive kind with constraints, and the
+  answer's content is validated against it (JSON Schema, formats included); content it does not accept is
+  treated as declined, which fails the run.
+
 ``CONFIG`` gives the variant an auth URL with an empty path, so that the trailing ``/`` spells the same URL.
 """
 from __future__ import annotations
 
 from typing import Any
+
+import jsonschema
 
 from tests.selftest import asgi_tools as t
 
@@ -54,7 +60,52 @@ def float_progress(event: str | None, obj: Any, state: dict, scope: dict) -> Any
     return event, obj
 
 
+# -- row 32: an elicitation form of the server's own, validated ----------------------------------------------
+OWN_FORM = {
+    "type": "object",
+    "properties": {
+        "email": {"type": "string", "format": "email", "title": "Email"},
+        "seats": {"type": "integer", "minimum": 5, "maximum": 9},
+        "plan": {"type": "string", "oneOf": [{"const": "pro", "title": "Pro"}, {"const": "team", "title": "Team"}]},
+        "nickname": {"type": "string", "minLength": 6, "maxLength": 12},
+        "tags": {"type": "array", "items": {"anyOf": [{"const": "a"}, {"const": "b"}]}, "minItems": 2,
+                 "uniqueItems": True},
+        "region": {"type": "string", "enum": ["eu", "us"], "default": "us"},
+    },
+    "required": ["email", "seats", "plan", "nickname", "tags", "region"],
+}
+VALIDATOR = jsonschema.Draft202012Validator(OWN_FORM, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def ask_own_form(obj: Any, *rest: Any) -> Any:
+    result = obj.get("result") if isinstance(obj, dict) else None
+    if isinstance(result, dict) and result.get("resultType") == "input_required":
+        for request in (result.get("inputRequests") or {}).values():
+            if isinstance(request, dict) and isinstance(request.get("params"), dict):
+                request["params"]["requestedSchema"] = OWN_FORM
+    return obj
+
+
+def decline_invalid_content(body: Any, scope: dict) -> Any:
+    params = body.get("params") if isinstance(body, dict) else None
+    responses = params.get("inputResponses") if isinstance(params, dict) else None
+    if not isinstance(responses, dict):
+        return None
+    for response in responses.values():
+        if isinstance(response, dict) and response.get("action") == "accept" and \
+                not VALIDATOR.is_valid(response.get("content")):
+            response["action"] = "decline"
+    return body
+
+
+def own_form(app: t.ASGIApp) -> t.ASGIApp:
+    app = t.rewrite_request_json(app, decline_invalid_content, where="mcp")
+    app = t.rewrite_json_response(app, ask_own_form, where="mcp")
+    return t.rewrite_sse_json(app, lambda event, obj, state, scope: (event, ask_own_form(obj)), where="mcp")
+
+
 def inner(app: t.ASGIApp) -> t.ASGIApp:
+    app = own_form(app)
     app = t.rewrite_json_response(app, respell_metadata, where="metadata")
     app = t.rewrite_headers(app, respell_challenge, where="mcp")
     return t.rewrite_sse_json(app, float_progress, where="mcp")

@@ -176,7 +176,10 @@ def _number_inside(prop: dict[str, Any], *, integer: bool) -> int | float:
         value = low
     if isinstance(high, (int, float)) and value > high:
         value = high
-    return math.ceil(value) if integer and not float(value).is_integer() else (int(value) if integer else value)
+    if integer and not float(value).is_integer():
+        return math.ceil(value)
+    # a whole number is written as one (`0`, not `0.0`): canonical JSON of a double differs between languages there
+    return int(value) if float(value).is_integer() else value
 
 
 def _string_of(prop: dict[str, Any]) -> str:

@@ -306,14 +306,6 @@ async def upstream_input(ctx: Context):
 
 
 # -- interrupt and resume -----------------------------------------------------------------------
-def _resume_reply(ctx: Context, s: dict[str, Any]) -> str | None:
-    if "reply_after_resume" in s:
-        return s["reply_after_resume"]
-    if "reply_after_resume_suffix" not in s:
-        return None   # the profile gives no expected reply: the checks that need one are not assessed
-    return "answer: " + p.canonical(RESUME_ANSWER) + s["reply_after_resume_suffix"]
-
-
 @scenario("agui.interrupt", protocol="agui", prompts=("question_and_resume",), deadline=60,
           steps=steps.AGUI_INTERRUPT)
 async def interrupt(ctx: Context):
@@ -333,7 +325,8 @@ async def interrupt(ctx: Context):
         ctx.note(no_resume=how)
         return
     ctx.note(resume_sent=resume, resume_basis=how)
-    ctx.recording.facts["runs"][steps.RESUME] = expect(reply=_resume_reply(ctx, s), thread=thread)
+    ctx.recording.facts["runs"][steps.RESUME] = expect(reply=p.resumed_reply(p.resume_facts(s), RESUME_ANSWER),
+                                                       thread=thread)
     await ctx.post(ctx.agent_path("agui"), {"threadId": thread, "resume": resume}, label=steps.RESUME,
                    headers=SSE_ACCEPT)
 

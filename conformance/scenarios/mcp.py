@@ -20,8 +20,8 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
 from conformance.vocab.constants import UNKNOWN_VERSION
 from conformance.vocab.sending import call_tool, rpc, tool_name
-from conformance.vocab.values import digits_only
 from conformance.wire.exchange import Exchange
+from conformance.wire.pace import remaining_count
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
@@ -108,8 +108,7 @@ async def pause_text(ctx: Context) -> None:
     """A client without elicitation asks the question prompt, then answers with the `resume` argument."""
     tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
     key = ctx.unique("mcp-pause")
-    ctx.note(session=key, answer=PAUSE_ANSWER, question=entry.get("question"),
-             suffix=entry.get("reply_after_resume_suffix"), after_resume=entry.get("reply_after_resume"))
+    ctx.note(session=key, answer=PAUSE_ANSWER, question=entry.get("question"), **p.resume_facts(entry))
     await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key)
     first = await call_tool(ctx, tool, None, label=steps.RESUME, id=2, session=key, resume=PAUSE_ANSWER)
     if not answered_with_result(first):
@@ -214,8 +213,7 @@ async def pause_elicit(ctx: Context) -> None:
     tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
     key = ctx.unique("mcp-elicit")
     caps = {"elicitation": {"form": {}}}
-    ctx.note(session=key, question=entry.get("question"), suffix=entry.get("reply_after_resume_suffix"),
-             after_resume=entry.get("reply_after_resume"))
+    ctx.note(session=key, question=entry.get("question"), **p.resume_facts(entry))
     first = await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key, capabilities=caps)
     try:
         result = p.mcp_response(first).get("result")
@@ -312,8 +310,7 @@ async def rate_limit(ctx: Context) -> None:
 
 
 def _remaining(ex: Exchange) -> int | None:
-    count = (ex.header("x-ratelimit-remaining") or "").strip()
-    return int(count) if digits_only(count) else None
+    return remaining_count(ex.header("x-ratelimit-remaining"))
 
 
 def _probe_budget(sent: int, remaining: int | None, cap: int) -> int:
@@ -328,8 +325,7 @@ async def official_client(ctx: Context) -> None:
     """The official `mcp` Python client (2026-07-28 with elicitation, and the 2025-11-25 handshake) lists the tool
     and calls it with the plain-reply and the question prompts."""
     plain, question = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("question_and_resume")
-    ctx.note(expected=plain.get("reply"), question=question.get("question"),
-             suffix=question.get("reply_after_resume_suffix"), after_resume=question.get("reply_after_resume"))
+    ctx.note(expected=plain.get("reply"), question=question.get("question"), **p.resume_facts(question))
     runs = {}
     for mode in ("2026-07-28", "legacy"):
         runs[mode] = await drive_official_client(ctx, mode, plain["prompt"], question["prompt"],

@@ -24,6 +24,20 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def resume_facts(entry: dict[str, Any]) -> dict[str, Any]:
+    """What the profile's `question_and_resume` says of the reply after a resume (a scenario notes it)."""
+    return {"after_resume": entry.get("reply_after_resume"), "suffix": entry.get("reply_after_resume_suffix")}
+
+
+def resumed_reply(facts: dict[str, Any], answer: Any) -> str | None:
+    """The whole reply expected of a run resumed with `answer`, from `resume_facts`: the profile's
+    `reply_after_resume`, else `answer: ` + canonical JSON of the answer + `reply_after_resume_suffix` (the
+    conformance agent's form); None when the profile gives neither."""
+    if facts.get("after_resume") is not None:
+        return facts["after_resume"]
+    return None if facts.get("suffix") is None else "answer: " + canonical(answer) + facts["suffix"]
+
+
 def say_json(text: str) -> str:
     """A `say-json` directive line carrying any text exactly."""
     return "say-json " + json.dumps(text, ensure_ascii=False)

@@ -144,7 +144,7 @@ class Pacer:
     def observe(self, seq: int, remaining: str | None, retry_after: float | None = None) -> None:
         """What the answer to request ``seq`` said: its X-RateLimit-Remaining and, for a 429, Retry-After
         (already capped by the caller)."""
-        r = _count(remaining)
+        r = remaining_count(remaining)
         with self._lock:
             now = self._clock()
             self._answered += 1
@@ -182,6 +182,7 @@ class Pacer:
                 self._rate = min(learned, self._cap.rate) if self._cap is not None else learned
 
 
-def _count(value: str | None) -> int | None:
+def remaining_count(value: str | None) -> int | None:
+    """An X-RateLimit-Remaining value as a count; None when absent or not a whole number in ASCII digits."""
     v = (value or "").strip()
     return int(v) if v.isascii() and v.isdigit() else None

@@ -267,14 +267,12 @@ def rpc_error_body(ex: Exchange, root: str = REFUSAL_BODY) -> dict[str, Any]:
 
 # -- recordings -------------------------------------------------------------------------------
 def resumed_reply(rec: Recording, value: Any) -> str:
-    """The whole reply of a run resumed with `value`: the profile's `reply_after_resume`, or the conformance agent's
-    form, `answer: ` + canonical JSON of the answer + `reply_after_resume_suffix`."""
-    if rec.facts.get("after_resume") is not None:
-        return rec.facts["after_resume"]
-    if rec.facts.get("suffix") is None:
+    """The whole reply of a run resumed with `value` (`protocols.resumed_reply` of what the scenario noted)."""
+    expected = p.resumed_reply(rec.facts, value)
+    if expected is None:
         raise NotAssessed("the profile's question_and_resume gives no reply after a resume (`reply_after_resume` "
                           "or `reply_after_resume_suffix`)")
-    return "answer: " + p.canonical(value) + rec.facts["suffix"]
+    return expected
 
 
 def resumed_with(rec: Recording) -> str:

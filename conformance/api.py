@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from conformance import engine, judging, recording, registry, report
+from conformance.baseline import Baseline
 from conformance.target import Target
 
 
@@ -37,7 +38,7 @@ def coverage_of(check_ids: Iterable[str] | None) -> dict[str, list[str]]:
 
 def certify(target: Target, *, requirements: Iterable[str] | None = None, check_ids: Iterable[str] | None = None,
             level: str = "may", protocols: set[str] | None = None, concurrency: int = 12,
-            baseline: report.Baseline = report.Baseline(), report_dir: str | Path | None = None,
+            baseline: Baseline = Baseline(), report_dir: str | Path | None = None,
             keep_recording: bool = False) -> dict[str, Any]:
     """Run the selected checks (all by default) and return the report dict (as report.json holds it).
 

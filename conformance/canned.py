@@ -18,7 +18,8 @@ from typing import Any, Iterable
 import httpx
 
 from conformance.engine import Recording
-from conformance.target import AGENT_SCENARIOS, Profile, Target
+from conformance.profile import AGENT_SCENARIOS, Profile
+from conformance.target import Target
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSERecorder
 

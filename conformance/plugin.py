@@ -24,7 +24,9 @@ import pytest
 
 from conformance import catalog, engine, judging, options, registry, report
 from conformance.reporting import decorate, html as html_report, junit, markdown, terminal
-from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
+from conformance.baseline import Baseline
+from conformance.profile import Profile
+from conformance.target import FACTS, Target, env_or, from_server_facts
 
 LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "MAY": 2}
 SIGNAL_EXIT = {signal.SIGINT: options.ExitStatus.SIGINT, signal.SIGTERM: options.ExitStatus.SIGTERM}
@@ -146,14 +148,14 @@ class Certification:
         self.session: engine.Session | None = None
         self.error: str | None = None
         self.report: dict[str, Any] | None = None
-        self.baseline = report.Baseline()
+        self.baseline = Baseline()
         self.target = Target(base_url=str(self._opt("base_url") or "(embedded reference server, not started)"),
                              agent_id=self._opt("agent_id"), embedded=not self._opt("base_url"))
 
     def start(self) -> None:
         try:
             self.target = self._target()
-            self.baseline = report.Baseline.load(self.config.getoption("conf_baseline"))
+            self.baseline = Baseline.load(self.config.getoption("conf_baseline"))
         except Exception as exc:  # e.g. the embedded server did not start: verdict error, no traceback
             self.error = f"could not start: {exc}"
             return

@@ -25,9 +25,7 @@ from typing import Any, Awaitable, Callable, Iterable
 
 from conformance import catalog
 
-# The protocols with endpoints a scenario sends to (what --protocols filters). Not catalog.REQUIREMENT_PROTOCOLS, which also
-# has the requirement areas "auth" and "general".
-ENDPOINT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
+ENDPOINT_PROTOCOLS = catalog.ENDPOINT_PROTOCOLS
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import __version__, api, judging, recording, report
+from conformance.baseline import Baseline
 from conformance.recording import RecordingError
 
 
@@ -99,7 +100,7 @@ def rejudge(doc: dict[str, Any], rep: dict[str, Any] | None = None) -> dict[str,
     results = [] if replay.preflight_error else [judging.assess(replay, c) for c in todo]
     rep = rep or {}
     base = rep.get("baseline") or {}
-    baseline = report.Baseline(set(base.get("known") or ()), base.get("file") or "")
+    baseline = Baseline(set(base.get("known") or ()), base.get("file") or "")
     rebuilt = report.build(target=replay.target.public(), results=results, coverage=api.coverage_of(opts["checks"]),
                            not_run=not_run, baseline=baseline, stats=rep.get("cost") or {}, error=doc["error"],
                            options=rep.get("options") or {}, started_at=doc["started_at"],

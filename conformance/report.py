@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
 from conformance import __version__, catalog, registry
+from conformance.baseline import Baseline  # noqa: F401 (re-exported)
 from conformance.judging import CheckResult
 from conformance.options import ExitStatus
 
@@ -34,25 +34,6 @@ def utc_timestamp(when: datetime | None = None) -> str:
     """ISO 8601 in UTC to the second: `2026-11-24T10:10:18Z`."""
     when = when or datetime.now(timezone.utc)
     return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass
-class Baseline:
-    """Known failures a server is burning down: they do not fail the run; ones that now pass are stale."""
-    known: set[str] = field(default_factory=set)
-    source: str = ""
-
-    @classmethod
-    def load(cls, path: str | None) -> "Baseline":
-        if not path:
-            return cls()
-        text = Path(path).read_text()
-        if path.endswith(".json"):
-            data = json.loads(text)
-            ids = data.get("known_failures", data) if isinstance(data, dict) else data
-        else:  # one id per line, '#' comments
-            ids = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
-        return cls({i for i in ids if i}, path)
 
 
 def _lines(results: Iterable[CheckResult]) -> str:

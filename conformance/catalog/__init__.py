@@ -15,6 +15,9 @@ from pathlib import Path
 
 LEVELS = ("MUST", "SHOULD", "MAY", "UNSPECIFIED")
 REQUIREMENT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata", "auth", "general")  # a requirement's `protocol` field
+# The protocols with endpoints a scenario sends to (what --protocols filters); the requirement areas "auth" and
+# "general" have none of their own.
+ENDPOINT_PROTOCOLS = ("invoke", "agui", "mcp", "metadata")
 _REQUIRED = ("id", "level", "section", "quote", "expect", "protocol")
 CATALOG_DIR = Path(__file__).resolve().parent
 #: the date this catalog was last reconciled with the spec (which carries no version of its own): bump it whenever

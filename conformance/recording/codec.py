@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import httpx
 
-from conformance.target import SECRET_FACTS, Profile, Target, Timeouts
+from conformance.profile import Profile, Timeouts
+from conformance.target import SECRET_FACTS, Target
 from conformance.wire.exchange import SENSITIVE_HEADERS, Exchange
 from conformance.wire.redact import MASK, Redactor
 from conformance.wire.sse import SSEComment, SSEEvent, StreamRecord, parse_sse

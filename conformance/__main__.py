@@ -1,3 +1,3 @@
-from conformance.cli import main
+from conformance.cli import console
 
-raise SystemExit(main())
+console()

@@ -12,8 +12,10 @@ import difflib
 import json
 import os
 import shlex
+import signal
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -62,6 +64,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("conformance: interrupted")
         return ExitStatus.SIGINT
+
+
+def console() -> None:
+    """The `conformance` command: `main()`, then the process ends as soon as its output is flushed, without
+    waiting for what a finished run leaves behind (idle recorder threads, the interpreter's teardown)."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(int(code))
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -183,27 +197,66 @@ def pytest_args_for(opts: argparse.Namespace, extra: list[str]) -> list[str]:
     """pytest's own arguments; the suite's options reach the plugin as values (OptionHandover), not as argv."""
     args = ["--pyargs", "conformance.test_suite", "-c", os.devnull, "--rootdir", os.getcwd(),
             "-p", "no:cacheprovider", "--assert=plain", "-W", "ignore::DeprecationWarning",
+            # a full garbage collection at the end, to report exceptions nothing raised: a run has none to report
+            "-p", "no:unraisableexception", "-p", "no:threadexception",
             "--tb=short" if opts.verbose else "--tb=no"]
     return args + ["-v"] * opts.verbose + ["-q"] * opts.quiet + extra
 
 
 class OptionHandover:
-    """The bridge to pytest: puts the values `run` parsed where the plugin reads them (before it configures), and
-    reads back the exit status the plugin chose before pytest's own codes can blur it."""
+    """The bridge to pytest: puts the values `run` parsed where the plugin reads them (before it configures), hands
+    over the run `run` already started (`plugin.HANDOVER`), and reads back the exit status the plugin chose before
+    pytest's own codes can blur it."""
     code: int | None = None
 
-    def __init__(self, opts: argparse.Namespace):
+    def __init__(self, opts: argparse.Namespace, started: Any = None):
         # only what was given: an option repeated after `--` still reaches the plugin when `run` left it unset
         self.values = {o.pytest_dest: getattr(opts, o.name) for o in options.PYTEST_OPTIONS
                        if getattr(opts, o.name) != o.unset}
+        self.started = started
 
     @pytest_hook(tryfirst=True)
     def pytest_cmdline_main(self, config) -> None:
         for dest, value in self.values.items():
             setattr(config.option, dest, value)
+        if self.started is not None:
+            from conformance.plugin import HANDOVER
+            config.stash[HANDOVER] = self.started
 
     def pytest_unconfigure(self, config) -> None:
         self.code = getattr(config, "_conformance_exit", None)
+
+
+def _names_an_option(extra: list[str]) -> bool:
+    """Whether pytest's own arguments (after `--`) give one of the suite's options: then the plugin starts the run."""
+    flags = {o.flag for o in options.OPTIONS}
+    return any(a.split("=", 1)[0] in flags for a in extra)
+
+
+def start_early(opts: argparse.Namespace) -> Any:
+    """The run, started before pytest is even imported: the embedded server boots in its own process while the
+    checks load, and the recorders start (the slowest scenario first) as soon as the target is known. A signal
+    meanwhile is kept by the run: pytest then only writes its reports."""
+    kept: list[tuple[str, int, float]] = []
+    began = time.monotonic()
+    previous = {s: signal.signal(s, lambda n, f: kept.append((signal.Signals(n).name, n, time.monotonic() - began)))
+                for s in (signal.SIGINT, signal.SIGTERM)}   # while the run's own handlers are not in place yet
+    try:
+        from conformance.certification import Certification
+        run = Certification(lambda name: getattr(opts, name, None))
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    run.install_signal_handlers()
+    run.interrupt = kept[0] if kept else None
+    try:
+        if run.interrupt is None:
+            run.launch_server()
+            run.start()
+    except KeyboardInterrupt:
+        pass
+    run.raising = False     # until the plugin takes the run over, a signal is kept, and pytest then reports it
+    return run
 
 
 def run(args: list[str]) -> int:
@@ -222,13 +275,16 @@ def run(args: list[str]) -> int:
     problem = options.problem(lambda name: getattr(opts, name, None))
     if problem:
         raise UsageProblem(problem)
+    started = None if _names_an_option(extra) else start_early(opts)
 
     import pytest
 
-    handover = OptionHandover(opts)
+    handover = OptionHandover(opts, started)
     rc = int(pytest.main(pytest_args_for(opts, extra), plugins=[handover]))
     if handover.code is not None:
         return handover.code
+    if started is not None and started.interrupt is not None:
+        return int(started.exit_code())
     if rc in (ExitStatus.OK, ExitStatus.SIGINT, ExitStatus.SIGTERM):
         return rc
     return ExitStatus.ERROR    # pytest refused its own options or crashed: an error, never a verdict

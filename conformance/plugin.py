@@ -1,9 +1,9 @@
-"""The pytest plugin: options (conformance.options), the run session, outcomes, and the reports.
+"""The pytest plugin: options (conformance.options), one pytest item per check, outcomes, and the reports.
 
-Each check is one pytest item (conformance/test_suite.py). The session records
-every scenario the selected checks need in the background as soon as
-collection is over, so the items mostly wait for recordings that are already
-there. Verdict and exit status are documented in docs/cli.md.
+The run itself is a `conformance.certification.Certification`: `conformance run` starts it before pytest does and
+hands it over (`HANDOVER`); under plain pytest the plugin starts it when collection is over. Either way the
+session records every scenario the selected checks need in the background, so the items mostly wait for
+recordings that are already there. Verdict and exit status are documented in docs/cli.md.
 
 In a conformance run pytest's own terminal output is replaced by
 conformance.reporting.terminal (unless -v), junit.xml is ours (one test case
@@ -11,26 +11,19 @@ per requirement), and report.html is pytest-html with our page on top.
 """
 from __future__ import annotations
 
-import os
-import signal
 import sys
-import threading
-import time
 import warnings
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-from conformance import catalog, engine, judging, options, registry, report
-from conformance.reporting import decorate, html as html_report, junit, markdown, terminal
-from conformance.baseline import Baseline
-from conformance.profile import Profile
-from conformance.target import FACTS, Target, env_or, from_server_facts
+from conformance import catalog, judging, options, registry, report
+from conformance.certification import SIGNAL_EXIT, Certification, target_first  # noqa: F401 (re-exported)
+from conformance.reporting import html as html_report, terminal
 
 LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "MAY": 2}
-SIGNAL_EXIT = {signal.SIGINT: options.ExitStatus.SIGINT, signal.SIGTERM: options.ExitStatus.SIGTERM}
-REPORT_FILES = ("report.json", "report.html", "report.md", "junit.xml")
+#: the key under which `conformance run` hands its already started Certification to the plugin (config.stash)
+HANDOVER = pytest.StashKey[Certification]()
 
 
 class ConformanceWarning(UserWarning):
@@ -49,10 +42,14 @@ def _config_getter(config: pytest.Config) -> Callable[[str], Any]:
 
 
 def _is_conformance_run(config: pytest.Config) -> bool:
-    if config.getoption("conf_report_dir"):
+    if config.getoption("conf_report_dir") or HANDOVER in config.stash:
         return True
     return bool(config.getoption("pyargs", False)) and any(
         str(a).split("::")[0].startswith("conformance") for a in config.args)
+
+
+def _run(config: pytest.Config) -> Certification | None:
+    return getattr(config, "_conformance_run", None)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -64,29 +61,34 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit("the conformance suite records each scenario once and shares it between checks; "
                     "use --concurrency N instead of pytest-xdist's -n", returncode=2)
     config.option.conf_report_dir = config.getoption("conf_report_dir") or options.DEFAULT_REPORT_DIR
-    problem = options.problem(_config_getter(config))
-    if problem:
-        pytest.exit(problem, returncode=2)
+    run = config.stash.get(HANDOVER, None)
+    if run is None:
+        problem = options.problem(_config_getter(config))
+        if problem:
+            pytest.exit(problem, returncode=2)
+        run = Certification(_config_getter(config))
+        run.launch_server()      # it boots while pytest collects
     _stop_assertion_rewriting()
-    out = Path(config.getoption("conf_report_dir"))
-    config._conformance_report_dir = out
-    config._conformance_started = time.monotonic()
-    config._conformance_interrupt = None
+    config._conformance_run = run
+    config._conformance_report_dir = run.report_dir
     if hasattr(config.option, "htmlpath") and not config.option.htmlpath:
-        config.option.htmlpath = str(out / "report.html")
+        config.option.htmlpath = str(run.report_dir / "report.html")
         config.option.self_contained_html = True
     config._conformance_terminal = terminal.Terminal(config, sys.stdout)
     config.pluginmanager.register(config._conformance_terminal, "conformance-terminal")
     if config.option.verbose <= 0:
         config.pluginmanager.set_blocked("terminalreporter")   # ours replaces pytest's progress and summary
-    _install_signal_handlers(config)
+    run.raising = False              # a signal before the collection is kept, and ends the run there
+    run.install_signal_handlers()
+    if run.session is not None or run.error is not None:
+        config._conformance_terminal.started(run)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """pytest-metadata's Environment table (paths, plugins, CI variables) is not part of the report:
     emptied before pytest-html reads it at its session start."""
-    if not hasattr(session.config, "_conformance_report_dir"):
+    if _run(session.config) is None:
         return
     try:
         from pytest_metadata.plugin import metadata_key
@@ -103,176 +105,45 @@ def _stop_assertion_rewriting() -> None:
     sys.meta_path[:] = [h for h in sys.meta_path if not isinstance(h, AssertionRewritingHook)]
 
 
-# -- interruption ----------------------------------------------------------------------
-def _install_signal_handlers(config: pytest.Config) -> None:
-    """SIGINT/SIGTERM end the run quickly with verdict error; a second signal leaves at once."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    previous = {s: signal.getsignal(s) for s in SIGNAL_EXIT}
-
-    def on_signal(signum: int, frame) -> None:
-        if config._conformance_interrupt is not None:
-            os._exit(SIGNAL_EXIT.get(signum, 2))
-        config._conformance_interrupt = (signal.Signals(signum).name, signum,
-                                         time.monotonic() - config._conformance_started)
-        if not getattr(config, "_conformance_finishing", False):
-            raise KeyboardInterrupt
-
-    for s in SIGNAL_EXIT:
-        signal.signal(s, on_signal)
-    config._conformance_previous_signals = previous
-
-
-def _restore_signal_handlers(config: pytest.Config) -> None:
-    for s, handler in getattr(config, "_conformance_previous_signals", {}).items():
-        signal.signal(s, handler)
-
-
-def interrupted_reason(config: pytest.Config) -> str | None:
-    state = getattr(config, "_conformance_interrupt", None)
-    if state is None:
-        return None
-    name, _, after = state
-    return f"interrupted after {after:.0f} s ({name})"
-
-
-# -- the certification run ---------------------------------------------------------------------------
-class Certification:
-    """Options → target (starting the embedded server if no URL), session, results, report."""
-
-    def __init__(self, config: pytest.Config, checks: list[registry.Check], not_run: dict[str, str]):
-        self.config = config
-        self.checks = checks
-        self.not_run = dict(not_run)
-        self.server = None
-        self.session: engine.Session | None = None
-        self.error: str | None = None
-        self.report: dict[str, Any] | None = None
-        self.baseline = Baseline()
-        self.target = Target(base_url=str(self._opt("base_url") or "(embedded reference server, not started)"),
-                             agent_id=self._opt("agent_id"), embedded=not self._opt("base_url"))
-
-    def start(self) -> None:
-        try:
-            self.target = self._target()
-            self.baseline = Baseline.load(self.config.getoption("conf_baseline"))
-        except Exception as exc:  # e.g. the embedded server did not start: verdict error, no traceback
-            self.error = f"could not start: {exc}"
-            return
-        self.config._conformance_terminal.started(self)
-        self.session = engine.Session(self.target, self.checks, concurrency=self.config.getoption("conf_concurrency"))
-        self.session.start()
-        self.error = self.session.preflight_error
-
-    def _opt(self, fact: str) -> Any:
-        return env_or(self.config.getoption(f"conf_{fact}"), fact)
-
-    def _target(self) -> Target:
-        facts = {f: self._opt(f) for f in FACTS if f != "profile"}
-        profile = Profile.load(self._opt("profile"))
-        if profile.extra_data_field and not facts.get("extra_data_field"):
-            facts["extra_data_field"] = profile.extra_data_field
-        common = dict(profile=profile, insecure=bool(self.config.getoption("conf_insecure")),
-                      depth=max(1, self.config.getoption("conf_depth")), seed=self.config.getoption("conf_seed"),
-                      thorough=bool(self.config.getoption("conf_thorough")),
-                      rate_limit=self.config.getoption("conf_rate_limit"),
-                      rate_probe_max=self.config.getoption("conf_rate_probe_max"))
-        if facts["base_url"] is None:
-            from conformance.embedded import EmbeddedServer
-            self.server = EmbeddedServer()
-            return from_server_facts(self.server.start(), **common)
-        return Target(**{k: v for k, v in facts.items() if v is not None}, **common)
-
-    def close(self) -> None:
-        if self.session:
-            self.session.close()
-            self.session_stats = self.session.stats()
-        if self.server:
-            self.server.stop()
-            self.server = None
-
-    def redact(self, text: str) -> str:
-        return self.session.redactor.redact(text) if self.session else text
-
-    @property
-    def report_dir(self) -> Path:
-        return getattr(self.config, "_conformance_report_dir", Path("reports"))
-
-    def finish(self, interrupted: str | None = None) -> dict[str, Any]:
-        if interrupted:
-            self.close()          # stop the recorders now: an interrupted run ends quickly
-        results = list(self.session.results.values()) if self.session else []
-        for c in self.checks:
-            if self.session and c.id not in self.session.results:
-                self.not_run.setdefault(c.id, "interrupted before it ran" if interrupted else "deselected")
-        stats = getattr(self, "session_stats", None) or (self.session.stats() if self.session else {})
-        rep = report.build(
-            target=self.target.public(), results=results, coverage=registry.coverage(), not_run=self.not_run,
-            baseline=self.baseline, stats=stats, error=interrupted or self.error,
-            options={"protocols": self.config.getoption("conf_protocols"), "level": self.config.getoption("conf_level"),
-                     "depth": self.config.getoption("conf_depth"), "seed": self.target.seed,
-                     "thorough": self.target.thorough, "rate_probe_max": self.target.rate_probe_max,
-                     "seed_source": self.target.seed_source,
-                     "requirements": self.config.getoption("conf_requirements"),
-                     "run_tag": self.target.run_tag})
-        rep = report.only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
-                              error=interrupted or self.error)
-        from conformance import recording
-        if self.session:
-            rep["started_at"] = report.utc_timestamp(self.session.began)
-        rep["recording"] = recording.keep(self.session, self.report_dir, checks=self.checks, report=rep,
-                                          error=interrupted or self.error)
-        if interrupted:
-            rep["interrupted"] = interrupted
-        rep["reports"] = {name: str(self.report_dir / name) for name in REPORT_FILES}
-        self.report = target_first(decorate(rep))
-        report.write_json(self.report, self.report_dir, self.redact)
-        junit.write(self.report, self.report_dir / "junit.xml", self.redact)
-        markdown.write(self.report, self.report_dir / "report.md", self.redact)
-        return self.report
-
-
-def target_first(rep: dict[str, Any]) -> dict[str, Any]:
-    from conformance.reporting import target_label
-    target = dict(rep.get("target") or {})
-    target["label"] = target_label(target)
-    return {"target": target, **{k: v for k, v in rep.items() if k != "target"}}
-
-
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     ours = [i for i in items if i.get_closest_marker("conformance_check")]
-    if not ours:
+    run = _run(config)
+    if not ours or run is None:
         return
-    checks = registry.load_all()
-    protocols = config.getoption("conf_protocols")
-    wanted = {p.strip() for p in protocols.split(",") if p.strip()} if protocols else None
-    if wanted and not wanted <= set(registry.ENDPOINT_PROTOCOLS):
-        raise pytest.UsageError(f"--protocols: unknown {sorted(wanted - set(registry.ENDPOINT_PROTOCOLS))}")
-    chosen, skipped = engine.select(checks, level=config.getoption("conf_level"), protocols=wanted)
-    requirement_ids = config.getoption("conf_requirements")
-    if requirement_ids:
-        ids = {i.strip() for i in requirement_ids.split(",") if i.strip()}
-        chosen = [c for c in chosen if ids & set(c.requirements)]
-    chosen_ids = {c.id for c in chosen}
+    run.select()
+    checks = registry.CHECKS
+    chosen_ids = set() if run.interrupt else {c.id for c in run.checks}
     keep = [i for i in ours if i.callspec.params["check_id"] in chosen_ids]
-    deselected = [i for i in ours if i not in keep]
+    deselected = [i for i in ours if i.callspec.params["check_id"] not in chosen_ids]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
     # slow scenarios' checks last: by then their recordings (started first) are done
     keep.sort(key=lambda i: checks[i.callspec.params["check_id"]].slow)
     items[:] = [i for i in items if i not in ours] + keep
-    config._conformance_selection = ([checks[i.callspec.params["check_id"]] for i in keep], skipped)
+    config._conformance_selection = True
+    # from here pytest's session is running: a signal interrupts it, and its end writes the reports
+    run.raising = True
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under plain pytest the run starts here, as soon as the selection is known."""
+    run = _run(session.config)
+    if run is None or not getattr(session.config, "_conformance_selection", False) or session.config.option.collectonly:
+        return
+    if run.session is None and run.error is None and run.interrupt is None:
+        try:
+            run.start()
+        finally:
+            session.config._conformance_terminal.started(run)
 
 
 @pytest.fixture(scope="session")
 def conformance_run(request: pytest.FixtureRequest):
-    config = request.config
-    checks, skipped = getattr(config, "_conformance_selection", ([], {}))
-    run = Certification(config, checks, skipped)
-    config._conformance_run = run
+    run = _run(request.config)
+    if run is None:    # a test_suite item outside a conformance run (e.g. `pytest --pyargs conformance` with -k)
+        run = request.config._conformance_run = Certification(_config_getter(request.config))
     run.start()
     yield run
-    run.close()
 
 
 def judge(run: Certification, check_id: str, item_properties: list) -> None:
@@ -284,7 +155,7 @@ def judge(run: Certification, check_id: str, item_properties: list) -> None:
     if run.error:   # the run stopped before judging: its reason is reported once, not once per check
         item_properties.append(("status", "not_assessed"))
         pytest.skip(report.NOT_JUDGED)
-    result = run.session.results[check.id] = judging.assess(run.session, check)
+    result = run.assess(check)
     item_properties.append(("status", result.status))
     if result.status == "not_assessed":
         pytest.skip(f"not assessed: {result.message}")
@@ -309,38 +180,28 @@ def _failure_text(result: judging.CheckResult, levels: list[str]) -> str:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
-    if not hasattr(config, "_conformance_report_dir"):
-        return
-    config._conformance_finishing = True
-    interrupted = interrupted_reason(config)
-    run: Certification | None = getattr(config, "_conformance_run", None)
-    if run is None and (interrupted or getattr(config, "_conformance_selection", None) is not None) \
-            and not config.option.collectonly:
-        checks, skipped = getattr(config, "_conformance_selection", ([], {}))
-        run = config._conformance_run = Certification(config, checks, skipped)   # nothing ran: still a report, never a pass
-        run.error = run.error or "no check ran"
+    run = _run(config)
     if run is None:
-        if not config.option.collectonly:
-            session.exitstatus = 2
         return
-    rep = run.finish(interrupted)
-    code = report.exit_code(rep, require_complete=bool(config.getoption("conf_require_complete")))
-    if interrupted:
-        code = SIGNAL_EXIT[config._conformance_interrupt[1]]
-    session.exitstatus = code
-    config._conformance_exit = code
+    run.raising = False
+    if config.option.collectonly and run.interrupt is None:
+        return
+    if run.session is None and run.error is None:
+        # nothing ran (interrupted before the run started, or no check selected): still a report, never a pass
+        run.error = "no check ran"
+    run.finish()
+    session.exitstatus = config._conformance_exit = run.exit_code()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if hasattr(config, "_conformance_report_dir"):
-        _restore_signal_handlers(config)
-        run = getattr(config, "_conformance_run", None)
-        if run is not None:
-            run.close()
+    run = _run(config)
+    if run is not None:
+        run.restore_signal_handlers()
+        run.close()
 
 
 def pytest_html_results_summary(prefix, summary, postfix, session) -> None:
-    run: Certification | None = getattr(session.config, "_conformance_run", None)
+    run = _run(session.config)
     if run is not None and run.report is not None:
         prefix.append(run.redact(html_report.page(run.report)))
 

@@ -5,7 +5,7 @@ is still a dependency; it only hides a circle). Imports under `if TYPE_CHECKING:
 test (they never run), but not out of the core's direction: a type from above is a dependency from above too.
 
 The core, bottom to top: options (plain data and their parsing) → target → engine (recording) → judging →
-report → the front ends (cli, plugin, api). No module of the core reaches one above it, directly or through
+report → certification (one run, front-end neutral) → the front ends (cli, plugin, api). No module of the core reaches one above it, directly or through
 any chain of imports.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import conformance
 
 PACKAGE = Path(conformance.__file__).resolve().parent
 CORE = ("conformance.options", "conformance.target", "conformance.engine", "conformance.judging",
-        "conformance.report", ("conformance.cli", "conformance.plugin", "conformance.api"))
+        "conformance.report", "conformance.certification", ("conformance.cli", "conformance.plugin", "conformance.api"))
 
 
 def module_name(path: Path) -> str:

@@ -41,6 +41,8 @@ class Certification:
         self.error: str | None = None
         self.report: dict[str, Any] | None = None
         self.baseline = Baseline()
+        #: scenario -> its outcome as recording.json.gz holds it, encoded as soon as its checks were judged
+        self.encoded: dict[str, str] = {}
         self.began = time.monotonic()
         #: (signal name, number, seconds into the run) once SIGINT or SIGTERM arrived
         self.interrupt: tuple[str, int, float] | None = None
@@ -107,6 +109,9 @@ class Certification:
     # -- judging -------------------------------------------------------------------------------------
     def assess(self, check: registry.Check) -> judging.CheckResult:
         result = self.session.results[check.id] = judging.assess(self.session, check)
+        for name in check.scenarios:    # its recording is final: encoded now, while slower scenarios still record
+            if name in self.session.seen and name not in self.encoded:
+                self.encoded[name] = recording.encode_outcome(self.session, name)
         return result
 
     def redact(self, text: str) -> str:
@@ -150,7 +155,8 @@ class Certification:
         rep = report.only_requested(rep, self.get("requirements"), ran=len(results), error=error)
         if self.session:
             rep["started_at"] = report.utc_timestamp(self.session.began)
-        rep["recording"] = recording.keep(self.session, self.report_dir, checks=self.checks, report=rep, error=error)
+        rep["recording"] = recording.keep(self.session, self.report_dir, checks=self.checks, report=rep, error=error,
+                                          encoded=self.encoded)
         if interrupted:
             rep["interrupted"] = interrupted
         rep["reports"] = {name: str(self.report_dir / name) for name in REPORT_FILES}

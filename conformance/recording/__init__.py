@@ -33,16 +33,17 @@ FILE = "recording.json.gz"
 #: (`only_requested`: the report holds the requested requirements alone, as `conformance run --requirements` does)
 JUDGING_OPTIONS = ("seed", "depth", "thorough", "level", "protocols", "requirements", "checks", "only_requested")
 
-__all__ = ["FORMAT", "FILE", "RecordingError", "pieces", "document", "save", "keep", "read", "Replay", "schema"]
+__all__ = ["FORMAT", "FILE", "RecordingError", "pieces", "encode_outcome", "document", "save", "keep", "read", "Replay",
+           "schema"]
 
 
 # -- writing -------------------------------------------------------------------------------------------------
 # The recording is written as a stream of JSON pieces, one exchange at a time, straight into the gzip file: a run
 # that recorded its whole budget (up to 96 MiB of bodies) never holds its recording as one string as well.
 def pieces(session: Session, *, checks: Iterable[Check], options: dict[str, Any], error: str | None,
-           started_at: str, finished_at: str) -> Iterator[str]:
+           started_at: str, finished_at: str, encoded: dict[str, str] | None = None) -> Iterator[str]:
     """The recording of a run as JSON text, piece by piece: what its checks were judged on, redacted by the run's
-    redactor."""
+    redactor. `encoded`: scenarios already encoded (`encode_outcome`) while the run was still recording."""
     from conformance.report import suite_identity
 
     redact = session.redactor.redact
@@ -69,8 +70,17 @@ def pieces(session: Session, *, checks: Iterable[Check], options: dict[str, Any]
     yield '},"scenarios":['
     for n, (name, got) in enumerate(sorted(session.outcomes().items())):
         yield "," if n else ""
-        yield from _outcome(name, got, redact)
+        if encoded and name in encoded:     # what the checks were handed (`seen`) is never replaced
+            yield encoded[name]
+        else:
+            yield from _outcome(name, got, redact)
     yield "]}"
+
+
+def encode_outcome(session: Session, name: str) -> str:
+    """A scenario's outcome as the recording holds it, once the checks have been handed it (`Session.seen`): done
+    while slower scenarios still record, so the end of the run only writes."""
+    return "".join(_outcome(name, session.seen[name], session.redactor.redact))
 
 
 def _json(value: Any) -> str:
@@ -155,7 +165,7 @@ def save(session: Session, directory: Path, **what: Any) -> dict[str, Any]:
 
 
 def keep(session: Session | None, directory: Path, *, checks: Iterable[Check], report: dict[str, Any],
-         error: str | None) -> dict[str, Any] | None:
+         error: str | None, encoded: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The recording of a `conformance run` written beside its report (options and times from the report, which is
     about `options.requirements` alone when they were given): what `save` says, `{"error": …}` when it could not
     be written (the reports are written all the same), None when the run never started a session."""
@@ -165,7 +175,7 @@ def keep(session: Session | None, directory: Path, *, checks: Iterable[Check], r
     options["only_requested"] = bool(options.get("requirements"))
     try:
         return save(session, directory, checks=checks, options=options, error=error,
-                    started_at=report["started_at"], finished_at=report["finished_at"])
+                    started_at=report["started_at"], finished_at=report["finished_at"], encoded=encoded)
     except (RecordingError, OSError, ValueError) as exc:
         return {"error": f"{FILE} not written: {exc}"}
 

@@ -84,3 +84,17 @@ def test_profile_round_trips():
     target = canned.DEFAULT_TARGET.__class__(base_url="https://x.test", profile=profile, seed=4)
     again = codec.decode_target(json.loads(json.dumps(codec.encode_target(target, str))))
     assert again.profile == profile and again.seed == 4
+
+
+def test_a_scenario_encoded_while_the_run_records_is_written_as_it_would_be_at_the_end():
+    session = engine.Session(canned.DEFAULT_TARGET, [])
+    early = canned.recording("invoke.plain_json", [canned.exchange(200, body={"status": "completed", "k": SECRET})])
+    late = canned.recording("agui.silence", [canned.exchange(200, body={"late": True})])
+    session.seen = {"invoke.plain_json": early, "agui.silence": late}
+    session.outcomes = lambda: dict(session.seen)
+    session.redactor = Redactor([SECRET])
+    what = dict(checks=[], options={}, error=None, started_at="2026-01-01T00:00:00Z",
+                finished_at="2026-01-01T00:00:01Z")
+    encoded = {"invoke.plain_json": recording.encode_outcome(session, "invoke.plain_json")}
+    assert SECRET not in encoded["invoke.plain_json"]
+    assert "".join(recording.pieces(session, **what, encoded=encoded)) == "".join(recording.pieces(session, **what))

@@ -213,6 +213,7 @@ class Session:
     # -- lifecycle ------------------------------------------------------------------
     def _lane(self, name: str) -> Lane:
         loop = asyncio.new_event_loop()
+        loop.set_exception_handler(_quiet_transport_errors)
         lane = Lane(loop, threading.Thread(target=loop.run_forever, name=name, daemon=True))
         lane.thread.start()
         self._lanes.append(lane)
@@ -434,6 +435,14 @@ class Session:
                                          "paced_waits", "transport_retries", "cut_by_run_deadline")},
                 **{f: round(total(f), 1) for f in ("waits_429_seconds", "paced_seconds")},
                 "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
+
+
+def _quiet_transport_errors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A connection the server reset or closed, surfacing in a future nobody awaits any more (the exchange already
+    recorded it): the server's doing, not a fault of the suite to print. Anything else is reported as usual."""
+    if isinstance(context.get("exception"), (ConnectionError, TimeoutError)):
+        return
+    loop.default_exception_handler(context)
 
 
 def _refusal_code(ex: Exchange) -> str:

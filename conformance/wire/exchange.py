@@ -104,6 +104,9 @@ class Exchange:
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
     _received: int = field(default=0, repr=False, compare=False)  # body bytes so far, while in flight
     _new_connection: bool = field(default=False, repr=False, compare=False)
+    #: why the body is not JSON, once found: hundreds of checks may ask, and a body of many MB that is not JSON
+    #: must not be decoded and parsed again each time
+    _not_json: str | None = field(default=None, repr=False, compare=False)
 
     # -- helpers ----------------------------------------------------------
     @property
@@ -152,6 +155,14 @@ class Exchange:
         return s
 
     def json(self) -> Any:
+        if self._not_json is None:
+            try:
+                return self._parse_json()
+            except AssertionError as exc:
+                self._not_json = str(exc)
+        raise AssertionError(self._not_json)
+
+    def _parse_json(self) -> Any:
         where = f"{self.method} {self.url}"
         if self.status is None:
             raise AssertionError(self.redact(f"{where}: expected a JSON body, got {self._what()}"))

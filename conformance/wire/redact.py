@@ -39,6 +39,10 @@ _AUTH_VALUE = re.compile(
 )
 
 
+#: every match of the two patterns above holds one of these words (ASCII text, lower-cased)
+_CREDENTIAL_WORDS = ("bearer", "basic", "authorization")
+
+
 def _variants(secret: str) -> set[str]:
     out = {
         secret,
@@ -74,8 +78,8 @@ class Redactor:
         variants: set[str] = set()
         for s in self._secrets:
             variants |= _variants(s)
-        ordered = sorted(variants, key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
+        self._variants = sorted(variants, key=len, reverse=True)
+        self._pattern = re.compile("|".join(re.escape(v) for v in self._variants))
 
     @property
     def secrets(self) -> frozenset[str]:
@@ -86,11 +90,13 @@ class Redactor:
             return text
         if not isinstance(text, str):
             text = str(text)
-        if self._pattern is not None:
+        # plain substring tests first (C speed): a body of many MB holding none of them is not scanned by the regexes
+        if self._pattern is not None and any(v in text for v in self._variants):
             text = self._pattern.sub(MASK, text)
-        mask = lambda m: m.group(0) if m.group(2) in _SUITE_MADE else m.group(1) + MASK
-        text = _AUTH_VALUE.sub(mask, text)
-        text = _SCHEME_TOKEN.sub(mask, text)
+        if not text.isascii() or any(w in text.lower() for w in _CREDENTIAL_WORDS):   # non-ASCII: case folds vary
+            mask = lambda m: m.group(0) if m.group(2) in _SUITE_MADE else m.group(1) + MASK
+            text = _AUTH_VALUE.sub(mask, text)
+            text = _SCHEME_TOKEN.sub(mask, text)
         return text
 
     __call__ = redact

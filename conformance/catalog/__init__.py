@@ -20,7 +20,7 @@ _REQUIRED = ("id", "level", "section", "quote", "expect", "protocol")
 CATALOG_DIR = Path(__file__).resolve().parent
 #: the date this catalog was last reconciled with the spec (which carries no version of its own): bump it whenever
 #: a requirement's id, level or quote is changed to follow the spec
-SPEC_REVISION = "2026-11-22"
+SPEC_REVISION = "2026-11-27"
 
 
 # What a requirement's checks need the agent under test to do beyond the prompts any agent can map (the eight profile

@@ -7,7 +7,7 @@ tests/selftest/variant_servers.py) with a full default run, over random seeds.
 Every run draws a new seed for the generated inputs (or takes the next of `--seeds`, to reproduce one). A correct
 server must pass every run: any requirement failed, warned or in error beyond what the server's design gives is a
 false verdict of the suite. Prints one line per run, then per server the runs with a false verdict and their seeds
-(reproduce one with `conformance run --seed N` against that server).
+(reproduce one with `conformance run --seed N` against that server), and every warning and info each server got.
 """
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+SAID = ("warning", "info")   # what a correct server is told besides pass: listed per server, deserved or not
 
 
 def one_run(job: tuple[str, int]) -> dict:
@@ -42,8 +45,9 @@ def one_run(job: tuple[str, int]) -> dict:
     wrong = false_verdicts(server, report)
     ids = {w.split("=")[0] for w in wrong}
     messages = {r["id"]: (r.get("message") or "")[:600] for r in report["requirements"] if r["id"] in ids}
+    said = {status: [r["id"] for r in report["requirements"] if r["status"] == status] for status in SAID}
     return {"server": name, "seed": report["seed"], "verdict": report["verdict"], "false": wrong,
-            "messages": messages, "seconds": round(time.monotonic() - t0, 1)}
+            "messages": messages, "seconds": round(time.monotonic() - t0, 1), **said}
 
 
 def main() -> int:
@@ -82,6 +86,13 @@ def main() -> int:
         total += len(bad)
         seeds_shown = ", ".join(f"{r['seed']} ({'; '.join(r['false'])})" for r in bad)
         print(f"  {name:<22} {len(bad)} of {len(mine)}" + (f": {seeds_shown}" if bad else ""))
+    print("\nper server: every warning and info, with the runs that gave it (a server's design may deserve some)")
+    for name in names:
+        mine = [r for r in rows if r["server"] == name]
+        said = {status: sorted({rid for r in mine for rid in r.get(status, [])}) for status in SAID}
+        told = "; ".join(f"{status}: " + ", ".join(f"{rid} ({sum(rid in r.get(status, []) for r in mine)}/{len(mine)})"
+                                                  for rid in said[status]) for status in SAID if said[status])
+        print(f"  {name:<22} {told or 'none'}")
     print(f"\nfalse verdicts: {total} of {len(rows)} runs")
     return 1 if total else 0
 

@@ -365,6 +365,9 @@ def explain(args: list[str]) -> int:
         out += _field("scenario", req.scenario)
     if req.note:
         out += _field("note", req.note)
+    for n, citation in enumerate(req.source):   # the words that make a SHOULD warn or a MAY inform
+        lines = _field("source", citation)
+        out += lines if n == 0 else [" " * 10 + lines[0][10:], *lines[1:]]
     if not req.testable:
         out += _field("judged", f"never: the spec does not show this; supply: {req.supply}")
     elif not checks:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -22,7 +23,7 @@ _REQUIRED = ("id", "level", "section", "quote", "expect", "protocol")
 CATALOG_DIR = Path(__file__).resolve().parent
 #: the date this catalog was last reconciled with the spec (which carries no version of its own): bump it whenever
 #: a requirement's id, level or quote is changed to follow the spec
-SPEC_REVISION = "2026-11-22"
+SPEC_REVISION = "2026-11-27"
 
 
 # What a requirement's checks need the agent under test to do beyond the prompts any agent can map (the eight profile
@@ -41,6 +42,15 @@ AGENT_NEEDS: dict[str, str] = {
 }
 
 
+# The documents a SHOULD or MAY may rest on (`source`): the spec itself and the protocols and standards it names or
+# builds on. A citation is `<document> › <where>: "<its words>"`; where the spec's words alone carry the level, the
+# spec is the one document cited.
+SOURCE_DOCUMENTS = ("spec", "MCP 2025-11-25", "MCP 2026-07-28", "AG-UI 1.0", "JSON-RPC 2.0", "RFC 9110",
+                    "RFC 9111", "RFC 9728", "RFC 8414", "RFC 6750")
+CITATION = re.compile(r'(?P<document>[^›]+?) › (?P<where>[^:]+): "(?P<words>.+)"', re.S)
+SOURCED_LEVELS = ("SHOULD", "MAY")   # a check that only warns or informs says which words make it do so
+
+
 class CatalogError(ValueError):
     pass
 
@@ -57,6 +67,7 @@ class Requirement:
     supply: str = ""
     note: str = ""
     needs_agent: str = ""   # AGENT_NEEDS keys, comma-separated: what the checks need the agent to do
+    source: tuple[str, ...] = ()   # citations `<document> › <where>: "<words>"` that carry a SHOULD or MAY
 
     @property
     def testable(self) -> bool:
@@ -67,7 +78,17 @@ class Requirement:
         return tuple(n.strip() for n in self.needs_agent.split(",") if n.strip())
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if v != ""}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items() if v not in ("", ())}
+
+
+def citation_problem(citation: object) -> str | None:
+    """Why `citation` is not `<document> › <where>: "<words>"` with a known document (None when it is)."""
+    found = CITATION.fullmatch(citation) if isinstance(citation, str) else None
+    if found is None:
+        return f"{citation!r} is not `<document> › <where>: \"<its words>\"`"
+    if found["document"] not in SOURCE_DOCUMENTS:
+        return f"{found['document']!r} is not among {list(SOURCE_DOCUMENTS)}"
+    return None
 
 
 def _parse(path: Path) -> list[Requirement]:
@@ -88,6 +109,13 @@ def _parse(path: Path) -> list[Requirement]:
             raise CatalogError(f"{where}: protocol {row['protocol']!r} not one of {REQUIREMENT_PROTOCOLS}")
         if row["level"] == "UNSPECIFIED" and not row.get("supply"):
             raise CatalogError(f"{where}: an UNSPECIFIED entry must say how the fact is supplied (`supply`)")
+        source = row.get("source", [])
+        if row["level"] in SOURCED_LEVELS and not source:
+            raise CatalogError(f"{where}: a {row['level']} must cite the words it rests on (`source`)")
+        if not isinstance(source, list) or any(citation_problem(c) for c in source):
+            problems = [citation_problem(c) for c in source] if isinstance(source, list) else ["not a list"]
+            raise CatalogError(f"{where}: source: {'; '.join(p for p in problems if p)}")
+        row = {**row, "source": tuple(source)}
         unknown_needs = set(Requirement(**row).agent_needs) - set(AGENT_NEEDS) if "needs_agent" in row else set()
         if unknown_needs:
             raise CatalogError(f"{where}: needs_agent {sorted(unknown_needs)} not among {list(AGENT_NEEDS)}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
 JSONRPC_INVALID_REQUEST = INVALID_REQUEST
 UNSUPPORTED_VERSION = -32022
+HEADER_MISMATCH = -32020                 # MCP 2026-07-28: headers that do not match the body, or are missing
 
 # -- auth -------------------------------------------------------------------------------------------
 SCOPE = "agent:invoke"

@@ -80,3 +80,33 @@ def test_ids_and_scenarios_are_well_formed():
     unknown = {(r.id, s.strip()) for r in catalog.load().values() for s in r.scenario.split(",")
                if s.strip() and s.strip() not in AGENT_SCENARIOS}
     assert not unknown, f"scenario names not in the conformance agent's table: {sorted(unknown)}"
+
+
+def test_every_should_and_may_cites_the_words_it_rests_on():
+    unsourced = [r.id for r in catalog.load().values() if r.level in catalog.SOURCED_LEVELS and not r.source]
+    assert not unsourced, f"SHOULD/MAY requirements without a `source`: {unsourced}"
+    bad = [f"{r.id}: {problem}" for r in catalog.load().values() for c in r.source
+           if (problem := catalog.citation_problem(c))]
+    assert not bad, "citations not of the form `<document> › <where>: \"<its words>\"`:\n" + "\n".join(bad)
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason=f"the spec is not beside the checkout ({SPEC})")
+def test_every_citation_of_the_spec_is_verbatim_spec_text():
+    spec = _normal(SPEC.read_text(encoding="utf-8"))
+    cited = [(r.id, catalog.CITATION.fullmatch(c)["words"]) for r in catalog.load().values() for c in r.source
+             if c.startswith("spec › ")]
+    assert cited, "no requirement cites the spec"
+    bad = [f"{rid}: {words[:80]!r}" for rid, words in cited if not _verbatim(words, spec)]
+    assert not bad, "`source` cites words that are not in the spec:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("source, match", [
+    ("", "must cite"),
+    ('source = ["the spec says so"]', "is not `<document>"),
+    ('source = ["a blog › somewhere: \\"it is nice\\""]', "not among"),
+])
+def test_a_should_without_a_proper_source_is_refused(tmp_path, source, match):
+    (tmp_path / "x.toml").write_text('[[requirement]]\nid = "X-1"\nlevel = "SHOULD"\nsection = "s"\nquote = "q"\n'
+                                     f'expect = "e"\nprotocol = "invoke"\n{source}\n')
+    with pytest.raises(catalog.CatalogError, match=match):
+        catalog.load.__wrapped__(tmp_path)

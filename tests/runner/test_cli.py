@@ -121,6 +121,17 @@ def test_explain_prints_sentence_level_section_expectation_checks_and_a_command(
     one_line_error(capsys, ["explain", "INV-SEL-01"], expect_in=("INV-SEL-001",))
 
 
+def test_explain_and_list_show_the_words_a_should_rests_on(capsys):
+    assert cli.main(["explain", "MCP-METH-009"]) == 0
+    out = capsys.readouterr().out
+    assert "MCP-METH-009 · SHOULD · mcp" in out and "source:" in out, out
+    assert "MCP 2025-11-25 › Server › Tools › Error Handling" in out and "Input validation errors" in out, out
+    assert cli.main(["list", "--format", "json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["requirements"]}
+    assert rows["MCP-METH-009"]["source"][0].startswith("spec › "), rows["MCP-METH-009"]
+    assert "source" not in rows["INV-SEL-001"]    # a MUST fails on the spec's own sentence: its `quote`
+
+
 def wait_for_line(proc: subprocess.Popen, prefix: str, timeout: float = 60) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -32,7 +32,8 @@ def test_the_catalog_digest_covers_ids_levels_and_quotes_and_nothing_else(tmp_pa
     assert catalog.digest(catalog_copy(tmp_path, "same")) == catalog.digest()
     reworded = catalog_copy(tmp_path, "reworded", lambda t: t.replace('expect = "', 'expect = "(reworded) ', 1))
     assert catalog.digest(reworded) == catalog.digest()      # `expect` is ours, not the spec's: same digest
-    relevelled = catalog_copy(tmp_path, "relevelled", lambda t: t.replace('level = "MUST"', 'level = "SHOULD"', 1))
+    relevelled = catalog_copy(tmp_path, "relevelled", lambda t: t.replace(
+        'level = "MUST"', 'level = "SHOULD"\nsource = [\'spec › Limits: "a SHOULD cites its words"\']', 1))
     requoted = catalog_copy(tmp_path, "requoted", lambda t: t.replace('quote = "', 'quote = "Reworded: ', 1))
     assert len({catalog.digest(relevelled), catalog.digest(requoted), catalog.digest()}) == 3
 

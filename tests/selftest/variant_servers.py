@@ -45,6 +45,13 @@ def _strict() -> ServerConfig:
     return strict_config()
 
 
+def _mcp_sdk(name: str) -> Callable[[], ServerConfig]:
+    def config() -> ServerConfig:
+        from tests.selftest import variant_mcp_sdk
+        return getattr(variant_mcp_sdk, f"{name}_config")()
+    return config
+
+
 SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("reference", ServerConfig, doc="the reference server (conformance/server)"),
     CorrectServer("variant", _variant, doc="tests/selftest/variant.py: every silent choice made differently"),
@@ -56,6 +63,15 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                   doc="variant_inputs.py: reads what the spec leaves open in requests as leniently as it can"),
     CorrectServer("inputs-strict", _strict,
                   doc="variant_inputs.py: refuses what the spec leaves open in requests, with validation_failed"),
+    CorrectServer("mcp-input-errors-as-results", _mcp_sdk("input_errors_as_results"),
+                  doc="variant_mcp_sdk.py: arguments the tool cannot take answered as an isError tool result "
+                      "(SEP-1303, the official SDKs)"),
+    CorrectServer("mcp-streams-every-answer", _mcp_sdk("streams_every_answer"),
+                  doc="variant_mcp_sdk.py: every JSON-RPC answer as an event stream when Accept allows one (the "
+                      "TypeScript SDK's default)"),
+    CorrectServer("mcp-missing-header-code-32020", _mcp_sdk("missing_header_code"),
+                  doc="variant_mcp_sdk.py: a missing Mcp-Method or MCP-Protocol-Version answered 400/-32020 "
+                      "(MCP 2026-07-28's HeaderMismatch)"),
 )}
 
 WRONG = ("failed", "warning", "error")

@@ -284,6 +284,50 @@ def id_type_changed(app, facts):
     return t.rewrite_json_response(app, change, where="mcp")
 
 
+# -- the audited SHOULDs: only what MCP rules out warns ---------------------------------------------------------
+@broken("MCP-METH-007", name="MCP-METH-007-unknown-tool-as-tool-result")
+def unknown_tool_as_result(app, facts):
+    """An unknown tool is answered as a tool result with isError true (a protocol error in MCP)."""
+    def change(obj, scope, status, headers):
+        error = obj.get("error") if isinstance(obj, dict) else None
+        if isinstance(error, dict) and str(error.get("message", "")).startswith("Unknown tool"):
+            result = {"content": [{"type": "text", "text": error["message"]}], "isError": True,
+                      "resultType": "complete"}
+            return 200, headers, {"jsonrpc": "2.0", "id": obj.get("id"), "result": result}
+        return obj
+    return t.rewrite_json_response(app, change, where="mcp")
+
+
+@broken("MCP-METH-009", name="MCP-METH-009-runs-without-prompt")
+def runs_without_prompt(app, facts):
+    """A tools/call without `arguments.prompt` (nor `resume`) runs the agent on an empty prompt."""
+    def change(body, scope):
+        args = (body.get("params") or {}).get("arguments") if isinstance(body.get("params"), dict) else None
+        if body.get("method") == "tools/call" and isinstance(args, dict) and "prompt" not in args \
+                and "resume" not in args:
+            args["prompt"] = ""
+    return on_request(app, change)
+
+
+@broken("MCP-PROG-011", name="MCP-PROG-011-answer-as-text-plain")
+def answer_as_text_plain(app, facts):
+    """A tools/call without a progress token is answered as `text/plain` (neither of MCP's two forms)."""
+    def change(headers, scope, status):
+        if status == 200 and t.media_type(headers) == "application/json" and hdr(scope, "mcp-method") == "tools/call":
+            return t.with_header(headers, b"content-type", b"text/plain; charset=utf-8")
+        return headers
+    return t.rewrite_headers(app, change, where="mcp")
+
+
+@broken("MCP-HDR-006", name="MCP-HDR-006-missing-header-code-32600")
+def missing_header_32600(app, facts):
+    """A request missing Mcp-Method or MCP-Protocol-Version is refused 400 with -32600 (neither -32022 nor -32020)."""
+    def missing(scope: dict) -> bool:
+        return hdr(scope, "mcp-method") is None or hdr(scope, "mcp-protocol-version") is None
+    return on_errors(app, lambda error, status: error.get("code") == -32022 and error.update(code=-32600),
+                     where=mcp_where(test=missing))
+
+
 # -- results ----------------------------------------------------------------------------------
 def on_call_results(app, fn):
     return on_results(app, lambda r: "content" in r and fn(r))

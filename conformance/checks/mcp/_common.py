@@ -121,6 +121,15 @@ def messages(ex: Exchange) -> list[Any]:
     return [value for ok, value in map(frame_json, frames(ex)) if ok]
 
 
+def final_message(ex: Exchange) -> Any:
+    """The message that answers the request: the one JSON body, or the last JSON frame of a stream (MCP lets a server
+    answer any request either way, errors included). AssertionError when there is none."""
+    msgs = messages(ex)
+    if not msgs:
+        raise AssertionError(f"the stream holds no frame with JSON data ({len(frames(ex))} dispatched frame(s))")
+    return msgs[-1]
+
+
 def is_response(msg: Any) -> bool:
     return isinstance(msg, dict) and ("result" in msg or "error" in msg)
 
@@ -216,9 +225,10 @@ def structured_session(result: dict[str, Any]) -> str:
 
 # -- reading refusals -------------------------------------------------------------------------
 def error_answer(ex: Exchange) -> dict[str, Any] | None:
-    """The answer when it is a JSON object with `error` and no `result` (a JSON-RPC error, well formed or not)."""
+    """The answer's final message when it is a JSON object with `error` and no `result` (a JSON-RPC error, well formed
+    or not, as the one body or the last frame of a stream)."""
     try:
-        body = body_json(ex)
+        body = final_message(ex)
     except AssertionError:
         return None
     return body if isinstance(body, dict) and "error" in body and "result" not in body else None
@@ -252,9 +262,10 @@ def refusal(ex: Exchange, root: str, *, status: int | None = None, code: int | N
 
 
 def rpc_error_body(ex: Exchange, root: str = REFUSAL_BODY) -> dict[str, Any]:
-    """The JSON-RPC error body (jsonrpc, id possibly null, integer code, string message, no `result`)."""
+    """The JSON-RPC error body (jsonrpc, id possibly null, integer code, string message, no `result`): the one body,
+    or the last frame of a stream."""
     try:
-        body = body_json(ex)
+        body = final_message(ex)
     except AssertionError as exc:
         raise precondition(root, ex, f"the refusal's body is not a JSON-RPC error body: {exc}") from None
     problems = schemas.errors("mcp-error", body)

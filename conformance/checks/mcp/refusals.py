@@ -9,8 +9,8 @@ from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_
 from conformance.vocab.readers import got, step
 from conformance.vocab.values import digits_only, same_integer, same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (REFUSALS, REFUSAL_BODY, STATUS_OPEN, as_json, error_answer, messages,
-                                            refusal, rpc_error_body, sent_id)
+from conformance.checks.mcp._common import (REFUSALS, REFUSAL_BODY, STATUS_OPEN, as_json, error_answer, refusal,
+                                            response, rpc_error_body, sent_id)
 
 
 def code_is(ex: Exchange, root: str, code: int) -> None:
@@ -29,9 +29,31 @@ def unknown_method(rec: Recording):
 
 @check("MCP-METH-007", scenarios=REFUSALS)
 def invalid_params(rec: Recording):
-    """Sends tools/call for an unknown tool, and one without `arguments.prompt`; JSON-RPC errors with code -32602."""
-    return judge_all([step(rec, label) for label in (steps.UNKNOWN_TOOL, steps.NO_PROMPT)],
-                     lambda ex: code_is(ex, "MCP-METH-007", INVALID_PARAMS))
+    """Sends tools/call for an unknown tool; a JSON-RPC error with code -32602 (in MCP a protocol error, never a tool
+    result)."""
+    ex = step(rec, steps.UNKNOWN_TOOL)
+    with on(ex):
+        code_is(ex, "MCP-METH-007", INVALID_PARAMS)
+
+
+NO_PROMPT_ROOT = "MCP-METH-009"
+
+
+@check(NO_PROMPT_ROOT, scenarios=REFUSALS)
+def missing_prompt_is_an_error(rec: Recording):
+    """Sends tools/call of the agent's tool without `arguments.prompt`; an error in either form MCP gives an input
+    the tool cannot take: a tool result with `isError: true` (MCP 2025-11-25, SEP-1303) or a JSON-RPC error -32602.
+    The form is noted, never judged."""
+    ex = step(rec, steps.NO_PROMPT)
+    with on(ex):
+        msg = response(ex, NO_PROMPT_ROOT) if ex.status == 200 else None
+        if msg is not None and "result" in msg:
+            flag = msg["result"].get("isError") if isinstance(msg["result"], dict) else None
+            assert flag is True, (f"the call without a prompt was served as a run (`isError` {as_json(flag)}); "
+                                  f"expected an error: a tool result with `isError: true` or a JSON-RPC error -32602")
+            return "answered as a tool result with `isError: true` (a tool execution error)"
+        code_is(ex, NO_PROMPT_ROOT, INVALID_PARAMS)
+        return "answered as a JSON-RPC error -32602 (invalid params)"
 
 
 def kept_status(ex: Exchange, *, refused_step: bool) -> None:
@@ -46,12 +68,7 @@ def kept_status(ex: Exchange, *, refused_step: bool) -> None:
     if 200 <= ex.status < 300:
         if ex.label in STATUS_OPEN:
             raise NotAssessed("the spec gives no status for this refusal")
-        try:
-            refused = error_answer(ex) is not None if ex.stream is None else any(
-                isinstance(m, dict) and "error" in m and "result" not in m for m in messages(ex))
-        except AssertionError:
-            refused = False
-        if not refused:
+        if error_answer(ex) is None:
             raise NotAssessed("served, not refused")
         raise AssertionError(f"a JSON-RPC error under HTTP {ex.status}; a refusal must keep its 4xx status: {got(ex)}")
     assert 400 <= ex.status < 500, f"a refusal must keep a 4xx status, got {got(ex)}"

@@ -9,7 +9,7 @@ from conformance.registry import SCENARIOS, check, rule
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import step
 from conformance.vocab.steps import mcp as steps
-from conformance.vocab.constants import UNKNOWN_VERSION, UNSUPPORTED_VERSION
+from conformance.vocab.constants import HEADER_MISMATCH, UNKNOWN_VERSION, UNSUPPORTED_VERSION
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
 from conformance.wire.exchange import Exchange
@@ -192,16 +192,28 @@ def version_header_required(rec: Recording):
     refusal(step(rec, steps.VERSION_HEADER_MISSING), "MCP-HDR-007")
 
 
+MISSING_HEADER_CODES = {   # code: whose it is
+    UNSUPPORTED_VERSION: "the spec's code for headers that do not match the body",
+    HEADER_MISMATCH: "MCP 2026-07-28's HeaderMismatch, which names missing headers",
+}
+
+
 @check("MCP-HDR-006", scenarios=REFUSALS)
 def missing_header_code(rec: Recording):
-    """The refusals of a missing Mcp-Method and a missing MCP-Protocol-Version are HTTP 400 with code -32022."""
+    """The refusals of a missing Mcp-Method and a missing MCP-Protocol-Version are HTTP 400 with code -32022 (the
+    spec's, read as 'does not match') or -32020 (MCP 2026-07-28's for a missing header); the code is noted."""
+    seen: list[str] = []
+
     def exact(label: str) -> None:
         ex = step(rec, label)
         code = refusal(ex, MISSING_HEADERS[label])["error"]["code"]
-        assert ex.status == 400 and same_integer(code, UNSUPPORTED_VERSION), \
-            f"expected HTTP 400 with code {UNSUPPORTED_VERSION}, got HTTP {ex.status} with code {as_json(code)}"
+        known = next((c for c in MISSING_HEADER_CODES if same_integer(code, c)), None)
+        assert ex.status == 400 and known is not None, \
+            f"expected HTTP 400 with code {UNSUPPORTED_VERSION} or {HEADER_MISMATCH}, got HTTP {ex.status} with code " \
+            f"{as_json(code)}"
+        seen.append(f"{label}: {known} ({MISSING_HEADER_CODES[known]})")
     judge_all(list(MISSING_HEADERS), exact, exchange=lambda label: step(rec, label))
-    return "spec reading: missing = not matching; upstream 2026-07-28 uses -32020 for missing headers"
+    return "; ".join(seen)
 
 
 @check("MCP-HDR-008", scenarios=REFUSALS)

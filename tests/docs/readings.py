@@ -11,7 +11,7 @@ from functools import cache
 from typing import Callable, Iterable, Iterator
 
 from conformance import __version__, catalog, registry
-from conformance.agent import canonical_json, parse
+from conformance.agent import DIRECTIVES, canonical_json, parse
 from conformance.agent import vectors as agent_vectors
 from conformance.checks.agui._common import PING_INTERVAL
 from conformance.options import OPTIONS, RATE_PROBE_MAX
@@ -138,6 +138,7 @@ FIGURES: tuple[Figure, ...] = (
            ("docs/agent.md",)),
     Figure("the vectors' format", ('`"conformance-agent-vectors/{}"`',), lambda: agent_vectors.FORMAT.rsplit("/", 1)[1],
            ("docs/agent.md",)),
+    Figure("the directives", ("the {} directives",), lambda: len(DIRECTIVES), ("docs/agent.md",)),
     Figure("count on one key, run after run", ("must reply `{}`, `{}`, `{}`",), lambda: t.count_replies("k", "k", "k"),
            ("docs/protocol-mapping.md",)),
     Figure("count on a key no run has used", ("which must reply `{}`",), lambda: t.count_replies("k")[0],

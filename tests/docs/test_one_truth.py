@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Iterator
 
+import yaml
+
 from conformance import catalog, cli, options, plugin, report
 from conformance.options import ExitStatus
 from tests.docs.pages import ROOT, Line, Page, helps, page, pages
@@ -208,6 +210,13 @@ def action_input_descriptions() -> dict[str, str]:
         elif current and (m := re.match(r"^    description:\s*(.*)$", line)):
             out[current] = m.group(1).strip('"')
     return out
+
+
+def test_every_output_the_action_describes_has_a_value():
+    """An output with a description and no value tells a workflow of something the action never sets (an input
+    copied into `outputs:` did)."""
+    outputs = yaml.safe_load(page("action.yml").text)["outputs"]
+    assert not [name for name, output in outputs.items() if "value" not in output], outputs
 
 
 # Values the docs give an option, and whose checks are pure (no file, no directory made).

@@ -120,9 +120,10 @@ def measured_rows() -> dict[str, dict[str, float]]:
 @pytest.mark.skipif(not os.environ.get("CONFORMANCE_MEASURE_DOCS"),
                     reason="two certification runs of the embedded server (about a minute): set CONFORMANCE_MEASURE_DOCS=1")
 def test_run_costs_match_a_fresh_measurement(tmp_path):
-    """A default run's requests and agent runs are the table's (the same inputs every run); what the 429 probe of
-    --thorough sends depends on how fast the bucket refills meanwhile, so its requests may differ by 5 %; the
-    megabytes received by 0.1. Times are measurements the table states; no test asserts a speed."""
+    """A default run's requests and agent runs are the table's (the same inputs every run), and the megabytes
+    received within 0.1. What the 429 probe of --thorough sends grows with what the bucket refills while the run
+    goes on, so a --thorough run sends at least the table's requests. Times are measurements the table states; no
+    test asserts a speed."""
     for kind, flags in (("default", []), ("--thorough", ["--thorough"])):
         out = tmp_path / kind.strip("-")
         subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--report-dir", str(out), *flags],
@@ -130,8 +131,10 @@ def test_run_costs_match_a_fresh_measurement(tmp_path):
                                                               if not k.startswith("CONFORMANCE_")})
         cost = json.loads((out / "report.json").read_text())["cost"]
         stated = measured_rows()[kind]
-        slack = 0.05 if kind == "--thorough" else 0
-        assert abs(cost["requests"] - stated["requests"]) <= slack * stated["requests"], (kind, cost, stated)
+        if kind == "--thorough":
+            assert cost["requests"] >= stated["requests"] * 0.95, (kind, cost, stated)
+        else:
+            assert cost["requests"] == stated["requests"], (kind, cost, stated)
         assert cost["agent_runs"] == stated["agent_runs"], (kind, cost, stated)
         assert abs(cost["bytes_received"] / 1e6 - stated["received"]) <= 0.1, (kind, cost, stated)
 

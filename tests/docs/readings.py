@@ -288,7 +288,7 @@ CHECKED: tuple[Checked, ...] = (
             lambda m: int(m[1]) <= int(m[2]) and int(m[3]) <= int(m[4]),
             ("docs/cli.md",)),
     Checked("the HTTP versions the suite speaks", r"speaks (HTTP/[\d.]+(?: and HTTP/[\d.]+)*(?: only)?)",
-            lambda m: m[1] == t.http_versions(), ("docs/cli.md", "docs/certify.md")),
+            lambda m: m[1] == t.http_versions(), ("README.md", "docs/cli.md", "docs/certify.md")),
     Checked("examples of conformance serve's bucket", r"e\.g\.\s+(\d+/\d+s?)\s+or\s+(\d+/\d+s?)",
             lambda m: all(t.serve_takes_rate_limit(v) for v in (m[1], m[2])), ("`conformance serve --help`",)),
     Checked("the first number of an id's group", r"`NNN` counts from\s+(\d{3}) per group",

@@ -2,8 +2,10 @@
 
 `render(report)` is a pure function of the report dict (tests call it
 directly); `Terminal` is the pytest plugin object that prints it, replacing
-pytest's own progress and summary unless -v asked for them. -q prints the
-verdict line alone. The verdict is always the last line.
+pytest's own progress and summary unless -v asked for them. The header (the
+target and what judges it) is printed once: when the run starts, or with the
+report when the run stopped before it started. -q prints the verdict line
+alone. The verdict is always the last line.
 """
 from __future__ import annotations
 
@@ -69,11 +71,15 @@ class Style:
 
 
 # -- the report as lines ------------------------------------------------------------------
-def target_lines(report: dict[str, Any], style: Style) -> list[str]:
+def target_lines(report: dict[str, Any], style: Style, checks: int | None = None) -> list[str]:
+    """The header: the target, then the suite that judges it, the checks (when known), the seed and the
+    selection."""
     opts = report.get("options") or {}
     seed, source = seed_of(report), opts.get("seed_source")
     extra = [(f"seed {seed}" + (f" ({source})" if source else "")) if seed is not None else "seed (none)",
              f"protocols {opts.get('protocols') or 'all'}", f"level {opts.get('level') or 'may'}"]
+    if checks is not None:
+        extra.insert(0, f"{checks} checks")
     if opts.get("requirements"):
         extra.append(f"requirements {opts['requirements']}")
     return [style.text(f"target: {target_label(report.get('target') or {})}"),
@@ -147,15 +153,17 @@ def verdict_line(report: dict[str, Any], style: Style) -> str:
     return style.paint(line, verdict if verdict in ANSI else "error")
 
 
-def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = False) -> list[str]:
-    """Every line of the final report; quiet: the verdict line alone."""
+def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = False,
+           header: bool = True) -> list[str]:
+    """Every line of the final report; quiet: the verdict line alone; header=False: without the header (the run
+    printed it when it started)."""
     style = style or Style(colour=False)
     if quiet:
         return [verdict_line(report, style)]
+    head = target_lines(report, style) if header else []
     if judged_nothing(report):   # the reason once, then the verdict
-        return target_lines(report, style) + [""] + _wrapped("why", report.get("verdict_reason", ""), style, 4) \
-            + [verdict_line(report, style)]
-    lines = target_lines(report, style) + requirement_lines(report, style) + failure_lines(report, style)
+        return head + [""] + _wrapped("why", report.get("verdict_reason", ""), style, 4) + [verdict_line(report, style)]
+    lines = head + requirement_lines(report, style) + failure_lines(report, style)
     base = report.get("baseline") or {}
     if base.get("stale"):
         lines += ["", "stale baseline entries (now passing): " + ", ".join(base["stale"])]
@@ -194,6 +202,7 @@ class Terminal:
         self.live = self.style.colour or bool(getattr(stream, "isatty", lambda: False)())
         self.totals: dict[str, int] = {}
         self.done: dict[str, int] = {}
+        self.headed = False      # the header went out when the run started
         self.printed = False
 
     def write(self, line: str = "") -> None:
@@ -217,9 +226,16 @@ class Terminal:
             self.totals[proto] = self.totals.get(proto, 0) + 1
         if self.quiet:
             return
-        self.write(("\n" if self.verbose else "") + self.style.text(f"target: {target_label(run.target.public())}"))
-        self.write(self.style.text(f"{suite_text(report_module.suite_identity())} · {len(run.checks)} checks · "
-                                   f"seed {run.target.seed} ({run.target.seed_source})"))
+        option = self.config.getoption
+        head = {"target": run.target.public(), "suite": report_module.suite_identity(),
+                "options": {"seed": run.target.seed, "seed_source": run.target.seed_source,
+                            "protocols": option("conf_protocols"), "level": option("conf_level"),
+                            "requirements": option("conf_requirements")}}
+        if self.verbose:
+            self.write()
+        for line in target_lines(head, self.style, checks=len(run.checks)):
+            self.write(run.redact(line))
+        self.headed = True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_internalerror(self, excrepr, excinfo) -> bool | None:
@@ -264,7 +280,7 @@ class Terminal:
         if self.live and self.done:
             self._live("")
             self.stream.write("\r")
-        for line in render(run.report, self.style, quiet=self.quiet):
+        for line in render(run.report, self.style, quiet=self.quiet, header=not self.headed):
             self.write(run.redact(line))
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.target import AGENT_SCENARIOS, FACTS, Profile, from_server_facts
+from tests.docs.figures import WORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = {"facts": ROOT / "docs" / "certify.md", "scenarios": ROOT / "docs" / "agent.md"}
@@ -119,7 +120,8 @@ def facts_table(measured: dict[str, dict[str, str]]) -> str:
     for fact, what in SETUP_ITEMS.items():
         option, env = FACTS[fact]
         rows.append(f"| {what} | `{option}` (`{env}`) | {_counts(measured[fact])} | {_musts(measured[fact])} |")
-    rows.append(f"| all eight | only `--base-url`, `--agent-id`, `--api-key` | {_counts(measured[ALL_OPTIONAL])} | "
+    in_words = next(word for word, n in WORDS.items() if n == len(SETUP_ITEMS))
+    rows.append(f"| all {in_words} | only `--base-url`, `--agent-id`, `--api-key` | {_counts(measured[ALL_OPTIONAL])} | "
                 f"{_musts(measured[ALL_OPTIONAL])} |")
     return "\n".join(rows)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import re
 import runpy
 import subprocess
@@ -94,7 +95,6 @@ def test_every_relative_link_in_the_docs_resolves():
                 continue
             file_part, _, fragment = target.partition("#")
             resolved = (page.parent / file_part).resolve() if file_part else page
-            rel = resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(resolved)
             where = f"{page.relative_to(ROOT)} -> {target}"
             if not resolved.is_relative_to(ROOT):
                 dead.append(f"{where}: outside the repository")
@@ -185,3 +185,42 @@ def test_the_canned_recording_example_of_writing_checks_runs():
     exec(compile(example, "writing-checks.md", "exec"), scope)
     assert scope["rec"].exchanges
 
+
+
+# An agent that leaves `sleep` out: a script line starting with it is a bad line (the message is its own).
+PARTIAL_AGENT = """
+import json, runpy, sys
+from conformance.agent import ConformanceAgent, parse
+from conformance.agent.script import split_lines
+example, agent = runpy.run_path(sys.argv[1]), ConformanceAgent()
+for line in sys.stdin:
+    message = json.loads(line)
+    lines = split_lines(message.get("prompt", ""))
+    bad = next((n for n, text in enumerate(lines, 1) if text.split(" ")[0] == "sleep"), None)
+    if bad and parse(message["prompt"]).echo is None:
+        got = {"events": [{"type": "fail", "message": f"bad script line {bad}: sleep is not implemented here"}],
+               "outcome": "failed", "reply": "", "whole_reply": ""}
+    else:
+        got = example["answer"](agent, message)
+    print(json.dumps(got), flush=True)
+"""
+
+
+def test_an_agent_in_another_process_is_played_the_vectors():
+    """docs/agent.md's path for another language: the agent as a command (docs/examples/agent_command.py shows
+    the protocol) passes the vectors; one that leaves `sleep` out passes those --without sleep leaves it, and is
+    caught on the others; one that answers wrongly is caught."""
+    from conformance.agent import vectors
+
+    every = vectors.load()
+    sleeping = [c for c in every["agent"] if vectors.uses(c, {"sleep"})]
+    few = {**every, "agent": sleeping[:2] + [c for c in every["agent"] if not vectors.uses(c, {"sleep"})][:2],
+           "canonical_json": {**every["canonical_json"], "cases": every["canonical_json"]["cases"][:2]}}
+    example = str(DOCS / "examples" / "agent_command.py")
+    assert vectors.check(few, command=[sys.executable, example]) == []
+    partial = [sys.executable, "-c", PARTIAL_AGENT, example]
+    assert vectors.check(few, command=partial, without={"sleep"}) == []
+    assert {p.split(",")[0] for p in vectors.check(few, command=partial)} == {c["name"] for c in sleeping[:2]}
+    wrong = [sys.executable, "-c", "import sys\nfor _ in sys.stdin: print('{\"reply\": \"x\", \"output\": \"x\"}', "
+                                   "flush=True)"]
+    assert len(vectors.check(few, command=wrong)) >= 4 * len(vectors.EXPECTED)

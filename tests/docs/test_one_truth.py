@@ -1,4 +1,4 @@
-"""One truth: every option, exit status and figure the docs state is read back from the code.
+"""One truth: every option and exit status the docs state is read back from the code.
 
 The pages (README.md, docs/, the packages' READMEs, action.yml) and the `--help` texts state facts the code
 decides. Each kind is compared with the code itself, never with a copy:
@@ -7,12 +7,10 @@ decides. Each kind is compared with the code itself, never with a copy:
   of some `conformance` command, or of another tool named in OTHER_TOOLS); every option of `conformance run` has
   its row in docs/cli.md, with its environment variable and its default;
 - exit statuses: every table and sentence that maps verdicts to exit statuses says what `report.exit_code` and
-  the plugin's signal handling do, all of it (the baseline's waiver and the signals included);
-- figures: each row of CLAIMS is a phrase the docs use, the figure in it, and the constant it must equal;
-- durations are measurements: they are stated once, in docs/cli.md's "What a run costs", and linked from
-  everywhere else; any other "N s" must be one of the code's own durations (KNOWN_SECONDS).
+  the plugin's signal handling do, all of it (the baseline's waiver and the signals included).
 
-No server runs: the parsers print their help, the rest is constants and text.
+Every other number the pages state is read in test_figures.py. No server runs: the parsers print their help, the
+rest is constants and text.
 """
 from __future__ import annotations
 
@@ -24,91 +22,15 @@ import re
 import signal
 import tomllib
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Iterator
 
-import pytest
+import yaml
 
-from conformance import __version__, catalog, cli, options, plugin, registry, report
-from conformance.agent import MAX_CHUNKS, MAX_SLEEP
-from conformance.checks.agui._common import PING_INTERVAL
+from conformance import catalog, cli, options, plugin, report
 from conformance.options import ExitStatus
-from conformance.reporting.markdown import SUMMARY_LIMIT
-from conformance.scenarios.agui import SILENCE_LONG_SECONDS
-from conformance.options import RATE_PROBE_MAX
-from conformance.scenarios.mcp import RATE_PROBE_BATCH, RATE_PROBE_CHEAP, RATE_PROBE_SECONDS
-from conformance.server.config import SANDBOX_RATE_LIMIT
-from conformance.target import AGENT_SCENARIOS, Timeouts
-from conformance.wire.http import RecordingBudget
-
-ROOT = Path(__file__).resolve().parents[2]
-MiB = 2 ** 20
-MEASURED = ("docs/cli.md", "What a run costs")   # the one place durations and run costs are stated
-
-
-# -- the pages ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Line:
-    page: str
-    number: int
-    text: str
-    code: bool          # inside a fenced code block
-    heading: str        # the nearest heading above it
-
-    @property
-    def where(self) -> str:
-        return f"{self.page}:{self.number}"
-
-
-@dataclass(frozen=True)
-class Page:
-    name: str
-    text: str
-
-    def lines(self) -> list[Line]:
-        out, code, heading = [], False, ""
-        for number, text in enumerate(self.text.splitlines(), 1):
-            if text.lstrip().startswith("```"):
-                code = not code
-                continue
-            if not code and self.name.endswith(".md") and (m := re.match(r"#{1,6}\s+(.*)", text)):
-                heading = m.group(1).strip()
-            out.append(Line(self.name, number, text, code, heading))
-        return out
-
-    def line_of(self, offset: int) -> int:
-        return self.text.count("\n", 0, offset) + 1
-
-
-def _help_of(*argv: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-        cli.main(list(argv))
-    return out.getvalue()
-
-
-@cache
-def helps() -> dict[str, str]:
-    """command -> the text its `--help` prints."""
-    return {command: _help_of(command, "--help") for command in cli.COMMANDS}
-
-
-@cache
-def pages() -> tuple[Page, ...]:
-    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted(ROOT.glob("conformance/*/README.md")),
-             ROOT / "action.yml"]
-    written = [Page(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8")) for p in files]
-    return (*written, *(Page(f"`conformance {c} --help`", text) for c, text in helps().items()))
-
-
-def page(name: str) -> Page:
-    return next(p for p in pages() if p.name == name)
-
-
-def in_measured_section(line: Line) -> bool:
-    return (line.page, line.heading) == MEASURED
+from tests.docs.pages import ROOT, Line, Page, helps, page, pages
 
 
 @dataclass(frozen=True)
@@ -136,7 +58,8 @@ def settled(test: str, problems: list[str]) -> list[str]:
 # -- options ------------------------------------------------------------------------------------------------
 OTHER_TOOLS = {   # options of other programs the docs show, and whose they are
     "--pyargs": "pytest", "--dist": "pytest-xdist", "--oauth2-bearer": "curl", "--cacert": "curl",
-    "--no-deps": "pip wheel", "--disable-pip-version-check": "pip (action.yml)",
+    "--no-deps": "pip wheel", "--disable-pip-version-check": "pip (action.yml)", "--http1": "curl (--http1.1)",
+    "--agent": "python -m conformance.agent.vectors", "--without": "python -m conformance.agent.vectors",
 }
 WRONG_ON_PURPOSE = {"--bse-url": "docs/cli.md shows the one-line error a mistyped option gets"}
 COMMAND = re.compile(r"\bconformance (" + "|".join(cli.COMMANDS) + r")\b")
@@ -231,21 +154,51 @@ def test_every_option_of_run_has_its_row_in_cli_md_with_its_variable():
     assert not missing, missing
 
 
+def option_entries() -> Iterator[tuple[Page, int, int, options.Option]]:
+    """(page, start, end, option) of every place that describes one option of `conformance run` on its own: its
+    table rows in README.md and docs/cli.md, its entry in `conformance run --help`, its action input."""
+    by_flag = {o.flag: o for o in options.OPTIONS}
+    by_input = {options.action_input(o): o for o in options.OPTIONS}
+    goes_on = {"`conformance run --help`": re.compile(r" {3,}\S"), "action.yml": re.compile(r" {4,}\S")}
+    for doc in pages():
+        current: tuple[int, options.Option] | None = None
+        for line in [*doc.lines(), Line(doc.name, 0, "", False, "", len(doc.text))]:
+            if current and doc.name in goes_on and goes_on[doc.name].match(line.text):
+                continue                                  # the entry goes on
+            if current:
+                yield doc, current[0], line.start, current[1]
+                current = None
+            if doc.name in ("README.md", "docs/cli.md") and line.text.startswith("|"):
+                flag = next((f for f in FLAG.findall(line.text.split("|")[1]) if f in by_flag), None)
+                if flag:
+                    yield doc, line.start, line.start + len(line.text), by_flag[flag]
+            elif doc.name == "`conformance run --help`" and (m := re.match(r"^  (--[a-z-]+)", line.text)):
+                current = (line.start, by_flag[m.group(1)]) if m.group(1) in by_flag else None
+            elif doc.name == "action.yml" and (m := re.match(r"^  ([a-z][a-z-]*):\s*$", line.text)):
+                current = (line.start, by_input[m.group(1)]) if m.group(1) in by_input else None
+
+
+DEFAULT = re.compile(r"\(default ([^);,]+)")
+
+
+def stated_defaults() -> Iterator[tuple[Page, re.Match[str], options.Option]]:
+    """Every `(default X)` said of an option of `conformance run` (in one of its option_entries): of the entry's
+    option, or of the option named right before it (`--rate-probe-max` (default 1000) in the row of --thorough)."""
+    by_flag = {o.flag: o for o in options.OPTIONS}
+    for doc, start, end, option in option_entries():
+        for m in DEFAULT.finditer(doc.text, start, end):
+            named = re.search(r"`(--[a-z][a-z0-9-]*)`\s*$", doc.text[start:m.start()])
+            yield doc, m, by_flag.get(named.group(1), option) if named else option
+
+
 def test_every_stated_default_is_the_options_default():
-    """`(default X)` in a doc row of the option, in its --help and in its action input's description."""
-    action = action_input_descriptions()
-    wrong = []
-    for option in options.OPTIONS:
-        texts = {f"{name} row": row for name in ("README.md", "docs/cli.md")
-                 for row in option_rows(name).get(option.flag, [])}
-        texts["--help"] = option.help
-        texts["action.yml input"] = action.get(options.action_input(option), "")
-        for where, text in texts.items():
-            for stated in re.findall(r"\(default ([^);,]+)", text):
-                if stated.strip(" `").rstrip("/") != documented_default(option):
-                    wrong.append(f"{option.flag} ({where}): default {stated!r}, the code's is "
-                                 f"{documented_default(option)!r}")
+    """`(default X)` in a doc row of the option, in its entry of --help and in its action input's description."""
+    wrong = [f"{doc.name}:{doc.line_of(m.start())}: {option.flag}: default {m.group(1)!r}, the code's is "
+             f"{documented_default(option)!r}" for doc, m, option in stated_defaults()
+             if " ".join(m.group(1).split()).strip(" `").rstrip("/") != documented_default(option)]
     assert not wrong, wrong
+    said = {option.flag for _, _, option in stated_defaults()}
+    assert {"--concurrency", "--depth", "--rate-probe-max", "--level"} <= said, "the scan lost the defaults"
 
 
 def action_input_descriptions() -> dict[str, str]:
@@ -259,39 +212,57 @@ def action_input_descriptions() -> dict[str, str]:
     return out
 
 
+def test_every_output_the_action_describes_has_a_value():
+    """An output with a description and no value tells a workflow of something the action never sets (an input
+    copied into `outputs:` did)."""
+    outputs = yaml.safe_load(page("action.yml").text)["outputs"]
+    assert not [name for name, output in outputs.items() if "value" not in output], outputs
+
+
 # Values the docs give an option, and whose checks are pure (no file, no directory made).
 PURE_CHECKS = ("base_url", "protocols", "level", "requirements", "rate_limit", "seed", "depth", "concurrency")
 PLACEHOLDER = re.compile(r"^[A-Z_,.…|/]+$|[…$<{]")
+CODE_SPAN = re.compile(r"`([^`]+)`")
+EXAMPLES = re.compile(r"e\.g\.\s*((?:`[^`]+`(?:,\s*|\s+or\s+)?)+)")
+
+
+def example_values() -> Iterator[tuple[Page, re.Match[str], options.Option]]:
+    """`--level must` in a command line, `e.g. \\`10/1\\`` in an option's row, `e.g. 10/1` in its --help entry or
+    action input (the value is the match's group 1), for the options whose checks are pure."""
+    pure = {options.BY_NAME[n] for n in PURE_CHECKS}
+    for doc, start, end, option in option_entries():
+        if option in pure and doc.name in ("`conformance run --help`", "action.yml"):
+            yield from ((doc, m, option) for m in re.finditer(r"e\.g\.\s+([^\s),`]+)", doc.text[:end]) if m.start() >= start)
+    for option in (options.BY_NAME[n] for n in PURE_CHECKS):
+        command = re.compile(rf"conformance run\b[^`#|\n]*?{option.flag}[ =]([^\s`\\]+)")
+        for doc in pages():
+            for line in doc.lines():
+                end = line.start + len(line.text)
+                yield from ((doc, m, option) for m in command.finditer(doc.text, line.start, end))
+                first = line.text.split("|")[1] if line.text.startswith("|") else ""
+                if option.flag in first:
+                    for listed in EXAMPLES.finditer(doc.text, line.start, end):
+                        yield from ((doc, m, option) for m in CODE_SPAN.finditer(doc.text, listed.start(1), listed.end(1)))
 
 
 def test_every_example_value_of_a_run_option_is_accepted():
     """`--level must` in a command line, `e.g. \\`10/1\\`` in an option's row: the option's own parser and check
     take it."""
     wrong = []
-    for option in (options.BY_NAME[n] for n in PURE_CHECKS):
-        examples: list[tuple[str, str]] = []
-        for doc in pages():
-            for line in doc.lines():
-                examples += [(line.where, v) for v in
-                             re.findall(rf"conformance run\b[^`#|]*?{option.flag}[ =]([^\s`\\]+)", line.text)]
-                first = line.text.split("|")[1] if line.text.startswith("|") else ""
-                if option.flag in first:
-                    for listed in re.findall(r"e\.g\.\s*((?:`[^`]+`(?:,\s*|\s+or\s+)?)+)", line.text):
-                        examples += [(line.where, v) for v in re.findall(r"`([^`]+)`", listed)]
-        for where, value in examples:
-            value = value.strip("\"'[]")
-            if PLACEHOLDER.search(value):
-                continue
-            try:
-                parsed = option.type(value)
-            except (ValueError, argparse.ArgumentTypeError) as exc:
-                wrong.append(f"{where}: {option.flag} {value}: {exc}")
-                continue
-            problem = option.check(parsed, option.flag) if option.check else None
-            if option.choices and parsed not in option.choices:
-                problem = f"not one of {option.choices}"
-            if problem:
-                wrong.append(f"{where}: {problem}")
+    for doc, m, option in example_values():
+        where, value = f"{doc.name}:{doc.line_of(m.start())}", m.group(1).strip("\"'[]")
+        if PLACEHOLDER.search(value):
+            continue
+        try:
+            parsed = option.type(value)
+        except (ValueError, argparse.ArgumentTypeError) as exc:
+            wrong.append(f"{where}: {option.flag} {value}: {exc}")
+            continue
+        problem = option.check(parsed, option.flag) if option.check else None
+        if option.choices and parsed not in option.choices:
+            problem = f"not one of {option.choices}"
+        if problem:
+            wrong.append(f"{where}: {problem}")
     assert not wrong, "example values the option refuses:\n" + "\n".join(wrong)
 
 
@@ -433,18 +404,17 @@ def test_every_exit_status_table_is_the_codes():
     assert not problems, "exit status tables that are not the code's:\n" + "\n".join(problems)
 
 
-def exit_sentences() -> dict[str, str]:
-    """The exit statuses in one sentence: `conformance run --help`'s epilog and the action's description."""
-    found = {}
-    for name in ("`conformance run --help`", "action.yml"):
-        m = re.search(r"exit status[:\s(]+(0 .*?)\.(?:\s|$)", page(name).text, re.S)
-        found[name] = " ".join(m.group(1).split()) if m else ""
-    return found
+def exit_sentences() -> dict[str, re.Match[str] | None]:
+    """The exit statuses in one sentence: `conformance run --help`'s epilog and the action's description (the
+    statuses are the match's group 1)."""
+    return {name: re.search(r"exit status[:\s(]+(0 .*?)\.(?:\s|$)", page(name).text, re.S)
+            for name in ("`conformance run --help`", "action.yml")}
 
 
 def test_every_exit_status_sentence_is_the_codes():
     problems = []
-    for where, sentence in exit_sentences().items():
+    for where, found in exit_sentences().items():
+        sentence = " ".join(found.group(1).split()) if found else ""
         parts = re.split(r"[,;]\s+(?=\d)", sentence)
         numbers_seen = []
         for part in parts:
@@ -456,168 +426,35 @@ def test_every_exit_status_sentence_is_the_codes():
     assert not problems, problems
 
 
-def test_exit_written_in_prose_is_a_status_the_code_has():
-    """Any "exit N" / "exits N": a status a run (or rejudge, compare: 0, 1, 2) can end with; next to
-    --require-complete it is the incomplete status."""
-    wrong = []
+EXIT_IN_PROSE = re.compile(r"\bexits? (?:status (?:is )?)?(\d+(?:(?:, | or | and )\d+)*)\b", re.I)
+
+
+def exits_in_prose() -> Iterator[tuple[Line, re.Match[str], list[int]]]:
+    """Every "exit N", "exits N or M", "exit status is N" of a line, with its statuses."""
     for doc in pages():
         for line in doc.lines():
-            for n in map(int, re.findall(r"\bexits? (?:status )?(\d+)\b", line.text, re.I)):
-                if n not in {int(s) for s in ExitStatus}:
-                    wrong.append(f"{line.where}: exit {n}")
-                elif "require-complete" in line.text and n != ExitStatus.INCOMPLETE:
-                    wrong.append(f"{line.where}: exit {n} next to --require-complete "
-                                 f"(it is {int(ExitStatus.INCOMPLETE)})")
+            for m in EXIT_IN_PROSE.finditer(doc.text, line.start, line.start + len(line.text)):
+                yield line, m, [int(n) for n in re.findall(r"\d+", m.group(1))]
+
+
+def test_exit_written_in_prose_is_a_status_the_code_has():
+    """Any "exit N" / "exits N": a status a run (or rejudge, compare: 0, 1, 2) can end with; next to
+    --require-complete it is the incomplete status; a verdict named on the same line can end with it."""
+    wrong = []
+    for line, _, statuses in exits_in_prose():
+        for n in statuses:
+            named = set(VERDICT_WORD.findall(line.text))
+            if n not in {int(s) for s in ExitStatus}:
+                wrong.append(f"{line.where}: exit {n}")
+            elif "require-complete" in line.text and n != ExitStatus.INCOMPLETE:
+                wrong.append(f"{line.where}: exit {n} next to --require-complete "
+                             f"(it is {int(ExitStatus.INCOMPLETE)})")
+            elif named and not any(f[0] == n and f[1] in named for f in exit_facts()):
+                wrong.append(f"{line.where}: exit {n} next to {sorted(named)}, which never end with it")
     assert not wrong, wrong
 
 
-# -- figures -------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Claim:
-    what: str
-    phrases: tuple[str, ...]        # how the docs say it; {} is the figure (a number, or `hex` for a digest)
-    truth: Callable[[], Any]        # the code's value
-    where: tuple[str, ...] = ()     # pages that must state it (so the check cannot pass on nothing)
-
-
-def _counts() -> dict[str, int]:
-    reqs = catalog.load().values()
-    testable = [r for r in reqs if r.testable]
-    return {"all": len(list(catalog.load())), "testable": len(testable),
-            **{lvl: sum(r.level == lvl for r in testable) for lvl in ("MUST", "SHOULD", "MAY")},
-            "unspecified": sum(not r.testable for r in reqs)}
-
-
-def _sandbox_bucket() -> tuple[float, float]:
-    n, seconds = SANDBOX_RATE_LIMIT.rstrip("s").split("/")
-    return float(n), float(seconds)
-
-
-SILENCE = AGENT_SCENARIOS["silence"]["silent_seconds"]
-CLAIMS: tuple[Claim, ...] = (
-    Claim("the 429 probe's cap", ("never more than `--rate-probe-max`, default {}",
-                                  "never more than `--rate-probe-max` (default {})"), lambda: RATE_PROBE_MAX,
-          ("README.md", "docs/cli.md", "docs/ci.md")),
-    Claim("what the 429 probe sends past the bucket", ("`X-RateLimit-Remaining` + {}",), lambda: RATE_PROBE_BATCH,
-          ("README.md", "docs/cli.md")),
-    Claim("a default run probes a nearly spent bucket", ("`X-RateLimit-Remaining` at most {}",),
-          lambda: RATE_PROBE_CHEAP, ("docs/cli.md",)),
-    Claim("the embedded server's bucket", ("bucket ({} requests\nrefilled over {} s)", "bucket ({} requests refilled over {} s)"),
-          _sandbox_bucket, ("docs/cli.md",)),
-    Claim("the spec's ping interval", ("{} s ping interval", "two {} s intervals", "every {} s of silence"),
-          lambda: PING_INTERVAL, ("README.md", "docs/cli.md")),
-    Claim("the silence scenario", ("the {} s silence of the ping check", "a {} s silence on AG-UI",
-                                   "ping interval (default {})", "{} s with no event"), lambda: SILENCE,
-          ("README.md", "docs/certify.md", "docs/cli.md")),
-    Claim("the --thorough silence", ("over a {} s silence", "the {} s silence with `--thorough`",
-                                     "at the cost of a {} s silence"), lambda: SILENCE_LONG_SECONDS,
-          ("docs/cli.md", "docs/ci.md")),
-    Claim("the recording phase's time limit", ("`[timeouts] run` ({} s)",), lambda: Timeouts().run,
-          ("docs/writing-checks.md",)),
-    *(Claim(f"the profile's [timeouts] {f.name}", (f"| `{f.name}` | {{}} |",), lambda f=f: getattr(Timeouts(), f.name),
-            ("docs/profile.md",)) for f in fields(Timeouts)),
-    Claim("report.md's size cap", ("never exceeds {} MiB", "at most {} MiB"), lambda: SUMMARY_LIMIT / MiB,
-          ("README.md", "docs/reports.md")),
-    Claim("the recording's body budget", ("`body_bytes` ({} MiB)", "twice the {} MiB body budget"),
-          lambda: RecordingBudget().body_bytes / MiB, ("docs/reports.md",)),
-    Claim("the recording's frame budget", ("`frames` ({})",), lambda: RecordingBudget().frames, ("docs/reports.md",)),
-    Claim("the agent's longest sleep", ("0 < SECONDS ≤ {}",), lambda: MAX_SLEEP, ("docs/agent.md",)),
-    Claim("the agent's most chunks", ("1 ≤ N ≤ {}",), lambda: MAX_CHUNKS, ("docs/agent.md",)),
-    Claim("conformance serve's default bucket", ("by default {} requests refilled over {} s",
-                                                  "a bucket of {} requests refilled over {} s"),
-          _sandbox_bucket, ("docs/cli.md",)),
-    Claim("the catalog's size", ("holds {} requirements",), lambda: _counts()["all"], ("docs/cli.md",)),
-    Claim("the testable requirements", ("{} testable", "the same {} requirement statuses"),
-          lambda: _counts()["testable"], ("docs/cli.md",)),
-    Claim("the testable requirements by level", ("({} MUST, {} SHOULD, {} MAY)",),
-          lambda: (_counts()["MUST"], _counts()["SHOULD"], _counts()["MAY"]), ("docs/cli.md",)),
-    Claim("the unspecified requirements", ("and {} where the spec leaves",), lambda: _counts()["unspecified"],
-          ("docs/cli.md",)),
-    Claim("compare's example: one regression, the rest unchanged", ("unchanged: {} requirement",),
-          lambda: _counts()["testable"] - 1, ("docs/cli.md",)),
-    Claim("the checks a run judges", ("rejudged reports from its recording: {} checks", "{} check statuses"),
-          lambda: len(registry.load_all()), ("docs/cli.md",)),
-    Claim("the suite's version", ("conformance {} (", "conformance {} ·", "conformance-{}-py3"),
-          lambda: __version__, ("docs/cli.md", "docs/certify.md")),
-    Claim("the spec revision", ("spec revision {},", "spec {} ·"), lambda: catalog.SPEC_REVISION, ("docs/cli.md",)),
-    Claim("the catalog digest", ("catalog sha256:{}", "catalog: sha256:{}"), lambda: catalog.digest(),
-          ("docs/cli.md",)),
-)
-FIGURE = r"(\d{4}-\d\d-\d\d|\d[\d,]*(?:\.\d+)*|[0-9a-f]{8,64})"   # a date, a number or version, a digest
-
-
-def _phrase(phrase: str) -> re.Pattern[str]:
-    parts = [re.sub(r"(?:\\ )+", r"\\s+", re.escape(part)) for part in phrase.split("{}")]   # a space: any run of them
-    return re.compile(FIGURE.join(parts))
-
-
-def _same(stated: str, truth: Any) -> bool:
-    if isinstance(truth, str):
-        return truth == stated or (truth.startswith("sha256:") and truth.startswith(f"sha256:{stated}"))
-    try:
-        return float(stated.replace(",", "")) == float(truth)
-    except ValueError:
-        return False
-
-
-@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.what)
-def test_every_figure_the_docs_state_is_the_codes(claim: Claim):
-    truth = claim.truth()
-    truths = truth if isinstance(truth, tuple) else (truth,)
-    wrong, stated_in = [], set()
-    for doc in pages():
-        for phrase in claim.phrases:
-            for m in _phrase(phrase).finditer(doc.text):
-                stated_in.add(doc.name)
-                if not all(_same(s, t) for s, t in zip(m.groups(), truths)):
-                    wrong.append(f"{doc.name}:{doc.line_of(m.start())}: {m.group()!r}, the code's is {truth}")
-    assert not wrong, "\n".join(wrong)
-    assert set(claim.where) <= stated_in, f"no longer stated in {sorted(set(claim.where) - stated_in)}"
-
-
-# -- durations: measured once, constants elsewhere ----------------------------------------------------------------
-KNOWN_SECONDS = {   # every "N s" a page may state outside the measured section: the code's own durations
-    "the spec's ping interval": PING_INTERVAL,
-    "the silence scenario": SILENCE,
-    "the --thorough silence": SILENCE_LONG_SECONDS,
-    "the sandbox bucket period": _sandbox_bucket()[1],
-    "the 429 probe's time limit": RATE_PROBE_SECONDS,
-    **{f"[timeouts] {f.name}": getattr(Timeouts(), f.name) for f in fields(Timeouts)},
-}
-MEASUREMENT = re.compile(r"\babout \d[\d,.]*\s?(?:s|ms|seconds?|minutes?|min|(?:HTTP )?requests|agent runs|[kMG]i?B)\b"
-                         r"|\b\d[\d.]*\s?s more\b", re.I)
-
-
-def test_measurements_are_stated_once_and_linked():
-    """A measured duration or cost ("about 15 s more", "about 250 requests") belongs to docs/cli.md's
-    "What a run costs" alone; other pages link there."""
-    elsewhere = [f"{line.where}: {m.group()!r}" for doc in pages() for line in doc.lines()
-                 if not in_measured_section(line) for m in MEASUREMENT.finditer(line.text)]
-    assert not elsewhere, (f"measurements outside {MEASURED[0]} ({MEASURED[1]}); state them there and link:\n"
-                           + "\n".join(elsewhere))
-    measured = [line for line in page(MEASURED[0]).lines() if in_measured_section(line)]
-    assert any(line.text.startswith("| `--thorough`") for line in measured), "the measured table lost --thorough"
-
-
-def test_every_other_duration_is_one_the_code_has():
-    wrong = []
-    for doc in pages():
-        for line in doc.lines():
-            if line.code or in_measured_section(line):
-                continue
-            for n in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?) s\b", line.text):
-                if float(n) not in KNOWN_SECONDS.values():
-                    wrong.append(f"{line.where}: {n} s")
-    wrong = settled("durations", wrong)
-    assert not wrong, ("durations that are none of the code's (KNOWN_SECONDS); a measured one goes to "
-                       f"{MEASURED[0]} ({MEASURED[1]}):\n" + "\n".join(wrong))
-
-
-def test_the_figure_rules_catch_what_they_must():
-    assert MEASUREMENT.search("`--thorough` costs about 15 s more") and MEASUREMENT.search("about 250 HTTP requests")
-    assert not MEASUREMENT.search("about 48 of 189 MUSTs")
-    assert _phrase("never more than {}").search("and never more\nthan 600").group(1) == "600"
-    assert _same("d6bee93c926b", "sha256:d6bee93c926b9706") and not _same("d6bee93c", "sha256:0000")
+def test_the_exit_rules_catch_what_they_must():
     assert statuses_row_problems([0], "`conformant` or `conformant-partial`") == \
         ["0: does not say 'baseline' (non-conformant with baseline)"]
     assert verdict_row_problems("non-conformant", "1") == \

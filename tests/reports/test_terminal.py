@@ -49,3 +49,44 @@ def test_colour_only_when_asked():
     coloured = render(make_report(), Style(colour=True))
     assert "\033[" not in "\n".join(plain)
     assert coloured[-1].startswith("\033[1;32m")
+
+
+def _terminal_run(report: dict, *, started: bool):
+    """What the Terminal plugin object writes for a run: at its start (unless it stopped before) and at its end."""
+    import io
+    from types import SimpleNamespace
+
+    from conformance import registry
+    from conformance.reporting.terminal import Terminal
+
+    opts = {"conf_protocols": None, "conf_level": "may", "conf_requirements": None}
+    config = SimpleNamespace(option=SimpleNamespace(verbose=0), getoption=opts.get,
+                             pluginmanager=SimpleNamespace(getplugin=lambda name: None))
+    target = SimpleNamespace(public=lambda: report["target"], seed=7, seed_source="given")
+    run = SimpleNamespace(checks=list(registry.load_all().values())[:3], target=target, report=report,
+                          redact=lambda line: line, error=None)
+    config._conformance_run = run
+    out = type("Utf8", (io.StringIO,), {"encoding": "utf-8"})()
+    terminal = Terminal(config, out)
+    if started:
+        terminal.started(run)
+    terminal.pytest_unconfigure(config)
+    return out.getvalue().splitlines()
+
+
+def test_the_header_is_printed_once():
+    """The target and the suite's identity head the output once: when the run starts, not again with the
+    report."""
+    lines = _terminal_run(make_report(fail=(FAILING_MUST,)), started=True)
+    targets = [ln for ln in lines if ln.startswith("target: ")]
+    suites = [ln for ln in lines if ln.startswith("conformance ") and " · catalog " in ln]
+    assert len(targets) == 1 and len(suites) == 1, lines[:8]
+    assert lines[0].startswith("target: https://127.0.0.1:8443") and lines[1] == suites[0]
+    assert "3 checks · seed 7 (given) · protocols all · level may" in suites[0]
+    assert lines[-1].startswith("✘ NON-CONFORMANT")
+
+
+def test_a_run_that_stopped_before_it_started_prints_the_header_with_its_report():
+    lines = _terminal_run(make_report(error="could not start: the embedded server did not start"), started=False)
+    assert sum(ln.startswith("target: ") for ln in lines) == 1 and lines[0].startswith("target: ")
+    assert lines[-1].startswith("‼ ERROR") or "ERROR" in lines[-1]

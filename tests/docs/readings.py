@@ -15,7 +15,7 @@ from conformance.agent import DIRECTIVES, canonical_json, parse
 from conformance.agent import vectors as agent_vectors
 from conformance.checks.agui._common import PING_INTERVAL
 from conformance.options import OPTIONS, RATE_PROBE_MAX
-from conformance.plugin import REPORT_FILES
+from conformance.certification import REPORT_FILES
 from conformance.recording import FORMAT as RECORDING_FORMAT
 from conformance.reporting.markdown import SUMMARY_LIMIT
 from conformance.scenarios import agui as agui_scenarios, invoke as invoke_scenarios

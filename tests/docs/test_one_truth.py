@@ -28,7 +28,7 @@ from typing import Iterator
 
 import yaml
 
-from conformance import catalog, cli, options, plugin, report
+from conformance import catalog, certification, cli, options, plugin, report
 from conformance.options import ExitStatus
 from tests.docs.pages import ROOT, Line, Page, helps, page, pages
 
@@ -314,7 +314,7 @@ def exit_facts() -> frozenset[tuple[int, str, str | None]]:
     facts = {(ends(v), v, None) for v in VERDICTS}
     facts.add((ends("conformant-partial", require_complete=True), "conformant-partial", "require-complete"))
     facts.add((ends("non-conformant", waived=True), "non-conformant", "baseline"))
-    facts |= {(int(status), "error", signal.Signals(sig).name) for sig, status in plugin.SIGNAL_EXIT.items()}
+    facts |= {(int(status), "error", signal.Signals(sig).name) for sig, status in certification.SIGNAL_EXIT.items()}
     return frozenset(facts)
 
 

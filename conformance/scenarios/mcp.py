@@ -419,6 +419,12 @@ async def drive_official_client(ctx: Context, mode: str, prefix: str, plain_prom
 
 
 def _exc_text(exc: BaseException) -> str:
+    """An exception in a few words: the checks name what the client rejected from the traffic, so a validation
+    error is only counted here, never dumped."""
+    from pydantic import ValidationError
+
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(f"{type(e).__name__}: {_exc_text(e)}" for e in exc.exceptions[:3])
+    if isinstance(exc, ValidationError):
+        return f"{exc.error_count()} validation error(s) for {exc.title}"
     return str(exc) or "(no message)"

@@ -6,13 +6,14 @@ The client ran twice (`RUNS`): in its default mode `auto` (`server/discover`, th
 the SDK's streamable HTTP transport and session do: the HTTP status, the content type, the JSON-RPC message (the
 JSON body, or the `message` frames of a stream up to the response), then the result against the SDK's model of
 that method at the negotiated version (`rejection`). Each answer says what it carried and, when the client could
-not use it, why, in one line (`tools/list result.ttlMs: missing`).
+not use it, why, in one line (`result.ttlMs: required, missing`).
 
 Each request is one operation of the client's run (`OPERATIONS`): the handshake (`connect`), the listing, the
 call with the plain-reply prompt, the call with the question prompt (with its retry), the call with `resume`.
 """
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -71,10 +72,13 @@ def answers(rec: Recording, run: str) -> list[Answer]:
     prompts = rec.facts.get("prompts") or {}
     out: list[Answer] = []
     version: str | None = None        # until the client has negotiated, it reads an answer at 2025-11-25
-    for ex in rec.labelled(family):
+    sent_by_run = rec.labelled(family)
+    for n, ex in enumerate(sent_by_run):
         sent = request_json(ex)
         if ex.method != "POST" or not isinstance(sent, dict) or "id" not in sent or not isinstance(
                 sent.get("method"), str):
+            continue
+        if _followed(ex, sent_by_run[n + 1:]):
             continue
         method = sent["method"]
         answer = read(ex, method, version or LEGACY, sent.get("id"))
@@ -83,6 +87,12 @@ def answers(rec: Recording, run: str) -> list[Answer]:
             version = negotiated(method, answer.result, version)
         out.append(answer)
     return out
+
+
+def _followed(ex: Exchange, later: list[Exchange]) -> bool:
+    """A redirect the client followed (within the endpoint's origin): the same request was sent again."""
+    return ex.status is not None and 300 <= ex.status < 400 and any(
+        other.request_body == ex.request_body for other in later)
 
 
 def negotiated(method: str, result: dict[str, Any], version: str | None) -> str | None:
@@ -194,7 +204,7 @@ def rejection(method: str, version: str, result: Any) -> tuple[str, str] | None:
     from mcp.client.session import _clamp_inbound_ttl, _later_revision_fields
     from mcp_types import methods
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ValidationError
 
     if not isinstance(result, dict):
         return "result", f"expected an object, got {truncate(result, 60)}"
@@ -205,7 +215,7 @@ def rejection(method: str, version: str, result: Any) -> tuple[str, str] | None:
             methods.validate_server_result(method, version, raw)
         raw = {k: v for k, v in raw.items() if k not in _later_revision_fields(method, version)}
         if method in methods.MONOLITH_RESULTS:
-            TypeAdapter(methods.MONOLITH_RESULTS[method]).validate_python(raw, by_name=False)
+            _version_free(method).validate_python(raw, by_name=False)
     except ValidationError as exc:
         (where, what), *more = _problems(exc, raw)
         also = [f"result{p}" if w == what else f"result{p} ({w})" for p, w in more[:3]]
@@ -217,6 +227,15 @@ def rejection(method: str, version: str, result: Any) -> tuple[str, str] | None:
         return "result.supportedVersions", (f"lists no version the client speaks without the handshake "
                                             f"({', '.join(MODERN_PROTOCOL_VERSIONS)})")
     return None
+
+
+@functools.cache
+def _version_free(method: str) -> Any:
+    """The SDK's version-free model of `method`'s result, as a (costly to build, so kept) TypeAdapter."""
+    from mcp_types import methods
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(methods.MONOLITH_RESULTS[method])
 
 
 # -- pydantic's complaints, one line each ---------------------------------------------------------------------

@@ -54,7 +54,8 @@ class RecordingTransport:
             if isinstance(doc, dict):
                 what = doc["method"] if isinstance(doc.get("method"), str) else "response"
         base = f"{self.prefix}{what}"
-        n = sum(1 for label in self.labels if label == base or label.startswith(f"{base}-"))
+        n = sum(1 for label in self.labels if label == base or (
+            label.startswith(f"{base}-") and label[len(base) + 1:].isdigit()))
         return base if n == 0 else f"{base}-{n + 1}"
 
     async def handle_async_request(self, request: Any) -> Any:

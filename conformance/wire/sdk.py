@@ -66,6 +66,11 @@ class RecordingTransport:
         waits: list[float] = []
         paced = 0.0
         while True:
+            if client.cut_off >= client.breaker:     # a hostile target's cut-off exchanges stop this client too
+                ex = client._not_sent(request.method, str(request.url), label, waits=waits)
+                ex.credential = self.credential
+                self.record(ex)
+                raise ConnectionError(ex.error)
             seq, held = await client._wait_turn(True, bool(waits), request.method, str(request.url), label, activity)
             paced += held
             ex = self._exchange(request, label, waits, paced)
@@ -193,6 +198,7 @@ class _RecordedBody:
             self.sse.feed(chunk, time.monotonic() - self.ex.started_at)
 
     def _cut(self, end: str, error: str) -> None:
+        self.client.cut_off += 1
         self.finish(end, error)
         raise OSError(error)
 

@@ -125,3 +125,19 @@ def test_not_sent_after_the_run_deadline_is_recorded() -> None:
 
     [ex] = run(main())
     assert ex.status is None and "run's deadline" in ex.error and ex.label == "tools/list"
+
+
+def test_the_breaker_stops_the_sdk_client_too() -> None:
+    """After `breaker` exchanges cut off by a limit, the suite sends nothing more, the SDK's requests included."""
+    async def main():
+        ours = Client("http://127.0.0.1:9", limits=FAST, breaker=1)
+        ours.cut_off = 1
+        recorded = []
+        transport = RecordingTransport(ours, httpx2.AsyncHTTPTransport(), recorded.append)
+        async with httpx2.AsyncClient(transport=transport) as hc:
+            with pytest.raises(ConnectionError):
+                await hc.post("http://127.0.0.1:9/mcp", json=rpc("tools/list"))
+        return recorded, ours
+
+    [ex], ours = run(main())
+    assert ex.status is None and ex.error.startswith("not sent: 1 earlier exchanges") and ours.stats.requests == 0

@@ -37,7 +37,7 @@ def client_answers(rec: Recording, run: str, requirement: str) -> dict[str, list
     client could use every one of them; else the Deviation or Blocked of the first it could not use."""
     run_facts = (rec.facts.get("runs") or {}).get(run)
     if run_facts is None:
-        raise NotAssessed(f"the official mcp client did not run {RUN_NAMES[run][1:-1]}")
+        raise NotAssessed(f"the official mcp client did not run {RUN_NAMES[run]}")
     owners = OWNERS[run]
     last = max(OPERATIONS.index(op) for op, rid in owners.items() if rid == requirement)
     needed = OPERATIONS[:last + 1]

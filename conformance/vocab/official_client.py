@@ -29,6 +29,14 @@ MODERN, LEGACY = "2026-07-28", "2025-11-25"
 RUNS = {MODERN: (steps.OFFICIAL_MODERN, "auto"), LEGACY: (steps.OFFICIAL_LEGACY, "legacy")}
 OPERATIONS = ("connect", "list", "plain", "question", "resume")
 CONNECT_METHODS = ("initialize", "server/discover")
+#: run -> operation -> the requirement that owns it (checks/mcp/client.py; docs/protocol-mapping.md's table)
+OWNERS = {
+    MODERN: {"connect": "MCP-CLIENT-003", "list": "MCP-CLIENT-003", "plain": "MCP-CLIENT-003",
+             "question": "MCP-CLIENT-004"},
+    LEGACY: {"connect": "MCP-CLIENT-001", "list": "MCP-CLIENT-001", "plain": "MCP-CLIENT-001",
+             "question": "MCP-CLIENT-005", "resume": "MCP-CLIENT-005"},
+}
+TOOL_SHAPE = "MCP-CLIENT-002"      # judges the listed tool itself (checks/mcp/methods.py): the root of a rejected one
 
 
 @dataclass

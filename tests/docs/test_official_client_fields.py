@@ -12,7 +12,6 @@ from typing import Any, Iterator
 import pytest
 
 from conformance.api import certify
-from conformance.checks.mcp.client import OWNERS, TOOL_SHAPE
 from conformance.recording import Replay
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
@@ -88,7 +87,7 @@ def found(answers: list[official.Answer]) -> dict[tuple[str, str, str], tuple[se
         leaves = [path for path in required if not any(other[:len(path)] == path and other != path
                                                        for other in required)]
         for path in leaves:
-            reader = TOOL_SHAPE if path[0] == "tools" else OWNERS[run][answer.operation]
+            reader = official.TOOL_SHAPE if path[0] == "tools" else official.OWNERS[run][answer.operation]
             said = rejects(changed(answer.result, path, NOT_A_VALUE)) or ("", "")
             values = set(re.findall(r'"([^"]+)"', said[1].split(", got ")[0])) if said[1].startswith(
                 "expected \"") else set()

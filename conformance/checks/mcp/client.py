@@ -2,7 +2,7 @@
 
 Each run of the client is read again from the recording with the SDK's own parsers and models
 (`vocab.official_client.answers`), so the verdict follows from the recording alone. A requirement owns some
-operations of a run (`OWNERS`) and needs those before them. The first answer the client could not use among them
+operations of a run (`vocab.official_client.OWNERS`) and needs those before them. The first answer the client could not use among them
 decides: on an operation of its own, the requirement is broken there, that exchange its evidence and curl; on an
 earlier one, it is blocked by the requirement owning that operation (a listed tool the client rejects, by
 MCP-CLIENT-002, which judges the tool). When the client gave up on an answer it could read (its own time-out, say),
@@ -17,18 +17,10 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, precondition
 from conformance.registry import check
 from conformance.vocab import official_client as official
-from conformance.vocab.official_client import LEGACY, MODERN, OPERATIONS, Answer
+from conformance.vocab.official_client import LEGACY, MODERN, OPERATIONS, OWNERS, TOOL_SHAPE, Answer
 from conformance.vocab.text import truncate
 from conformance.checks.mcp._common import resumed_reply
 
-#: run -> operation -> the requirement that owns it
-OWNERS = {
-    MODERN: {"connect": "MCP-CLIENT-003", "list": "MCP-CLIENT-003", "plain": "MCP-CLIENT-003",
-             "question": "MCP-CLIENT-004"},
-    LEGACY: {"connect": "MCP-CLIENT-001", "list": "MCP-CLIENT-001", "plain": "MCP-CLIENT-001",
-             "question": "MCP-CLIENT-005", "resume": "MCP-CLIENT-005"},
-}
-TOOL_SHAPE = "MCP-CLIENT-002"      # judges the listed tool itself (checks/mcp/methods.py)
 RUN_NAMES = {MODERN: "(mode auto, 2026-07-28)", LEGACY: "(2025-11-25 handshake)"}
 
 

@@ -82,23 +82,33 @@ def _leads(result: CheckResult) -> tuple[bool, bool, bool]:
 
 
 def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
-    """A check stays blocked by ROOT only when ROOT, a MUST, failed in this run (or is itself blocked by one that
-    did): then the run is non-conformant on ROOT, and this requirement cannot be read on what broke it. Otherwise
-    nothing else reports what the exchange broke, so the check fails with its own message: a precondition never
-    lets a broken server pass."""
+    """A check stays blocked by ROOT only when ROOT failed in this run at a level at least as strict as the check's
+    own (a MUST holds anything; a SHOULD holds SHOULDs and MAYs), or is itself blocked by one that did: then the
+    run reports ROOT, and this requirement cannot be read on what broke it. Otherwise nothing else reports what the
+    exchange broke as strictly, so the check fails with its own message: a precondition never lets a broken server
+    pass, nor turns a failed MUST into a warning."""
     reqs = catalog.load()
-    failed = {rid for r in results if r.status == "failed" for rid in r.requirements
-              if rid in reqs and reqs[rid].level == "MUST"}
+    strictness = {"MUST": 3, "SHOULD": 2, "MAY": 1}
+
+    def level(rids: Iterable[str]) -> int:
+        return max((strictness.get(reqs[rid].level, 0) for rid in rids if rid in reqs), default=0)
+
+    failed: dict[str, int] = {}
+    for r in results:
+        if r.status == "failed":
+            for rid in r.requirements:
+                failed[rid] = max(failed.get(rid, 0), level([rid]))
     roots_of: dict[str, set[str]] = {}
     for r in results:
         if r.status == "blocked":
             for rid in r.requirements:
                 roots_of.setdefault(rid, set()).add(r.blocked_by)
 
-    def holds(root: str, seen: frozenset[str] = frozenset()) -> bool:
-        return root in failed or (root not in seen and any(holds(up, seen | {root}) for up in roots_of.get(root, ())))
+    def holds(root: str, at: int, seen: frozenset[str] = frozenset()) -> bool:
+        return failed.get(root, 0) >= at > 0 or (
+            root not in seen and any(holds(up, at, seen | {root}) for up in roots_of.get(root, ())))
 
-    return [r if r.status != "blocked" or holds(r.blocked_by) else
+    return [r if r.status != "blocked" or holds(r.blocked_by, max(level(r.requirements), 1)) else
             dataclasses.replace(r, status="failed", blocked_by=None,
                                 message=f"{r.message} (what this exchange breaks, {r.blocked_by}, did not fail in this "
                                         f"run, so the failure is reported here)")

@@ -13,6 +13,7 @@ import math
 import time
 from typing import Any
 
+from conformance.vocab import official_client as official
 from conformance.vocab import protocols as p
 from conformance.vocab.steps import mcp as steps
 from conformance.engine import Context
@@ -20,8 +21,10 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
 from conformance.vocab.constants import UNKNOWN_VERSION
 from conformance.vocab.sending import call_tool, rpc, tool_name
+from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.wire.pace import remaining_count
+from conformance.wire.sdk import RecordingTransport
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
@@ -319,21 +322,24 @@ def _probe_budget(sent: int, remaining: int | None, cap: int) -> int:
 
 
 # -- the official client ----------------------------------------------------------------------
+CLIENT_STEP_SECONDS = 25.0
+
+
 @scenario("mcp.official_client", protocol="mcp", prompts=("plain_reply", "question_and_resume"), deadline=60.0,
           steps=steps.MCP_OFFICIAL_CLIENT)
 async def official_client(ctx: Context) -> None:
-    """The official `mcp` Python client (2026-07-28 with elicitation, and the 2025-11-25 handshake) lists the tool
-    and calls it with the plain-reply and the question prompts."""
+    """The official `mcp` Python client, every request recorded: in its default mode `auto` (server/discover, then
+    2026-07-28; an elicitation callback, and a progress callback on the plain call) and on the 2025-11-25
+    handshake, it lists the tool and calls it with the plain-reply and the question prompts; on the handshake the
+    question comes back as text and is answered with `resume`."""
     plain, question = ctx.agent_scenario("plain_reply"), ctx.agent_scenario("question_and_resume")
-    ctx.note(expected=plain.get("reply"), question=question.get("question"), **p.resume_facts(question))
+    ctx.note(expected=plain.get("reply"), question=question.get("question"), resume_value=PAUSE_ANSWER,
+             prompts={"plain": plain["prompt"], "question": question["prompt"]}, **p.resume_facts(question))
     runs = {}
-    for mode in ("2026-07-28", "legacy"):
-        runs[mode] = await drive_official_client(ctx, mode, plain["prompt"], question["prompt"],
-                                                 session=ctx.unique(f"sdk-{mode}"), resume=PAUSE_ANSWER)
+    for run, (family, mode) in official.RUNS.items():
+        runs[run] = await drive_official_client(ctx, mode, family.of(""), plain["prompt"], question["prompt"],
+                                                session=ctx.unique(f"sdk-{run}"))
     ctx.note(runs=runs)
-
-
-CLIENT_STEP_SECONDS = 25.0
 
 
 def _client_ssl(ctx: Context):
@@ -347,42 +353,23 @@ def _client_ssl(ctx: Context):
     return context
 
 
-def _count_into(ctx: Context, counts: dict[str, int]):
-    """httpx2 event hooks: the official client's requests (and the runs they start) join the run's cost."""
-    stats = ctx.client.stats
+async def drive_official_client(ctx: Context, mode: str, prefix: str, plain_prompt: str, question_prompt: str, *,
+                                session: str) -> dict[str, Any]:
+    """Run the official client in one mode, every exchange recorded under `prefix`; returns what it did (the
+    elicitation and progress callbacks, the version it negotiated) and, when it gave up, why in one line (never
+    raises for what the server does).
 
-    async def on_request(request) -> None:
-        counts["requests"] += 1
-        stats.requests += 1
-
-    async def on_response(response) -> None:
-        request = response.request
-        try:
-            doc = json.loads(request.content) if request.method == "POST" else None
-        except Exception:  # noqa: BLE001 - a streamed body: not a tools/call of ours
-            doc = None
-        if isinstance(doc, dict) and doc.get("method") == "tools/call" and 200 <= response.status_code < 300:
-            counts["agent_runs"] += 1
-            stats.agent_runs += 1
-
-    return {"request": [on_request], "response": [on_response]}
-
-
-async def drive_official_client(ctx: Context, mode: str, plain_prompt: str, question_prompt: str, *, session: str,
-                                resume: Any) -> dict[str, Any]:
-    """Run the official client in one mode; returns what it saw (never raises for what the server does).
-
-    2026-07-28: with an elicitation callback (the SDK answers an InputRequiredResult and retries).
-    legacy (2025-11-25 handshake): no elicitation, so the question comes back as text and is answered with the
-    `resume` argument on the same session_id."""
+    `auto` (the SDK's default): server/discover, then 2026-07-28 with an elicitation callback (the SDK answers an
+    input_required result and retries); a progress callback on the plain call, so it is answered as a stream.
+    `legacy` (the 2025-11-25 handshake): no elicitation, so the question comes back as text and is answered with
+    the `resume` argument on the same session_id."""
     import httpx2
     import mcp_types as types
     from mcp.client.client import Client
     from mcp.client.streamable_http import streamable_http_client
 
     url = ctx.target.base_url.rstrip("/") + ctx.agent_path("mcp")
-    counts = {"requests": 0, "agent_runs": 0}
-    out: dict[str, Any] = {"step": "connect", "counts": counts, "elicited": []}
+    out: dict[str, Any] = {"step": "connect", "elicited": [], "progress": 0}
 
     async def elicit(_context, params):
         schema = getattr(params, "requested_schema", None)
@@ -392,16 +379,16 @@ async def drive_official_client(ctx: Context, mode: str, plain_prompt: str, ques
         out["elicited"].append({"message": getattr(params, "message", None), "content": content})
         return types.ElicitResult(action="accept", content=content)
 
-    def text_of(result) -> tuple[str, bool]:
-        return "".join(getattr(b, "text", "") for b in result.content if getattr(b, "type", None) == "text"), \
-            bool(result.is_error)
+    async def progressed(_progress, _total, _message) -> None:
+        out["progress"] += 1
 
     headers = {"Authorization": f"Bearer {ctx.need('api_key')}"}
+    # through the suite's pacer, byte cap and run deadline, every exchange recorded like the suite's own
+    transport = RecordingTransport(ctx.client, httpx2.AsyncHTTPTransport(verify=_client_ssl(ctx), trust_env=False),
+                                   ctx.recording.exchanges.append, prefix=prefix)
     try:
-        # through the suite's pacer, byte cap and run deadline: the SDK reads a body with no cap of its own
-        transport = ctx.client.paced_transport(httpx2.AsyncHTTPTransport(verify=_client_ssl(ctx), trust_env=False))
-        async with httpx2.AsyncClient(transport=transport, headers=headers, event_hooks=_count_into(ctx, counts),
-                                      timeout=httpx2.Timeout(CLIENT_STEP_SECONDS), trust_env=False) as hc:
+        async with httpx2.AsyncClient(transport=transport, headers=headers, trust_env=False,
+                                      timeout=httpx2.Timeout(CLIENT_STEP_SECONDS)) as hc:
             kwargs: dict[str, Any] = {"mode": mode, "cache": None}
             if mode != "legacy":
                 kwargs["elicitation_callback"] = elicit
@@ -409,30 +396,35 @@ async def drive_official_client(ctx: Context, mode: str, plain_prompt: str, ques
                 async with Client(streamable_http_client(url, http_client=hc, terminate_on_close=False),
                                   **kwargs) as client:
                     out["protocol_version"] = client.protocol_version
-                    out["step"] = "list_tools"
-                    listed = await client.list_tools()
-                    out["tools"] = [t.name for t in listed.tools]
-                    tool = out["tools"][0] if len(out["tools"]) == 1 else await tool_name(ctx)
-                    out["step"] = "call plain"
-                    out["plain"], out["plain_is_error"] = text_of(await client.call_tool(tool, {"prompt": plain_prompt}))
-                    out["step"] = "call question"
-                    first = await client.call_tool(tool, {"prompt": question_prompt, "session_id": session})
-                    out["question"], out["question_is_error"] = text_of(first)
+                    out["step"] = "list"
+                    listed = [t.name for t in (await client.list_tools()).tools]
+                    tool = listed[0] if len(listed) == 1 else await tool_name(ctx)
+                    out["step"] = "plain"
+                    await client.call_tool(tool, {"prompt": plain_prompt},
+                                           progress_callback=progressed if mode != "legacy" else None)
+                    out["step"] = "question"
+                    await client.call_tool(tool, {"prompt": question_prompt, "session_id": session})
                     if mode == "legacy":
-                        out["step"] = "call resume"
-                        answered = await client.call_tool(tool, {"session_id": session, "resume": resume})
-                        out["resumed"], out["resumed_is_error"] = text_of(answered)
-                        out["resume_value"] = resume
+                        out["step"] = "resume"
+                        await client.call_tool(tool, {"session_id": session, "resume": PAUSE_ANSWER})
         out["step"] = "done"
     except BaseException as exc:  # noqa: BLE001 - the client failing is the finding, never a crash of the suite
         if isinstance(exc, (KeyboardInterrupt, SystemExit, asyncio.CancelledError)) and not isinstance(
                 exc, TimeoutError):
             raise
-        out["error"] = ctx.client.redact(f"{type(exc).__name__}: {_exc_text(exc)}")[:600]
+        out["error"] = truncate(ctx.client.redact(f"{type(exc).__name__}: {_exc_text(exc)}"), 400, one_line=True)
+    finally:
+        transport.finish_open()
     return out
 
 
 def _exc_text(exc: BaseException) -> str:
+    """An exception in a few words: the checks name what the client rejected from the traffic, so a validation
+    error is only counted here, never dumped."""
+    from pydantic import ValidationError
+
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(f"{type(e).__name__}: {_exc_text(e)}" for e in exc.exceptions[:3])
+    if isinstance(exc, ValidationError):
+        return f"{exc.error_count()} validation error(s) for {exc.title}"
     return str(exc) or "(no message)"

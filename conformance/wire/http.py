@@ -1,5 +1,5 @@
-"""The one HTTP client every scenario sends with (what it records: `exchange.py`; the official SDK's client held
-to the same pacer and caps: `sdk.py`).
+"""The one HTTP client every scenario sends with (what it records: `exchange.py`; the official SDK's client,
+recorded through it and held to the same pacer and caps: `sdk.py`, which imports this module, never the reverse).
 
 ``Client.send`` never raises for anything the server does: time-outs, resets,
 garbage, TLS failures, endless or huge bodies all come back as an
@@ -39,7 +39,6 @@ from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
 from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor, is_suite_made
-from .sdk import PacedTransport
 from .sse import SSERecorder
 
 __all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
@@ -351,12 +350,6 @@ class Client:
         finally:
             if activity is not None:
                 activity.release()
-
-    def paced_transport(self, inner: Any) -> PacedTransport:
-
-        """Wrap an httpx (or httpx2) async transport so a client the suite does not drive itself (the official
-        MCP SDK's) spends the server's bucket through this client's pacer and waits out 429s too."""
-        return PacedTransport(self, inner)
 
     async def _wait_turn(self, paced: bool, retry: bool, method: str, path: str, label: str,
                          activity: Activity | None) -> tuple[int | None, float]:

@@ -1,85 +1,229 @@
-"""A client the suite does not drive itself (the official MCP SDK's) held to the run's pacer, retry budget, byte
-cap and deadline: `Client.paced_transport(inner)` wraps its httpx transport."""
+"""A client the suite does not drive itself (the official `mcp` SDK's, over httpx2), recorded like the suite's own.
+
+`RecordingTransport` wraps that client's transport. Every request waits its turn with the run's pacer, a 429 with
+a usable Retry-After is waited out and resent within the retry budget, and the request with its answer becomes an
+`Exchange` in the scenario's recording, in the order sent: labelled, credentials masked, counted in the run's
+cost, the body held to the byte cap, the run's recording budget and its deadline, and an event stream recorded
+frame by frame by the strict SSE recorder. The client reads the body as it arrives (it answers a server's
+request in the middle of a stream, it stops reading after its response), so the exchange holds what it read; a
+stream the client closed early ends `closed by the client`.
+
+Only this module knows the suite's client (`http.Client`); `http.py` does not know this one.
+"""
 from __future__ import annotations
 
+import asyncio
+import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from .exchange import ACTIVITY
-from .failures import size_text
+import httpx
+
+from .exchange import ACTIVITY, Exchange
+from .failures import describe, size_text
+from .sse import SSERecorder
 
 if TYPE_CHECKING:
     from .http import Client
 
+CLOSED_BY_CLIENT = "closed by the client"
+STILL_OPEN = "still open when the client was done"
 
-class PacedTransport:
-    """An httpx / httpx2 async transport (duck-typed) that waits its turn with a :class:`Client`'s pacer and
-    resends on a 429 with a usable Retry-After, within the client's retry budget."""
 
-    def __init__(self, client: Client, inner: Any) -> None:
+class RecordingTransport:
+    """An httpx / httpx2 async transport (duck-typed) recording every exchange through `record`, each labelled
+    `prefix` + what it carried (the JSON-RPC method, `response`, or the HTTP method), `-2`, `-3`… when repeated."""
+
+    def __init__(self, client: Client, inner: Any, record: Callable[[Exchange], None], *, prefix: str = "",
+                 credential: str | None = "api_key") -> None:
         self.client = client
         self.inner = inner
+        self.record = record
+        self.prefix = prefix
+        self.credential = credential      # the fact whose secret the client's Authorization carries (for curl)
+        self.labels: list[str] = []
+        self._open: dict[int, _RecordedBody] = {}
+
+    def label(self, request: Any) -> str:
+        what = request.method
+        if request.method == "POST":
+            try:
+                doc = json.loads(request.content)
+            except (ValueError, TypeError):
+                doc = None
+            if isinstance(doc, dict):
+                what = doc["method"] if isinstance(doc.get("method"), str) else "response"
+        base = f"{self.prefix}{what}"
+        n = sum(1 for label in self.labels if label == base or (
+            label.startswith(f"{base}-") and label[len(base) + 1:].isdigit()))
+        return base if n == 0 else f"{base}-{n + 1}"
 
     async def handle_async_request(self, request: Any) -> Any:
         client = self.client
         activity = ACTIVITY.get()
-        waits = 0
+        label = self.label(request)
+        self.labels.append(label)
+        waits: list[float] = []
+        paced = 0.0
         while True:
-            seq, _ = await client._wait_turn(True, waits > 0, request.method, str(request.url), "sdk", activity)
+            if client.cut_off >= client.breaker:     # a hostile target's cut-off exchanges stop this client too
+                ex = client._not_sent(request.method, str(request.url), label, waits=waits)
+                ex.credential = self.credential
+                self.record(ex)
+                raise ConnectionError(ex.error)
+            seq, held = await client._wait_turn(True, bool(waits), request.method, str(request.url), label, activity)
+            paced += held
+            ex = self._exchange(request, label, waits, paced)
             if seq is None:
-                raise ConnectionError("not sent: the run's deadline (profile [timeouts] run) had passed")
-            response = await self.inner.handle_async_request(request)   # (the caller's hooks count requests)
+                ex.error = client._deadline_reason(held)
+                client.stats.cut_by_run_deadline += 1
+                self.record(ex)
+                raise ConnectionError(ex.error)
+            client.stats.requests += 1
+            ex.started_at = time.monotonic()
+            try:
+                response = await self.inner.handle_async_request(request)
+            except BaseException as exc:
+                client.pacer.observe(seq, None)
+                ex.t_end = time.monotonic() - ex.started_at
+                ex.error = "cancelled by the client before any response headers" if isinstance(
+                    exc, (asyncio.CancelledError, GeneratorExit)) else client.redact(
+                    describe(exc, "headers", 0, client.limits))
+                self.record(ex)
+                raise
             wait = client._retry_after(response.status_code, response.headers.get("retry-after"))
             client.pacer.observe(seq, response.headers.get("x-ratelimit-remaining"), wait)
-            if wait is None or waits >= client.max_429_retries or client._after_deadline(time.monotonic() + wait):
-                if response.status_code == 429:
-                    client.stats.rate_limited += 1
-                response.stream = _capped(response.stream, client)
-                return response
+            if wait is None or len(waits) >= client.max_429_retries or client._after_deadline(time.monotonic() + wait):
+                break
             await response.aclose()
-            waits += 1
+            waits.append(wait)
             await client._sleep_429(wait, activity)
+        ex.status = response.status_code
+        ex.headers = httpx.Headers(list(response.headers.raw))
+        ex.t_headers = time.monotonic() - ex.started_at
+        if response.status_code == 429:
+            ex.rate_limited = True
+            client.stats.rate_limited += 1
+        if client._counts_as_run(request, response.status_code):
+            client.stats.agent_runs += 1
+        self.record(ex)
+        body = _stream_type(response.stream)(response.stream, ex, client, self._open)
+        self._open[id(body)] = body
+        response.stream = body
+        return response
+
+    def _exchange(self, request: Any, label: str, waits: list[float], paced: float) -> Exchange:
+        client = self.client
+        return Exchange(label=label, method=request.method, url=str(request.url),
+                        request_headers=client._masked_headers(request), request_body=request.content or None,
+                        status=None, headers=None, body=b"", stream=None, t_headers=None, t_end=None, error=None,
+                        waited_429=waits, waited_pace=paced, credential=self.credential, _redactor=client.redactor)
+
+    def finish_open(self) -> None:
+        """Close the record of every body the client left unread (a stream still open when it was done)."""
+        for body in list(self._open.values()):
+            body.finish(STILL_OPEN)
 
     async def aclose(self) -> None:
+        self.finish_open()
         await self.inner.aclose()
 
-    async def __aenter__(self) -> "PacedTransport":
+    async def __aenter__(self) -> "RecordingTransport":
         await self.inner.__aenter__()
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
+        self.finish_open()
         await self.inner.__aexit__(*exc)
 
 
-class _CappedStream:
-    """A response body stream held to the client's byte cap and run deadline (for a client we do not drive:
-    an endless body must not fill the memory or outlast the run)."""
+class _RecordedBody:
+    """A response body as the client reads it, recorded into its exchange and held to the suite's byte cap,
+    recording budget and run deadline (an endless body must not fill the memory or outlast the run)."""
 
-    def __init__(self, inner: Any, client: Client) -> None:
+    def __init__(self, inner: Any, ex: Exchange, client: Client, open_bodies: dict[int, "_RecordedBody"]) -> None:
         self.inner = inner
+        self.ex = ex
         self.client = client
+        self.open_bodies = open_bodies
+        self.body = bytearray()
+        self.items = 0
+        self.sse = SSERecorder(t0=ex.started_at, clock=time.monotonic, redact=client.redact,
+                               max_items=client.limits.max_items) if ex.content_type == "text/event-stream" else None
 
     async def __aiter__(self):
-        got = 0
-        async for chunk in self.inner:
-            got += len(chunk)
-            self.client.stats.bytes_received += len(chunk)
-            if got > self.client.limits.max_body:
-                raise OSError(f"response body exceeded the {size_text(self.client.limits.max_body)} cap")
-            if self.client._after_deadline(time.monotonic()):
-                raise OSError("response body still incomplete at the run's deadline (profile [timeouts] run)")
-            yield chunk
+        try:
+            async for chunk in self.inner:
+                self._take(chunk)
+                yield chunk
+        except GeneratorExit:
+            self.finish(CLOSED_BY_CLIENT)
+            raise
+        except asyncio.CancelledError:
+            self.finish(CLOSED_BY_CLIENT)
+            raise
+        except Exception as exc:
+            self.finish("error", self.ex.error or self.client.redact(
+                describe(exc, "body", len(self.body), self.client.limits)))
+            raise
+        self.finish("eof")
+
+    def _take(self, chunk: bytes) -> None:
+        client, limits = self.client, self.client.limits
+        what = "stream" if self.sse is not None else "body"
+        room = limits.max_body - len(self.body)
+        if len(chunk) > room:
+            self._keep(chunk[:room])
+            self._cut("byte_cap", f"{what} exceeded the {size_text(limits.max_body)} cap")
+        if not client.budget.take_bytes(len(chunk)):
+            self._cut("byte_cap", f"{what} cut off: the run's budget of {size_text(client.budget.body_bytes)} of "
+                                  f"recorded bodies over all exchanges was spent ({len(self.body):,} bytes kept)")
+        self._keep(chunk)
+        if self.sse is not None:
+            n_items = len(self.sse.items) + self.sse.dropped
+            if not client.budget.take(n_items - self.items):
+                self._cut("item_cap", f"stream cut off: the run's budget of {client.budget.frames:,} recorded frames "
+                                      f"over all streams was spent")
+            self.items = n_items
+            if n_items >= limits.max_items:
+                self._cut("item_cap", f"stream exceeded the {limits.max_items:,} frame cap")
+        if client._after_deadline(time.monotonic()):
+            self._cut("deadline", f"{what} still incomplete at the run's deadline (profile [timeouts] run)")
+
+    def _keep(self, chunk: bytes) -> None:
+        self.body += chunk
+        self.ex._received = len(self.body)
+        self.client.stats.bytes_received += len(chunk)
+        if self.sse is not None and chunk:
+            self.sse.feed(chunk, time.monotonic() - self.ex.started_at)
+
+    def _cut(self, end: str, error: str) -> None:
+        self.client.cut_off += 1
+        self.finish(end, error)
+        raise OSError(error)
+
+    def finish(self, end: str, error: str | None = None) -> None:
+        """The exchange's body, stream and end time as read so far (once: the first end is the one kept)."""
+        if self.open_bodies.pop(id(self), None) is None:
+            return
+        ex = self.ex
+        ex.t_end = time.monotonic() - ex.started_at
+        ex.body = bytes(self.body)
+        ex.error = ex.error or error
+        if self.sse is not None:
+            ex.stream = self.sse.finish(f"error: {error}" if end == "error" else end, ex.t_end)
 
     async def aclose(self) -> None:
+        self.finish(CLOSED_BY_CLIENT)
         await self.inner.aclose()
 
 
-_CAPPED_TYPES: dict[type, type] = {}
+_STREAM_TYPES: dict[type, type] = {}
 
 
-def _capped(stream: Any, client: Client) -> Any:
-    """_CappedStream around ``stream``, of its library's AsyncByteStream type (httpx and httpx2 check it)."""
-    base = next((c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream"), object)
-    if base not in _CAPPED_TYPES:
-        _CAPPED_TYPES[base] = type("CappedStream", (_CappedStream, base), {})
-    return _CAPPED_TYPES[base](stream, client)
+def _stream_type(original: Any) -> type:
+    """_RecordedBody as an AsyncByteStream of the original stream's library (httpx and httpx2 check the type)."""
+    base = next((c for c in type(original).__mro__ if c.__name__ == "AsyncByteStream"), object)
+    if base not in _STREAM_TYPES:
+        _STREAM_TYPES[base] = type("RecordedBody", (_RecordedBody, base), {})
+    return _STREAM_TYPES[base]

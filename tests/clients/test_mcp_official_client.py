@@ -9,8 +9,11 @@ import anyio
 import pytest
 
 from conformance.api import certify
+from conformance.rejudge import verify
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
+from tests.selftest.resend import resend_failures
+from tests.selftest.zoo import load_zoo
 
 QUESTION = "ask What is your name?\nsay thanks"
 
@@ -71,11 +74,70 @@ def test_official_client_calls_the_tool(server, mode, elicit):
         assert out["resumed"] == 'answer: {"name":"Ada"}thanks'
 
 
-def test_suite_official_client_checks_pass(server):
-    rep = certify(from_server_facts(server.facts),
-                  requirements=["MCP-CLIENT-001", "MCP-CLIENT-003", "MCP-CLIENT-004", "MCP-CLIENT-005"])
-    rows = {r["id"]: r for r in rep["requirements"] if r["id"].startswith("MCP-CLIENT-")}
+CLIENT = ["MCP-CLIENT-001", "MCP-CLIENT-002", "MCP-CLIENT-003", "MCP-CLIENT-004", "MCP-CLIENT-005"]
+RECORDED = {  # the official client's requests to the reference server, in order, as the scenario labels them
+    "2026-07-28": ["server/discover", "tools/list", "tools/call", "tools/call-2", "tools/call-3"],
+    "2025-11-25": ["initialize", "notifications/initialized", "tools/list", "tools/call", "tools/call-2",
+                   "tools/call-3"],
+}
+
+
+def certified(srv) -> tuple[dict, dict]:
+    report = certify(from_server_facts(srv.facts), requirements=CLIENT, keep_recording=True)
+    return report, report.pop("recording")["document"]
+
+
+def rows(report: dict) -> dict[str, dict]:
+    return {r["id"]: r for r in report["requirements"] if r["id"] in CLIENT}
+
+
+def test_suite_official_client_checks_pass_on_its_recorded_traffic(server):
+    report, document = certified(server)
+    for rid, row in rows(report).items():
+        assert row["status"] == "passed", (rid, row.get("message"))
+    (scenario,) = [s for s in document["scenarios"] if s["scenario"] == "mcp.official_client"]
+    labels = [ex["label"] for ex in scenario["exchanges"]]
+    assert labels == [f"official-{run}/{step}" for run, done in RECORDED.items() for step in done]
+    # the official client's requests are counted in the run's cost, and judged again from the recording alone
+    assert report["cost"]["requests"] >= 11 and report["cost"]["agent_runs"] >= 5, report["cost"]
+    assert not verify(report, document).differences
+
+
+@pytest.fixture(scope="module")
+def zoo():
+    return load_zoo()
+
+
+def test_a_tools_list_without_upstream_fields_warns_on_its_exchange_and_blocks_the_rest(zoo):
+    broken = zoo["MCP-CLIENT-003-tools-list-without-cache-fields"]
+    with ReferenceServer(broken.server_config()) as srv:
+        report, document = certified(srv)
+        target = from_server_facts(srv.facts)
+        resent = resend_failures(report, document, target, levels=("SHOULD",))
+    got = rows(report)
+    row = got["MCP-CLIENT-003"]
+    assert row["status"] == "warning" and "\n" not in row["message"]
+    assert "tools/list answer: result.cacheScope: required, missing; also result.resultType, result.ttlMs" \
+        in row["message"]
+    evidence = row["evidence"][0]
+    assert evidence["broke"] and evidence["label"] == "official-2026-07-28/tools/list"
+    assert '"method":"tools/list"' in evidence["curl"] and '--oauth2-bearer "$CONFORMANCE_API_KEY"' in evidence["curl"]
+    assert '"ttlMs"' not in evidence["transcript"].split("\n\n", 1)[-1]
+    assert got["MCP-CLIENT-004"]["status"] == "not_assessed" and got["MCP-CLIENT-004"]["blocked_by"] == ["MCP-CLIENT-003"]
+    assert got["MCP-CLIENT-001"]["status"] == got["MCP-CLIENT-005"]["status"] == "passed"
+    assert not verify(report, document).differences
+    assert [(r.requirement, r.label, r.outcome) for r in resent] == [
+        ("MCP-CLIENT-003", "official-2026-07-28/tools/list", "reproduced")], resent
+
+
+def test_a_tool_the_client_rejects_is_one_warning_every_client_requirement_links_to(zoo):
+    broken = zoo["MCP-CLIENT-002-input-schema-array"]
+    with ReferenceServer(broken.server_config()) as srv:
+        report, document = certified(srv)
+    got = rows(report)
+    assert got["MCP-CLIENT-002"]["status"] == "warning"
+    assert 'inputSchema.type: expected "object", got "array"' in got["MCP-CLIENT-002"]["message"]
     for rid in ("MCP-CLIENT-001", "MCP-CLIENT-003", "MCP-CLIENT-004", "MCP-CLIENT-005"):
-        assert rows[rid]["status"] == "passed", (rid, rows[rid].get("message"))
-    # the official client's requests are counted in the run's cost
-    assert rep["cost"]["requests"] >= 8 and rep["cost"]["agent_runs"] >= 5, rep["cost"]
+        assert got[rid]["status"] == "not_assessed" and got[rid]["blocked_by"] == ["MCP-CLIENT-002"], got[rid]
+        assert got[rid]["evidence"][0]["label"].endswith("/tools/list"), got[rid]["evidence"][0]["label"]
+    assert not verify(report, document).differences

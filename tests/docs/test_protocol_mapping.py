@@ -44,7 +44,7 @@ REQUIREMENT_ID = re.compile(r"\b[A-Z]+-[A-Z]+-\d{3}\b")
 
 # The requirements whose scenarios send every recorded exchange the page shows; each must pass on the reference server.
 SHOWN = ("AGUI-INT-002", "AGUI-PASS-003", "AGUI-PROMPT-002", "GEN-SESS-001", "INV-LIM-004", "INV-PASS-002",
-         "INV-PASS-003", "INV-PASS-004", "MCP-PAUSE-002", "MCP-PAUSE-004", "MCP-VER-006")
+         "INV-PASS-003", "INV-PASS-004", "MCP-CLIENT-003", "MCP-PAUSE-002", "MCP-PAUSE-004", "MCP-VER-006")
 SUFFIX = AGENT_SCENARIOS["question_and_resume"]["reply_after_resume_suffix"]
 QUESTION_PROMPT = AGENT_SCENARIOS["question_and_resume"]["prompt"]
 

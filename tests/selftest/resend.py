@@ -21,6 +21,7 @@ from conformance import registry
 from conformance.engine import PREFLIGHT, Recording, ScenarioFailed
 from conformance.judging import assess
 from conformance.recording import Replay
+from conformance.report import FAIL_AS
 from conformance.target import Target
 from conformance.vocab.constants import BASIC_USER
 from conformance.vocab.readers import request_json, stream_events
@@ -161,12 +162,14 @@ async def _send_with_prerequisites(rec: Recording, old: Exchange, target: Target
     return fresh
 
 
-def resend_failures(report: dict[str, Any], document: dict[str, Any], target: Target) -> list[Resent]:
-    """Every failed MUST of `report`, its first named exchange re-sent to `target` and judged again."""
+def resend_failures(report: dict[str, Any], document: dict[str, Any], target: Target,
+                    levels: tuple[str, ...] = ("MUST",)) -> list[Resent]:
+    """Every failed MUST of `report` (or failure at `levels`: a SHOULD's warning), its first named exchange re-sent
+    to `target` and judged again."""
     source = Replay(document)
     out = []
     for row in report["requirements"]:
-        if row["level"] != "MUST" or row["status"] != "failed":
+        if row["level"] not in levels or row["status"] != FAIL_AS[row["level"]]:
             continue
         first = (row.get("evidence") or [{}])[0]
         if not first.get("broke"):

@@ -60,5 +60,10 @@ PROBE = Step("probe-0")
 BURST = Step("burst-*")                    # BURST.of(n): the n-th request of the probe
 MCP_RATE_LIMIT = (PROBE, BURST)
 
-# -- mcp.official_client: the official client's own requests are not recorded; its checks read `facts["runs"]` --
-MCP_OFFICIAL_CLIENT: tuple[Step, ...] = ()
+# -- mcp.official_client: every request of the official `mcp` client, one family per run, each labelled with the
+# JSON-RPC method it carried (`response` for an answer to the server, else the HTTP method), `-2`, `-3`… when
+# repeated: `official-2026-07-28/tools/call-2`. The modern run is the SDK's default mode `auto` (server/discover,
+# then 2026-07-28, or the handshake when it falls back); the other is the 2025-11-25 handshake.
+OFFICIAL_MODERN = Step("official-2026-07-28/*")
+OFFICIAL_LEGACY = Step("official-2025-11-25/*")
+MCP_OFFICIAL_CLIENT = (OFFICIAL_MODERN, OFFICIAL_LEGACY)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from importlib import metadata
 from dataclasses import fields
 from functools import cache
 from typing import Callable, Iterable, Iterator
@@ -303,6 +304,13 @@ CHECKED: tuple[Checked, ...] = (
     Checked("a CI example's Python, one the suite runs on", r'python-version: "([\d.]+)"|image: python:([\d.]+)',
             lambda m: [int(x) for x in (m[1] or m[2]).split(".")] >= [int(x) for x in t.python_floor().split(".")],
             ("docs/ci.md",)),
+    Checked("the official MCP client's version, the one pyproject.toml pins",
+            r"the official `mcp` Python client\s+\(([\d.]+),", lambda m: m[1] == metadata.version("mcp"),
+            ("docs/protocol-mapping.md",)),
+    Checked("an MCP version the official client runs on, one the spec names",
+            r"(?:mode `auto` \(`server/discover`, then|on the|labelled `official-|or\s+`official-|falls back to the|"
+            r"required on a|and `resultType` on a|on a|On) (20\d\d-\d\d-\d\d)",
+            lambda m: m[1] in (MCP_VERSION, MCP_LEGACY_VERSION), ("docs/protocol-mapping.md",)),
 )
 
 
@@ -356,6 +364,16 @@ def _marked_blocks(page: Page) -> Iterator[tuple[int, int]]:
         yield start, block.end(5)
 
 
+def _official_client_table(page: Page) -> Iterator[tuple[int, int]]:
+    from tests.docs.test_official_client_fields import SECTION
+    if page.name != "docs/protocol-mapping.md" or SECTION not in page.text:
+        return
+    start = page.text.index(SECTION)
+    end = page.text.find("\n## ", start + len(SECTION))
+    for row in re.finditer(r"^\| `.*\|$", page.text[start:end if end >= 0 else None], re.M):
+        yield start + row.start(), start + row.end()
+
+
 def _profile_fixture(page: Page) -> Iterator[tuple[int, int]]:
     fixture = tomllib.loads((ROOT / "fixtures" / "profile.example.toml").read_text(encoding="utf-8"))
     return (m.span(1) for m in re.finditer(r"```toml\n(.*?)```", page.text, re.S) if tomllib.loads(m.group(1)) == fixture)
@@ -391,6 +409,8 @@ REGIONS: tuple[Region, ...] = (
     Region("a needs-agent count: test_certify_md_lists_exactly_the_marked_musts_by_reason counts the catalog's marks",
            _needs_agent_counts),
     Region("a JSON block test_protocol_mapping compares with what the suite sent", _marked_blocks),
+    Region("the official MCP client's field table, which test_official_client_fields finds again from the SDK",
+           _official_client_table),
     Region("the profile example, which test_the_profile_example_in_the_doc_is_the_fixture compares with the fixture",
            _profile_fixture),
     Region("a default prompt, which test_every_scenario_key_is_documented_with_its_default_prompt reads from the code",
@@ -436,7 +456,9 @@ NOT_FIGURES: tuple[NotFigure, ...] = (
         r"on (two) agents sharing", r"if (two) requests on one session key", r"moment on (two) workers",
         r"Only the first (three) are required", r"(Two) reports", r"compare +(two) reports", r"whether the (two) are",
         r"set the (two) apart", r"as a (two)-column table", r"a helper (two) check", r"(Two) cases are decided",
-        r"the (three) requirements are not assessed", r"the same (two) interrupts"))),
+        r"the (three) requirements are not assessed", r"the same (two) interrupts", r"and the other\s+(two) nowhere",
+        r"requires none of the (three)"))),
+    NotFigure("a JSON-RPC id of an example (a string and an integer the client reads alike)", r'\(`"(7)"` and `(7)` are'),
 )
 
 READINGS = (*FIGURES, *CHECKED, *REGIONS, *NOT_FIGURES)

@@ -94,6 +94,10 @@ class Step(str):
             raise RegistryError(f"step {self!r} is not a family (a pattern ending in '*')")
         return Step(f"{self[:-1]}{part}")
 
+    def names(self, label: str) -> bool:
+        """Whether `label` is this step, or a member of this family."""
+        return fnmatch.fnmatchcase(label, self)
+
     def members(self, exchanges: Iterable[Any]) -> list[tuple[int, Any]]:
         """(n, exchange) for each exchange labelled `of(n)` with a whole number n, in recorded order."""
         stem = self[:-1]

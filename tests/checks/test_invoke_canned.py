@@ -11,7 +11,7 @@ from conformance import canned, vocab
 from conformance.checks.invoke.passthrough import messages_reach_agent
 from conformance.checks.invoke.refusals import streaming_refusal_is_json
 from conformance.checks.invoke.results import duration_is_integer, events_carry_v1, version_is_integer
-from conformance.checks.invoke.streams import frames_carry_v1
+from conformance.checks.invoke.streams import frames_carry_v1, terminal_is_last_and_closes
 from conformance.outcomes import Blocked, Deviation, NotAssessed, judging
 from conformance.vocab import fuzzing as fuzz
 from conformance.vocab.steps import invoke as steps
@@ -121,3 +121,18 @@ def test_a_negative_breaking_two_stated_rules_accepts_either_code():
     defects = fuzz.agui_defects(body)
     assert {d[0] for d in defects} == {"AGUI-ERR-001", "AGUI-SESS-004"}
     assert fuzz.expected_code(defects, fuzz.other_broken_fields("agui", body, defects)) is None
+
+
+def _closed_late(label: str):
+    """A stream whose body ends 8 s after its `done` frame (an empty chunk at 8.5 s is the end of the body)."""
+    frames = canned.sse_frames({"v": 1, "type": "text", "delta": "hi"}, event="text") + \
+        canned.sse_frames({"v": 1, "type": "done"}, event="done", start=0.5) + [(8.5, b"")]
+    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=frames, label=label)
+
+
+def test_a_stream_closed_late_fails_where_the_delay_is_the_servers_alone():
+    """The close is timed on the stream recorded on a lane of its own; on the shared lane a busy machine can delay
+    the suite's reading by seconds, so there only the end itself is judged."""
+    terminal_is_last_and_closes(_closed_late(steps.RUN_SSE.of("plain_reply")))
+    with pytest.raises(AssertionError, match="8.0 s after the terminal frame"):
+        terminal_is_last_and_closes(_closed_late(steps.TIMED_SSE))

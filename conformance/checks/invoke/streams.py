@@ -5,6 +5,7 @@ from typing import Any
 
 from conformance.outcomes import joined, precondition
 from conformance.vocab import same_integer
+from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
@@ -105,7 +106,9 @@ def one_terminal_frame(ex: Exchange) -> None:
 
 @stream_rule("INV-TERM-002")
 def terminal_is_last_and_closes(ex: Exchange) -> None:
-    """Streams each agent scenario; the `done`/`error` frame is the last one and the server closes the stream within 5 s."""
+    """Streams each agent scenario; the `done`/`error` frame is the last one and the server closes the stream after
+    it; on the stream recorded on a lane of its own (`invoke.timing`), within 5 s. A delay is judged only where the
+    suite's own work cannot have made it (a busy machine slows the shared lane's reading, not the server)."""
     fs = ending(ex)
     assert fs, f"the stream has no frame ({ex.stream.end})"
     last = fs[-1]
@@ -114,8 +117,9 @@ def terminal_is_last_and_closes(ex: Exchange) -> None:
     assert st.end == "eof", f"after the terminal frame the stream did not end cleanly: {st.end}" + \
         (f" ({ex.error})" if ex.error else "")
     lag = (st.t_end or 0.0) - last.t
-    assert lag <= CLOSE_WITHIN_S, f"the server closed the stream {lag:.1f} s after the terminal frame " \
-                                  f"(expected within {CLOSE_WITHIN_S:g} s)"
+    if steps.TIMED_SSE.names(ex.label):
+        assert lag <= CLOSE_WITHIN_S, f"the server closed the stream {lag:.1f} s after the terminal frame " \
+                                      f"(expected within {CLOSE_WITHIN_S:g} s)"
 
 
 @stream_rule("INV-TERM-006", groups=("runs",))

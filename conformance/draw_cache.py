@@ -14,9 +14,10 @@ over: the inputs are drawn afresh, and they are the same ones (a value is always
 JSON, so a cold draw and a warm one are equal).
 
 The default seed's draws at depth 1 ship with the suite (`draws.json` beside this module, written by
-`python -m conformance.draw_cache`): a freshly installed suite draws nothing in a default run. They are keyed
-without the library versions: the default inputs are those of the suite version, whatever hypothesis release
-is installed.
+`python -m tests.checks.make_draws`): a freshly installed suite draws nothing in a default run. They are keyed
+without the library versions: a default run sends the inputs of its suite version whatever hypothesis and
+schemathesis releases are installed. They are used only while the generators and schemas are those they were
+drawn from (`suite_identity`); a stale file is passed over.
 """
 from __future__ import annotations
 
@@ -78,15 +79,20 @@ def _plain(text: str) -> str:
     return text
 
 
-def dumps(value: Any) -> str:
-    """A drawn value as JSON text (bytes, lone surrogates, `$`-names and non-finite floats included)."""
+def encoded(value: Any) -> Any:
+    """A drawn value as JSON data (bytes, `$`-names and non-finite floats tagged as a recording tags them)."""
     from conformance.recording.codec import encode_value
-    return json.dumps(encode_value(value, _plain), ensure_ascii=True, separators=(",", ":"))
+    return encode_value(value, _plain)
 
 
-def loads(text: str) -> Any:
+def dumps(value: Any) -> str:
+    """A drawn value as JSON text; ASCII, so lone surrogates survive."""
+    return json.dumps(encoded(value), ensure_ascii=True, separators=(",", ":"))
+
+
+def decoded(data: Any) -> Any:
     from conformance.recording.codec import decode_value
-    return decode_value(json.loads(text))
+    return decode_value(data)
 
 
 def _digest(text: str) -> str:
@@ -126,8 +132,8 @@ def _shipped() -> dict[str, Any]:
     return draws if isinstance(draws, dict) else {}
 
 
-def _verified(entry: Any, key: str) -> Any:
-    """The value of a kept entry, or None when it is not exactly what was written under this key."""
+def _verified(entry: Any, key: str) -> str | None:
+    """The JSON text of a kept entry, or None when it is not exactly what was written under this key."""
     if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("value"), str):
         return None
     if entry.get("digest") != _digest(entry["value"]):
@@ -135,17 +141,20 @@ def _verified(entry: Any, key: str) -> Any:
     return entry["value"]
 
 
-def _read(path: Path, key: str) -> str | None:
+def _read(path: Path, key: str) -> Any:
+    """The JSON data of the draw kept under a key, or None."""
     try:
         text = _verified(json.loads(path.read_text(encoding="utf-8")), key)
-    except (OSError, ValueError, UnicodeDecodeError):
+        if text is None:
+            return None
+        data = json.loads(text)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
-    if text is not None:
-        try:
-            os.utime(path)              # recently used: evicted last
-        except OSError:
-            pass
-    return text
+    try:
+        os.utime(path)                  # recently used: evicted last
+    except OSError:
+        pass
+    return data
 
 
 def _entry(key: str, text: str) -> dict[str, str]:
@@ -197,13 +206,18 @@ def _evict(folder: Path) -> None:
 def remembered(kind: str, params: dict[str, Any], seed: int, draw: Callable[[], Any]) -> Any:
     """The draw named by (kind, params, seed): shipped with the suite, kept from an earlier run, or drawn now and
     kept. Always the value as read back from its JSON, so a cold run and a warm one hand out equal values."""
-    text = _shipped().get(shipped_key(kind, params, seed))
-    folder = _draws_dir()
-    key = cache_key(kind, params, seed)
-    if text is None and folder is not None:
-        text = _read(folder / f"{key}.json", key)
-    if text is None:
-        text = dumps(draw())
-        if folder is not None:
-            _write(folder, key, text)
-    return loads(text)
+    try:
+        data, folder, key = _shipped().get(shipped_key(kind, params, seed)), _draws_dir(), cache_key(kind, params, seed)
+    except OSError:                     # the suite's own files cannot be read: draw, keep nothing
+        return decoded(json.loads(dumps(draw())))
+    if data is None and folder is not None:
+        data = _read(folder / f"{key}.json", key)
+    if data is not None:
+        try:
+            return decoded(data)
+        except (ValueError, TypeError, KeyError, AttributeError):      # not a draw after all: drawn afresh
+            pass
+    text = dumps(draw())
+    if folder is not None:
+        _write(folder, key, text)
+    return decoded(json.loads(text))

@@ -138,7 +138,12 @@ def examples(strategy: Any, n: int, seed: int | None = None) -> list:
     suite (SuiteFault), caught inside the test body so hypothesis never sees a failing example and
     never re-runs one ("Inconsistent results ... FlakyFailure" cannot arise).
     """
-    _hypothesis()
+    with GENERATION_LOCK:
+        _hypothesis()
+        return _examples(strategy, n, seed)
+
+
+def _examples(strategy: Any, n: int, seed: int | None) -> list:
     from hypothesis import HealthCheck, Phase, given, seed as with_seed, settings, strategies as st
     from hypothesis.errors import Unsatisfiable, UnsatisfiedAssumption
 
@@ -162,7 +167,7 @@ def examples(strategy: Any, n: int, seed: int | None = None) -> list:
 
     if seed is not None:
         collect = with_seed(seed)(collect)
-    with GENERATION_LOCK, _storage_outside_cwd():
+    with _storage_outside_cwd():
         try:
             collect()
         except Unsatisfiable:
@@ -217,15 +222,16 @@ def cases(operation: str, mode: str, n: int, seed: int, path_parameters: dict[st
     plain data: `path_parameters`, `headers`, `query`, `cookies`, `media_type` and `body` (absent: no body).
     `path_parameters` and `headers` are given to the generator as they are: placeholders, never the target's."""
     def draw() -> list[dict[str, Any]]:
-        from hypothesis.errors import Unsatisfiable
-        from schemathesis import GenerationMode
-        op = schemathesis_operations()[2][operation]
-        strategy = op.as_strategy(generation_mode=GenerationMode(mode), path_parameters=path_parameters,
-                                  headers=headers)
-        try:
-            return [_plain_case(c) for c in examples(strategy, n, seed)]
-        except Unsatisfiable:
-            return []
+        with GENERATION_LOCK:
+            from hypothesis.errors import Unsatisfiable
+            from schemathesis import GenerationMode
+            op = schemathesis_operations()[2][operation]
+            strategy = op.as_strategy(generation_mode=GenerationMode(mode), path_parameters=path_parameters,
+                                      headers=headers)
+            try:
+                return [_plain_case(c) for c in examples(strategy, n, seed)]
+            except Unsatisfiable:
+                return []
 
     if n <= 0:
         return []

@@ -206,18 +206,21 @@ def _evict(folder: Path) -> None:
 def remembered(kind: str, params: dict[str, Any], seed: int, draw: Callable[[], Any]) -> Any:
     """The draw named by (kind, params, seed): shipped with the suite, kept from an earlier run, or drawn now and
     kept. Always the value as read back from its JSON, so a cold run and a warm one hand out equal values."""
+    found, folder, key = None, None, None
     try:
-        data, folder, key = _shipped().get(shipped_key(kind, params, seed)), _draws_dir(), cache_key(kind, params, seed)
-    except OSError:                     # the suite's own files cannot be read: draw, keep nothing
-        return decoded(json.loads(dumps(draw())))
-    if data is None and folder is not None:
-        data = _read(folder / f"{key}.json", key)
-    if data is not None:
+        found = _shipped().get(shipped_key(kind, params, seed))
+        folder = _draws_dir()
+        key = cache_key(kind, params, seed) if found is None and folder is not None else None
+    except OSError:                     # the suite's own files cannot be read: drawn, nothing kept
+        pass
+    if folder is not None and key is not None:
+        found = _read(folder / f"{key}.json", key)
+    if found is not None:
         try:
-            return decoded(data)
+            return decoded(found)
         except (ValueError, TypeError, KeyError, AttributeError):      # not a draw after all: drawn afresh
             pass
     text = dumps(draw())
-    if folder is not None:
+    if folder is not None and key is not None:
         _write(folder, key, text)
     return decoded(json.loads(text))

@@ -1,15 +1,16 @@
 """Schemathesis against the target: generated requests per operation, each sent once and recorded.
 
-`schemas/openapi.yaml` is loaded once (`conformance.vocab.fuzzing`); per operation, positive and negative cases
-are drawn deterministically (the run's seed) and made into cases whose right answer is unambiguous (`Plan`): a
+Per operation of `schemas/openapi.yaml`, positive and negative cases are drawn deterministically from the run's seed
+(`conformance.generate.cases`: drawn once per seed and kept, with placeholders for the agent and the credential,
+which the target's replace here) and made into cases whose right answer is unambiguous (`Plan`): a
 positive has every part valid by the spec's own words (echo-mode prompts, unique session keys, AG-UI messages as the
 spec shows them, no field whose handling is open); a negative breaks exactly one rule the spec states, everything
 else repaired (the rule least covered so far when a draw breaks several); a draw breaking no stated rule, or whose
 bytes readers take differently, is not sent. Invoke and AG-UI cases carry only the headers the spec names. Each case
 is sent with a bounded timeout in a worker thread under its own step label (`fuzz-negative-3`) and recorded: per
 case the probe (kind, the defect it is judged on, the body as sent), the answer and its exchange. The checks
-(conformance/checks/fuzz.py) judge the recorded cases: schemathesis' own checks and the suite's custom ones, every
-finding tagged with the requirement it breaks and naming the exchange.
+(conformance/checks/fuzz.py) judge the recorded cases: against the document as schemathesis' own checks read it, and
+by the suite's custom checks, every finding tagged with the requirement it breaks and naming the exchange.
 
 Positive MCP cases are well-formed `tools/call` requests of the agent's tool (from --agent-slug, else
 tools/list): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `_meta` agree with the body, so they run the

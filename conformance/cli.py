@@ -196,7 +196,8 @@ def last_failed(report_dir: str) -> list[str]:
 def pytest_args_for(opts: argparse.Namespace, extra: list[str]) -> list[str]:
     """pytest's own arguments; the suite's options reach the plugin as values (OptionHandover), not as argv."""
     args = ["--pyargs", "conformance.test_suite", "-c", os.devnull, "--rootdir", os.getcwd(),
-            "-p", "no:cacheprovider", "--assert=plain", "-W", "ignore::DeprecationWarning",
+            "-p", "no:cacheprovider", "-p", "no:schemathesis",    # its pytest plugin imports it: ~0.4 CPU-s unused
+            "--assert=plain", "-W", "ignore::DeprecationWarning",
             # a full garbage collection at the end, to report exceptions nothing raised: a run has none to report
             "-p", "no:unraisableexception", "-p", "no:threadexception",
             "--tb=short" if opts.verbose else "--tb=no"]

@@ -1,8 +1,9 @@
-"""Generated inputs (hypothesis), drawn once per run so a scenario can send them.
+"""Generated inputs (hypothesis, schemathesis), drawn once per seed so a scenario can send them.
 
-A scenario cannot shrink against a remote server without paying for every
-shrink step, so examples are drawn up front, deterministically from the run's
-seed, and a failing check shows the exact example that failed.
+A scenario cannot shrink against a remote server without paying for every shrink step, so examples are drawn up
+front, deterministically from the run's seed, and a failing check shows the exact example that failed. What a seed
+fixes is drawn once and read back afterwards (conformance/draw_cache.py): `texts`, `extra_fields` and `cases` hand
+out kept draws, and hypothesis and schemathesis are imported only when something must really be drawn.
 """
 from __future__ import annotations
 
@@ -15,9 +16,7 @@ import tempfile
 import threading
 from typing import Any, Callable, Iterator, TypeVar
 
-from hypothesis import HealthCheck, Phase, configuration, given, seed as with_seed, settings, strategies as st
-from hypothesis.errors import Unsatisfiable, UnsatisfiedAssumption
-
+from conformance import draw_cache
 from conformance.outcomes import SuiteFault
 
 T = TypeVar("T")
@@ -26,19 +25,6 @@ T = TypeVar("T")
 # ("AST constructor recursion depth mismatch"): every draw in the process takes this lock.
 GENERATION_LOCK = threading.RLock()   # re-entrant: callers may hold it around several draws
 
-
-def _without_local_constants() -> None:
-    """Hypothesis mixes in constants it finds by `ast.parse`-ing every newly imported local module, on the
-    drawing thread. That parse races any import compiling source on another thread (the lock above cannot
-    cover imports: "AST constructor recursion depth mismatch", the flaky SystemError of issue 13), and it makes
-    the draws depend on which modules happen to be imported, so one seed would not reproduce one input set.
-    Draws here use hypothesis' built-in constants only."""
-    from hypothesis.internal.conjecture import providers
-    if hasattr(providers, "_get_local_constants") and hasattr(providers, "_local_constants"):
-        providers._get_local_constants = lambda: providers._local_constants
-
-
-_without_local_constants()
 
 _AST_LOCK = threading.RLock()
 
@@ -77,25 +63,55 @@ FIXED_TEXTS = [
     "x" * 20000,
 ]
 
-_text_chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
-reply_text = st.one_of(
-    st.text(_text_chars, min_size=1, max_size=200),
-    st.lists(st.one_of(st.sampled_from(TRICKY), st.text(_text_chars, min_size=1, max_size=20)),
-             min_size=1, max_size=30).map("".join),
-    st.integers(1000, 60000).map(lambda n: ("long line " * (n // 10 + 1))[:n]),
-)
 
-_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**53) + 1, 2**53 - 1),
-                       st.floats(allow_nan=False, allow_infinity=False, width=32).filter(lambda f: f == f),
-                       st.text(_text_chars, max_size=40))
-json_value = st.recursive(_json_leaf, lambda inner: st.one_of(
-    st.lists(inner, max_size=5), st.dictionaries(st.text(_text_chars, min_size=1, max_size=12), inner, max_size=5)),
-    max_leaves=20)
+# -- hypothesis, imported only to draw ----------------------------------------------------------------------
+@functools.cache
+def _hypothesis() -> Any:
+    """hypothesis, made to draw the same values for the same seed whatever else is imported.
+
+    Hypothesis mixes in constants it finds by `ast.parse`-ing every newly imported local module, on the drawing
+    thread. That parse races any import compiling source on another thread (the lock above cannot cover imports:
+    "AST constructor recursion depth mismatch", the flaky SystemError of issue 13), and it makes the draws depend
+    on which modules happen to be imported, so one seed would not reproduce one input set. Draws here use
+    hypothesis' built-in constants only."""
+    import hypothesis
+    from hypothesis.internal.conjecture import providers
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "_local_constants"):
+        providers._get_local_constants = lambda: providers._local_constants
+    return hypothesis
 
 
-def small_json(max_bytes: int = 1500):
-    """JSON values whose canonical JSON stays well inside a size (e.g. the 4 KB extra data)."""
-    return json_value.filter(lambda v: len(json.dumps(v, ensure_ascii=False).encode()) <= max_bytes)
+@functools.cache
+def _strategies() -> Any:
+    """The generators of the round-trip texts and of arbitrary JSON values."""
+    from types import SimpleNamespace
+    _hypothesis()
+    from hypothesis import strategies as st
+
+    chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+    reply_text = st.one_of(
+        st.text(chars, min_size=1, max_size=200),
+        st.lists(st.one_of(st.sampled_from(TRICKY), st.text(chars, min_size=1, max_size=20)),
+                 min_size=1, max_size=30).map("".join),
+        st.integers(1000, 60000).map(lambda n: ("long line " * (n // 10 + 1))[:n]),
+    )
+    leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**53) + 1, 2**53 - 1),
+                     st.floats(allow_nan=False, allow_infinity=False, width=32).filter(lambda f: f == f),
+                     st.text(chars, max_size=40))
+    json_value = st.recursive(leaf, lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(chars, min_size=1, max_size=12), inner, max_size=5)),
+        max_leaves=20)
+    return SimpleNamespace(chars=chars, reply_text=reply_text, json_value=json_value)
+
+
+@functools.cache
+def _extra_fields(reserved: frozenset[str]) -> Any:
+    """Objects of 1 to 6 fields (unicode names, none of `reserved`, any JSON value), at most 1500 bytes as JSON."""
+    from hypothesis import strategies as st
+    s = _strategies()
+    name = st.text(s.chars, min_size=1, max_size=16).filter(lambda k: k not in reserved)
+    return st.dictionaries(name, s.json_value, min_size=1, max_size=6).filter(
+        lambda d: len(canonical_bytes(d)) <= 1500)
 
 
 @contextlib.contextmanager
@@ -106,6 +122,7 @@ def _storage_outside_cwd() -> Iterator[None]:
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         yield
         return
+    from hypothesis import configuration
     with tempfile.TemporaryDirectory(prefix="conformance-hypothesis-") as scratch:
         configuration.set_hypothesis_home_dir(scratch)
         try:
@@ -114,14 +131,23 @@ def _storage_outside_cwd() -> Iterator[None]:
             configuration.set_hypothesis_home_dir(None)
 
 
-def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) -> list[T]:
-    """n examples of a strategy, deterministic for a seed (no database, no shrinking, no replay).
+def examples(strategy: Any, n: int, seed: int | None = None) -> list:
+    """n examples of a hypothesis strategy, deterministic for a seed (no database, no shrinking, no replay).
 
     Nothing here ever reaches a server: values are only drawn. A draw that raises is a fault of the
     suite (SuiteFault), caught inside the test body so hypothesis never sees a failing example and
     never re-runs one ("Inconsistent results ... FlakyFailure" cannot arise).
     """
-    drawn: list[T] = []
+    with GENERATION_LOCK:
+        _hypothesis()
+        return _examples(strategy, n, seed)
+
+
+def _examples(strategy: Any, n: int, seed: int | None) -> list:
+    from hypothesis import HealthCheck, Phase, given, seed as with_seed, settings, strategies as st
+    from hypothesis.errors import Unsatisfiable, UnsatisfiedAssumption
+
+    drawn: list = []
     faults: list[BaseException] = []
 
     @settings(max_examples=max(1, n), database=None, phases=[Phase.generate], deadline=None,
@@ -141,7 +167,7 @@ def examples(strategy: st.SearchStrategy[T], n: int, seed: int | None = None) ->
 
     if seed is not None:
         collect = with_seed(seed)(collect)
-    with GENERATION_LOCK, _storage_outside_cwd():
+    with _storage_outside_cwd():
         try:
             collect()
         except Unsatisfiable:
@@ -175,10 +201,77 @@ def guarded(fn: Callable[..., T], *args: Any) -> T:
     raise AssertionError("unreachable")
 
 
-def texts(n: int, seed: int | None = None) -> list[str]:
+# -- what the scenarios send, drawn once per seed ------------------------------------------------------------
+def texts(n: int, seed: int) -> list[str]:
     """Half fixed tricky texts, half generated ones (all fixed ones come in at depth >= 2)."""
     fixed = FIXED_TEXTS[:min(len(FIXED_TEXTS), max(1, n // 2))]
-    return fixed + examples(reply_text, max(0, n - len(fixed)), seed)
+    count = max(0, n - len(fixed))
+    return fixed + draw_cache.remembered("texts", {"n": count}, seed,
+                                         lambda: examples(_strategies().reply_text, count, seed))
+
+
+def extra_fields(n: int, seed: int, reserved: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """n objects of extra fields (any JSON values, unicode names), none of them named in `reserved`."""
+    return draw_cache.remembered("extra_fields", {"n": n, "reserved": sorted(reserved)}, seed,
+                                 lambda: examples(_extra_fields(frozenset(reserved)), n, seed))
+
+
+def cases(operation: str, mode: str, n: int, seed: int, path_parameters: dict[str, str] | None,
+          headers: dict[str, str]) -> list[dict[str, Any]]:
+    """n schemathesis cases of one operation of schemas/openapi.yaml (`mode` "positive" or "negative"), each as
+    plain data: `path_parameters`, `headers`, `query`, `cookies`, `media_type` and `body` (absent: no body).
+    `path_parameters` and `headers` are given to the generator as they are: placeholders, never the target's."""
+    def draw() -> list[dict[str, Any]]:
+        with GENERATION_LOCK:
+            from hypothesis.errors import Unsatisfiable
+            from schemathesis import GenerationMode
+            op = schemathesis_operations()[2][operation]
+            strategy = op.as_strategy(generation_mode=GenerationMode(mode), path_parameters=path_parameters,
+                                      headers=headers)
+            try:
+                return [_plain_case(c) for c in examples(strategy, n, seed)]
+            except Unsatisfiable:
+                return []
+
+    if n <= 0:
+        return []
+    return draw_cache.remembered("cases", {"operation": operation, "mode": mode, "n": n,
+                                           "path_parameters": path_parameters, "headers": headers}, seed, draw)
+
+
+def _plain_case(case: Any) -> dict[str, Any]:
+    from schemathesis.core import NOT_SET
+    out = {"path_parameters": dict(case.path_parameters or {}), "headers": dict(case.headers or {}),
+           "query": dict(case.query or {}), "cookies": dict(case.cookies or {}), "media_type": case.media_type}
+    if case.body is not NOT_SET:
+        out["body"] = case.body
+    return out
+
+
+# -- the OpenAPI document in schemathesis, loaded once (only to draw) --------------------------------------
+_load_lock = threading.Lock()   # the four fuzz scenarios start together, each in its own thread
+
+
+def schemathesis_operations():
+    """(the schemathesis module, the loaded schema, operation name -> its APIOperation)."""
+    with _load_lock:   # functools.cache alone lets concurrent first calls import schemathesis twice at once
+        return _load_operations()
+
+
+@functools.cache
+def _load_operations():
+    _hypothesis()
+    import schemathesis
+    from conformance.vocab.fuzzing import OPENAPI, OPERATIONS
+
+    schema = schemathesis.openapi.from_path(str(OPENAPI))
+    ops = {}
+    for res in schema.get_all_operations():
+        op = res.ok()
+        for name, (method, path) in OPERATIONS.items():
+            if op.method.upper() == method and op.path == path:
+                ops[name] = op
+    return schemathesis, schema, ops
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -1,10 +1,10 @@
 """Checks over the schemathesis scenarios: one check per (operation, requirement).
 
 The scenarios (conformance/scenarios/fuzz.py) send every generated case once and record it; here each recorded
-answer is judged, once per recording: schemathesis' own checks (no 5xx, a status and content type the document
-allows, response headers) and the suite's custom checks (refusals have the error body with a `req_` request id,
-bodies and frames match the shared schemas, negative data the spec names is refused, a missing `Authorization` is
-refused). Every finding is tagged with the catalog requirement it breaks; a check fails exactly when a generated
+answer is judged, once per recording: against schemas/openapi.yaml as schemathesis' own checks read it (no 5xx, a
+status and content type the document allows, response headers; read here without schemathesis) and by the suite's
+custom checks (refusals have the error body with a `req_` request id, bodies and frames match the shared schemas,
+negative data the spec names is refused, a missing `Authorization` is refused). Every finding is tagged with the catalog requirement it breaks; a check fails exactly when a generated
 request broke its requirement, and shows the reproducing request (credential redacted), the status and the answer.
 A requirement no generated request exercised is not assessed by these checks (the scripted checks judge it).
 Error bodies count as JSON under `application/json` or any `+json` type (RFC 6839). A crash of the judging
@@ -20,13 +20,14 @@ from __future__ import annotations
 import functools
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from conformance.outcomes import Deviation, NotAssessed, SuiteFault
 from conformance.registry import rule
 from conformance.vocab import is_json_media_type
-from conformance.vocab.values import digits_only, error_object, same_json
-from conformance.vocab.fuzzing import SAFE_INTEGER, Probe, Sent, content_type, expected_code, json_body
+from conformance.vocab.values import error_object, media_type, same_json
+from conformance.vocab.fuzzing import (OPENAPI, OPERATIONS, SAFE_INTEGER, Probe, Sent, content_type, expected_code,
+                                       json_body)
 from conformance.vocab.protocols import SSE
 from conformance.vocab.traffic import MAPS, body_violations
 from conformance.wire.sse import parse_sse
@@ -39,10 +40,6 @@ REFUSAL_BODY = {"invoke": ["GEN-ERR-001"], "agui": ["AGUI-ERR-005"], "mcp": ["MC
 # The requirement a refusal's status breaks when it is no 4xx (a 5xx: neither refused nor accepted).
 REFUSAL_STATUS = {"invoke": ["GEN-ERR-001"], "agui": ["GEN-ERR-001"], "mcp": ["MCP-ERR-001"],
                   "metadata": ["META-STATE-003"]}
-
-# The response headers the spec names, and whether a value is of the form it states (whole seconds, a count).
-SPEC_HEADERS: dict[str, Callable[[str], bool]] = {"x-ratelimit-remaining": lambda v: digits_only(v.strip()),
-                                                  "retry-after": lambda v: digits_only(v.strip())}
 
 # What each operation's generated cases can break (the union of what the rules below map to).
 _COMMON = ["GEN-RATE-002", "GEN-RATE-003"]
@@ -100,7 +97,7 @@ class _Judging:
     applied: list[str] = field(default_factory=list)    # schemas the answer was validated against
 
 
-# The case a custom check judges is set per call: schemathesis calls checks with (ctx, response, case).
+# The case a custom check judges is set per call: checks are called as schemathesis calls them, (ctx, response, case).
 _current = threading.local()
 
 
@@ -192,66 +189,130 @@ def bodies_match_schemas(ctx, response, case) -> None:
         raise Finding(sorted({v.requirement for v in found}), "; ".join(v.text for v in found[:3]))
 
 
-def content_type_documented(ctx, response, case) -> None:
-    """schemathesis' content-type check, reading a documented `application/json` as any JSON media type:
-    `application/problem+json` carries the same JSON (RFC 6839), so it is no undocumented content type."""
-    from schemathesis.openapi.checks import UndefinedContentType
-    from schemathesis.specs.openapi.checks import content_type_conformance
-    try:
-        content_type_conformance(ctx, response, case)
-    except UndefinedContentType as failure:
-        documented = getattr(failure, "defined_content_types", None) or []
-        if not (is_json_media_type(content_type(response)) and any(is_json_media_type(d) for d in documented)):
-            raise
-
-
 CUSTOM_CHECKS = [refusal_is_4xx, refusal_carries_code, refusal_is_json_error, mcp_unauthenticated,
                  mcp_response_id, bodies_match_schemas]
-_REGISTERED = (*CUSTOM_CHECKS, content_type_documented)     # with schemathesis, once
-
-_load_lock = threading.Lock()
 
 
-def builtin_checks() -> list:
-    with _load_lock:   # the scenarios' recordings may be judged from several threads
-        return _builtin_checks()
+# -- the answers schemas/openapi.yaml documents -----------------------------------------------------------
+# What schemathesis' response checks read (not_a_server_error, status_code_conformance, content_type_conformance,
+# response_headers_conformance), read here from the same document: judging needs neither schemathesis nor
+# hypothesis, so a run whose inputs come from the draw cache imports neither (tests/checks/test_fuzz_documented.py
+# holds these readings equal to schemathesis' own on every answer form).
+@dataclass(frozen=True)
+class Documented:
+    title: str                      # the kind of deviation, as schemathesis names it
+    message: str
+    header: str | None = None       # the response header it is about
 
 
 @functools.cache
-def _builtin_checks() -> list:
-    """schemathesis' own checks, our custom ones registered with it once."""
-    import schemathesis
-    from schemathesis import checks as st_checks
-    from schemathesis.specs.openapi import checks as oa_checks
-
-    for fn in _REGISTERED:
-        schemathesis.check(fn)
-    return [st_checks.not_a_server_error, oa_checks.status_code_conformance,
-            content_type_documented, oa_checks.response_headers_conformance]
+def _openapi() -> dict[str, Any]:
+    import yaml
+    return yaml.load(OPENAPI.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def builtin_requirements(failure, p: Probe, stream_selected: bool, status: int | None = None,
-                         headers: Any = None) -> list[str]:
-    """Map a schemathesis built-in failure to the requirement it breaks. A refusal in an undocumented content type
-    breaks the rule of the refusal body only: the refusal itself (the defect's requirement, the credential's) held.
-    A response header that does not conform is the rule of the header the spec names (its value found in the
-    answer when the failure's text does not say which header it was)."""
-    text = f"{getattr(failure, 'title', '')} {getattr(failure, 'message', '')}".lower()
-    if "response header" in text and headers is not None:
-        text += " " + " ".join(name for name, ok in SPEC_HEADERS.items()
-                               if (value := headers.get(name)) is not None and not ok(value))
-    if status is not None and 400 <= status < 500 and ("content-type" in text or "media type" in text):
-        return REFUSAL_BODY[p.op]
-    if p.op == "metadata" and status == 200 and ("content-type" in text or "media type" in text):
-        return ["META-COMPAT-001"]   # the spec says only "JSON object"; application/json is RFC 9728's (a SHOULD)
-    if "header" in text:
-        if "www-authenticate" in text:
-            return ["AUTH-MCP-008"]
-        if "retry-after" in text:
-            return ["MCP-ERR-003"] if p.op == "mcp" else ["GEN-RATE-003"]
-        if "x-ratelimit-remaining" in text:
-            return ["GEN-RATE-002"]
-    return status_requirement(p, stream_selected, status)
+def _resolved(node: Any) -> Any:
+    """A local `$ref` (`#/components/...`) followed to what it names."""
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
+        target: Any = _openapi()
+        for part in node["$ref"][2:].split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+@functools.cache
+def _responses(op: str) -> dict[str, dict[str, Any]]:
+    """The documented responses of an operation: status key ("200", "4XX", "default") -> response object."""
+    method, path = OPERATIONS[op]
+    responses = _openapi()["paths"][path][method.lower()].get("responses") or {}
+    return {str(k): _resolved(v) for k, v in responses.items()}
+
+
+def _response_for(op: str, status: int) -> dict[str, Any] | None:
+    """The response object documenting a status: its own, else its class (`4XX`), else `default`."""
+    found = _responses(op)
+    return next((found[k] for k in (str(status), f"{status // 100}XX", f"{status // 100}xx", "default")
+                 if k in found), None)
+
+
+def _statuses_documented(op: str, status: int) -> bool:
+    keys = _responses(op)
+    return "default" in keys or any(k == str(status) or k.upper() == f"{status // 100}XX" for k in keys)
+
+
+def _media_type_parts(value: str) -> tuple[str, str] | None:
+    kind, slash, subtype = media_type(value).partition("/")
+    return (kind, subtype) if slash else None
+
+
+def _header_value(schema: dict[str, Any], value: str) -> Any:
+    """A header's text as the value its schema types (an integer from digits), else the text itself."""
+    types = schema.get("type") or []
+    types = [types] if isinstance(types, str) else types
+    if "integer" in types and value.isascii() and "_" not in value and value == value.strip():
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def documented(op: str, response) -> list[Documented]:
+    """How an answer departs from what the document says of the operation: a server error, a status it does not
+    list, a content type it does not give for that status (any JSON type stands for a documented JSON one: RFC 6839),
+    a required header missing or a header whose value does not match its schema."""
+    from jsonschema import Draft202012Validator
+    status = response.status_code
+    out: list[Documented] = []
+    if status >= 500:
+        out.append(Documented("Server error", f"Received: {status}"))
+    if not _statuses_documented(op, status):
+        out.append(Documented("Undocumented HTTP status code",
+                              f"Received: {status} Documented: {', '.join(_responses(op))}"))
+    definition = _response_for(op, status) or {}
+    types = list(definition.get("content") or {})
+    received = response.headers.get_list("content-type")
+    if types and not received:
+        out.append(Documented("Missing Content-Type header", f"Documented: {', '.join(types)}"))
+    elif types:
+        got = _media_type_parts(received[0])
+        if got is None:
+            out.append(Documented("Malformed media type", f"Received: {received[0]}"))
+        elif not any(_media_type_parts(t) in (got, (got[0], "*"), ("*", "*")) for t in types) and not (
+                is_json_media_type(received[0]) and any(is_json_media_type(t) for t in types)):
+            out.append(Documented("Undocumented Content-Type", f"Received: {received[0]} Documented: {', '.join(types)}"))
+    missing = []
+    for name, header in (definition.get("headers") or {}).items():
+        header = _resolved(header)
+        values = response.headers.get_list(name)
+        if not values:
+            if header.get("required"):
+                missing.append(name)
+            continue
+        schema = _resolved(header.get("schema") or {})
+        for error in Draft202012Validator(schema).iter_errors(_header_value(schema, values[0])):
+            out.append(Documented("Response header does not conform to the schema",
+                                  f"{name}: {values[0]!r}: {error.message}", name))
+    out += [Documented("Missing required headers", f"The response has no {name} header", name) for name in missing]
+    return out
+
+
+def documented_requirements(deviation: Documented, p: Probe, status: int) -> list[str]:
+    """The requirement a departure from the document breaks. A refusal in an undocumented content type breaks the
+    rule of the refusal body only: the refusal itself (the defect's requirement, the credential's) held. A header
+    the spec names breaks that header's rule."""
+    if deviation.header is not None:
+        rid = {"www-authenticate": "AUTH-MCP-008", "x-ratelimit-remaining": "GEN-RATE-002",
+               "retry-after": "MCP-ERR-003" if p.op == "mcp" else "GEN-RATE-003"}.get(deviation.header.lower())
+        if rid:
+            return [rid]
+    elif "Content-Type" in deviation.title or "media type" in deviation.title:
+        if 400 <= status < 500:
+            return REFUSAL_BODY[p.op]
+        if p.op == "metadata" and status == 200:
+            return ["META-COMPAT-001"]   # the spec says only "JSON object"; application/json is RFC 9728's (a SHOULD)
+    return status_requirement(p, p.stream_selected, status)
 
 
 # -- judging the recorded cases --------------------------------------------------------------------
@@ -265,7 +326,7 @@ class Verdict:
 
 
 def judge(sent: Sent) -> Verdict:
-    """Run schemathesis' checks and ours over one recorded answer. A crash of the machinery is a SuiteFault."""
+    """Judge one recorded answer against the document and the custom checks. A crash of ours is a SuiteFault."""
     p = sent.probe
     stream = p.stream_selected
     if not p.judged:                       # the spec leaves its right answer open: counted, never judged
@@ -274,14 +335,18 @@ def judge(sent: Sent) -> Verdict:
         finding = {"requirements": status_requirement(p, stream), "check": "transport",
                    "message": f"no answer: {sent.error}"}
         return Verdict(sent.record, [finding], status_requirement(p, stream), sent.exchange)
-    from schemathesis.core.failures import Failure, FailureGroup
     judging = _Judging(p)
-    findings: list[dict[str, Any]] = []
+    response = sent.response
     _current.judging = judging
     try:
-        p.case.validate_response(sent.response, checks=builtin_checks() + CUSTOM_CHECKS)
-    except (FailureGroup, Failure, AssertionError) as group:      # FailureGroup: one entry per failed check
-        findings = [_finding(failure, p, sent.response) for failure in getattr(group, "exceptions", [group])]
+        findings = [{"requirements": documented_requirements(d, p, response.status_code), "check": d.title,
+                     "message": " ".join(f"{d.title}: {d.message}".split())[:400]} for d in documented(p.op, response)]
+        for check in CUSTOM_CHECKS:
+            try:
+                check(None, response, p.case)
+            except Finding as finding:
+                findings.append({"requirements": finding.requirements, "check": check.__name__,
+                                 "message": str(finding)})
     except Exception as exc:                                       # noqa: BLE001 - a check crashed: ours
         raise SuiteFault(f"judging a generated {p.op} case crashed: {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
@@ -296,16 +361,6 @@ def judge(sent: Sent) -> Verdict:
     for f in findings:
         exercised |= set(f["requirements"])
     return Verdict(sent.record, findings, sorted(exercised), sent.exchange)
-
-
-def _finding(failure, p: Probe, response) -> dict[str, Any]:
-    exc = getattr(failure, "exception", None)
-    if isinstance(exc, Finding):
-        return {"requirements": exc.requirements, "check": getattr(failure, "title", "custom"), "message": str(exc)}
-    msg = f"{getattr(failure, 'title', type(failure).__name__)}: {getattr(failure, 'message', str(failure))}"
-    return {"requirements": builtin_requirements(failure, p, p.stream_selected, response.status_code,
-                                                 response.headers),
-            "check": getattr(failure, "title", type(failure).__name__), "message": " ".join(msg.split())[:400]}
 
 
 def _shape_requirements(p: Probe, status: int) -> set[str]:

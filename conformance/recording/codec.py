@@ -205,7 +205,7 @@ def _hashable(key: Any) -> Any:
 
 # -- a generated case as sent and answered (the schemathesis scenarios' facts) -------------------------------
 def _encode_sent(sent: Any, redact: Redact) -> dict[str, Any]:
-    from schemathesis.core import NOT_SET
+    from conformance.vocab.fuzzing import NO_BODY
 
     p, case = sent.probe, sent.probe.case
     r = sent.response
@@ -216,7 +216,7 @@ def _encode_sent(sent: Any, redact: Redact) -> dict[str, Any]:
                  "headers": encode_value(dict(case.headers or {}), redact),
                  "cookies": encode_value(dict(case.cookies or {}), redact),
                  "query": encode_value(dict(case.query or {}), redact),
-                 **({} if case.body is NOT_SET else {"body": encode_value(case.body, redact)}),
+                 **({} if case.body is NO_BODY else {"body": encode_value(case.body, redact)}),
                  "media_type": case.media_type},
         "response": None if r is None else {
             "status": r.status_code, "headers": encode_headers(r.headers, redact),
@@ -230,18 +230,12 @@ def _encode_sent(sent: Any, redact: Redact) -> dict[str, Any]:
 
 
 def _decode_sent(d: dict[str, Any]) -> Any:
-    """The case rebuilt on the suite's own OpenAPI operation, the answer as the httpx.Response schemathesis read."""
-    from schemathesis.core import NOT_SET
+    """The case as the request it was, the answer as the httpx.Response the checks read."""
+    from conformance.vocab.fuzzing import NO_BODY, Probe, Request, Sent
 
-    from conformance.vocab.fuzzing import Probe, Sent, schemathesis_operations
-
-    _st, _schema, ops = schemathesis_operations()
-    op = ops[d["op"]]
     c = d["case"]
-    case = op.schema.make_case(operation=op, path_parameters=decode_value(c["path_parameters"]),
-                               headers=decode_value(c["headers"]), cookies=decode_value(c["cookies"]),
-                               query=decode_value(c["query"]), body=decode_value(c["body"]) if "body" in c else NOT_SET,
-                               media_type=c["media_type"])
+    case = Request(d["op"], decode_value(c["path_parameters"]), decode_value(c["headers"]), decode_value(c["query"]),
+                   decode_value(c["cookies"]), decode_value(c["body"]) if "body" in c else NO_BODY, c["media_type"])
     probe = Probe(d["op"], d["kind"], case, decode_value(d["defects"]), decode_value(d["body"]),
                   other_broken=decode_value(d["other_broken"]))
     response = None

@@ -1,15 +1,16 @@
 """Schemathesis against the target: generated requests per operation, each sent once and recorded.
 
-`schemas/openapi.yaml` is loaded once (`conformance.vocab.fuzzing`); per operation, positive and negative cases
-are drawn deterministically (the run's seed) and made into cases whose right answer is unambiguous (`Plan`): a
+Per operation of `schemas/openapi.yaml`, positive and negative cases are drawn deterministically from the run's seed
+(`conformance.generate.cases`: drawn once per seed and kept, with placeholders for the agent and the credential,
+which the target's replace here) and made into cases whose right answer is unambiguous (`Plan`): a
 positive has every part valid by the spec's own words (echo-mode prompts, unique session keys, AG-UI messages as the
 spec shows them, no field whose handling is open); a negative breaks exactly one rule the spec states, everything
 else repaired (the rule least covered so far when a draw breaks several); a draw breaking no stated rule, or whose
 bytes readers take differently, is not sent. Invoke and AG-UI cases carry only the headers the spec names. Each case
 is sent with a bounded timeout in a worker thread under its own step label (`fuzz-negative-3`) and recorded: per
 case the probe (kind, the defect it is judged on, the body as sent), the answer and its exchange. The checks
-(conformance/checks/fuzz.py) judge the recorded cases: schemathesis' own checks and the suite's custom ones, every
-finding tagged with the requirement it breaks and naming the exchange.
+(conformance/checks/fuzz.py) judge the recorded cases: against the document as schemathesis' own checks read it, and
+by the suite's custom checks, every finding tagged with the requirement it breaks and naming the exchange.
 
 Positive MCP cases are well-formed `tools/call` requests of the agent's tool (from --agent-slug, else
 tools/list): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `_meta` agree with the body, so they run the
@@ -41,8 +42,8 @@ from conformance import generate
 from conformance.outcomes import SuiteFault
 from conformance.registry import scenario
 from conformance.vocab.fuzzing import (AGUI_FIELDS, AGUI_ONLY, AGUI_TYPED, INVOKE_FIELDS, PLAN, SAFE_INTEGER, Issue,
-                                       Probe, Sent, canonical_size, clean_json, content_type, issues_of, json_text,
-                                       probe, schemathesis_operations, started_run)
+                                       Probe, Request, Sent, canonical_size, clean_json, content_type, issues_of,
+                                       json_text, probe, started_run)
 from conformance.vocab.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
 from conformance.vocab.sending import listed_tool
 from conformance.vocab.steps import fuzz as steps
@@ -55,13 +56,14 @@ TIME_BUDGET = 45.0                 # seconds of sending per operation; later cas
 MAX_EXCERPT = 300                  # characters of a body in the one-line summaries
 MAX_TRANSCRIPT = 64 * 1024         # characters of a request or response body kept as evidence
 
-_generation_lock = generate.GENERATION_LOCK   # hypothesis draws one thing at a time, process-wide
-
-
 # -- building cases (drawn from the run's seed) ------------------------------------------------------
 DRAWS_PER_NEGATIVE = 4   # negatives drawn per one kept: a draw with no stated defect to judge is not sent
 SHARE_PER_RULE = 0.5     # at most this share of an operation's negatives judge the same stated rule
 EXTRA_BYTES = 1500       # extra fields kept well inside the 4 KB extra data bound, whichever field carries it
+# What the generator sees in place of the target's agent and credential: draws are kept on disk (draw_cache), so
+# nothing of the target may reach them; the target's values replace these after loading.
+PLACEHOLDER_AGENT = "agt_placeholder"
+PLACEHOLDER_AUTH = "Bearer placeholder"
 
 
 class Plan:
@@ -75,6 +77,10 @@ class Plan:
         self.agent = target.agent_id
         self.tool = tool                      # the MCP tool name (None: the server would not say)
         self.auth = {"Authorization": f"Bearer {target.api_key}"}
+
+    def drawn_with(self, op: str) -> dict[str, str]:
+        """The fixed headers as the generator sees them: the credential a placeholder."""
+        return {k: PLACEHOLDER_AUTH if k == "Authorization" else v for k, v in self.fixed_headers(op).items()}
 
     def fixed_headers(self, op: str, body: Any = None) -> dict[str, str]:
         if op == "metadata":
@@ -224,42 +230,36 @@ def _header_safe(value: str) -> bool:
     return value.isascii() and value.isprintable() and value == value.strip()
 
 
-def draw(op_obj, mode, n: int, seed: int | None, path_params: dict | None, headers: dict) -> list:
-    if n <= 0:
-        return []
-    from hypothesis.errors import Unsatisfiable
-    with _generation_lock:
-        strategy = op_obj.as_strategy(generation_mode=mode, path_parameters=path_params, headers=headers)
-        try:
-            return generate.examples(strategy, n, seed)
-        except Unsatisfiable:
-            return []
+def drawn(name: str, mode: str, n: int, seed: int, plan: Plan, agent: bool = True) -> list[Request]:
+    """n requests of the operation drawn for the seed (kept on disk, conformance.generate), the target's agent put in
+    place of the placeholder; `agent` False: the path parameters are drawn too."""
+    cases = generate.cases(name, mode, n, seed, {"agentId": PLACEHOLDER_AGENT} if agent else None,
+                           plan.drawn_with(name))
+    requests = [Request.drawn(name, c) for c in cases]
+    for r in requests:
+        r.path_parameters = {k: plan.agent if v == PLACEHOLDER_AGENT else v for k, v in r.path_parameters.items()}
+    return requests
 
 
-def build_probes(name: str, plan: Plan, depth: int, seed: int | None) -> list[Probe]:
+def build_probes(name: str, plan: Plan, depth: int, seed: int) -> list[Probe]:
     """The cases of one operation, deterministic for the seed: positives, negatives (each breaking one stated
     rule), then the first positive without a credential. Every case is one whose right answer is unambiguous;
     repeats are dropped."""
-    _st, _schema, ops = schemathesis_operations()
-    from schemathesis import GenerationMode
-    op = ops[name]
     n_pos, n_neg, _ = (x * depth for x in PLAN[name])
     if name == "metadata":
-        own = draw(op, GenerationMode.POSITIVE, 1, seed, {"agentId": plan.agent}, {})
-        probes = [Probe(name, "positive", c) for c in own]
-        for c in draw(op, GenerationMode.POSITIVE, n_pos, seed, None, {}):
-            c.path_parameters = {**(c.path_parameters or {}), "agentId": plan.other_agent(c.path_parameters)}
+        probes = [Probe(name, "positive", c) for c in drawn(name, "positive", 1, seed, plan)]
+        for c in drawn(name, "positive", n_pos, seed, plan, agent=False):
+            c.path_parameters = {**c.path_parameters, "agentId": plan.other_agent(c.path_parameters)}
             probes.append(Probe(name, "other-agent", c))
         return _labelled(probes)
     path = {"agentId": plan.agent}
-    fixed = plan.fixed_headers(name)
     kept = _Kept()
-    for case in draw(op, GenerationMode.POSITIVE, n_pos, seed, path, fixed):
+    for case in drawn(name, "positive", n_pos, seed, plan):
         body = plan.mcp_call(case.body) if name == "mcp" else plan.repair(name, case.body)
         kept.add(_case(name, "positive", case, body, plan))
     tally: dict[str, int] = {}             # negatives kept per stated rule
     per_rule = max(1, int(n_neg * SHARE_PER_RULE))
-    for case in draw(op, GenerationMode.NEGATIVE, n_neg * DRAWS_PER_NEGATIVE, seed, path, fixed):
+    for case in drawn(name, "negative", n_neg * DRAWS_PER_NEGATIVE, seed, plan):
         if kept.count("negative") >= n_neg:
             break
         made = plan.negative(name, case.body, tally)
@@ -271,8 +271,7 @@ def build_probes(name: str, plan: Plan, depth: int, seed: int | None) -> list[Pr
     first = next((p.body for p in kept.probes if p.kind == "positive"), None)
     body = first if first is not None else plan.minimal(name)
     headers = {k: v for k, v in plan.headers(name, "positive", body, None).items() if k != "Authorization"}
-    bare = op.schema.make_case(operation=op, path_parameters=dict(path), headers=headers, body=body,
-                               media_type="application/json")
+    bare = Request(name, dict(path), headers, body=body, media_type="application/json")
     kept.add(probe(name, "no-auth", bare, body))
     return _labelled(kept.probes)
 
@@ -297,7 +296,7 @@ class _Kept:
         return sum(p.kind == kind for p in self.probes)
 
 
-def _case(name: str, kind: str, case, body: Any, plan: Plan) -> Probe:
+def _case(name: str, kind: str, case: Request, body: Any, plan: Plan) -> Probe:
     case.body = body
     case.headers = plan.headers(name, kind, body, case.headers)
     return probe(name, kind, case, body)
@@ -356,7 +355,6 @@ def run_operation(name: str, target, unique: Callable[[str], str], send: Callabl
     the server). A crash of generation is a SuiteFault, never a finding.
     """
     try:
-        generate.guarded(schemathesis_operations)
         plan = Plan(target, unique, tool)
         probes = generate.guarded(build_probes, name, plan, max(1, target.depth), target.seed)
     except SuiteFault:
@@ -423,19 +421,12 @@ class NoAnswer(ConnectionError):
 
 EXCHANGE = "conformance.exchange"     # the recorded Exchange, in the extensions of the httpx.Response handed over
 
-# Headers schemathesis adds for its own transport; ours sets its own (identity encoding: the bytes as sent).
-_TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "connection", "content-length"}
-
-
 def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Response]:
     """Sends a generated case through the run's bounded client (deadlines, byte cap, circuit breaker, cost
-    counted), from the worker thread, and hands schemathesis an httpx.Response to validate."""
+    counted), from the worker thread, and hands the checks an httpx.Response to judge."""
     def send(p: Probe) -> httpx.Response:
-        kw = p.case.as_transport_kwargs(base_url=ctx.target.base_url)
-        headers = {k: str(v) for k, v in (kw.get("headers") or {}).items() if k.lower() not in _TRANSPORT_HEADERS}
-        url = str(httpx.URL(kw["url"], params=kw.get("params") or None))
-        body = {"json": kw["json"]} if "json" in kw else {"content": _as_bytes(kw.get("data"))}
-        coro = ctx.send(kw["method"], url, label=p.label or steps.CASE.of(p.kind), credential=None, headers=headers,
+        method, url, headers, body = p.case.wire(ctx.target.base_url)
+        coro = ctx.send(method, url, label=p.label or steps.CASE.of(p.kind), credential=None, headers=headers,
                         retry_429=False, limits=dataclasses.replace(ctx.client.limits, total=REQUEST_TIMEOUT), **body)
         future = asyncio.run_coroutine_threadsafe(coro, loop)
         try:
@@ -453,12 +444,6 @@ def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Resp
         return response
 
     return send
-
-
-def _as_bytes(data: Any) -> bytes | None:
-    if data is None or isinstance(data, bytes):
-        return data
-    return data.encode() if isinstance(data, str) else json.dumps(data).encode()
 
 
 async def in_daemon_thread(fn, *args):

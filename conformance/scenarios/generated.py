@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 
-from hypothesis import strategies as st
-
 from conformance import generate
 from conformance.vocab.constants import INTERPRETED
 from conformance.vocab.fuzzing import AGUI_ONLY, AGUI_TYPED
@@ -33,13 +31,18 @@ def _groups(texts: list[str], size: int) -> list[list[str]]:
     return [texts[i:i + size] for i in range(0, len(texts), size)]
 
 
+def round_trip_texts(depth: int, seed: int) -> list[str]:
+    """The texts of every round trip, TEXTS_PER_RUN per run."""
+    return generate.texts(TEXTS_PER_RUN * RUNS_PER_PROTOCOL * depth, seed)
+
+
 @scenario("generated.round_trip", protocol=("invoke", "agui", "mcp"), prompts=("text_round_trip",), deadline=60,
           steps=steps.GENERATED_ROUND_TRIP)
 async def round_trip(ctx):
     """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
     ctx.conformance_agent("the exact text round trip uses `say-json`")
-    n = TEXTS_PER_RUN * RUNS_PER_PROTOCOL * ctx.target.depth
-    groups = _groups(await asyncio.to_thread(generate.guarded, generate.texts, n, ctx.target.seed), TEXTS_PER_RUN)
+    texts = await asyncio.to_thread(generate.guarded, round_trip_texts, ctx.target.depth, ctx.target.seed)
+    groups = _groups(texts, TEXTS_PER_RUN)
     prompts = ["\n".join(say_json(t) for t in g) for g in groups]
     ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
     tool = await listed_tool(ctx)
@@ -61,11 +64,12 @@ async def round_trip(ctx):
 
 # Names neither protocol interprets, nor AG-UI types ("any" in the spec, typed lists in RunAgentInput): each such
 # field reaches params unchanged by the spec's words alone.
-_NOT_EXTRA = INTERPRETED | frozenset(AGUI_TYPED + AGUI_ONLY)
-_field_name = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1,
-                      max_size=16).filter(lambda k: k not in _NOT_EXTRA)
-extra_fields = st.dictionaries(_field_name, generate.json_value, min_size=1, max_size=6).filter(
-    lambda d: len(generate.canonical_bytes(d)) <= 1500)
+NOT_EXTRA = INTERPRETED | frozenset(AGUI_TYPED + AGUI_ONLY)
+
+
+def extra_params(depth: int, seed: int) -> list[dict]:
+    """Generated extra fields (any JSON values, unicode names), one object per run of each protocol."""
+    return generate.extra_fields(PARAM_RUNS * depth, seed, NOT_EXTRA)
 
 
 @scenario("generated.params", protocol=("invoke", "agui"), prompts=("params_passthrough",), deadline=60,
@@ -73,8 +77,7 @@ extra_fields = st.dictionaries(_field_name, generate.json_value, min_size=1, max
 async def params(ctx):
     """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
     prompt = ctx.prompt("params_passthrough")
-    sent = await asyncio.to_thread(generate.guarded, generate.examples, extra_fields, PARAM_RUNS * ctx.target.depth,
-                                   ctx.target.seed)
+    sent = await asyncio.to_thread(generate.guarded, extra_params, ctx.target.depth, ctx.target.seed)
     ctx.note(params=sent)
     invoke, agui = ctx.agent_path("invoke"), ctx.agent_path("agui")
     await asyncio.gather(*(

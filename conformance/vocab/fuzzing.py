@@ -51,11 +51,11 @@ a message without `id`, a `runId` that is not a string) is another broken rule: 
 """
 from __future__ import annotations
 
-import functools
 import json
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
+
+import httpx
 
 from conformance import schemas
 from conformance.vocab.protocols import SSE
@@ -415,11 +415,63 @@ def expected_code(defects: list[Defect], other_broken: set[str] | frozenset[str]
 
 
 # -- a generated case, as sent and as answered ------------------------------------------------------
+class _NoBody:
+    def __repr__(self) -> str:
+        return "NO_BODY"
+
+
+NO_BODY: Any = _NoBody()               # a request without a body (a JSON `null` body is None)
+
+
+@dataclass
+class Request:
+    """A generated request of one operation (`OPERATIONS`): what was drawn for it, the target's values put in.
+    Plain data: sending, recording and judging it need neither schemathesis nor hypothesis."""
+    op: str
+    path_parameters: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    query: dict[str, Any] = field(default_factory=dict)
+    cookies: dict[str, Any] = field(default_factory=dict)
+    body: Any = NO_BODY
+    media_type: str | None = None
+
+    @property
+    def method(self) -> str:
+        return OPERATIONS[self.op][0]
+
+    @property
+    def path(self) -> str:
+        return OPERATIONS[self.op][1]
+
+    @property
+    def formatted_path(self) -> str:
+        return self.path.format(**self.path_parameters)
+
+    def wire(self, base_url: str) -> tuple[str, str, dict[str, str], dict[str, Any]]:
+        """(method, URL, headers, body) as sent: the body as JSON (`json`), or raw bytes as drawn (`content`),
+        under the media type drawn for it unless a drawn header names one."""
+        headers = {k: str(v) for k, v in self.headers.items()}
+        body: dict[str, Any] = {}
+        if self.body is not NO_BODY:
+            if self.media_type and not any(k.lower() == "content-type" for k in headers):
+                headers["Content-Type"] = self.media_type
+            body = {"content": bytes(self.body)} if isinstance(self.body, (bytes, bytearray)) else {"json": self.body}
+        url = httpx.URL(base_url.rstrip("/") + self.formatted_path, params=self.query or None)
+        return self.method, str(url), headers, body
+
+    @classmethod
+    def drawn(cls, op: str, case: dict[str, Any]) -> "Request":
+        """A request from a draw as `conformance.generate.cases` hands it out."""
+        return cls(op, dict(case.get("path_parameters") or {}), dict(case.get("headers") or {}),
+                   dict(case.get("query") or {}), dict(case.get("cookies") or {}), case.get("body", NO_BODY),
+                   case.get("media_type"))
+
+
 @dataclass
 class Probe:
     op: str
     kind: str                          # positive | negative | no-auth | other-agent
-    case: Any                          # the schemathesis Case
+    case: Any                          # the request (`Request`)
     defects: list[Defect] = field(default_factory=list)
     body: Any = None                   # the body as sent (Python value; bytes for raw bodies)
     other_broken: set[str] = field(default_factory=set)  # other parts not plainly valid (`other_broken_fields`)
@@ -488,27 +540,3 @@ def started_run(p: Probe, response) -> bool:
         return True
     body = json_body(response)
     return isinstance(body, dict) and "result" in body
-
-
-# -- the OpenAPI document, loaded once ------------------------------------------------------------
-_load_lock = threading.Lock()   # the four fuzz scenarios start together, each in its own thread
-
-
-def schemathesis_operations():
-    """(the schemathesis module, the loaded schema, operation name -> its APIOperation)."""
-    with _load_lock:   # functools.cache alone lets concurrent first calls import schemathesis twice at once
-        return _load_operations()
-
-
-@functools.cache
-def _load_operations():
-    import schemathesis
-
-    schema = schemathesis.openapi.from_path(str(OPENAPI))
-    ops = {}
-    for res in schema.get_all_operations():
-        op = res.ok()
-        for name, (method, path) in OPERATIONS.items():
-            if op.method.upper() == method and op.path == path:
-                ops[name] = op
-    return schemathesis, schema, ops

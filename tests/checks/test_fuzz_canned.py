@@ -23,11 +23,8 @@ ERROR = {"error": {"code": "invalid_request", "message": "the body is not JSON",
 
 def probe(op: str, kind: str, body: Any, label: str | None = None) -> fuzzing.Probe:
     """A generated case of `op` as the scenario would have built it (its defects from the shared rules)."""
-    _st, _schema, ops = fuzzing.schemathesis_operations()
-    operation = ops[op]
     headers = {} if kind == "no-auth" else {"Authorization": f"Bearer {SECRET}"}
-    case = operation.schema.make_case(operation=operation, path_parameters={"agentId": AGENT}, headers=headers,
-                                      body=body, media_type="application/json")
+    case = fuzzing.Request(op, {"agentId": AGENT}, headers, body=body, media_type="application/json")
     p = fuzzing.probe(op, kind, case, body)
     p.label = label or f"fuzz-{kind}-1"
     return p

@@ -59,6 +59,7 @@ def _runtime_resources() -> dict[str, Path]:
     expected |= {f"conformance/catalog/{p.name}": p for p in (PACKAGE / "catalog").glob("*.toml")}
     expected |= {f"conformance/reporting/{p.name}": p for p in (PACKAGE / "reporting").glob("*.json")}
     expected["conformance/agent/vectors.json"] = PACKAGE / "agent" / "vectors.json"
+    expected["conformance/draws.json"] = PACKAGE / "draws.json"
     expected["conformance/py.typed"] = PACKAGE / "py.typed"
     return expected
 

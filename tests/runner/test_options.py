@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -94,8 +95,9 @@ DRAW = ("from conformance import generate; from conformance.target import Target
 
 
 def test_two_fresh_processes_draw_the_same_inputs_by_default():
+    fresh = {**os.environ, "CONFORMANCE_CACHE_DIR": ""}      # both really draw: no draw kept from the other
     drawn = [subprocess.run([sys.executable, "-c", DRAW], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                            check=True).stdout for _ in range(2)]
+                            check=True, env=fresh).stdout for _ in range(2)]
     assert drawn[0] == drawn[1] and len(json.loads(drawn[0])) == 6
 
 

@@ -45,6 +45,16 @@ def _strict() -> ServerConfig:
     return strict_config()
 
 
+def _escaped() -> ServerConfig:
+    from tests.selftest.variant_input_classes import escaped_config
+    return escaped_config()
+
+
+def _negotiating() -> ServerConfig:
+    from tests.selftest.variant_input_classes import negotiating_config
+    return negotiating_config()
+
+
 SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("reference", ServerConfig, doc="the reference server (conformance/server)"),
     CorrectServer("variant", _variant, doc="tests/selftest/variant.py: every silent choice made differently"),
@@ -56,6 +66,12 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                   doc="variant_inputs.py: reads what the spec leaves open in requests as leniently as it can"),
     CorrectServer("inputs-strict", _strict,
                   doc="variant_inputs.py: refuses what the spec leaves open in requests, with validation_failed"),
+    CorrectServer("inputs-escaped", _escaped,
+                  doc="variant_input_classes.py: ASCII-escaped JSON out, lengths in UTF-16 units, extra data as "
+                      "escaped JSON"),
+    CorrectServer("inputs-negotiating", _negotiating,
+                  doc="variant_input_classes.py: Accept and Content-Type negotiated by RFC 9110 (MCP 406 without both "
+                      "types, JSON for */*, charset utf-8 only)"),
 )}
 
 WRONG = ("failed", "warning", "error")

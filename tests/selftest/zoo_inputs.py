@@ -58,6 +58,27 @@ def needs_escape(value: Any) -> bool:
     return isinstance(value, str) and ('"' in value or "\\" in value)
 
 
+def by_hand(app, where: str, pick: Callable[[Any], Any]):
+    """JSON answers of `where` written by hand: the string `pick(obj)` put in unescaped."""
+    def each(raw, scope, status, headers):
+        ok, obj = t._loads(raw)
+        value = pick(obj) if ok and isinstance(obj, dict) else None
+        return templated(obj, value) if needs_escape(value) else raw
+    return t.rewrite_body(app, each, where=where)
+
+
+def frames_by_hand(app, where: str, pick: Callable[[Any], Any], head: bytes = b""):
+    """Stream frames of `where` written by hand: the string `pick(obj)` of a frame's data put in unescaped (`head`:
+    the lines before `data:`)."""
+    def each(block, state, scope):
+        if block is None:
+            return None
+        name, obj = t.sse_json(block)
+        value = pick(obj) if isinstance(obj, dict) else None
+        return head + b"data: " + templated(obj, value) + b"\n\n" if needs_escape(value) else block
+    return t.rewrite_sse(app, each, where=where)
+
+
 def on_json(app, where: str, fn: Callable[[dict], Any]):
     """fn(obj) mutates every JSON object answer of `where`."""
     def each(obj, scope, status, headers):
@@ -139,12 +160,7 @@ def key_astral_dropped(app, facts):
 @wrong_for("INV-RES-001", "INV-RES-001-result-templated-key-unescaped", "session-key:json-escapes")
 def key_unescaped(app, facts):
     """The invoke result is JSON written by hand: a sessionId holding `"` or `\\` goes in unescaped."""
-    def each(raw, scope, status, headers):
-        ok, obj = t._loads(raw)
-        if ok and isinstance(obj, dict) and needs_escape(obj.get("sessionId")):
-            return templated(obj, obj["sessionId"])
-        return raw
-    return t.rewrite_body(app, each, where="invoke")
+    return by_hand(app, "invoke", lambda obj: obj.get("sessionId"))
 
 
 @wrong_for("AGUI-SESS-002", "AGUI-SESS-002-punctuated-thread-new-instance", "session-key:punctuation")
@@ -209,14 +225,7 @@ def run_id_url_decoded(app, facts):
 @wrong_for("AGUI-FRAME-003", "AGUI-FRAME-003-run-started-templated", "run-id:json-escapes")
 def run_started_unescaped(app, facts):
     """RUN_STARTED is JSON written by hand: a runId holding `"` or `\\` goes in unescaped."""
-    def each(block, state, scope):
-        if block is None:
-            return None
-        name, obj = t.sse_json(block)
-        if isinstance(obj, dict) and obj.get("type") == "RUN_STARTED" and needs_escape(obj.get("runId")):
-            return b"data: " + templated(obj, obj["runId"]) + b"\n\n"
-        return block
-    return t.rewrite_sse(app, each, where="agui")
+    return frames_by_hand(app, "agui", lambda obj: obj.get("runId") if obj.get("type") == "RUN_STARTED" else None)
 
 
 # -- JSON-RPC ids ------------------------------------------------------------------------------------------------
@@ -269,12 +278,7 @@ def id_astral_dropped(app, facts):
 @wrong_for("MCP-SESS-005", "MCP-SESS-005-response-templated-id", "jsonrpc-id:json-escapes")
 def id_unescaped(app, facts):
     """JSON-RPC responses are JSON written by hand: a string id holding `"` or `\\` goes in unescaped."""
-    def each(raw, scope, status, headers):
-        ok, obj = t._loads(raw)
-        if ok and isinstance(obj, dict) and needs_escape(obj.get("id")):
-            return templated(obj, obj["id"])
-        return raw
-    return t.rewrite_body(app, each, where="mcp")
+    return by_hand(app, "mcp", lambda obj: obj.get("id"))
 
 
 # -- progress tokens ---------------------------------------------------------------------------------------------
@@ -305,16 +309,8 @@ def token_astral_dropped(app, facts):
 @wrong_for("MCP-PROG-002", "MCP-PROG-002-notification-templated", "progress-token:json-escapes")
 def token_unescaped(app, facts):
     """Progress notifications are JSON written by hand: a token holding `"` or `\\` goes in unescaped."""
-    def each(block, state, scope):
-        if block is None:
-            return None
-        name, obj = t.sse_json(block)
-        token = (obj.get("params") or {}).get("progressToken") if isinstance(obj, dict) and isinstance(
-            obj.get("params"), dict) else None
-        if needs_escape(token):
-            return b"event: message\ndata: " + templated(obj, token) + b"\n\n"
-        return block
-    return t.rewrite_sse(app, each, where="mcp")
+    return frames_by_hand(app, "mcp", lambda obj: obj["params"].get("progressToken")
+                          if isinstance(obj.get("params"), dict) else None, head=b"event: message\n")
 
 
 # -- resume and pass-through ---------------------------------------------------------------------------------------

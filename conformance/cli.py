@@ -295,8 +295,10 @@ def run(args: list[str]) -> int:
 def catalog_rows() -> list[dict[str, Any]]:
     from conformance import catalog, registry
 
+    from conformance.vocab import inputs
     cov = registry.coverage()
     return [{**r.as_dict(), "needs_agent": list(r.agent_needs), "checks": cov.get(r.id, []),
+             "input_classes": inputs.applies_to(r.id),
              "coverage": ("unspecified" if not r.testable else "covered" if cov.get(r.id) else "uncovered")}
             for r in catalog.load().values()]
 
@@ -332,7 +334,8 @@ def list_catalog(args: list[str]) -> int:
         else:
             checks = ", ".join(r["checks"]) or "UNCOVERED"
         needs = f"  [needs agent: {', '.join(r['needs_agent'])}]" if r["needs_agent"] else ""
-        print(f"{r['id']:<16} {r['level']:<11} {r['section']:<{width}}  {checks}{needs}")
+        classes = f"  [inputs: {', '.join(r['input_classes'])}]" if r["input_classes"] else ""
+        print(f"{r['id']:<16} {r['level']:<11} {r['section']:<{width}}  {checks}{needs}{classes}")
     if opts.uncovered:
         print(f"\n{len(rows)} of {len(testable)} testable requirements are not covered by any check")
     else:

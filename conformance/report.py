@@ -16,6 +16,7 @@ from conformance import __version__, catalog, registry
 from conformance.baseline import Baseline  # noqa: F401 (re-exported)
 from conformance.judging import CheckResult
 from conformance.options import ExitStatus
+from conformance.vocab import inputs
 
 FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
 UNCOVERED = "uncovered: no check covers this requirement"
@@ -138,6 +139,9 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
                      if c not in judged and not _is_supplementary(c)]
             status, message = _status_of(req.level, got, unrun)
             row.update(status=status, message=message or "")
+            classes = sorted({c for r in got for c in r.input_classes if rid in inputs.CLASSES[c].applies})
+            if classes:
+                row["input_classes"] = classes
             roots = sorted({r.blocked_by for r in got if r.status == "blocked"})
             if roots and status == "not_assessed":
                 row["blocked_by"] = roots

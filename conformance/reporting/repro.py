@@ -63,7 +63,7 @@ def _header(name: str, value: str, var: str) -> list[str]:
     if MASK not in value:
         return ["-H", shlex.quote(f"{name}: {value}")]
     scheme = value.split(" ", 1)[0].lower()
-    if name.lower() == "authorization" and scheme == "bearer":
+    if name.lower() == "authorization" and value.startswith("Bearer "):   # curl writes the scheme `Bearer` only
         return ["--oauth2-bearer", f'"${var}"']
     if name.lower() == "authorization" and scheme == "basic":    # the suite's Basic: BASIC_USER and the credential
         return ["-u", f'"{BASIC_USER}:${var}"']

@@ -20,7 +20,7 @@ import secrets
 import string
 from typing import Any
 
-from conformance.vocab import protocols as p
+from conformance.vocab import inputs, protocols as p
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import Step, scenario
@@ -131,11 +131,6 @@ def build_resume(ctx: Context, interrupts: list[dict[str, Any]], payload: Any) -
             "AG-UI 1.0 ResumeEntry objects answering the interrupt ids RUN_FINISHED.outcome.interrupts listed")
 
 
-def padded_key(ctx: Context, label: str, length: int) -> str:
-    key = ctx.unique(label)
-    return (key + "-" + "k" * length)[:length]
-
-
 def silence_limits(ctx: Context, seconds: float) -> Limits:
     """Room for a silence of `seconds`: the idle bound must outlast it even if no ping ever comes."""
     t = ctx.target.profile.timeouts
@@ -152,7 +147,7 @@ def reply_of(ctx: Context, name: str) -> str | None:
 async def plain(ctx: Context):
     """The plain reply twice: with Accept, threadId and runId (`ids`), then with none of the three (`bare`)."""
     s = ctx.agent_scenario("plain_reply")
-    thread, run = ctx.unique("thr"), ctx.unique("run")
+    thread, run = inputs.keyed(ctx, "thr", steps.IDS), inputs.tagged(ctx, "run", "run-id", steps.IDS)
     await run_agui(ctx, steps.IDS, s["prompt"], thread=thread, run=run,
                    expectation=expect(reply=s.get("reply"), thread=thread, run=run))
     await run_agui(ctx, steps.BARE, s["prompt"], accept=False, expectation=expect(reply=s.get("reply")))
@@ -252,6 +247,23 @@ async def params(ctx: Context):
                    expectation=expect(), **extra)
 
 
+@scenario("agui.params_falsy", protocol="agui", prompts=("params_passthrough",), deadline=60,
+          steps=steps.AGUI_PARAMS)
+async def params_falsy(ctx: Context):
+    """`echo params` with `tools`, `context` and `forwardedProps` empty, `state` null, and the model's unknown fields of
+    zero value (input classes params:falsy, params:null, params:json-escapes)."""
+    prompt = ctx.prompt("params_passthrough")
+    zero = inputs.is_sent("params:falsy")
+    inputs.carry(ctx, steps.ECHO_PARAMS, "params:null")
+    forwarded = {"tools": [] if zero else PASS_FIELDS["tools"], "context": [] if zero else PASS_FIELDS["context"],
+                 "forwardedProps": {} if zero else PASS_FIELDS["forwardedProps"],
+                 "state": inputs.value(ctx.target, "params:null", PASS_FIELDS["state"])}
+    unknown = inputs.extra_fields(ctx, steps.ECHO_PARAMS)
+    ctx.note(forwarded=forwarded, unknown=unknown)
+    await run_agui(ctx, steps.ECHO_PARAMS, prompt, thread=ctx.unique("params"), expectation=expect(),
+                   **forwarded, **unknown)
+
+
 @scenario("agui.session", protocol="agui", prompts=("session_affinity",), deadline=60, steps=steps.AGUI_SESSION)
 async def session(ctx: Context):
     """`count` runs: A (no threadId) then B on A's generated threadId; C (no threadId); D, E on one fresh key."""
@@ -263,7 +275,7 @@ async def session(ctx: Context):
         await run_agui(ctx, steps.GENERATED_2, prompt, thread=generated,
                        expectation=expect(reply="2", thread=generated))
     await run_agui(ctx, steps.GENERATED_OTHER, prompt, expectation=expect(reply="1"))
-    key = ctx.unique("sess")
+    key = inputs.keyed(ctx, "sess", steps.FRESH_1, steps.FRESH_2)
     ctx.note(fresh_thread=key)
     await run_agui(ctx, steps.FRESH_1, prompt, thread=key, expectation=expect(reply="1", thread=key))
     await run_agui(ctx, steps.FRESH_2, prompt, thread=key, expectation=expect(reply="2", thread=key))
@@ -274,7 +286,7 @@ async def key_lengths(ctx: Context):
     """The plain reply on threadIds at the exact bounds: 1 and 256 characters."""
     s = ctx.agent_scenario("plain_reply")
     one = secrets.choice(string.ascii_letters)
-    longest = padded_key(ctx, "len", MAX_KEY)
+    longest = inputs.padded(ctx, "len", MAX_KEY, "session-key:256-multibyte", steps.THREAD_256, "k")
     await run_agui(ctx, steps.THREAD_1, s["prompt"], thread=one, expectation=expect(reply=s.get("reply"), thread=one))
     await run_agui(ctx, steps.THREAD_256, s["prompt"], thread=longest,
                    expectation=expect(reply=s.get("reply"), thread=longest))
@@ -357,7 +369,8 @@ async def refusals(ctx: Context):
     agui, invoke = ctx.agent_path("agui"), ctx.agent_path("invoke")
     prompt = "say conformance"
     key = ctx.unique("ref")
-    long_key = padded_key(ctx, "long", MAX_KEY + 1)
+    long_key = inputs.padded(ctx, "long", MAX_KEY + 1, "session-key:257-multibyte", steps.THREAD_257, "k")
+    inputs.carry(ctx, steps.INVOKE_SESSION_257, "session-key:257-multibyte")
     unknown_agent = "agt_conformance" + secrets.token_hex(8)
     big = p.agui_input(prompt, thread=key, padding="x" * OUTSIDE_LIMIT_BYTES)
     cases = [
@@ -416,7 +429,7 @@ async def cross_session(ctx: Context):
     """`count` with one fresh key over invoke (`sessionId`), AG-UI (`threadId`) and MCP (`session_id`): 1, 2, 3."""
 
     prompt = ctx.prompt("session_affinity")
-    key = ctx.unique("cross")
+    key = inputs.keyed(ctx, "cross", steps.VIA_INVOKE, steps.VIA_AGUI, steps.VIA_MCP)
     ctx.note(key=key)
     await ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key), label=steps.VIA_INVOKE)
     await run_agui(ctx, steps.VIA_AGUI, prompt, thread=key, expectation=None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from conformance.vocab import protocols as p
+from conformance.vocab import inputs, protocols as p
 from conformance.engine import Context
 from conformance.registry import scenario
 from conformance.vocab.constants import BASIC_USER, BODY_CREDENTIAL_FIELD
@@ -18,11 +18,15 @@ from conformance.vocab.sending import call_tool, optional, random_agent, tool_na
 from conformance.vocab.steps import access as steps
 
 API_KEY, ACCESS_TOKEN = "api-key", "access-token"     # the credentials accepted (kinds, not steps)
+SCHEME_CASE = "api-key-scheme-case"                   # the API key under the scheme `bearer` or `BEARER`
 NEEDS = {steps.REVOKED_KEY: ("revoked_key",), steps.EXPIRED_TOKEN: ("expired_token",)}   # a variant's target facts
 
 
 def _headers(ctx: Context, kind: str) -> tuple[str | None, dict[str, str]]:
     """(credential fact, extra headers) for a credential: API_KEY, ACCESS_TOKEN or the step of a refused variant."""
+    if kind == SCHEME_CASE:   # the API key under `Bearer` spelled in another case (input class auth-scheme:case)
+        scheme = inputs.value(ctx.target, "auth-scheme:case", "Bearer")
+        return "api_key", {"Authorization": f"{scheme} {ctx.need('api_key')}"}
     if kind == steps.EMPTY_BEARER:
         return None, {"Authorization": "Bearer"}
     if kind == steps.BASIC_SCHEME:   # the credential is the API key, under another scheme
@@ -50,7 +54,8 @@ async def _invoke_or_agui(ctx: Context, protocol: str) -> None:
         await ctx.post(ctx.agent_path(protocol, agent), _body(ctx, protocol, prompt), label=label,
                        credential=credential, headers=headers)
 
-    await post(steps.ACCEPTED)
+    inputs.carry(ctx, steps.ACCEPTED, "auth-scheme:case")
+    await post(steps.ACCEPTED, SCHEME_CASE)
     for kind in steps.INVOKE_AGUI_CREDENTIALS:
         await optional(ctx, kind, NEEDS.get(kind, ()), lambda kind=kind: post(kind, kind))
     await optional(ctx, steps.OTHER_AGENT_TOKEN, ("access_token", "other_agent_id"),

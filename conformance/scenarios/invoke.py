@@ -30,6 +30,7 @@ from conformance.outcomes import NotAssessed
 from conformance.vocab.protocols import SSE, canonical, invoke_body
 from conformance.vocab.steps import invoke as steps
 from conformance.registry import scenario
+from conformance.vocab import inputs
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
 from conformance.wire.exchange import Exchange, Limits
 from conformance.wire.redact import suite_made
@@ -64,6 +65,8 @@ BIG_BODY_BYTES = 500_000       # well inside 1 MB (however MB is counted)
 HUGE_BODY_BYTES = 2_000_000    # well outside
 EXTRA_INSIDE_BYTES = 2_000     # well inside 4 KB
 EXTRA_OUTSIDE_BYTES = 8_000    # well outside
+MULTIBYTE_INSIDE_REPEAT = 50    # 150 characters beyond ASCII: about 450 UTF-8 bytes, 1200 as ASCII-escaped JSON
+MULTIBYTE_OUTSIDE_CHARS = 2_662  # three-byte characters: with the filler, 8000 UTF-8 bytes in 2676 characters
 DECOY_PREFIX = "conformance-decoy-"   # the cleartext probe's credential: made here, so it is no secret
 CLEARTEXT_LIMITS = Limits(connect=5.0, headers=5.0, idle=5.0, total=10.0, max_body=1 << 20)
 
@@ -78,20 +81,16 @@ def stream_limits(ctx: Context) -> Limits | None:
     return dataclasses.replace(base, idle=min(base.idle, 10.0))
 
 
-def padded_key(ctx: Context, label: str, length: int) -> str:
-    key = ctx.unique(label)
-    return (key + "-" + "x" * length)[:length] if len(key) < length else key[:length]
-
-
-def sized_value(size: int, structured: bool) -> Any:
-    """A JSON value whose compact JSON is `size` bytes (ASCII but one ✓, so any serialisation stays close)."""
+def sized_value(size: int, structured: bool, text: str = "") -> Any:
+    """A JSON value whose compact JSON is about `size` UTF-8 bytes: `text`, then ASCII filler (the rest ASCII but
+    one ✓, so any serialisation stays close; `text` says where characters and bytes part)."""
     if structured:
         value: dict[str, Any] = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"],
                                  "nested": {"a": {"b": ["c", {"d": -1}]}}, "filler": ""}
     else:
         value = {"filler": ""}
     base = len(canonical(value).encode())
-    value["filler"] = "y" * max(0, size - base)
+    value["filler"] = text + "y" * max(0, size - base - len(text.encode()))
     return value
 
 
@@ -135,8 +134,8 @@ async def runs(ctx: Context) -> None:
             skipped[name] = str(exc)
             continue
         expected[name] = ctx.agent_scenario(name)
-        sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name)), headers=ACCEPT_JSON,
-                           label=steps.RUN_JSON.of(name)))
+        sends.append(ctx.post(path, invoke_body(prompt, inputs.keyed(ctx, name, steps.RUN_JSON.of(name))),
+                              headers=ACCEPT_JSON, label=steps.RUN_JSON.of(name)))
         sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name), stream=True), headers=ACCEPT_SSE,
                               label=steps.RUN_SSE.of(name), limits=stream_limits(ctx)))
     if not expected:
@@ -189,7 +188,8 @@ async def sessions(ctx: Context) -> None:
     """`count` on a fresh key K twice, then on a fresh key K2; `count` without a key, then on the key returned."""
     prompt = ctx.prompt("session_affinity")
     path = ctx.agent_path("invoke")
-    key, other = ctx.unique("same"), ctx.unique("other")
+    key = inputs.keyed(ctx, "same", steps.COUNT_1, steps.COUNT_2)
+    other = case_variant(ctx, key, steps.COUNT_OTHER)
     ctx.note(key=key, other=other)
 
     async def same_key() -> None:
@@ -208,6 +208,13 @@ async def sessions(ctx: Context) -> None:
     sort_by(ctx, list(steps.INVOKE_SESSIONS))
 
 
+def case_variant(ctx: Context, key: str, step: str) -> str:
+    """A fresh key that differs from `key` only in letter case (input class session-key:case-variant), else a
+    fresh key."""
+    inputs.carry(ctx, step, "session-key:case-variant")
+    return key.upper() if inputs.is_sent("session-key:case-variant") and key.upper() != key else ctx.unique("other")
+
+
 def _session_of(ex: Exchange) -> str | None:
     try:
         body = ex.json()
@@ -222,7 +229,8 @@ async def key_lengths(ctx: Context) -> None:
     """The plain reply with a `sessionId` of 1 character (`key-1`) and of 256 characters (`key-256`)."""
     prompt = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
-    keys = {steps.KEY_1: secrets.choice("abcdefghijklmnopqrstuvwxyz"), steps.KEY_256: padded_key(ctx, "len256", 256)}
+    keys = {steps.KEY_1: secrets.choice("abcdefghijklmnopqrstuvwxyz"),
+            steps.KEY_256: inputs.padded(ctx, "len256", 256, "session-key:256-multibyte", steps.KEY_256, "x")}
     ctx.note(keys=keys)
     await asyncio.gather(*(ctx.post(path, invoke_body(prompt, k), headers=ACCEPT_JSON, label=label)
                            for label, k in keys.items()))
@@ -233,7 +241,8 @@ async def key_lengths(ctx: Context) -> None:
 async def params(ctx: Context) -> None:
     """`echo params` with unknown fields of every JSON type, plus `sessionId`, `stream: false` and `messages: []`."""
     prompt = ctx.prompt("params_passthrough")
-    extra = {k: v for k, v in PASS_PARAMS.items() if k != ctx.target.extra_data_field}
+    extra = {k: v for k, v in {**PASS_PARAMS, **inputs.extra_fields(ctx, steps.PARAMS)}.items()
+             if k != ctx.target.extra_data_field}
     body = {**extra, **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
     ctx.note(params=extra, interpreted=[k for k in INTERPRETED if k in body])
     await ctx.post(ctx.agent_path("invoke"), body, headers=ACCEPT_JSON, label=steps.PARAMS)
@@ -282,8 +291,9 @@ async def refusals(ctx: Context) -> None:
         steps.JSON_ARRAY: ctx.post(path, [invoke_body(prompt)], headers=ACCEPT_JSON, label=steps.JSON_ARRAY),
         steps.BODY_2MB: ctx.post(path, invoke_body(prompt, keys[steps.BODY_2MB], conformancePadding=padding),
                                  headers=ACCEPT_JSON, label=steps.BODY_2MB),
-        steps.KEY_257: ctx.post(path, invoke_body(prompt, padded_key(ctx, "len257", 257)), headers=ACCEPT_JSON,
-                                label=steps.KEY_257),
+        steps.KEY_257: ctx.post(path, invoke_body(prompt, inputs.padded(ctx, "len257", 257, "session-key:257-multibyte",
+                                                                         steps.KEY_257, "x")),
+                                headers=ACCEPT_JSON, label=steps.KEY_257),
         steps.KEY_EMPTY: ctx.post(path, invoke_body(prompt, ""), headers=ACCEPT_JSON, label=steps.KEY_EMPTY),
         steps.NO_CREDENTIAL: ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, credential=None,
                                       label=steps.NO_CREDENTIAL),
@@ -302,8 +312,12 @@ async def extra_data(ctx: Context) -> None:
     field = ctx.need("extra_data_field")
     plain = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
-    inside = sized_value(EXTRA_INSIDE_BYTES, structured=True)
-    outside = sized_value(EXTRA_OUTSIDE_BYTES, structured=False)
+    inside = sized_value(EXTRA_INSIDE_BYTES, structured=True,
+                         text=inputs.value(ctx.target, "extra-data:multibyte-inside", "") * MULTIBYTE_INSIDE_REPEAT)
+    outside = sized_value(EXTRA_OUTSIDE_BYTES, structured=False,
+                          text=inputs.value(ctx.target, "extra-data:multibyte-outside", "") * MULTIBYTE_OUTSIDE_CHARS)
+    inputs.carry(ctx, steps.EXTRA_2KB, "extra-data:multibyte-inside")
+    inputs.carry(ctx, steps.EXTRA_8KB, "extra-data:multibyte-outside")
     key = ctx.unique(steps.EXTRA_8KB)
     ctx.note(field=field, inside=inside, refusals=[steps.EXTRA_8KB], no_run={}, count_prompt=count_prompt(ctx))
     sends = [run_then_count(ctx, ctx.post(path, invoke_body(plain, key, **{field: outside}), headers=ACCEPT_JSON,

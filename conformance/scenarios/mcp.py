@@ -13,8 +13,12 @@ import math
 import time
 from typing import Any
 
+<<<<<<< HEAD
 from conformance.vocab import official_client as official
 from conformance.vocab import protocols as p
+=======
+from conformance.vocab import inputs, protocols as p
+>>>>>>> i25-inputs
 from conformance.vocab.steps import mcp as steps
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
@@ -79,7 +83,7 @@ async def failures(ctx: Context) -> None:
 async def sessions(ctx: Context) -> None:
     """`count` twice on a fresh session_id, then once without session_id and once on the returned sessionId."""
     tool, prompt = await tool_name(ctx), ctx.prompt("session_affinity")
-    key = ctx.unique("mcp-count")
+    key = inputs.keyed(ctx, "mcp-count", steps.GIVEN_1, steps.GIVEN_2)
     ctx.note(session=key)
     await call_tool(ctx, tool, prompt, label=steps.GIVEN_1, id=1, session=key)
     await call_tool(ctx, tool, prompt, label=steps.GIVEN_2, id=2, session=key)
@@ -96,9 +100,14 @@ async def sessions(ctx: Context) -> None:
 # -- progress streams -------------------------------------------------------------------------
 @scenario("mcp.progress", protocol="mcp", prompts=("streamed_reply",), steps=steps.MCP_PROGRESS)
 async def progress(ctx: Context) -> None:
-    """The streamed-reply prompt with a string progress token, then with an integer one."""
+    """The streamed-reply prompt with a string progress token (beyond ASCII, outside the BMP, with escapes), then with
+    the falsy tokens 0 (`integer-token`) and "" (`empty-token`), input classes of progress-token."""
     tool, entry = await tool_name(ctx), ctx.agent_scenario("streamed_reply")
-    tokens = {steps.STRING_TOKEN: ctx.unique("progress"), steps.INTEGER_TOKEN: 7301}
+    zero, empty = inputs.values(ctx.target, "progress-token:falsy", lambda i: (7301, ctx.unique("progress"))[i])
+    tokens = {steps.STRING_TOKEN: inputs.tagged(ctx, "progress", "progress-token", steps.STRING_TOKEN),
+              steps.INTEGER_TOKEN: zero, steps.EMPTY_TOKEN: empty}
+    for label in (steps.INTEGER_TOKEN, steps.EMPTY_TOKEN):
+        inputs.carry(ctx, label, "progress-token:falsy")
     ctx.note(tokens=tokens, reply=entry.get("reply"))
     for n, (label, token) in enumerate(tokens.items(), 1):
         await call_tool(ctx, tool, entry["prompt"], label=label, id=f"prog-{n}" if n == 1 else 100 + n,
@@ -107,17 +116,25 @@ async def progress(ctx: Context) -> None:
 
 # -- paused runs ------------------------------------------------------------------------------
 @scenario("mcp.pause_text", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_TEXT)
-async def pause_text(ctx: Context) -> None:
+async def pause_text(ctx: Context, answer: Any = PAUSE_ANSWER) -> None:
     """A client without elicitation asks the question prompt, then answers with the `resume` argument."""
     tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
     key = ctx.unique("mcp-pause")
-    ctx.note(session=key, answer=PAUSE_ANSWER, question=entry.get("question"), **p.resume_facts(entry))
+    ctx.note(session=key, answer=answer, question=entry.get("question"), **p.resume_facts(entry))
     await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key)
-    first = await call_tool(ctx, tool, None, label=steps.RESUME, id=2, session=key, resume=PAUSE_ANSWER)
+    first = await call_tool(ctx, tool, None, label=steps.RESUME, id=2, session=key, resume=answer)
     if not answered_with_result(first):
         # The spec does not say whether `prompt` goes along with `resume`: a server that requires it gets it.
         await call_tool(ctx, tool, entry["prompt"], label=steps.RESUME_WITH_PROMPT, id=3, session=key,
-                        resume=PAUSE_ANSWER)
+                        resume=answer)
+
+
+@scenario("mcp.pause_falsy", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_TEXT)
+async def pause_falsy(ctx: Context) -> None:
+    """As mcp.pause_text, answering with a falsy `resume` value (false, 0 or "": input class resume:falsy)."""
+    for label in (steps.RESUME, steps.RESUME_WITH_PROMPT):
+        inputs.carry(ctx, label, "resume:falsy")
+    await pause_text(ctx, inputs.value(ctx.target, "resume:falsy", PAUSE_ANSWER))
 
 
 def answered_with_result(ex: Exchange) -> bool:

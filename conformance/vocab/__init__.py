@@ -11,6 +11,7 @@
 - `sending`: sending through a scenario's Context (`rpc`, `call_tool`, the tool name, optional steps).
 - `traffic`: which requirement a schema violation in recorded traffic breaks.
 - `text`: `truncate`, the one way a message shortens what it quotes.
+- `inputs`: the input model: the classes of legitimate values of every field and header a rule touches.
 - `values` (re-exported here): JSON and media-type readings (`is_json_integer`, `is_json_media_type`, ...).
 """
 from conformance.vocab.values import is_json_integer, is_json_media_type, media_type, same_integer

@@ -23,6 +23,11 @@ def is_4xx(ex: Exchange) -> bool:
     return ex.status is not None and 400 <= ex.status < 500
 
 
+def sent_header(ex: Exchange, name: str) -> str | None:
+    """The value of a request header as the suite sent it (names compared case-insensitively), or None."""
+    return next((v for k, v in ex.request_headers.items() if k.lower() == name.lower()), None)
+
+
 def got(ex: Exchange) -> str:
     if ex.status is None:
         return f"no response ({ex.error})"

@@ -400,8 +400,10 @@ class Client:
         closed it as idle while we sent (a race, not an answer). Not for connections opened for this request."""
         if ex.status is not None or ex._new_connection or not ex.error:
             return False
+        # over TLS an idle close often surfaces as a bare read error (an EOF without close_notify)
         return ex.error.startswith(("connection closed before any response headers", "connection reset before",
-                                    "connection closed by the server while sending"))
+                                    "connection closed by the server while sending",
+                                    "network error before any response headers"))
 
     def _not_sent(self, method: str, path: str, label: str, *, waits: list[float] = (), why: str | None = None) -> Exchange:
         """A hostile target cannot make the run download gigabytes or wait for hours: after `breaker`

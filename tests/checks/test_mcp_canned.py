@@ -116,8 +116,8 @@ def test_challenge_followed_when_under_base_url_spelled_differently():
 
 
 # -- SSE blocks that dispatch no event are no frames -----------------------------------------------------------
-TOKENS = {mcp_steps.STRING_TOKEN: "tok-1", mcp_steps.INTEGER_TOKEN: 7301}
-IDS = {mcp_steps.STRING_TOKEN: "prog-1", mcp_steps.INTEGER_TOKEN: 102}
+TOKENS = {mcp_steps.STRING_TOKEN: "tok-1", mcp_steps.INTEGER_TOKEN: 0, mcp_steps.EMPTY_TOKEN: ""}
+IDS = {mcp_steps.STRING_TOKEN: "prog-1", mcp_steps.INTEGER_TOKEN: 102, mcp_steps.EMPTY_TOKEN: 103}
 REPLY = "hello, conformance"
 
 

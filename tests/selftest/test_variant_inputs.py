@@ -77,7 +77,7 @@ def test_the_input_variants_make_their_choices(name, config):
     assert got == want
 
 
-@pytest.mark.parametrize("name", ["inputs-lenient", "inputs-strict"])
+@pytest.mark.parametrize("name", ["inputs-lenient", "inputs-strict", "inputs-escaped", "inputs-negotiating"])
 def test_the_suite_passes_each_input_variant(name):
     """A full default run (a new seed each time) gives no failed, warning or error requirement."""
     server = SERVERS[name]

@@ -52,6 +52,16 @@ def _mcp_sdk(name: str) -> Callable[[], ServerConfig]:
     return config
 
 
+def _escaped() -> ServerConfig:
+    from tests.selftest.variant_input_classes import escaped_config
+    return escaped_config()
+
+
+def _negotiating() -> ServerConfig:
+    from tests.selftest.variant_input_classes import negotiating_config
+    return negotiating_config()
+
+
 SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("reference", ServerConfig, doc="the reference server (conformance/server)"),
     CorrectServer("variant", _variant, doc="tests/selftest/variant.py: every silent choice made differently"),
@@ -72,6 +82,12 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("mcp-missing-header-code-32020", _mcp_sdk("missing_header_code"),
                   doc="variant_mcp_sdk.py: a missing Mcp-Method or MCP-Protocol-Version answered 400/-32020 "
                       "(MCP 2026-07-28's HeaderMismatch)"),
+    CorrectServer("inputs-escaped", _escaped,
+                  doc="variant_input_classes.py: ASCII-escaped JSON out, lengths in UTF-16 units, extra data as "
+                      "escaped JSON"),
+    CorrectServer("inputs-negotiating", _negotiating,
+                  doc="variant_input_classes.py: Accept and Content-Type negotiated by RFC 9110 (MCP 406 without both "
+                      "types, JSON for */*, charset utf-8 only)"),
 )}
 
 WRONG = ("failed", "warning", "error")

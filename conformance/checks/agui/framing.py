@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from conformance.outcomes import judge_all
 from conformance.registry import check
-from conformance.vocab.readers import got
+from conformance.vocab.readers import got, sent_header
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.vocab.steps import agui as steps
+from conformance.vocab.steps import agui as steps, inputs as input_steps
 from conformance.checks.agui._common import STREAMS, answered_stream, frame_value, is_event, judge_every, streams
 
 
@@ -17,6 +17,16 @@ def answers_event_stream(plain):
         assert answered_stream(ex), (f"{ex.method} {ex.url} (Accept {_sent_header(ex, 'accept')!r}): expected 200 "
                                      f"text/event-stream, got {got(ex)}")
     return judge_all([plain.get(label) for label in (steps.IDS, steps.BARE)], streamed)
+
+
+@check("AGUI-FRAME-001", scenarios=["agui.input_forms"])
+def content_type_forms_answer_event_stream(rec):
+    """Sends the plain prompt with Content-Type `application/json; charset=utf-8` and `Application/JSON` (input
+    classes content-type:parameter and :case); each answers 200 text/event-stream."""
+    def streamed(ex: Exchange) -> None:
+        assert answered_stream(ex), (f"{ex.method} {ex.url} (Content-Type {sent_header(ex, 'content-type')!r}): "
+                                     f"expected 200 text/event-stream, got {got(ex)}")
+    return judge_all(rec.labelled(input_steps.CONTENT_TYPE_FORMS), streamed)
 
 
 def _frames(*recs) -> list[tuple]:

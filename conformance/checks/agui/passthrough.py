@@ -48,6 +48,20 @@ def forwarded_fields_reach_params(rec):
     reach_params(one_run(rec, steps.ECHO_PARAMS), rec.facts["forwarded"])
 
 
+@check("AGUI-PASS-001", scenarios=["agui.params_falsy"])
+def falsy_forwarded_fields_reach_params(rec):
+    """Sends `tools: []`, `context: []`, `forwardedProps: {}` and `state: null` with `echo params` (input classes
+    params:falsy and params:null); each reaches the agent unchanged."""
+    reach_params(one_run(rec, steps.ECHO_PARAMS), rec.facts["forwarded"])
+
+
+@check("AGUI-PASS-002", scenarios=["agui.params_falsy"])
+def falsy_unknown_fields_reach_params(rec):
+    """Sends unknown fields of value 0, [], {}, a field named "" and names and values with `"`, `\\`, U+2028 and
+    U+2029 with `echo params` (input classes params:falsy and params:json-escapes); each reaches the agent."""
+    reach_params(one_run(rec, steps.ECHO_PARAMS), rec.facts["unknown"])
+
+
 @check("AGUI-PASS-002", scenarios=["agui.params"])
 def unknown_fields_reach_params(rec):
     """Sends unknown top-level fields of every JSON type with `echo params`; each reaches the agent unchanged."""

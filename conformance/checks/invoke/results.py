@@ -11,6 +11,7 @@ from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, RUNS
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
+from conformance.vocab.steps import inputs as input_steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
@@ -38,6 +39,14 @@ def result_is_json_200(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends each agent scenario without streaming; every answer is 200, `application/json`, one JSON object, once the run is over."""
     result_of(ex)       # 200 with one JSON object (an event stream instead is the selection's deviation)
     assert is_json_answer(ex), f"expected 200 with Content-Type application/json, got {what(ex)}"
+
+
+@check("INV-RES-001", scenarios=["invoke.input_forms"])
+def result_is_json_200_content_type_forms(rec: Recording) -> str | None:
+    """Sends the plain prompt without streaming with Content-Type `application/json; charset=utf-8` and
+    `Application/JSON` (input classes content-type:parameter and :case); every answer is 200, `application/json`,
+    one JSON object."""
+    return judge_each(rec.labelled(input_steps.CONTENT_TYPE_FORMS), lambda ex: result_is_json_200("plain_reply", ex, rec))
 
 
 def assert_status(ex: Exchange, want: str) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from conformance.engine import Recording
 from conformance.outcomes import Observation, on, precondition
 from conformance.registry import check
-from conformance.vocab.steps import invoke as steps
+from conformance.vocab.readers import sent_header
+from conformance.vocab.steps import inputs as input_steps, invoke as steps
 from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (is_event_stream, is_json_answer, judge_each, result_of, stream_rule,
                                                what)
@@ -44,6 +45,15 @@ def stream_true_answers_stream(ex: Exchange) -> None:
 def accept_selects_sse(rec: Recording) -> None:
     """Sends `Accept: text/event-stream` without a `stream` field; the answer is a 200 `text/event-stream`."""
     assert_stream(rec.get(steps.ACCEPT_SSE_NO_STREAM), "`Accept: text/event-stream` (no `stream` field)")
+
+
+@check("INV-SEL-002", scenarios=["invoke.input_forms"])
+def accept_forms_select_sse(rec: Recording) -> str | None:
+    """Sends no `stream` field with Accept naming only the event stream in other legitimate forms
+    (`Text/Event-Stream`, `text/event-stream;q=1`: input classes accept:case and accept:weight); each answer is a
+    200 `text/event-stream`."""
+    return judge_each(rec.labelled(input_steps.ACCEPT_FORMS),
+                      lambda ex: assert_stream(ex, f"`Accept: {sent_header(ex, 'accept')}` (no `stream` field)"))
 
 
 @check("INV-SEL-003", scenarios=["invoke.selection"])

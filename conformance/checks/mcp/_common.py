@@ -22,7 +22,7 @@ from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, precondition
 from conformance.vocab import protocols as p
-from conformance.vocab.readers import frame_json, got, request_json
+from conformance.vocab.readers import frame_json, got, request_json, sent_header
 from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_integer
@@ -68,10 +68,6 @@ def as_json(value: Any) -> str:
 def sent_id(ex: Exchange) -> Any:
     body = request_json(ex)
     return body.get("id") if isinstance(body, dict) else None
-
-
-def sent_header(ex: Exchange, name: str) -> str | None:
-    return next((v for k, v in ex.request_headers.items() if k.lower() == name.lower()), None)
 
 
 def sent_progress_token(ex: Exchange) -> bool:

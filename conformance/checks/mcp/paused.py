@@ -41,6 +41,13 @@ def resume_continues(rec: Recording):
     continuation(ex, RESUMED, resumed_reply(rec, rec.facts["answer"]))
 
 
+@check("MCP-PAUSE-002", scenarios=["mcp.pause_falsy"])
+def falsy_resume_continues(rec: Recording):
+    """Repeats the paused call with `arguments.resume` false, 0 or "" (input class resume:falsy); the run continues
+    to `answer: <the value>thanks`, `resultType` complete."""
+    return resume_continues(rec)
+
+
 def continuation(ex: Exchange, root: str, expected: str) -> None:
     """A paused run continued on `ex`: not asked again, the reply `expected`. Its text block and resultType are
     MCP-TOOL-001's and MCP-TOOL-003's (judged on this call), the roots of those readings."""

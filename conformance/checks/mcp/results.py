@@ -7,7 +7,7 @@ from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, judge_all, on
 from conformance.registry import SCENARIOS, check, rule
 from conformance.vocab.values import digits_only
-from conformance.vocab.steps import mcp as steps
+from conformance.vocab.steps import inputs as input_steps, mcp as steps
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
@@ -200,6 +200,15 @@ def no_token_one_json_body(rec: Recording):
         assert ex.content_type in NO_TOKEN_FORMS, \
             f"expected application/json or text/event-stream (MCP's two forms), got {got(ex)}"
     return f"answered as {NO_TOKEN_FORMS[ex.content_type]} (the server's choice)"
+
+
+@check("MCP-SESS-005", scenarios=["mcp.input_forms"])
+def stateless_input_forms(rec: Recording):
+    """Sends tools/list with no initialize, with a JSON-RPC id of every class (0, "", negative, beyond 32 bits, "7",
+    beyond ASCII, outside the BMP, escapes) and with Content-Type and MCP's Accept pair in other legitimate forms
+    (input classes jsonrpc-id:*, content-type:*, accept:list-forms); each answers with a result."""
+    return judge_all([ex for family in (input_steps.ID_FORMS, input_steps.CONTENT_TYPE_FORMS, input_steps.ACCEPT_FORMS)
+                      for ex in rec.labelled(family)], result_of)
 
 
 @check("MCP-SESS-005", scenarios=MODERN)

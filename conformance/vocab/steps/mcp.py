@@ -28,7 +28,8 @@ MCP_SESSIONS = (GIVEN_1, GIVEN_2, GENERATED_1, GENERATED_2)
 # -- mcp.progress (one stream per type of progress token) ------------------------------------------
 STRING_TOKEN = Step("string-token")
 INTEGER_TOKEN = Step("integer-token")
-MCP_PROGRESS = (STRING_TOKEN, INTEGER_TOKEN)
+EMPTY_TOKEN = Step("empty-token")
+MCP_PROGRESS = (STRING_TOKEN, INTEGER_TOKEN, EMPTY_TOKEN)
 
 # -- mcp.pause_text and mcp.pause_elicit ---------------------------------------------------------
 ASK = Step("ask")

@@ -1,0 +1,87 @@
+"""Input-form scenarios: the classes of the input model (`conformance.vocab.inputs`) no request of the other
+scenarios can carry without changing what those judge: header values in other legitimate forms, and every
+JSON-RPC id form. One request per value; a withheld class sends its baseline in the same request.
+
+| scenario | what it sends | requests / agent runs |
+|---|---|---|
+| `invoke.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON`; without `stream`, with Accept `Text/Event-Stream` and `text/event-stream;q=1` | 4 / 4 |
+| `agui.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON` | 2 / 2 |
+| `mcp.input_forms` | tools/list with ids 0, "", negative, beyond 32 bits, "7", beyond ASCII, outside the BMP, escapes; with the Content-Type forms; with MCP's Accept pair in four forms; under the scheme `bearer` | 15 / 0 |
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+from conformance.engine import Context
+from conformance.registry import Step, scenario
+from conformance.vocab import inputs
+from conformance.vocab.protocols import SSE, agui_input, invoke_body
+from conformance.vocab.sending import rpc
+from conformance.vocab.steps import inputs as steps
+
+CONTENT_TYPES = ("content-type:parameter", "content-type:case")
+INVOKE_ACCEPTS = ("accept:case", "accept:weight")
+ID_CLASSES = ("jsonrpc-id:falsy", "jsonrpc-id:negative", "jsonrpc-id:large", "jsonrpc-id:numeric-string",
+              "jsonrpc-id:non-ascii", "jsonrpc-id:astral", "jsonrpc-id:json-escapes")
+
+
+def forms(ctx: Context, family: Step, names: tuple[str, ...], baseline: Callable[[int], Any]) -> list[tuple[str, Any]]:
+    """(label, value) for every value this run sends of each class named, each label carrying its class."""
+    out = []
+    for name in names:
+        kind = name.split(":", 1)[1]
+        for n, value in enumerate(inputs.values(ctx.target, name, baseline), 1):
+            label = family.of(f"{kind}-{n}")
+            inputs.carry(ctx, label, name)
+            out.append((label, value))
+    return out
+
+
+def ordered(ctx: Context) -> None:
+    ctx.recording.exchanges.sort(key=lambda ex: ex.label)
+
+
+@scenario("invoke.input_forms", protocol="invoke", prompts=("plain_reply",), steps=steps.INVOKE_INPUT_FORMS)
+async def invoke_forms(ctx: Context) -> None:
+    """The plain reply with Content-Type in other legitimate forms (`content-type-*`, as JSON), and without `stream`
+    with Accept naming only the event stream in other forms (`accept-*`)."""
+    prompt, path = ctx.prompt("plain_reply"), ctx.agent_path("invoke")
+    sends = [ctx.post(path, invoke_body(prompt, ctx.unique("ct")), label=label,
+                      headers={"Accept": "application/json", "Content-Type": form})
+             for label, form in forms(ctx, steps.CONTENT_TYPE_FORMS, CONTENT_TYPES, lambda n: "application/json")]
+    sends += [ctx.post(path, invoke_body(prompt, ctx.unique("accept")), label=label, headers={"Accept": form})
+              for label, form in forms(ctx, steps.ACCEPT_FORMS, INVOKE_ACCEPTS, lambda n: SSE)]
+    ctx.note(reply=ctx.agent_scenario("plain_reply").get("reply"))
+    await asyncio.gather(*sends)
+    ordered(ctx)
+
+
+@scenario("agui.input_forms", protocol="agui", prompts=("plain_reply",), steps=steps.AGUI_INPUT_FORMS)
+async def agui_forms(ctx: Context) -> None:
+    """The plain reply with Content-Type in other legitimate forms (`content-type-*`)."""
+    prompt, path = ctx.prompt("plain_reply"), ctx.agent_path("agui")
+    await asyncio.gather(*(ctx.post(path, agui_input(prompt, thread=ctx.unique("ct")), label=label,
+                                    headers={"Accept": SSE, "Content-Type": form})
+                           for label, form in forms(ctx, steps.CONTENT_TYPE_FORMS, CONTENT_TYPES,
+                                                    lambda n: "application/json")))
+    ordered(ctx)
+
+
+@scenario("mcp.input_forms", protocol="mcp", steps=steps.MCP_INPUT_FORMS)
+async def mcp_forms(ctx: Context) -> None:
+    """tools/list (no run) with a JSON-RPC id of every class (`id-*`), with Content-Type and MCP's Accept pair in
+    other legitimate forms, and with the API key under the Bearer scheme spelled in another case."""
+    sends = [rpc(ctx, "tools/list", label=label, id=value)
+             for label, value in forms(ctx, steps.ID_FORMS, ID_CLASSES, lambda n: f"plain-id-{n}")]
+    sends += [rpc(ctx, "tools/list", label=label, id=label, headers={"Content-Type": form})
+              for label, form in forms(ctx, steps.CONTENT_TYPE_FORMS, CONTENT_TYPES, lambda n: "application/json")]
+    sends += [rpc(ctx, "tools/list", label=label, id=label, headers={"Accept": form})
+              for label, form in forms(ctx, steps.ACCEPT_FORMS, ("accept:list-forms",),
+                                       lambda n: "application/json, text/event-stream")]
+    key = ctx.need("api_key")
+    sends += [rpc(ctx, "tools/list", label=label, id=label, headers={"Authorization": f"{scheme} {key}"})
+              for label, scheme in forms(ctx, steps.AUTHORIZATION_FORMS, ("auth-scheme:case",),
+                                         lambda n: "Bearer")]
+    await asyncio.gather(*sends)
+    ordered(ctx)

@@ -1,0 +1,300 @@
+"""The input model: for every field and header a rule touches, the classes of legitimate values the spec and the
+standards it builds on (JSON, JSON-RPC 2.0, HTTP semantics, media types) allow, so that a fault showing only for
+some legitimate input is sent the input that shows it.
+
+A class is `<field>:<kind>` (`session-key:astral`). It is *judged* only where the spec and those standards leave one
+right answer (principle 11), and then a default run sends it, under every seed, to every requirement in `applies`;
+a class they leave open is listed with its reason and never sent. Each class says why, in `reason`.
+
+How a run uses the model:
+
+- `values(target, name, baseline)`: the values of a class this run sends: `sent` of its representatives (times
+  `--depth`), in an order fixed by the seed, so a run is reproducible and `--depth N` adds values within the class.
+- `carry(ctx, step, *names)`: the scenario notes which classes a step carried (`facts["input_classes"]`), and
+  `judged_on` reads them back from the recordings a check was judged on (live or re-judged alike), so a report
+  names the classes each requirement was judged on.
+- `withheld(*names)`: a test sends the baseline instead of a class, to prove that a broken server is caught because
+  of that class (tests/selftest/test_zoo_inputs.py).
+
+Field bounds and types come from `schemas/` (`session_key_bounds`, `jsonrpc_id_types`); a test holds the model to
+them.
+"""
+from __future__ import annotations
+
+import contextlib
+import random
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+# -- the fields ---------------------------------------------------------------------------------------------------
+FIELDS: dict[str, str] = {   # field -> where it is sent, and what says what it may hold
+    "session-key": "invoke `sessionId`, AG-UI `threadId`, MCP `arguments.session_id`: string, length 1 to 256 "
+                   "(schemas/invoke-request.json#/properties/sessionId and its twins)",
+    "run-id": "AG-UI `runId`: string, echoed on RUN_STARTED and RUN_FINISHED (schemas/agui-request.json)",
+    "jsonrpc-id": "MCP `id`: string or integer (schemas/mcp-request.json#/properties/id); JSON-RPC 2.0 §5: the "
+                  "response's id is the same as the request's",
+    "progress-token": "MCP `_meta.progressToken`: string or integer (MCP ProgressToken)",
+    "resume": "MCP `arguments.resume`: any (schemas/mcp-tools-call-params.json)",
+    "params": "invoke and AG-UI fields the service does not interpret, and AG-UI `tools`, `state`, `context`, "
+              "`forwardedProps`: any JSON value, reaching the agent unchanged as `params`",
+    "extra-data": "invoke's extra data field: any JSON value, at most 4 KB as JSON",
+    "content-type": "request header `Content-Type: application/json` (invoke, AG-UI, MCP)",
+    "accept": "request header `Accept`: invoke (`text/event-stream` selects streaming), MCP (recommended "
+              "`application/json, text/event-stream`)",
+    "auth-scheme": "the scheme of request header `Authorization: Bearer <credential>`",
+}
+
+# -- string fragments (what a string of a kind holds) --------------------------------------------------------------
+NON_ASCII = ("é東Ж", "ßñ中", "€äあ")                # BMP characters of two and three UTF-8 bytes
+ASTRAL = ("😀", "𝄞", "𠀋")                          # outside the BMP: 4 UTF-8 bytes, 2 UTF-16 units, 1 code point
+JSON_ESCAPES = ('"\\\u2028\u2029', '\u2029"\u2028\\')   # quote, backslash, and the two separators JavaScript once
+                                                        # ended lines at (JSON allows them raw in strings)
+PUNCTUATION = ("/ ?#%2F", "+&=:;,.", "%20/..")       # what URLs, paths and headers read specially
+STRING_KINDS = {"non-ascii": NON_ASCII, "astral": ASTRAL, "json-escapes": JSON_ESCAPES, "punctuation": PUNCTUATION}
+MULTIBYTE = ("é", "Ж", "東")                        # one character, two or three UTF-8 bytes, one UTF-16 unit
+THREE_BYTE = ("東", "€", "あ")                      # one character, three UTF-8 bytes, one UTF-16 unit
+
+
+@dataclass(frozen=True)
+class InputClass:
+    field: str
+    kind: str
+    judged: bool                       # one right answer: sent by every default run; otherwise listed, never sent
+    reason: str
+    applies: tuple[str, ...] = ()      # the requirements whose checks judge the carriers of this class
+    values: tuple[Any, ...] = ()       # representatives, in a fixed order the seed rotates
+    sent: int = 1                      # how many of them a default run sends (times --depth)
+
+    @property
+    def name(self) -> str:
+        return f"{self.field}:{self.kind}"
+
+
+def _strings(field: str, applies: tuple[str, ...], what: str) -> list[InputClass]:
+    """The four string kinds of a string field whose value is compared or echoed exactly."""
+    why = {"non-ascii": "JSON strings are Unicode (RFC 8259 §7) and the spec names no narrower alphabet",
+           "astral": "a few characters outside the BMP stay inside every count of length (code points, UTF-16 "
+                     "units, bytes), and JSON carries them (RFC 8259 §7, as raw UTF-8 or a surrogate-pair escape)",
+           "json-escapes": "`\"` and `\\` must be escaped in JSON, U+2028/U+2029 may stay raw (RFC 8259 §7): a "
+                           "value built or framed by hand breaks on them",
+           "punctuation": "ASCII punctuation (`/ ? # % + & = : ;`) is part of any string; a value used as a path, "
+                          "URL or header breaks on it"}
+    return [InputClass(field, kind, True, f"{what} is any string; {why[kind]}: one right answer, {what} unchanged",
+                       applies, reps) for kind, reps in STRING_KINDS.items()]
+
+
+SESSION_ECHO = ("INV-SESS-002", "INV-SESS-003", "AGUI-SESS-002", "AGUI-ID-001", "AGUI-ID-004", "MCP-SESS-002",
+                "MCP-SESS-003", "GEN-SESS-001")
+CLASSES: dict[str, InputClass] = {c.name: c for c in [
+    *_strings("session-key", SESSION_ECHO, "a session key (1 to 256 characters)"),
+    InputClass("session-key", "case-variant", True,
+               "a key that differs from another only in letter case is another string, compared code unit by code "
+               "unit (RFC 8259 §8.3): it reaches a fresh instance (a case-insensitive store, such as a `_ci` database "
+               "collation, joins them; judged at SHOULD, as GEN-SESS-002 is)", ("GEN-SESS-002",), ("upper",)),
+    InputClass("session-key", "256-multibyte", True,
+               "256 characters of two or three UTF-8 bytes are 256 characters by every count (code points, UTF-16 "
+               "units) and over 256 bytes: inside 'length 1 to 256', so accepted (a server counting bytes refuses "
+               "them)", ("INV-SESS-005", "AGUI-SESS-003", "AGUI-ID-001"), MULTIBYTE),
+    InputClass("session-key", "257-multibyte", True,
+               "257 such characters are outside 'length 1 to 256' by every count, so refused (a server that allows "
+               "four bytes per character accepts them)", ("INV-SESS-006", "AGUI-SESS-004", "AGUI-ERR-004"),
+               MULTIBYTE),
+    InputClass("session-key", "256-astral", False,
+               "256 characters outside the BMP are 256 code points but 512 UTF-16 units: languages count 'characters' "
+               "differently, so the spec leaves the answer open; not sent"),
+    *_strings("run-id", ("AGUI-ID-002", "AGUI-ID-003"), "`runId` (echoed)"),
+    InputClass("run-id", "empty", False,
+               "`runId: \"\"` is a string, but whether an empty id is read as absent (and generated) is not said; "
+               "not sent (tests/selftest/variant_inputs.py row 5)"),
+    InputClass("jsonrpc-id", "falsy", True,
+               "0 and \"\" are an integer and a string, so valid ids; JSON-RPC 2.0 §5: the response carries the same "
+               "id (a server reading a falsy id as absent answers a notification, or id null)",
+               ("MCP-METH-005", "MCP-SESS-005"), (0, ""), sent=2),
+    InputClass("jsonrpc-id", "negative", True,
+               "a negative integer is an integer id, echoed unchanged (a server parsing ids as unsigned fails)",
+               ("MCP-METH-005", "MCP-SESS-005"), (-1, -7301)),
+    InputClass("jsonrpc-id", "large", True,
+               "an integer beyond 32 bits and inside ±(2^53-1) is exact in every JSON number reading (RFC 8259 §6), "
+               "echoed unchanged", ("MCP-METH-005", "MCP-SESS-005"), (2**53 - 1, 2**32 + 7)),
+    InputClass("jsonrpc-id", "numeric-string", True,
+               "a string of digits is a string id; echoed as that string, never as the number (JSON-RPC 2.0 §5)",
+               ("MCP-METH-005", "MCP-SESS-005"), ("7", "0", "-1")),
+    *[InputClass("jsonrpc-id", kind, True, f"a string id holding {what} is any string; echoed unchanged",
+                 ("MCP-METH-005", "MCP-SESS-005"), STRING_KINDS[kind])
+      for kind, what in (("non-ascii", "characters beyond ASCII"), ("astral", "characters outside the BMP"),
+                         ("json-escapes", "`\"`, `\\`, U+2028 and U+2029"))],
+    InputClass("jsonrpc-id", "beyond-double", False,
+               "integers beyond ±(2^53-1) lose precision in many JSON readings (RFC 8259 §6, §9); not sent "
+               "(variant_inputs.py row 7)"),
+    InputClass("jsonrpc-id", "null-or-fraction", False,
+               "JSON-RPC allows null and fractions (discouraged) but the spec's id is 'string or integer'; not sent"),
+    InputClass("progress-token", "falsy", True,
+               "0 and \"\" are progress tokens (MCP: string or integer): the call gets a stream whose notifications "
+               "carry the token (a server testing the token for truth sends none)",
+               ("MCP-PROG-001", "MCP-PROG-005"), (0, ""), sent=2),
+    *[InputClass("progress-token", kind, True, f"a string token holding {what} is a token; echoed unchanged",
+                 ("MCP-PROG-001", "MCP-PROG-005"), STRING_KINDS[kind])
+      for kind, what in (("non-ascii", "characters beyond ASCII"), ("astral", "characters outside the BMP"),
+                         ("json-escapes", "`\"`, `\\`, U+2028 and U+2029"))],
+    InputClass("resume", "falsy", True,
+               "`arguments.resume` takes any value: false, 0 and \"\" answer the paused run like any other (a server "
+               "testing the value for truth starts a new run instead)", ("MCP-PAUSE-002",), (False, 0, "")),
+    InputClass("resume", "null", False,
+               "`resume: null` may be read as an answer or as no resume (absent): the spec does not say; not sent"),
+    InputClass("params", "falsy", True,
+               "a field of value 0, \"\", false, [] or {} (and a field named \"\") reaches the agent unchanged: "
+               "'every request field … is passed to the agent unchanged' (a server that drops zero values, as "
+               "Go's `omitempty` does, loses them)", ("INV-PASS-001", "AGUI-PASS-001", "AGUI-PASS-002"),
+               ({"confZero": 0, "confEmptyArray": [], "confEmptyObject": {}, "": "empty name"},)),
+    InputClass("params", "null", True,
+               "`null` where any value may pass (`state`, `tools`, …: 'any'; reach the agent unchanged): the agent "
+               "sees null, not an absent field", ("AGUI-PASS-001", "AGUI-PASS-002"), (None,)),
+    InputClass("params", "json-escapes", True,
+               "member names and values with `\"`, `\\`, U+2028 and U+2029 are JSON; unchanged",
+               ("INV-PASS-001", "AGUI-PASS-002"), JSON_ESCAPES),
+    InputClass("extra-data", "multibyte-inside", True,
+               "characters beyond ASCII and the BMP in a value inside 4 KB by every count (UTF-8 bytes, "
+               "ASCII-escaped JSON, UTF-16 units): accepted, and it reaches `params` unchanged",
+               ("INV-LIM-003", "INV-PASS-003"), ("é東😀", "Жあ𝄞")),
+    InputClass("extra-data", "multibyte-outside", True,
+               "three-byte characters making about twice 4 KB of UTF-8 (RFC 8259 §8.1: JSON is exchanged as UTF-8) in "
+               "fewer than 4096 characters: outside however the JSON is written, so refused (a server counting "
+               "characters, as JavaScript's `JSON.stringify(x).length` does, accepts it)",
+               ("INV-LIM-004", "INV-LIM-005", "INV-ERR-006"), THREE_BYTE),
+    InputClass("content-type", "parameter", True,
+               "`application/json; charset=utf-8` is application/json: parameters follow the type (RFC 9110 §8.3.1), "
+               "and a charset 'has no effect on compliant recipients' (RFC 8259 §11)",
+               ("INV-RES-001", "AGUI-FRAME-001", "MCP-SESS-005"),
+               ("application/json; charset=utf-8", "application/json;charset=UTF-8")),
+    InputClass("content-type", "case", True,
+               "type and subtype are case-insensitive (RFC 9110 §8.3.1): `Application/JSON` is application/json",
+               ("INV-RES-001", "AGUI-FRAME-001", "MCP-SESS-005"), ("Application/JSON", "APPLICATION/json")),
+    InputClass("accept", "case", True,
+               "media ranges match case-insensitively (RFC 9110 §8.3.1, §12.5.1): `Text/Event-Stream` selects "
+               "streaming as `text/event-stream` does", ("INV-SEL-002",), ("Text/Event-Stream", "TEXT/EVENT-STREAM")),
+    InputClass("accept", "weight", True,
+               "one media range with a weight (RFC 9110 §12.4.2) accepts only that type: `text/event-stream;q=1` and "
+               "`text/event-stream; q=0.5` select streaming", ("INV-SEL-002",),
+               ("text/event-stream;q=1", "text/event-stream; q=0.5")),
+    InputClass("accept", "list-forms", True,
+               "MCP's recommended pair in another legitimate form (order, spacing, weights, case: RFC 9110 §12.5.1) "
+               "still accepts both types: the request is served", ("MCP-SESS-005",),
+               ("text/event-stream, application/json", "application/json,text/event-stream",
+                "application/json;q=1.0, text/event-stream;q=0.9", "Application/JSON, Text/Event-Stream"), sent=4),
+    InputClass("accept", "both-on-invoke", False,
+               "an invoke Accept listing both JSON and the event stream leaves the choice to the server (RFC 9110 "
+               "§12.5.1; rule 1 names only `text/event-stream`); not sent"),
+    InputClass("accept", "wildcard-on-mcp", False,
+               "MCP's Accept is only 'recommended' here while MCP itself requires both types listed: a server may "
+               "answer `*/*` or refuse it; not sent"),
+    InputClass("auth-scheme", "case", True,
+               "the authentication scheme is a case-insensitive token (RFC 9110 §11.1, RFC 6750 §2.1): `bearer` and "
+               "`BEARER` carry the credential as `Bearer` does", ("AUTH-KEY-001",), ("bearer", "BEARER")),
+]}
+
+
+# -- what a run sends -----------------------------------------------------------------------------------------------
+_WITHHELD: frozenset[str] = frozenset()
+
+
+@contextlib.contextmanager
+def withheld(*names: str) -> Iterator[None]:
+    """While inside, the classes named send their baseline instead (a test of the zoo: is the catch this class's?)."""
+    global _WITHHELD
+    unknown = [n for n in names if n not in CLASSES]
+    if unknown:
+        raise KeyError(f"no input class {unknown}; known: {sorted(CLASSES)}")
+    before, _WITHHELD = _WITHHELD, _WITHHELD | set(names)
+    try:
+        yield
+    finally:
+        _WITHHELD = before
+
+
+def is_sent(name: str) -> bool:
+    return CLASSES[name].judged and name not in _WITHHELD
+
+
+def values(target: Any, name: str, baseline: Any = None) -> list[Any]:
+    """The values of class `name` this run sends: `sent` × `--depth` of its representatives (all of them in their
+    order, or a run of them starting where the seed says: deterministic per seed). When the class is withheld, as
+    many baselines (`baseline(i)` when callable): the carrier still sends its requests, with plain values."""
+    cls = CLASSES[name]
+    depth = max(1, int(getattr(target, "depth", 1) or 1))
+    reps = list(cls.values)
+    count = max(1, min(len(reps), cls.sent * depth))
+    if not is_sent(name):
+        return [baseline(i) if callable(baseline) else baseline for i in range(count)]
+    if count < len(reps):
+        start = random.Random(f"{target.seed}/{name}").randrange(len(reps))
+        reps = reps[start:] + reps[:start]
+    return reps[:count]
+
+
+def value(target: Any, name: str, baseline: Any = None) -> Any:
+    """The first value of `values`: what a request that carries one value of the class sends."""
+    return values(target, name, baseline)[0]
+
+
+def fragment(target: Any, field: str) -> str:
+    """The string kinds of `field` this run puts into one value (`é東Ж/ ?#%2F😀"\\…`); empty when all are withheld."""
+    return "".join(value(target, name, "") for name in string_kinds(field))
+
+
+def string_kinds(field: str) -> tuple[str, ...]:
+    """The classes of `field` that are string kinds (non-ascii, astral, json-escapes, punctuation), in that order."""
+    return tuple(name for kind in STRING_KINDS if (name := f"{field}:{kind}") in CLASSES)
+
+
+def carry(ctx: Any, step: str, *names: str) -> None:
+    """Note that `step` carried the classes named (those withheld carry nothing)."""
+    carried = ctx.recording.facts.setdefault("input_classes", {}).setdefault(step, [])
+    carried += [n for n in names if is_sent(n) and n not in carried]
+
+
+def tagged(ctx: Any, stem: str, field: str, *steps: str) -> str:
+    """A fresh value (`ctx.unique(stem)`) holding this run's string kinds of `field`, carried on `steps`."""
+    for step in steps:
+        carry(ctx, step, *string_kinds(field))
+    extra = fragment(ctx.target, field)
+    return f"{ctx.unique(stem)}-{extra}-k" if extra else ctx.unique(stem)
+
+
+def keyed(ctx: Any, stem: str, *steps: str) -> str:
+    """A fresh session key holding this run's session-key string kinds, carried on `steps`."""
+    return tagged(ctx, stem, "session-key", *steps)
+
+
+def padded(ctx: Any, stem: str, length: int, name: str, step: str, baseline: str) -> str:
+    """A session key of `length` characters: `ctx.unique(stem)` padded with a character of class `name` (two or
+    three UTF-8 bytes), or with `baseline` when the class is withheld; carried on `step`."""
+    carry(ctx, step, name)
+    key = ctx.unique(stem) + "-"
+    return (key + value(ctx.target, name, baseline) * length)[:length]
+
+
+def extra_fields(ctx: Any, step: str) -> dict[str, Any]:
+    """Unknown fields of classes params:falsy (0, [], {}, a field named "") and params:json-escapes (in a name and
+    a value), carried on `step`: what every pass-through request adds to its own fields."""
+    carry(ctx, step, "params:falsy", "params:json-escapes")
+    escapes = value(ctx.target, "params:json-escapes", "")
+    return {**value(ctx.target, "params:falsy", {}), **({f"conf{escapes}Name": f"v{escapes}"} if escapes else {})}
+
+
+# -- what a report says ---------------------------------------------------------------------------------------------
+def judged_on(requirements: Iterable[str], recordings: Iterable[Any]) -> tuple[str, ...]:
+    """The classes the recordings carried that apply to any of `requirements` (a check's), sorted."""
+    wanted = set(requirements)
+    carried = {name for rec in recordings
+               for names in ((getattr(rec, "facts", None) or {}).get("input_classes") or {}).values()
+               for name in names}
+    return tuple(sorted(n for n in carried if n in CLASSES and wanted & set(CLASSES[n].applies)))
+
+
+def applies_to(requirement: str) -> list[str]:
+    """The classes the model sends to a requirement (`conformance list`)."""
+    return sorted(c.name for c in CLASSES.values() if c.judged and requirement in c.applies)
+
+
+def open_classes() -> list[InputClass]:
+    return [c for c in CLASSES.values() if not c.judged]

@@ -13,12 +13,7 @@ import math
 import time
 from typing import Any
 
-<<<<<<< HEAD
-from conformance.vocab import official_client as official
-from conformance.vocab import protocols as p
-=======
-from conformance.vocab import inputs, protocols as p
->>>>>>> i25-inputs
+from conformance.vocab import inputs, official_client as official, protocols as p
 from conformance.vocab.steps import mcp as steps
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed

@@ -11,7 +11,7 @@ from dataclasses import fields
 from functools import cache
 from typing import Callable, Iterable, Iterator
 
-from conformance import __version__, catalog, registry
+from conformance import __version__, catalog, draw_cache, registry
 from conformance.agent import DIRECTIVES, canonical_json, parse
 from conformance.agent import vectors as agent_vectors
 from conformance.checks.agui._common import PING_INTERVAL
@@ -170,10 +170,23 @@ FIGURES: tuple[Figure, ...] = (
            lambda: invoke_scenarios.BIG_BODY_BYTES / 1e6, ("docs/certify.md",)),
     Figure("the extra data well inside the bound", ("about {} bytes of structured JSON",),
            lambda: invoke_scenarios.EXTRA_INSIDE_BYTES, ("docs/protocol-mapping.md",)),
-    Figure("the extra data well outside the bound", ("Then {} bytes, which",),
+    Figure("the extra data well outside the bound", ("Then {} bytes, nearly all",),
            lambda: invoke_scenarios.EXTRA_OUTSIDE_BYTES, ("docs/protocol-mapping.md",)),
-    Figure("the extra data of the protocol-mapping blocks", ("<y repeated to {} bytes",), lambda: frozenset(
-        {invoke_scenarios.EXTRA_INSIDE_BYTES, invoke_scenarios.EXTRA_OUTSIDE_BYTES}), ("docs/protocol-mapping.md",)),
+    Figure("the extra data of the protocol-mapping blocks", ("y repeated to {} bytes", "then y to {} bytes"),
+           lambda: frozenset({invoke_scenarios.EXTRA_INSIDE_BYTES, invoke_scenarios.EXTRA_OUTSIDE_BYTES}),
+           ("docs/protocol-mapping.md",)),
+    Figure("the multibyte characters of the extra data well outside the bound",
+           ("of them in {} three-byte characters", "a three-byte character repeated {} times"),
+           lambda: invoke_scenarios.MULTIBYTE_OUTSIDE_CHARS, ("docs/protocol-mapping.md",)),
+    Figure("the characters beyond ASCII of the extra data well inside the bound", ("<{} characters beyond ASCII",
+                                                                                   "(150 of its characters",),
+           lambda: frozenset(len(v) * invoke_scenarios.MULTIBYTE_INSIDE_REPEAT
+                             for v in invoke_scenarios.inputs.CLASSES["extra-data:multibyte-inside"].values),
+           ("docs/protocol-mapping.md",)),
+    Figure("the spec's extra data bound, in the input classes", ("inside {} KB however it is counted",
+                                                                 "outside\n{} KB as UTF-8", "outside {} KB as UTF-8"),
+           lambda: t.quoted(r"at most (\d+) KB"), ("docs/protocol-mapping.md",)),
+    Figure("the draw cache's size", ("at most {} MB, the",), lambda: draw_cache.MAX_BYTES // 2**20, ("docs/cli.md",)),
     Figure("the keys of the protocol-mapping blocks, by the extra data they carry", ("<key {} KB>",), lambda: frozenset(
         {invoke_scenarios.EXTRA_INSIDE_BYTES // 1000, invoke_scenarios.EXTRA_OUTSIDE_BYTES // 1000}),
            ("docs/protocol-mapping.md",)),
@@ -304,6 +317,9 @@ CHECKED: tuple[Checked, ...] = (
     Checked("a CI example's Python, one the suite runs on", r'python-version: "([\d.]+)"|image: python:([\d.]+)',
             lambda m: [int(x) for x in (m[1] or m[2]).split(".")] >= [int(x) for x in t.python_floor().split(".")],
             ("docs/ci.md",)),
+    Checked("the UTF-8 size of each character of the extra data well outside the bound", r"\b(three)-byte character",
+            lambda m: all(len(v.encode()) == 3 for v in invoke_scenarios.inputs.CLASSES[
+                "extra-data:multibyte-outside"].values), ("docs/protocol-mapping.md",)),
     Checked("the official MCP client's version, the one pyproject.toml pins",
             r"the official `mcp` Python client\s+\(([\d.]+),", lambda m: m[1] == metadata.version("mcp"),
             ("docs/protocol-mapping.md",)),

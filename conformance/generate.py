@@ -76,8 +76,14 @@ def _hypothesis() -> Any:
     hypothesis' built-in constants only."""
     import hypothesis
     from hypothesis.internal.conjecture import providers
-    if hasattr(providers, "_get_local_constants") and hasattr(providers, "_local_constants"):
-        providers._get_local_constants = lambda: providers._local_constants
+    if hasattr(providers, "_get_local_constants") and not getattr(providers, "_conformance_no_local", False):
+        # none at all, not the ones found so far: a process that already ran a @given (a test session) has some
+        none = type(providers._local_constants)(**{f: type(v)(key=v.key)
+                                                   for f, v in vars(providers._local_constants).items()})
+        providers._get_local_constants = lambda: none
+        providers._conformance_no_local = True
+        if hasattr(providers, "CONSTANTS_CACHE"):
+            providers.CONSTANTS_CACHE.cache.clear()
     return hypothesis
 
 

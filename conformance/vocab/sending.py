@@ -64,11 +64,15 @@ async def tool_name(ctx: Context) -> str:
     """The agent's tool: learned once per run from `tools/list` (shared by every scenario), else from
     `--agent-slug`. A scenario that cannot name the tool cannot call it."""
     memo = ctx.session.__dict__.setdefault("_mcp_tool_memo", {})
-    if "future" not in memo:
-        memo["future"] = asyncio.ensure_future(_lookup_tool(ctx))
-    name, why = await asyncio.shield(memo["future"])
+    if "name" in memo:
+        return memo["name"]
+    loop = asyncio.get_running_loop()     # a scenario on a lane of its own waits on its own loop's lookup
+    if loop not in memo:
+        memo[loop] = asyncio.ensure_future(_lookup_tool(ctx))
+    name, why = await asyncio.shield(memo[loop])
     if name is None:
         raise AssertionError(why)
+    memo["name"] = name
     return name
 
 

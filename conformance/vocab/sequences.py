@@ -520,11 +520,11 @@ class Player:
         if move.protocol != "agui":
             return
         kind = expected["kind"]
-        if kind == "open" and not (ex.status == 200 and ex.stream is not None):
-            return                  # an answer the spec leaves open need not stream
+        finished = ex.status == 200 and any(e.get("type") == "RUN_FINISHED" for e in stream_events(ex))
+        if kind == "open" or (expected.get("if_completed") and not finished):
+            return                  # the spec leaves the answer open: it need not even be a run
         ends = "interrupt" if kind == "pause" or expected.get("then") == "pause" else "success"
-        facts.setdefault("runs", {})[ex.label] = {"kind": "open" if kind == "open" else ends,
-                                                  "reply": expected.get("reply"), "thread": key,
+        facts.setdefault("runs", {})[ex.label] = {"kind": ends, "reply": expected.get("reply"), "thread": key,
                                                   "run": _sent(ex).get("runId")}
 
     # -- sending -------------------------------------------------------------------------------------------

@@ -375,7 +375,7 @@ CHAINS: dict[str, tuple[tuple[Move, ...], ...]] = {
     "mcp.chain": (MCP_CHAIN, MCP_LEGACY_CHAIN, MCP_ELICIT_CHAIN), "mcp.overlap": (MCP_OVERLAP,),
     "mcp.long_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN,),
 }
-DRAWN = "agui.drawn_chains"
+CROSS = "agui.cross_chain"     # it also plays the chains drawn under --depth
 # Everything a drawn move of a protocol can be judged under (tests/checks/test_sequences.py draws to prove it).
 DRAWABLE = {
     "invoke": ("INV-SESS-002", "INV-SESS-003", "INV-SESS-004", "GEN-SESS-001", "GEN-SESS-002", "INV-RES-013"),
@@ -387,10 +387,11 @@ DRAWABLE = {
 
 
 def judged_under(scenarios: list[str], protocol: str) -> list[str]:
-    """The requirements the moves of `protocol` in these scenarios are judged under."""
-    if scenarios == [DRAWN]:
-        return list(DRAWABLE[protocol])
-    return requirements([chain for name in scenarios for chain in CHAINS[name]], protocol)
+    """The requirements the moves of `protocol` in these scenarios are judged under (in the scenario that plays the
+    drawn chains, everything a drawn move can be judged under too)."""
+    fixed = requirements([chain for name in scenarios for chain in CHAINS[name]], protocol)
+    drawn = [r for r in DRAWABLE[protocol] if r not in fixed] if CROSS in scenarios else []
+    return fixed + drawn
 
 
 # -- chains drawn under --depth ----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from conformance.vocab import sequences
 from tests.selftest.test_zoo import ZOO_SEED, ZOO_TIMEOUTS, covering_checks
 from tests.selftest.zoo import load_zoo
 
-SEQUENCE_SCENARIOS = set(sequences.CHAINS) | {sequences.DRAWN}
+SEQUENCE_SCENARIOS = set(sequences.CHAINS)
 CONDITIONAL = sorted(name for name, b in load_zoo().items() if b.module.endswith("zoo_sequences"))
 
 

@@ -16,16 +16,15 @@ from conformance.vocab.values import digits_only, same_json
 from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, answered_stream, judge_reply,
                                              one_run_of)
 
-GROUPS = {"sequences": ["agui.chain", "agui.overlap", "agui.long_run"], "cross": ["agui.cross_chain"],
-          "drawn": [sequences.DRAWN]}
+# judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
+GROUPS = {"sequences": ["agui.chain", "agui.overlap", "agui.long_run"], "cross": [sequences.CROSS]}
 RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
 RESUME_CONTINUES = "AGUI-INT-002"
 THREAD_ECHOED = "AGUI-ID-001"
-# The checks of ids.py that read the threadId / runId a run sent or left out (`facts["runs"]`), where the group's
-# runs send or leave them out; the tool and step lifecycles have nothing to read in runs that call no tool.
-ID_CHECKS = {"sequences": ("agui.thread_id_echoed_on_start", "agui.run_id_echoed_on_start",
-                           "agui.run_id_echoed_on_finish", "agui.generated_thread_ids", "agui.generated_run_id"),
-             "cross": ("agui.thread_id_echoed_on_start",)}
+# The rules over every stream, and the id rules of ids.py (they read the threadId / runId a run sent or left out),
+# on the runs of the AG-UI scenarios; the tool and step lifecycles have nothing to read in runs that call no tool.
+ID_CHECKS = ("agui.thread_id_echoed_on_start", "agui.run_id_echoed_on_start", "agui.run_id_echoed_on_finish",
+             "agui.generated_thread_ids", "agui.generated_run_id")
 NOTHING_TO_READ = ("agui.tool_call_lifecycle", "agui.step_lifecycle")
 
 
@@ -129,9 +128,7 @@ for _group, _scenarios in GROUPS.items():
          name=lambda req, g=_group: f"{g}_agui__{req.lower().replace('-', '_')}",
          doc=lambda req, g=_group: f"Every AG-UI run of the {g} judged under {req} (its expectation in "
                                    f"`facts[\"moves\"]`: a `count`, a pause, a resumed run, a reply).")
-    # the rules over every stream, and the id rules, on the runs of these scenarios
-    for _c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
-               and ((list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ)
-                    or c.id in ID_CHECKS.get(_group, ID_CHECKS["sequences"]))]:
-        check(*_c.requirements, scenarios=_scenarios, supplementary=True, name=f"{_c.id.split('.', 1)[1]}__{_group}",
-              doc=f"The runs of the {_group}: {_c.doc}")(_again(_c.fn))
+for _c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
+           and ((list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS)]:
+    check(*_c.requirements, scenarios=GROUPS["sequences"], supplementary=True,
+          name=f"{_c.id.split('.', 1)[1]}__sequences", doc=f"The runs of the chains: {_c.doc}")(_again(_c.fn))

@@ -304,13 +304,12 @@ STREAM_GROUPS = {
     "runs": ("invoke.runs", steps.RUN_SSE),
     "generated": ("generated.round_trip", generated_steps.INVOKE_SSE),
     "timing": ("invoke.timing", steps.TIMED_SSE),
-    "chain": ("invoke.chain", sequence_steps.CHAIN),
     "long": ("invoke.long_run", sequence_steps.LONG),
 }
-# Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`, the chains): extra
+# Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`, long runs): extra
 # evidence of a rule the mapped runs already show, so an agent of the team's own is judged on the runs its profile
 # maps.
-DIRECTIVE_GROUPS = ("generated", "timing", "chain", "long")
+DIRECTIVE_GROUPS = ("generated", "timing", "long")
 
 
 def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)):

@@ -19,8 +19,8 @@ from conformance.vocab.values import digits_only
 from conformance.checks.mcp._common import (EXACT_REPLY, FINISHED, as_json, asked_for_form, continues_to, reply_text,
                                             response_last, result_of, structured_session, text_block)
 
-GROUPS = {"sequences": ["mcp.chain", "mcp.overlap", "mcp.long_run"], "cross": ["agui.cross_chain"],
-          "drawn": [sequences.DRAWN]}
+# judged apart: the scenarios of MCP alone, and the one crossing protocols (--protocols may leave it out)
+GROUPS = {"sequences": ["mcp.chain", "mcp.overlap", "mcp.long_run"], "cross": [sequences.CROSS]}
 
 
 def result(move: Played, root: str | None = None) -> dict:

@@ -335,7 +335,7 @@ CROSS_CHAIN = (                                           # one key over every p
 
 def overlap(protocol: str, *, race: bool) -> tuple[Move, ...]:
     """Two slow `count` runs on one fresh key and one on another, all at once, then one more on the first key; with
-    `race`, a paused run on a third key, then its resume and a new run on that key at once, then one more run."""
+    `race`, a paused run on a third key, then its resume and a new run on that key at once."""
     moves = (Move(protocol, key="a", script="count-slow", together=1),
              Move(protocol, key="a", script="count-slow", together=1),
              Move(protocol, key="b", script="count-slow", together=1),
@@ -343,8 +343,7 @@ def overlap(protocol: str, *, race: bool) -> tuple[Move, ...]:
     if race:
         moves += (Move(protocol, key="r", script="ask"),
                   Move(protocol, "resume", key="r", together=2),
-                  Move(protocol, key="r", together=2),
-                  Move(protocol, key="r"))
+                  Move(protocol, key="r", together=2))
     return moves
 
 
@@ -363,8 +362,7 @@ AGUI_LONG = (Move("agui", key="q", script="ask"),
              Move("agui", key="w", script="long"),
              Move("agui", "resume", key="q"))
 MCP_LONG = (Move("mcp", key="q", script="ask"),
-            Move("mcp", key="w", script="long", form="progress", together=1),
-            Move("mcp", key="v", script="long", together=1),
+            Move("mcp", key="w", script="long", form="progress"),
             Move("mcp", "resume", key="q"))
 
 

@@ -28,7 +28,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import Step, scenario
 from conformance.vocab.steps import agui as steps
 from conformance.vocab.steps import sequences as seq_steps
-from conformance.vocab.readers import stream_events
+from conformance.vocab.readers import outcome_interrupts, paused, stream_events
 from conformance.vocab.sending import listed_tool
 from conformance.wire.exchange import Exchange, Limits
 
@@ -64,21 +64,6 @@ def started_thread(ex: Exchange) -> str | None:
             tid = ev.get("threadId")
             return tid if isinstance(tid, str) else None
     return None
-
-
-def outcome_interrupts(ex: Exchange) -> list[dict[str, Any]]:
-    """The interrupts a paused run lists on RUN_FINISHED.outcome (AG-UI 1.0 place; the spec shows none)."""
-    for ev in stream_events(ex):
-        outcome = ev.get("outcome") if ev.get("type") == "RUN_FINISHED" else None
-        if isinstance(outcome, dict) and isinstance(outcome.get("interrupts"), list):
-            return [i for i in outcome["interrupts"] if isinstance(i, dict)]
-    return []
-
-
-def paused(ex: Exchange) -> bool:
-    """Whether the run ended with RUN_FINISHED whose outcome.type is `interrupt`."""
-    return any(ev.get("type") == "RUN_FINISHED" and isinstance(ev.get("outcome"), dict)
-               and ev["outcome"].get("type") == "interrupt" for ev in stream_events(ex))
 
 
 PAYLOAD, INTERRUPT_ID = "$payload", "$interruptId"

@@ -31,7 +31,7 @@ from conformance.engine import Context
 from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.registry import Step
 from conformance.vocab import protocols as p
-from conformance.vocab.readers import request_json, stream_events
+from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only
 from conformance.vocab.sending import call_tool, rpc, tool_name
@@ -504,7 +504,7 @@ class Player:
         payload = ANSWERS[model.resumes % len(ANSWERS)]
         if move.protocol == "mcp":
             return Answer(payload, payload)
-        resume, how = self.agui_resume(self.ctx, _interrupts(pause), payload)
+        resume, how = self.agui_resume(self.ctx, outcome_interrupts(pause), payload)
         if resume is None:
             raise CannotAnswer(how)
         return Answer(resume, payload)
@@ -621,14 +621,6 @@ def _prompt_of(ex: Exchange) -> str | None:
     return args.get("prompt")
 
 
-def _interrupts(ex: Exchange) -> list[dict[str, Any]]:
-    for ev in stream_events(ex):
-        outcome = ev.get("outcome") if ev.get("type") == "RUN_FINISHED" else None
-        if isinstance(outcome, dict) and isinstance(outcome.get("interrupts"), list):
-            return [i for i in outcome["interrupts"] if isinstance(i, dict)]
-    return []
-
-
 def _served(ex: Exchange) -> bool:
     try:
         return ex.status == 200 and "result" in p.mcp_response(ex)
@@ -655,8 +647,7 @@ def paused(move: Move, ex: Exchange) -> bool:
     """Whether the answer paused the run: an AG-UI RUN_FINISHED with outcome `interrupt`; an MCP result (a question
     as text), or for an eliciting client an `input_required` result."""
     if move.protocol == "agui":
-        return any(ev.get("type") == "RUN_FINISHED" and isinstance(ev.get("outcome"), dict)
-                   and ev["outcome"].get("type") == "interrupt" for ev in stream_events(ex))
+        return agui_paused(ex)
     if not _served(ex):
         return False
     result = p.mcp_response(ex)["result"]
@@ -715,6 +706,18 @@ def played(recs: tuple[Any, ...], protocol: str, requirement: str) -> list[tuple
                                    if key is not None and key in (m["key"], m.get("generated")))
                     out.append((aspect, Played(rec, noted, rec.get(noted["label"]), before)))
     return out
+
+
+def rules_over_moves(protocol: str, groups: dict[str, list[str]], make: Callable[[str], Callable[..., Any]]
+                     ) -> list[dict[str, Any]]:
+    """The `registry.rule` arguments that judge the moves of `protocol` in each group of scenarios: one check per
+    requirement they name (`make(requirement)`, defined in the check module, builds its function)."""
+    return [dict(make=make, over=judged_under(scenarios, protocol), requirements=lambda req: req,
+                 scenarios=scenarios, supplementary=True,
+                 name=lambda req, g=group: f"{g}_{protocol}__{req.lower().replace('-', '_')}",
+                 doc=lambda req, g=group: f"Every {protocol} call of the {g} judged under {req}, by what the sessions "
+                                          f"model expects of it (`facts[\"moves\"]`).")
+            for group, scenarios in groups.items()]
 
 
 def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,

@@ -122,12 +122,9 @@ def moves_rule(requirement: str):
     return fn
 
 
-for _group, _scenarios in GROUPS.items():
-    rule(moves_rule, over=sequences.judged_under(_scenarios, "agui"), requirements=lambda req: req,
-         scenarios=_scenarios, supplementary=True,
-         name=lambda req, g=_group: f"{g}_agui__{req.lower().replace('-', '_')}",
-         doc=lambda req, g=_group: f"Every AG-UI run of the {g} judged under {req} (its expectation in "
-                                   f"`facts[\"moves\"]`: a `count`, a pause, a resumed run, a reply).")
+for _args in sequences.rules_over_moves("agui", GROUPS, moves_rule):
+    rule(**_args)
+
 for _c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
            and ((list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS)]:
     check(*_c.requirements, scenarios=GROUPS["sequences"], supplementary=True,

@@ -70,9 +70,5 @@ def moves_rule(requirement: str):
     return fn
 
 
-for _group, _scenarios in GROUPS.items():
-    rule(moves_rule, over=sequences.judged_under(_scenarios, "invoke"),
-         requirements=lambda req: req, scenarios=_scenarios, supplementary=True,
-         name=lambda req, g=_group: f"{g}_invoke__{req.lower().replace('-', '_')}",
-         doc=lambda req, g=_group: f"Every invoke call of the {g} judged under {req} (its expectation in "
-                                   f"`facts[\"moves\"]`: a `count`, a reply, the key echoed, `durationMs`).")
+for _args in sequences.rules_over_moves("invoke", GROUPS, moves_rule):
+    rule(**_args)

@@ -130,10 +130,5 @@ def moves_rule(requirement: str):
     return fn
 
 
-for _group, _scenarios in GROUPS.items():
-    rule(moves_rule, over=sequences.judged_under(_scenarios, "mcp"), requirements=lambda req: req,
-         scenarios=_scenarios, supplementary=True,
-         name=lambda req, g=_group: f"{g}_mcp__{req.lower().replace('-', '_')}",
-         doc=lambda req, g=_group: f"Every MCP call of the {g} judged under {req} (its expectation in "
-                                   f"`facts[\"moves\"]`: served, a `count`, a pause, a resumed run, a reply, the "
-                                   f"session echoed, a progress stream's end).")
+for _args in sequences.rules_over_moves("mcp", GROUPS, moves_rule):
+    rule(**_args)

@@ -738,7 +738,8 @@ def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,
         count_is(move, text, replied)
 
     return judge_all(played(recs, protocol, requirement), rule, exchange=lambda item: item[1].ex,
-                     nothing=f"no move of the chains was judged under {requirement}")
+                     nothing=f"no {protocol} call of the chains played was judged under {requirement} (chains drawn "
+                             f"from the sessions model come with --depth 2 or more)")
 
 
 def count_is(move: Played, text: str, replied: dict[tuple[str, int], list[tuple[int, Played]]]) -> None:

@@ -687,7 +687,7 @@ class Played:
         form = f" ({move['form']})" if move["form"] else ""
         key = f"on key {self.key!r}" if self.noted["key"] else "without a key" + (
             f" (generated {self.key!r})" if self.key else "")
-        after = f" after {', '.join(ex.label for ex in self.before)}" if self.before else " (first on the key)"
+        after = f" after {', '.join(ex.label for ex in self.before)}" if self.before else " (the key's first call)"
         return f"{move['protocol']} {sent}{form} {key}{after}"
 
 
@@ -702,8 +702,8 @@ def played(recs: tuple[Any, ...], protocol: str, requirement: str) -> list[tuple
             for aspect, rule in noted["expect"]["judged"]:
                 if rule == requirement:
                     key = noted["key"] or noted.get("generated")
-                    before = tuple(rec.get(m["label"]) for m in moves[:i]
-                                   if key is not None and key in (m["key"], m.get("generated")))
+                    before = tuple(rec.get(m["label"]) for m in moves[:i] if m["group"] != noted["group"]
+                                   and key is not None and key in (m["key"], m.get("generated")))
                     out.append((aspect, Played(rec, noted, rec.get(noted["label"]), before)))
     return out
 
@@ -758,6 +758,6 @@ def count_is(move: Played, text: str, replied: dict[tuple[str, int], list[tuple[
         twin = next((other for n, other in group if n == int(text) and other.key == move.key), None)
         group.append((int(text), move))
         if twin is not None:
-            raise Deviation(f"{move.what()}: `count` replied {text}, as did {twin.ex.label}, sent at the same time "
+            raise Deviation(f"{move.what()}: `count` replied {text!r}, as did {twin.ex.label}, sent at the same time "
                             f"on the same key: two runs of one instance cannot both be its run {text}; the calls "
                             f"reached two instances", (move.ex, twin.ex, *move.before))

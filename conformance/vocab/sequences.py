@@ -715,9 +715,13 @@ def rules_over_moves(protocol: str, groups: dict[str, list[str]], make: Callable
     return [dict(make=make, over=judged_under(scenarios, protocol), requirements=lambda req: req,
                  scenarios=scenarios, supplementary=True,
                  name=lambda req, g=group: f"{g}_{protocol}__{req.lower().replace('-', '_')}",
-                 doc=lambda req, g=group: f"Every {protocol} call of the {g} judged under {req}, by what the sessions "
-                                          f"model expects of it (`facts[\"moves\"]`).")
+                 doc=lambda req, g=group: f"Every {protocol} call of {GROUP_WORDS[g]} judged under {req}, by what "
+                                          f"the sessions model expects of it (`facts[\"moves\"]`).")
             for group, scenarios in groups.items()]
+
+
+GROUP_WORDS = {"sequences": "the protocol's chains, overlaps and long runs",
+               "cross": "the chain across protocols (and the chains drawn under --depth)"}
 
 
 def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,

@@ -426,7 +426,7 @@ async def chain(ctx: Context):
     await sequences.play_all(ctx, seq_steps.CHAIN, agui_resume=build_resume)
 
 
-@scenario("agui.overlap", protocol="agui", deadline=60, steps=(seq_steps.OVERLAP,))
+@scenario("agui.overlap", protocol="agui", deadline=60, timing=True, steps=(seq_steps.OVERLAP,))
 async def overlap(ctx: Context):
     """Two 1 s `count` runs on one fresh threadId and one on another at once, then `count` on the first (3); a paused
     run, then its resume and a new run on its threadId at once."""

@@ -353,7 +353,7 @@ async def chain(ctx: Context) -> None:
     await sequences.play_all(ctx, seq_steps.CHAIN)
 
 
-@scenario("invoke.overlap", protocol="invoke", steps=(seq_steps.OVERLAP,))
+@scenario("invoke.overlap", protocol="invoke", timing=True, steps=(seq_steps.OVERLAP,))
 async def overlap(ctx: Context) -> None:
     """Two `count` runs of 1 s on one fresh key and one on another, sent at the same time; then `count` on the
     first key again (3)."""

@@ -463,7 +463,7 @@ async def chain(ctx: Context) -> None:
     await sequences.play_all(ctx, seq_steps.CHAIN, mcp_form=answered_form)
 
 
-@scenario("mcp.overlap", protocol="mcp", deadline=60, steps=(seq_steps.OVERLAP,))
+@scenario("mcp.overlap", protocol="mcp", deadline=60, timing=True, steps=(seq_steps.OVERLAP,))
 async def overlap(ctx: Context) -> None:
     """Two 1 s `count` calls on one fresh session_id and one on another at once, then `count` on the first (3); a
     paused run, then its resume and a new run on its session at once."""

@@ -335,7 +335,9 @@ CROSS_CHAIN = (                                           # one key over every p
 
 def overlap(protocol: str, *, race: bool) -> tuple[Move, ...]:
     """Two slow `count` runs on one fresh key and one on another, all at once, then one more on the first key; with
-    `race`, a paused run on a third key, then its resume and a new run on that key at once."""
+    `race`, a paused run on a third key, then its resume and a new run on that key at once. (Each protocol's overlap
+    scenario is recorded on a lane of its own, so calls sent together leave together whatever the suite's other
+    work.)"""
     moves = (Move(protocol, key="a", script="count-slow", together=1),
              Move(protocol, key="a", script="count-slow", together=1),
              Move(protocol, key="b", script="count-slow", together=1),

@@ -426,15 +426,15 @@ async def chain(ctx: Context):
     await sequences.play_all(ctx, seq_steps.CHAIN, agui_resume=build_resume)
 
 
-@scenario("agui.overlap", protocol="agui", deadline=60, timing=True, steps=(seq_steps.OVERLAP,))
-async def overlap(ctx: Context):
+@scenario("agui.together", protocol="agui", deadline=60, timing=True, steps=(seq_steps.OVERLAP,))
+async def together(ctx: Context):
     """Two 1 s `count` runs on one fresh threadId and one on another at once, then `count` on the first (3); a paused
     run, then its resume and a new run on its threadId at once."""
     await sequences.play_all(ctx, seq_steps.OVERLAP, agui_resume=build_resume)
 
 
-@scenario("agui.long_run", protocol="agui", slow=True, deadline=40, steps=(seq_steps.LONG,))
-async def long_run(ctx: Context):
+@scenario("agui.slow_run", protocol="agui", slow=True, deadline=40, steps=(seq_steps.LONG,))
+async def slow_run(ctx: Context):
     """A paused run; then `say early`, `sleep 6`, `say late` on another threadId; then the resume of the paused run,
     answered after those 6 s."""
     await sequences.play_all(ctx, seq_steps.LONG, agui_resume=build_resume)

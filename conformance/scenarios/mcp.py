@@ -463,15 +463,15 @@ async def chain(ctx: Context) -> None:
     await sequences.play_all(ctx, seq_steps.CHAIN, mcp_form=answered_form)
 
 
-@scenario("mcp.overlap", protocol="mcp", deadline=60, timing=True, steps=(seq_steps.OVERLAP,))
-async def overlap(ctx: Context) -> None:
+@scenario("mcp.together", protocol="mcp", deadline=60, timing=True, steps=(seq_steps.OVERLAP,))
+async def together(ctx: Context) -> None:
     """Two 1 s `count` calls on one fresh session_id and one on another at once, then `count` on the first (3); a
     paused run, then its resume and a new run on its session at once."""
     await sequences.play_all(ctx, seq_steps.OVERLAP)
 
 
-@scenario("mcp.long_run", protocol="mcp", slow=True, deadline=40, steps=(seq_steps.LONG,))
-async def long_run(ctx: Context) -> None:
+@scenario("mcp.slow_run", protocol="mcp", slow=True, deadline=40, steps=(seq_steps.LONG,))
+async def slow_run(ctx: Context) -> None:
     """A paused call (the question as text); `say early`, `sleep 6`, `say late` with a progress token; then the
     resume of the paused call, 6 s after it paused."""
     await sequences.play_all(ctx, seq_steps.LONG)

@@ -370,10 +370,10 @@ MCP_LONG = (Move("mcp", key="q", script="ask"),
 
 # The chains each scenario plays (scenario -> chains), and what its moves of a protocol are judged under.
 CHAINS: dict[str, tuple[tuple[Move, ...], ...]] = {
-    "invoke.chain": (INVOKE_CHAIN,), "invoke.overlap": (INVOKE_OVERLAP,), "invoke.long_run": (INVOKE_LONG,),
-    "agui.chain": (AGUI_CHAIN,), "agui.overlap": (AGUI_OVERLAP,), "agui.long_run": (AGUI_LONG,),
-    "mcp.chain": (MCP_CHAIN, MCP_LEGACY_CHAIN, MCP_ELICIT_CHAIN), "mcp.overlap": (MCP_OVERLAP,),
-    "mcp.long_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN,),
+    "invoke.chain": (INVOKE_CHAIN,), "invoke.together": (INVOKE_OVERLAP,), "invoke.slow_run": (INVOKE_LONG,),
+    "agui.chain": (AGUI_CHAIN,), "agui.together": (AGUI_OVERLAP,), "agui.slow_run": (AGUI_LONG,),
+    "mcp.chain": (MCP_CHAIN, MCP_LEGACY_CHAIN, MCP_ELICIT_CHAIN), "mcp.together": (MCP_OVERLAP,),
+    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN,),
 }
 CROSS = "agui.cross_chain"     # it also plays the chains drawn under --depth
 # Everything a drawn move of a protocol can be judged under (tests/checks/test_sequences.py draws to prove it).

@@ -98,7 +98,7 @@ def invoke_overlap(replies, durations=None):
     slept = {i: round(m["expect"]["slept"] * 1000) for i, m in enumerate(moves)}
     exchanges = [invoke_result(m["label"], m["key"], r, {**slept, **(durations or {})}.get(i, 5))
                  for i, (m, r) in enumerate(zip(moves, replies))]
-    return canned.recording("invoke.overlap", exchanges, facts={"moves": moves})
+    return canned.recording("invoke.together", exchanges, facts={"moves": moves})
 
 
 def judge(check_id, *recs):
@@ -116,24 +116,24 @@ SAME_KEY = "invoke.sequences_invoke__inv_sess_002"
 
 @pytest.mark.parametrize("replies", [["1", "2", "1", "3"], ["2", "1", "1", "3"]])
 def test_overlapping_runs_on_one_key_pass_in_either_order(replies):
-    judge(SAME_KEY, empty("invoke.chain"), invoke_overlap(replies), empty("invoke.long_run"))
+    judge(SAME_KEY, empty("invoke.chain"), invoke_overlap(replies), empty("invoke.slow_run"))
 
 
 def test_two_instances_for_one_key_fail_naming_both_calls():
     with pytest.raises(Deviation) as exc:
-        judge(SAME_KEY, empty("invoke.chain"), invoke_overlap(["1", "1", "1", "2"]), empty("invoke.long_run"))
+        judge(SAME_KEY, empty("invoke.chain"), invoke_overlap(["1", "1", "1", "2"]), empty("invoke.slow_run"))
     labels = [ex.label for ex in exc.value.exchanges]
     assert labels[:2] == ["overlap-2-invoke-run", "overlap-1-invoke-run"] and "two instances" in str(exc.value)
 
 
 def test_a_duration_longer_than_the_exchange_fails():
     rule = "invoke.sequences_invoke__inv_res_013"
-    judge(rule, empty("invoke.chain"), invoke_overlap(["1", "2", "1", "3"], {0: 2000}), empty("invoke.long_run"))
+    judge(rule, empty("invoke.chain"), invoke_overlap(["1", "2", "1", "3"], {0: 2000}), empty("invoke.slow_run"))
     with pytest.raises(Deviation, match="cannot have lasted longer"):
         judge(rule, empty("invoke.chain"), invoke_overlap(["1", "2", "1", "3"], {3: 60_000}),
-              empty("invoke.long_run"))
+              empty("invoke.slow_run"))
     with pytest.raises(Deviation, match="slept 1 s"):
-        judge(rule, empty("invoke.chain"), invoke_overlap(["1", "2", "1", "3"], {0: 10}), empty("invoke.long_run"))
+        judge(rule, empty("invoke.chain"), invoke_overlap(["1", "2", "1", "3"], {0: 10}), empty("invoke.slow_run"))
 
 
 def mcp_result(label, text, key, result_type="complete"):
@@ -168,14 +168,14 @@ def mcp_chain(final_reply):
 @pytest.mark.parametrize("final", ['answer: {"city":"Zürich"}done',
                                    'answer: {"name":"Ada"}answer: {"city":"Zürich"}done'])
 def test_a_resumed_mcp_run_may_answer_its_whole_reply_or_what_follows_the_question(final):
-    judge("mcp.sequences_mcp__mcp_pause_002", mcp_chain(final), empty("mcp.overlap"), empty("mcp.long_run"))
+    judge("mcp.sequences_mcp__mcp_pause_002", mcp_chain(final), empty("mcp.together"), empty("mcp.slow_run"))
 
 
 def test_a_resumed_mcp_run_that_lost_the_answer_fails():
     with pytest.raises(AssertionError, match="expected"):
-        judge("mcp.sequences_mcp__mcp_pause_002", mcp_chain("done"), empty("mcp.overlap"), empty("mcp.long_run"))
+        judge("mcp.sequences_mcp__mcp_pause_002", mcp_chain("done"), empty("mcp.together"), empty("mcp.slow_run"))
 
 
 def test_nothing_played_is_not_assessed():
     with pytest.raises(NotAssessed):
-        judge(SAME_KEY, empty("invoke.chain"), empty("invoke.overlap"), empty("invoke.long_run"))
+        judge(SAME_KEY, empty("invoke.chain"), empty("invoke.together"), empty("invoke.slow_run"))

@@ -17,7 +17,7 @@ from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, a
                                              one_run_of)
 
 # judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
-GROUPS = {"sequences": ["agui.chain", "agui.overlap", "agui.long_run"], "cross": [sequences.CROSS]}
+GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS]}
 RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
 RESUME_CONTINUES = "AGUI-INT-002"
 THREAD_ECHOED = "AGUI-ID-001"

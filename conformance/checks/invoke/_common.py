@@ -304,7 +304,7 @@ STREAM_GROUPS = {
     "runs": ("invoke.runs", steps.RUN_SSE),
     "generated": ("generated.round_trip", generated_steps.INVOKE_SSE),
     "timing": ("invoke.timing", steps.TIMED_SSE),
-    "long": ("invoke.long_run", sequence_steps.LONG),
+    "long": ("invoke.slow_run", sequence_steps.LONG),
 }
 # Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`, long runs): extra
 # evidence of a rule the mapped runs already show, so an agent of the team's own is judged on the runs its profile

@@ -17,7 +17,7 @@ from conformance.checks.invoke._common import asked_for_stream, exact, quoted, r
     text_of
 
 # judged apart: the scenarios of invoke alone, and the one crossing protocols (--protocols may leave it out)
-GROUPS = {"sequences": ["invoke.chain", "invoke.overlap", "invoke.long_run"], "cross": [sequences.CROSS]}
+GROUPS = {"sequences": ["invoke.chain", "invoke.together", "invoke.slow_run"], "cross": [sequences.CROSS]}
 DURATION_FLOOR = 0.5     # a run that slept S seconds reports at least half of S (INV-RES-013 probes 2 s at 1500 ms)
 DURATION_SLACK_MS = 2000  # over the time the suite waited for the answer: clocks, and rounding up to the second
 

@@ -20,7 +20,7 @@ from conformance.checks.mcp._common import (EXACT_REPLY, FINISHED, as_json, aske
                                             response_last, result_of, structured_session, text_block)
 
 # judged apart: the scenarios of MCP alone, and the one crossing protocols (--protocols may leave it out)
-GROUPS = {"sequences": ["mcp.chain", "mcp.overlap", "mcp.long_run"], "cross": [sequences.CROSS]}
+GROUPS = {"sequences": ["mcp.chain", "mcp.together", "mcp.slow_run"], "cross": [sequences.CROSS]}
 
 
 def result(move: Played, root: str | None = None) -> dict:

@@ -4,5 +4,5 @@ must answer is in `facts["moves"]` (`conformance.vocab.sequences`)."""
 from conformance.registry import Step
 
 CHAIN = Step("chain-*")        # the moves of a chain (invoke.chain, agui.chain, mcp.chain, agui.cross_chain)
-OVERLAP = Step("overlap-*")    # calls sent at the same time (invoke.overlap, agui.overlap, mcp.overlap)
-LONG = Step("long-*")          # runs of several seconds and what follows them (*.long_run)
+OVERLAP = Step("overlap-*")    # calls sent at the same time (invoke.together, agui.together, mcp.together)
+LONG = Step("long-*")          # runs of several seconds and what follows them (*.slow_run)

@@ -13,6 +13,9 @@
 | `invoke.refusals` | ten requests that must be refused, then `count` on the keys four of them carried | 14 / 4 |
 | `invoke.extra_data` | 2 KB and 8 KB in the extra data field (`--extra-data-field`), then `count` | 3 / 2 |
 | `invoke.cleartext` | the plain reply with a decoy credential over `http://` to the same host and port, then over https | 2 / 0 |
+| `invoke.chain` | `count` without a key, then on the key returned streamed and with `messages` | 3 / 3 |
+| `invoke.together` | three 1 s `count` runs at once (two on one key), then `count` on that key | 4 / 4 |
+| `invoke.slow_run` | a 6 s run as JSON and streamed at once, then `count` on the JSON run's key | 3 / 3 |
 
 Requests a refusal must answer carry a fresh `sessionId` where they can, and a later
 `count` on that key proves that the refusal started no run (`facts["no_run"]`).
@@ -27,8 +30,10 @@ from urllib.parse import urlsplit
 
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
+from conformance.vocab import sequences
 from conformance.vocab.protocols import SSE, canonical, invoke_body
 from conformance.vocab.steps import invoke as steps
+from conformance.vocab.steps import sequences as seq_steps
 from conformance.registry import scenario
 from conformance.vocab import inputs
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
@@ -352,3 +357,24 @@ async def cleartext(ctx: Context) -> None:
                    limits=CLEARTEXT_LIMITS, retry_429=False)
     await ctx.post(ctx.agent_path("invoke"), body, headers=decoy_header, credential=None,
                    label=steps.DECOY_OVER_HTTPS)
+
+
+# -- sequences: a chain, an overlap and long runs (conformance.vocab.sequences) --------------------------------
+@scenario("invoke.chain", protocol="invoke", steps=(seq_steps.CHAIN,))
+async def chain(ctx: Context) -> None:
+    """`count` without `sessionId`, stream or Accept; then on the key returned with `stream: true`, and with
+    `messages`: 1, 2, 3."""
+    await sequences.play_all(ctx, seq_steps.CHAIN)
+
+
+@scenario("invoke.together", protocol="invoke", timing=True, steps=(seq_steps.OVERLAP,))
+async def together(ctx: Context) -> None:
+    """Two `count` runs of 1 s on one fresh key and one on another, sent at the same time; then `count` on the
+    first key again (3)."""
+    await sequences.play_all(ctx, seq_steps.OVERLAP)
+
+
+@scenario("invoke.slow_run", protocol="invoke", slow=True, deadline=40, steps=(seq_steps.LONG,))
+async def slow_run(ctx: Context) -> None:
+    """`say early`, `sleep 6`, `say late` as JSON on key W and streamed on key V at once; then `count` on W (2)."""
+    await sequences.play_all(ctx, seq_steps.LONG)

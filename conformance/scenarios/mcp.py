@@ -13,8 +13,9 @@ import math
 import time
 from typing import Any
 
-from conformance.vocab import inputs, official_client as official, protocols as p
+from conformance.vocab import inputs, official_client as official, protocols as p, sequences
 from conformance.vocab.steps import mcp as steps
+from conformance.vocab.steps import sequences as seq_steps
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
@@ -221,6 +222,27 @@ def elicitation_requests(result: Any) -> tuple[dict[str, Any], str | None] | Non
     return (forms, parsed.request_state) if forms else None
 
 
+def answered_form(ex: Exchange) -> tuple[dict[str, Any], Any] | None:
+    """The retry of an eliciting client's paused call: its params (`inputResponses` with every form filled in,
+    `requestState`) and the content the agent gets (one form's, or the list of them); None when the answer asked
+    for no form in the upstream 2026-07-28 shape."""
+    try:
+        result = p.mcp_response(ex).get("result")
+    except AssertionError:
+        return None
+    found = elicitation_requests(result)
+    if found is None:
+        return None
+    forms, state = found
+    responses = {k: {"action": "accept", "content": form_answer(f["params"].get("requestedSchema"))}
+                 for k, f in forms.items()}
+    extra: dict[str, Any] = {"inputResponses": responses}
+    if state is not None:
+        extra["requestState"] = state
+    contents = [r["content"] for r in responses.values()]
+    return extra, contents[0] if len(contents) == 1 else contents
+
+
 @scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_ELICIT)
 async def pause_elicit(ctx: Context) -> None:
     """A client declaring form elicitation asks the question prompt, then retries with the form answered
@@ -230,21 +252,13 @@ async def pause_elicit(ctx: Context) -> None:
     caps = {"elicitation": {"form": {}}}
     ctx.note(session=key, question=entry.get("question"), **p.resume_facts(entry))
     first = await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key, capabilities=caps)
-    try:
-        result = p.mcp_response(first).get("result")
-    except AssertionError:
-        return
-    found = elicitation_requests(result)
-    if found is None:
+    answered = answered_form(first)
+    if answered is None:
         ctx.note(form=None)
         return
-    forms, state = found
-    responses = {k: {"action": "accept", "content": form_answer(f["params"].get("requestedSchema"))}
-                 for k, f in forms.items()}
-    ctx.note(form=forms, answers={k: r["content"] for k, r in responses.items()})
-    extra: dict[str, Any] = {"inputResponses": responses}
-    if state is not None:
-        extra["requestState"] = state
+    extra, _ = answered
+    forms = elicitation_requests(p.mcp_response(first).get("result"))[0]
+    ctx.note(form=forms, answers={k: r["content"] for k, r in extra["inputResponses"].items()})
     await call_tool(ctx, tool, entry["prompt"], label=steps.RETRY, id=2, session=key, capabilities=caps,
                     extra_params=extra)
 
@@ -440,3 +454,27 @@ def _exc_text(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         return f"{exc.error_count()} validation error(s) for {exc.title}"
     return str(exc) or "(no message)"
+
+
+# -- sequences: chains, overlaps and long runs (conformance.vocab.sequences) -----------------------------------
+@scenario("mcp.chain", protocol="mcp", deadline=60, steps=(seq_steps.CHAIN,))
+async def chain(ctx: Context) -> None:
+    """Three chains at once. 2026-07-28: tools/list twice, `count` without session_id or Mcp-Name (1), with a
+    progress token on the session returned (2), a run that pauses twice (the question as text) resumed twice in a
+    row, `count` (4). 2025-11-25: initialize, tools/list, `count` twice, a pause resumed. An eliciting client:
+    a run that asks for two forms, retried twice."""
+    await sequences.play_all(ctx, seq_steps.CHAIN, mcp_form=answered_form)
+
+
+@scenario("mcp.together", protocol="mcp", deadline=60, timing=True, steps=(seq_steps.OVERLAP,))
+async def together(ctx: Context) -> None:
+    """Two 1 s `count` calls on one fresh session_id and one on another at once, then `count` on the first (3); a
+    paused run, then its resume and a new run on its session at once."""
+    await sequences.play_all(ctx, seq_steps.OVERLAP)
+
+
+@scenario("mcp.slow_run", protocol="mcp", slow=True, deadline=40, steps=(seq_steps.LONG,))
+async def slow_run(ctx: Context) -> None:
+    """A paused call (the question as text); `say early`, `sleep 6`, `say late` with a progress token; then the
+    resume of the paused call, 6 s after it paused."""
+    await sequences.play_all(ctx, seq_steps.LONG)

@@ -125,6 +125,21 @@ def stream_events(ex: Exchange) -> list[dict[str, Any]]:
     return [value for ok, value in map(frame_json, ex.stream.dispatched) if ok and isinstance(value, dict)]
 
 
+def outcome_interrupts(ex: Exchange) -> list[dict[str, Any]]:
+    """The interrupts a paused AG-UI run lists on RUN_FINISHED.outcome (AG-UI 1.0 place; the spec shows none)."""
+    for ev in stream_events(ex):
+        outcome = ev.get("outcome") if ev.get("type") == "RUN_FINISHED" else None
+        if isinstance(outcome, dict) and isinstance(outcome.get("interrupts"), list):
+            return [i for i in outcome["interrupts"] if isinstance(i, dict)]
+    return []
+
+
+def paused(ex: Exchange) -> bool:
+    """Whether an AG-UI run ended with RUN_FINISHED whose outcome.type is `interrupt`."""
+    return any(ev.get("type") == "RUN_FINISHED" and isinstance(ev.get("outcome"), dict)
+               and ev["outcome"].get("type") == "interrupt" for ev in stream_events(ex))
+
+
 def step(rec: Recording, label: str) -> Exchange:
     """The exchange of a step, or NotAssessed naming the option its skip needed."""
     skipped = rec.facts.get("skipped", {})

@@ -4,6 +4,7 @@ scenario imports another."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 import secrets
 from typing import Any, Awaitable, Callable
@@ -64,12 +65,23 @@ async def tool_name(ctx: Context) -> str:
     """The agent's tool: learned once per run from `tools/list` (shared by every scenario), else from
     `--agent-slug`. A scenario that cannot name the tool cannot call it."""
     memo = ctx.session.__dict__.setdefault("_mcp_tool_memo", {})
-    if "future" not in memo:
-        memo["future"] = asyncio.ensure_future(_lookup_tool(ctx))
-    name, why = await asyncio.shield(memo["future"])
+    mine: concurrent.futures.Future = concurrent.futures.Future()
+    found = memo.setdefault("found", mine)   # one lookup for every lane: a scenario on a lane of its own waits too
+    if found is mine:
+        asyncio.ensure_future(_settle(mine, ctx))
+    name, why = await asyncio.shield(asyncio.wrap_future(found))
     if name is None:
         raise AssertionError(why)
     return name
+
+
+async def _settle(found: concurrent.futures.Future, ctx: Context) -> None:
+    try:
+        found.set_result(await _lookup_tool(ctx))
+    except BaseException as exc:  # noqa: BLE001 - the lanes waiting on it learn why, never hang
+        found.set_result((None, f"the tool lookup did not finish ({type(exc).__name__})"))
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
 
 
 async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:

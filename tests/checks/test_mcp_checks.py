@@ -74,8 +74,9 @@ def test_tool_name_without_slug_is_not_assessed(server):
 
 
 def test_cost_within_share(report):
-    # the shared generated round trip is the lead's cost; everything else here is this surface's share
-    assert report["cost"]["requests"] < 120 + 40 and report["cost"]["agent_runs"] < 35 + 15, report["cost"]
+    # the shared generated round trip is the lead's cost; everything else here is this surface's share (runs: 20
+    # more for the chains, overlaps, long runs and the chain across protocols)
+    assert report["cost"]["requests"] < 120 + 40 and report["cost"]["agent_runs"] < 35 + 15 + 20, report["cost"]
 
 
 # -- correct servers that choose differently where the spec is silent -------------------------------

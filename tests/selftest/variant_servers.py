@@ -62,6 +62,16 @@ def _negotiating() -> ServerConfig:
     return negotiating_config()
 
 
+def _serialised() -> ServerConfig:
+    from tests.selftest.variant_sequences import serialised_config
+    return serialised_config()
+
+
+def _coarse_clock() -> ServerConfig:
+    from tests.selftest.variant_sequences import coarse_clock_config
+    return coarse_clock_config()
+
+
 SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("reference", ServerConfig, doc="the reference server (conformance/server)"),
     CorrectServer("variant", _variant, doc="tests/selftest/variant.py: every silent choice made differently"),
@@ -88,6 +98,11 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("inputs-negotiating", _negotiating,
                   doc="variant_input_classes.py: Accept and Content-Type negotiated by RFC 9110 (MCP 406 without both "
                       "types, JSON for */*, charset utf-8 only)"),
+    CorrectServer("sessions-serialised", _serialised,
+                  doc="variant_sequences.py: one call at a time per session, a resumed MCP result holding only what "
+                      "follows the question, a resume where no run waits answered as a failed run"),
+    CorrectServer("durations-coarse", _coarse_clock,
+                  doc="variant_sequences.py: durationMs in whole seconds, SSE comments every second of silence"),
 )}
 
 WRONG = ("failed", "warning", "error")

@@ -40,6 +40,7 @@ from conformance.vocab.constants import RUNS
 from conformance.vocab.readers import error_of, frame_json, is_4xx, request_json
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
+from conformance.vocab.steps import sequences as sequence_steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
@@ -303,10 +304,12 @@ STREAM_GROUPS = {
     "runs": ("invoke.runs", steps.RUN_SSE),
     "generated": ("generated.round_trip", generated_steps.INVOKE_SSE),
     "timing": ("invoke.timing", steps.TIMED_SSE),
+    "long": ("invoke.slow_run", sequence_steps.LONG),
 }
-# Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`): extra evidence of
-# a rule the mapped runs already show, so an agent of the team's own is judged on the runs its profile maps.
-DIRECTIVE_GROUPS = ("generated", "timing")
+# Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`, long runs): extra
+# evidence of a rule the mapped runs already show, so an agent of the team's own is judged on the runs its profile
+# maps.
+DIRECTIVE_GROUPS = ("generated", "timing", "long")
 
 
 def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)):
@@ -317,7 +320,7 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
         scenario, prefix = STREAM_GROUPS[group]
 
         def fn(rec: Recording) -> str | None:
-            streams = rec.labelled(prefix)
+            streams = [ex for ex in rec.labelled(prefix) if sent_stream(ex) is True]   # a group may hold JSON runs
             if not streams:
                 raise NotAssessed(f"scenario {scenario} recorded no invoke stream")
             return judge_each(streams, judge)

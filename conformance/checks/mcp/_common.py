@@ -25,7 +25,7 @@ from conformance.vocab import protocols as p
 from conformance.vocab.readers import frame_json, got, request_json, sent_header
 from conformance.vocab.steps import generated as generated_steps, mcp as steps
 from conformance.vocab.text import truncate
-from conformance.vocab.values import same_integer
+from conformance.vocab.values import same_integer, same_json
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
 
@@ -296,3 +296,71 @@ def round_trip_runs(rec: Recording) -> list[tuple[int, Exchange]]:
 
 def labels(rec: Recording, *names: str) -> list[tuple[str, Exchange]]:
     return [(n, rec.get(n)) for n in names]
+
+
+# -- progress streams and forms (read by several check modules) ---------------------------------------------
+def stream_of(ex: Exchange) -> list[SSEEvent]:
+    """The dispatched frames of a progress stream. Not HTTP 200: the call was not served (MCP-VER-001); not an
+    event stream: MCP-PROG-001."""
+    if ex.status != 200:
+        raise precondition(served_by(ex), ex, f"expected HTTP 200 with an event stream, got {got(ex)}")
+    if ex.stream is None:
+        raise precondition(PROGRESS_STREAM, ex, f"expected a text/event-stream answer, got {got(ex)}")
+    return frames(ex)
+
+
+def stream_messages(ex: Exchange) -> list[Any]:
+    """The JSON messages of a progress stream (data that is not JSON is MCP-PROG-002's finding; a stream with no
+    JSON frame at all gives nothing to read)."""
+    dispatched = stream_of(ex)
+    out = messages(ex)
+    if not out:
+        raise precondition(PROGRESS_FRAMES, ex, f"the stream has no frame with JSON data "
+                                                f"({len(dispatched)} dispatched frame(s))")
+    return out
+
+
+def response_last(ex: Exchange) -> None:
+    """The progress stream's last frame is the JSON-RPC response to the request's id, once, and the body ends after it
+    (MCP-PROG-003)."""
+    msgs = stream_messages(ex)
+    want = sent_id(ex)
+    answers = [i for i, m in enumerate(msgs) if is_response(m)]
+    assert answers, f"no JSON-RPC response among {len(msgs)} frames"
+    assert answers == [len(msgs) - 1], \
+        f"the response is frame {[i + 1 for i in answers]} of {len(msgs)}; it must be the last, once"
+    final = msgs[-1]
+    assert same_json(final.get("id"), want) and "result" in final, \
+        f"the last frame is {truncate(final)}, expected the result for id {as_json(want)}"
+    items, dispatched = ex.stream.items, frames(ex)
+    tail = [i for i in items[items.index(dispatched[-1]) + 1:]
+            if isinstance(i, SSEEvent) and i.dispatched]  # comments and data-less blocks are no frames
+    assert not tail, f"{len(tail)} frame(s) follow the response " \
+                     f"(first: {truncate(tail[0].raw.decode('utf-8', 'replace'), 80)})"
+    assert ex.stream.end == "eof" and not ex.error, \
+        f"the stream did not end cleanly after the response (end: {ex.stream.end}; {ex.error or ''})"
+
+
+def is_form_request(request: Any) -> bool:
+    """An `elicitation/create` request asking for a form: form mode (or no mode) and a requested schema object."""
+    params = request.get("params") if isinstance(request, dict) else None
+    return isinstance(request, dict) and request.get("method") == "elicitation/create" \
+        and isinstance(params, dict) and params.get("mode", "form") == "form" \
+        and isinstance(params.get("requestedSchema"), dict)
+
+
+def asked_for_form(ex: Exchange) -> str | None:
+    """How an eliciting client was asked for a form: an upstream InputRequiredResult whose inputRequests hold a form
+    elicitation, or a form elicitation/create request in the stream."""
+    try:
+        msgs = messages(ex) if ex.status == 200 else []
+    except AssertionError:       # not JSON: no form; MCP-PAUSE-003 judges the answer
+        return None
+    if any(is_form_request(m) and "id" in m for m in msgs):
+        return "a form elicitation/create request in the stream"
+    last = msgs[-1] if msgs else None
+    result = last.get("result") if isinstance(last, dict) else None
+    requests = result.get("inputRequests") if isinstance(result, dict) else None
+    if isinstance(requests, dict) and any(is_form_request(r) for r in requests.values()):
+        return "an input_required result with a form elicitation (upstream 2026-07-28 multi round-trip)"
+    return None

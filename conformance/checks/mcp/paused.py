@@ -1,8 +1,6 @@
 """MCP checks: paused runs."""
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
@@ -11,8 +9,8 @@ from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, continues_to, messages,
-                                            reply_text, result_of, resumed_reply, resumed_with)
+from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, asked_for_form,
+                                            continues_to, reply_text, result_of, resumed_reply, resumed_with)
 
 ASKED_FOR_FORM = "MCP-PAUSE-003"   # what the eliciting client's question is answered with is MCP-PAUSE-003's alone
 
@@ -59,31 +57,6 @@ def continuation(ex: Exchange, root: str, expected: str) -> None:
     if result.get("resultType") != "complete":
         raise precondition(FINISHED, ex, f"`resultType` is {as_json(result.get('resultType'))}, expected "
                                          f"\"complete\"")
-
-
-def is_form_request(request: Any) -> bool:
-    """An `elicitation/create` request asking for a form: form mode (or no mode) and a requested schema object."""
-    params = request.get("params") if isinstance(request, dict) else None
-    return isinstance(request, dict) and request.get("method") == "elicitation/create" \
-        and isinstance(params, dict) and params.get("mode", "form") == "form" \
-        and isinstance(params.get("requestedSchema"), dict)
-
-
-def asked_for_form(ex: Exchange) -> str | None:
-    """How an eliciting client was asked for a form: an upstream InputRequiredResult whose inputRequests hold a form
-    elicitation, or a form elicitation/create request in the stream."""
-    try:
-        msgs = messages(ex) if ex.status == 200 else []
-    except AssertionError:       # not JSON: no form; MCP-PAUSE-003 judges the answer
-        return None
-    if any(is_form_request(m) and "id" in m for m in msgs):
-        return "a form elicitation/create request in the stream"
-    last = msgs[-1] if msgs else None
-    result = last.get("result") if isinstance(last, dict) else None
-    requests = result.get("inputRequests") if isinstance(result, dict) else None
-    if isinstance(requests, dict) and any(is_form_request(r) for r in requests.values()):
-        return "an input_required result with a form elicitation (upstream 2026-07-28 multi round-trip)"
-    return None
 
 
 @check("MCP-PAUSE-003", scenarios=["mcp.pause_elicit"])

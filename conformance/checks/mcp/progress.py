@@ -12,30 +12,8 @@ from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.wire.sse import SSEEvent
-from conformance.checks.mcp._common import (PROGRESS_FRAMES, PROGRESS_STREAM, as_json, frames, is_response,
-                                            messages, result_of, sent_id, served_by, text_block)
-
-
-def stream_of(ex: Exchange) -> list[SSEEvent]:
-    """The dispatched frames of a progress stream. Not HTTP 200: the call was not served (MCP-VER-001); not an
-    event stream: MCP-PROG-001."""
-    if ex.status != 200:
-        raise precondition(served_by(ex), ex, f"expected HTTP 200 with an event stream, got {got(ex)}")
-    if ex.stream is None:
-        raise precondition(PROGRESS_STREAM, ex, f"expected a text/event-stream answer, got {got(ex)}")
-    return frames(ex)
-
-
-def stream_messages(ex: Exchange) -> list[Any]:
-    """The JSON messages of a progress stream (data that is not JSON is MCP-PROG-002's finding; a stream with no
-    JSON frame at all gives nothing to read)."""
-    dispatched = stream_of(ex)
-    out = messages(ex)
-    if not out:
-        raise precondition(PROGRESS_FRAMES, ex, f"the stream has no frame with JSON data "
-                                                f"({len(dispatched)} dispatched frame(s))")
-    return out
+from conformance.checks.mcp._common import (as_json, is_response, response_last, result_of, served_by,
+                                            stream_messages, stream_of, text_block)
 
 
 def notifications(ex: Exchange) -> list[dict[str, Any]]:
@@ -89,24 +67,7 @@ def frames_are_messages(rec: Recording):
 @check("MCP-PROG-003", scenarios=["mcp.progress"])
 def response_is_last(rec: Recording):
     """The last frame is the JSON-RPC response to the request's id, it occurs once, and nothing follows it."""
-    def last(ex: Exchange) -> None:
-        msgs = stream_messages(ex)
-        want = sent_id(ex)
-        answers = [i for i, m in enumerate(msgs) if is_response(m)]
-        assert answers, f"no JSON-RPC response among {len(msgs)} frames"
-        assert answers == [len(msgs) - 1], \
-            f"the response is frame {[i + 1 for i in answers]} of {len(msgs)}; it must be the last, once"
-        final = msgs[-1]
-        assert same_json(final.get("id"), want) and "result" in final, \
-            f"the last frame is {truncate(final)}, expected the result for id {as_json(want)}"
-        items, dispatched = ex.stream.items, frames(ex)
-        tail = [i for i in items[items.index(dispatched[-1]) + 1:]
-                if isinstance(i, SSEEvent) and i.dispatched]  # comments and data-less blocks are no frames
-        assert not tail, f"{len(tail)} frame(s) follow the response " \
-                         f"(first: {truncate(tail[0].raw.decode('utf-8', 'replace'), 80)})"
-        assert ex.stream.end == "eof" and not ex.error, \
-            f"the stream did not end cleanly after the response (end: {ex.stream.end}; {ex.error or ''})"
-    return each_stream(rec, last)
+    return each_stream(rec, response_last)
 
 
 @check("MCP-PROG-004", scenarios=["mcp.progress"])

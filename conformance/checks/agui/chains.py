@@ -1,0 +1,131 @@
+"""agui checks over sequences: every AG-UI run of the chains, overlaps and long runs (conformance.vocab.sequences)
+judged under the requirement its expectation names, as extra evidence beside the scripted checks (supplementary).
+
+Each run is also listed in `facts["runs"]`, so the rules the scripted checks apply to every stream (framing, order,
+ids, lifecycles) apply to these runs too: the same check functions, registered again over the sequence scenarios."""
+from __future__ import annotations
+
+from conformance.engine import Recording
+from conformance.outcomes import on, precondition
+from conformance.registry import CHECKS, check, rule
+from conformance.vocab import sequences
+from conformance.vocab.readers import error_of
+from conformance.vocab.sequences import Played
+from conformance.vocab.text import truncate
+from conformance.vocab.values import digits_only, same_json
+from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, answered_stream, judge_reply,
+                                             one_run_of)
+
+# judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
+GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS]}
+RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
+RESUME_CONTINUES = "AGUI-INT-002"
+THREAD_ECHOED = "AGUI-ID-001"
+# The rules over every stream, and the id rules of ids.py (they read the threadId / runId a run sent or left out),
+# on the runs of the AG-UI scenarios; the tool and step lifecycles have nothing to read in runs that call no tool.
+ID_CHECKS = ("agui.thread_id_echoed_on_start", "agui.run_id_echoed_on_start", "agui.run_id_echoed_on_finish",
+             "agui.generated_thread_ids", "agui.generated_run_id")
+NOTHING_TO_READ = ("agui.tool_call_lifecycle", "agui.step_lifecycle")
+
+
+def run_of(move: Played) -> Run:
+    want = move.rec.facts.get("runs", {}).get(move.ex.label)
+    return Run(move.rec, move.ex.label, move.ex, want) if want else one_run_of(move.rec, move.ex.label, "")
+
+
+def count_text(move: Played) -> str | None:
+    """The `count` reply of a run that ends normally (the content deltas; RUN_FINISHED.result holding it while the
+    deltas lost it is AGUI-ORDER-006's deviation); None for a run raced by a resume that did not end normally."""
+    r = run_of(move)
+    if move.expect.get("if_completed") and not (answered_stream(r.ex) and r.of_type("RUN_FINISHED")):
+        return None
+    result = r.finished().get("result")
+    text = r.text()
+    if not digits_only(text) and isinstance(result, str) and digits_only(result):
+        raise precondition(DELTAS_CARRY_REPLY, r.ex, f"the content deltas join to {truncate(text, 60, quoted=True)} "
+                                                     f"while RUN_FINISHED.result is {result!r}")
+    return text
+
+
+def paused_run(move: Played) -> None:
+    """The run ends with RUN_FINISHED whose outcome.type is `interrupt`, and no RUN_ERROR."""
+    r = run_of(move)
+    with on(r.ex):
+        end = r.terminal()
+        outcome = end.get("outcome")
+        assert end["type"] == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
+            and outcome.get("type") == "interrupt", \
+            f"{move.what()}: expected RUN_FINISHED with outcome.type 'interrupt', got " \
+            f"{truncate(end, 300, quoted=True)} (events {r.types()})"
+
+
+def resumed_stream(move: Played) -> Run:
+    """The resumed run's stream. Refused with `invalid_request`: a resume without messages was not taken as one
+    (AGUI-INT-003); any other answer but a stream: the paused run did not continue (AGUI-INT-002)."""
+    ex = move.ex
+    if answered_stream(ex):
+        return run_of(move)
+    if same_json((error_of(ex) or {}).get("code"), "invalid_request"):
+        raise precondition(RESUME_WITHOUT_MESSAGES, ex, f"{move.what()}: a request with `resume` and no `messages` "
+                                                        f"was refused with invalid_request")
+    raise precondition(RESUME_CONTINUES, ex, f"{move.what()}: expected the paused run to continue (200 event stream), "
+                                             f"got {ex.status}: {truncate(ex.body.decode('utf-8', 'replace'), 300)}")
+
+
+def resume_continues(move: Played) -> None:
+    """The paused run continues with the answer: its text, then its next pause or its end."""
+    r = resumed_stream(move)
+    want = "interrupt" if move.expect["then"] == "pause" else "success"
+    with on(r.ex):
+        got = r.outcome_type()
+        assert got == want, f"{move.what()}: the resumed run ended with outcome.type {got!r}, expected {want!r} " \
+                            f"({truncate(r.finished(), 200, quoted=True)})"
+    judge_reply(r, lambda text: _is(text, move.expect["reply"], move))
+
+
+def _is(text: str, want: str, move: Played) -> None:
+    assert text == want, f"{move.what()}: the resumed run replied {truncate(text, 160, quoted=True)}, expected " \
+                         f"{truncate(want, 160, quoted=True)} (the answer, then the rest of the script)"
+
+
+def thread_kept(move: Played) -> None:
+    r = resumed_stream(move)
+    got = r.started().get("threadId")
+    if not same_json(got, move.key):
+        raise precondition(THREAD_ECHOED, r.ex, f"the resume was sent on threadId {move.key!r}, RUN_STARTED.threadId "
+                                                f"is {truncate(got, 80, quoted=True)}")
+
+
+def reply_exact(move: Played) -> None:
+    r = run_of(move)
+    r.finished()
+    with on(r.ex):
+        assert r.text() == move.expect["reply"], \
+            f"{move.what()}: the deltas joined are {truncate(r.text(), 160, quoted=True)}, expected " \
+            f"{truncate(move.expect['reply'], 160, quoted=True)}"
+
+
+JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept, "reply": reply_exact}
+
+
+def _again(fn):
+    """The same check function under another registration (its own docstring; the steps it reads followed)."""
+    def judge(*recs: Recording) -> str | None:
+        return fn(*recs)
+    judge.__wrapped__ = fn
+    return judge
+
+
+def moves_rule(requirement: str):
+    def fn(*recs: Recording) -> str | None:
+        return sequences.judge_moves(recs, "agui", requirement, JUDGES, count_text)
+    return fn
+
+
+for _args in sequences.rules_over_moves("agui", GROUPS, moves_rule):
+    rule(**_args)
+
+for _c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
+           and ((list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS)]:
+    check(*_c.requirements, scenarios=GROUPS["sequences"], supplementary=True,
+          name=f"{_c.id.split('.', 1)[1]}__sequences", doc=f"The runs of the chains: {_c.doc}")(_again(_c.fn))

@@ -30,13 +30,14 @@ class Certification:
     """A run's state from its options to its report. `get(name)` is an option's value by its name in
     `conformance.options` (None when not given); the target's facts fall back to their environment variables."""
 
-    def __init__(self, get: Callable[[str], Any]):
+    def __init__(self, get: Callable[[str], Any], server: EmbeddedServer | None = None):
+        """`server`: the embedded server, already launched by the caller (no --base-url)."""
         self.get = get
         self.report_dir = Path(get("report_dir") or options.DEFAULT_REPORT_DIR)
         self.checks: list[registry.Check] = []
         self.not_run: dict[str, str] = {}
         self.selected = False
-        self.server: EmbeddedServer | None = None
+        self.server = server
         self.session: engine.Session | None = None
         self.error: str | None = None
         self.report: dict[str, Any] | None = None

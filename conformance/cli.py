@@ -243,8 +243,13 @@ def start_early(opts: argparse.Namespace) -> Any:
     previous = {s: signal.signal(s, lambda n, f: kept.append((signal.Signals(n).name, n, time.monotonic() - began)))
                 for s in (signal.SIGINT, signal.SIGTERM)}   # while the run's own handlers are not in place yet
     try:
+        from conformance.embedded import EmbeddedServer
+        from conformance.target import env_or
+        server = EmbeddedServer() if env_or(opts.base_url, "base_url") is None else None
+        if server is not None:
+            server.launch()     # it boots while the suite loads
         from conformance.certification import Certification
-        run = Certification(lambda name: getattr(opts, name, None))
+        run = Certification(lambda name: getattr(opts, name, None), server=server)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

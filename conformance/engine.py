@@ -26,7 +26,7 @@ from conformance import catalog
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
-from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
+from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits, tls_context
 from conformance.wire.pace import Pacer, parse_rate_limit
 from conformance.wire.redact import Redactor
 from conformance.vocab import protocols as vocab_protocols
@@ -201,6 +201,7 @@ class Session:
         #: one pacer for every lane: they all spend the same bucket of the server's
         self.pacer = Pacer(parse_rate_limit(rate_limit) if rate_limit else None)
         self.budget = RecordingBudget()
+        self._tls = None
         #: what `recording(name)` handed the checks, by scenario
         self.seen: dict[str, Recording | BaseException] = {}
         #: when the run started (UTC), for the reports
@@ -226,21 +227,33 @@ class Session:
         except ValueError as exc:   # e.g. plain http:// to a remote host: the run cannot judge
             self.preflight_error = str(exc)
             return
+        needed = {s for c in self.checks for s in c.scenarios}
+        order = sorted(needed, key=lambda s: (SCENARIOS[s].last, not SCENARIOS[s].isolated, s))
+        sem = asyncio.Semaphore(self.concurrency)
+        # the slow scenarios set the run's length: they start while the preflight runs (when it fails, the run
+        # closes at once, cancelling them, and every check is judged on the preflight's error alone)
+        slow = [name for name in order if SCENARIOS[name].slow]
+        for name in slow:
+            self._schedule(name, shared, sem)
         self.preflight_error = shared.call(self._preflight(shared.client),
                                            timeout=self.limits.connect + self.limits.headers + 5)
         if self.preflight_error:
             return
-        needed = {s for c in self.checks for s in c.scenarios}
-        sem = asyncio.Semaphore(self.concurrency)
-        for name in sorted(needed, key=lambda s: (SCENARIOS[s].last, not SCENARIOS[s].isolated, s)):
-            scn = SCENARIOS[name]
-            lane = self._lane(f"conformance-{name}") if scn.isolated else shared
-            before = [f for n, f in self._futures.items() if scn.last and not SCENARIOS[n].isolated]
-            self._futures[name] = asyncio.run_coroutine_threadsafe(
-                self._record(scn, lane.client, None if scn.isolated else sem, after=before), lane.loop)
+        for name in order:
+            if name not in slow:
+                self._schedule(name, shared, sem)
+
+    def _schedule(self, name: str, shared: Lane, sem: asyncio.Semaphore) -> None:
+        scn = SCENARIOS[name]
+        lane = self._lane(f"conformance-{name}") if scn.isolated else shared
+        before = [f for n, f in self._futures.items() if scn.last and not SCENARIOS[n].isolated]
+        self._futures[name] = asyncio.run_coroutine_threadsafe(
+            self._record(scn, lane.client, None if scn.isolated else sem, after=before), lane.loop)
 
     async def _make_client(self) -> Client:
-        return Client(self.target.base_url, ca_bundle=self.target.ca_bundle, insecure=self.target.insecure,
+        if self._tls is None:    # one for every lane (httpx sets the ALPN offer on it: the same for all of them)
+            self._tls = tls_context(self.target.ca_bundle, self.target.insecure)
+        return Client(self.target.base_url, tls=self._tls,
                       limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
                       run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget)
 

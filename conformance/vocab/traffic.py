@@ -237,7 +237,12 @@ def _parse(raw: bytes) -> Any:
 
 
 def exchange_violations(ex) -> list[Violation]:
-    """Every schema violation in one recorded Exchange (body, or every dispatched SSE frame)."""
+    """Every schema violation in one recorded Exchange (body, or every dispatched SSE frame); read once per exchange
+    (the schema checks of every requirement a scenario's answers show ask again)."""
+    return ex.remembered("schema violations", lambda: _violations_of(ex))
+
+
+def _violations_of(ex) -> list[Violation]:
     op = operation_of(ex.url)
     if op is None or ex.status is None:
         return []

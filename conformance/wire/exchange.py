@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextvars
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
@@ -107,6 +107,7 @@ class Exchange:
     #: why the body is not JSON, once found: hundreds of checks may ask, and a body of many MB that is not JSON
     #: must not be decoded and parsed again each time
     _not_json: str | None = field(default=None, repr=False, compare=False)
+    _readings: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # -- helpers ----------------------------------------------------------
     @property
@@ -153,6 +154,13 @@ class Exchange:
         if self.error:
             s += f", error: {self.error}"
         return s
+
+    def remembered(self, key: str, read: Callable[[], Any]) -> Any:
+        """A reading of this recorded exchange that many checks ask for (its schema violations, …): computed once.
+        Only for an exchange whose recording is over."""
+        if key not in self._readings:
+            self._readings[key] = read()
+        return self._readings[key]
 
     def json(self) -> Any:
         if self._not_json is None:

@@ -473,7 +473,7 @@ NOT_FIGURES: tuple[NotFigure, ...] = (
         r"Only the first (three) are required", r"(Two) reports", r"compare +(two) reports", r"whether the (two) are",
         r"set the (two) apart", r"as a (two)-column table", r"a helper (two) check", r"(Two) cases are decided",
         r"the (three) requirements are not assessed", r"the same (two) interrupts", r"and the other\s+(two) nowhere",
-        r"requires none of the (three)"))),
+        r"requires none of the (three)", r"when (two)\s+calls on one key arrive together"))),
     NotFigure("a JSON-RPC id of an example (a string and an integer the client reads alike)", r'\(`"(7)"` and `(7)` are'),
 )
 

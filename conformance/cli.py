@@ -70,6 +70,8 @@ def console() -> None:
     """The `conformance` command: `main()`, then the process ends as soon as its output is flushed, without
     waiting for what a finished run leaves behind (idle recorder threads, the interpreter's teardown)."""
     code = main()
+    if "conformance.embedded" in sys.modules:    # the embedded server ends while the reports are written
+        sys.modules["conformance.embedded"].wait_stopped()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -6,7 +6,8 @@ and it is reached over a real socket like any other target. It stops when the
 runner closes its stdin, so it never outlives a runner that dies.
 
 `launch()` returns at once, so the server boots while the suite loads its checks; `facts()` waits for its line.
-`stop()` closes its stdin and does not wait: the server ends on its own, and nobody waits for that.
+`stop()` closes its stdin and does not wait: the server shuts down while the reports are written, and
+`wait_stopped()` (the `conformance` command, just before it exits) reaps it, so no server outlives the command.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import selectors
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
 START_TIMEOUT = 20.0
@@ -60,7 +62,19 @@ class EmbeddedServer:
             proc.stdin.close()
         except OSError:
             pass
-        threading.Thread(target=_reap, args=(proc,), name="conformance-embedded-stop", daemon=True).start()
+        reaper = threading.Thread(target=_reap, args=(proc,), name="conformance-embedded-stop", daemon=True)
+        reaper.start()
+        _REAPERS.append(reaper)
+
+
+_REAPERS: list[threading.Thread] = []
+
+
+def wait_stopped(timeout: float = STOP_GRACE) -> None:
+    """Waits (at most `timeout` seconds in all) for every embedded server stopped so far to have ended."""
+    end = time.monotonic() + timeout
+    for reaper in _REAPERS:
+        reaper.join(max(0.0, end - time.monotonic()))
 
 
 def _reap(proc: subprocess.Popen) -> None:

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
-from conformance import catalog
+from conformance import catalog, versions
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
@@ -173,6 +173,11 @@ class Lane:
     loop: asyncio.AbstractEventLoop
     thread: threading.Thread
     client: Client | None = None
+    h2: Client | None = None      # the shared lane's client for the HTTP/2 twins (`versions`), when they run
+
+    @property
+    def clients(self) -> list[Client]:
+        return [c for c in (self.client, self.h2) if c is not None]
 
     def call(self, coro, timeout: float):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
@@ -211,12 +216,12 @@ class Session:
         return self._lanes[0].client if self._lanes else None
 
     # -- lifecycle ------------------------------------------------------------------
-    def _lane(self, name: str) -> Lane:
+    def _lane(self, name: str, http2: bool = False) -> Lane:
         loop = asyncio.new_event_loop()
         lane = Lane(loop, threading.Thread(target=loop.run_forever, name=name, daemon=True))
         lane.thread.start()
         self._lanes.append(lane)
-        lane.client = lane.call(self._make_client(), timeout=10)
+        lane.client = lane.call(self._make_client(http2), timeout=10)
         return lane
 
     def start(self) -> None:
@@ -230,18 +235,28 @@ class Session:
         if self.preflight_error:
             return
         needed = {s for c in self.checks for s in c.scenarios}
+        if self.speaks_http2:
+            shared.h2 = shared.call(self._make_client(http2=True), timeout=10)
+            needed |= set(versions.twins_of(needed))
         sem = asyncio.Semaphore(self.concurrency)
         for name in sorted(needed, key=lambda s: (SCENARIOS[s].last, not SCENARIOS[s].isolated, s)):
             scn = SCENARIOS[name]
-            lane = self._lane(f"conformance-{name}") if scn.isolated else shared
+            twin = versions.is_twin(name)
+            lane = self._lane(f"conformance-{name}", http2=twin) if scn.isolated else shared
+            client = shared.h2 if twin and not scn.isolated else lane.client
             before = [f for n, f in self._futures.items() if scn.last and not SCENARIOS[n].isolated]
             self._futures[name] = asyncio.run_coroutine_threadsafe(
-                self._record(scn, lane.client, None if scn.isolated else sem, after=before), lane.loop)
+                self._record(scn, client, None if scn.isolated else sem, after=before), lane.loop)
 
-    async def _make_client(self) -> Client:
+    @property
+    def speaks_http2(self) -> bool:
+        """The core scenarios run over HTTP/2 too: the target picked h2 by ALPN in the preflight (`versions`)."""
+        return bool((self.preflight.facts.get(versions.FACT) or {}).get("spoken"))
+
+    async def _make_client(self, http2: bool = False) -> Client:
         return Client(self.target.base_url, ca_bundle=self.target.ca_bundle, insecure=self.target.insecure,
                       limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
-                      run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget)
+                      run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget, http2=http2)
 
     def close(self) -> None:
         """Stop every lane; idempotent, and bounded (CLOSE_BUDGET for all lanes together, whatever the server
@@ -249,7 +264,7 @@ class Session:
         for fut in self._futures.values():
             fut.cancel()
         running = [lane for lane in self._lanes if lane.loop.is_running()]
-        closing = [asyncio.run_coroutine_threadsafe(lane.client.aclose(), lane.loop) for lane in running if lane.client]
+        closing = [asyncio.run_coroutine_threadsafe(c.aclose(), lane.loop) for lane in running for c in lane.clients]
         end = time.monotonic() + CLOSE_BUDGET
         for fut in closing:
             try:
@@ -272,6 +287,9 @@ class Session:
         self.preflight.exchanges.append(ex)
         if ex.status is None:
             return f"target unreachable at {self.target.base_url}: {ex.error}"
+        needed = bool(versions.twins_of(s for c in self.checks for s in c.scenarios))
+        chosen, how = await client.alpn_choice(quick.connect) if self.target.http2 and needed else (None, "")
+        self.preflight.facts[versions.FACT] = versions.decide(chosen, how, wanted=self.target.http2, needed=needed)
         return await self._credential_precondition(client, quick, agent_known=ex.status == 200)
 
     async def _credential_precondition(self, client: Client, limits: Limits, *, agent_known: bool) -> str | None:
@@ -428,7 +446,7 @@ class Session:
         return out
 
     def stats(self) -> dict[str, Any]:
-        total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
+        total = lambda field: sum(getattr(c.stats, field, 0) for lane in self._lanes for c in lane.clients)
         return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
                 **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429", "rate_limited",
                                          "paced_waits", "transport_retries", "cut_by_run_deadline")},

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance import catalog, engine, judging, options, registry, report
+from conformance import catalog, engine, judging, options, registry, report, versions
 from conformance.reporting import decorate, html as html_report, junit, markdown, terminal
 from conformance.target import FACTS, Profile, Target, env_or, from_server_facts
 
@@ -174,7 +174,8 @@ class Certification:
                       depth=max(1, self.config.getoption("conf_depth")), seed=self.config.getoption("conf_seed"),
                       thorough=bool(self.config.getoption("conf_thorough")),
                       rate_limit=self.config.getoption("conf_rate_limit"),
-                      rate_probe_max=self.config.getoption("conf_rate_probe_max"))
+                      rate_probe_max=self.config.getoption("conf_rate_probe_max"),
+                      http2=not self.config.getoption("conf_no_http2"))
         if facts["base_url"] is None:
             from conformance.embedded import EmbeddedServer
             self.server = EmbeddedServer()
@@ -212,7 +213,8 @@ class Certification:
                      "thorough": self.target.thorough, "rate_probe_max": self.target.rate_probe_max,
                      "seed_source": self.target.seed_source,
                      "requirements": self.config.getoption("conf_requirements"),
-                     "run_tag": self.target.run_tag})
+                     "run_tag": self.target.run_tag, "no_http2": not self.target.http2},
+            http_versions=versions.summary(self.session, [r.check for r in results]) if self.session else None)
         rep = report.only_requested(rep, self.config.getoption("conf_requirements"), ran=len(results),
                               error=interrupted or self.error)
         from conformance import recording

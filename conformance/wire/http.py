@@ -12,6 +12,10 @@ the header phase and around every single body read, plus the overall
 deadline (``run_deadline``) cuts every exchange still open then and stops new
 sends, whatever the server does.
 
+HTTP versions: a client speaks HTTP/1.1 only, or (``http2=True``) offers ``h2`` and ``http/1.1`` by ALPN and
+records on each exchange the version the server chose (``Exchange.http_version``). ``Client.alpn_choice`` asks the
+target which it picks in one TLS handshake, without sending a request.
+
 Rate limits: every request is paced by a :class:`~.pace.Pacer` (shared by the
 run's clients) from the server's ``X-RateLimit-Remaining``; a 429 is waited out
 (``Retry-After``, capped) and the same request resent within a retry budget.
@@ -34,6 +38,7 @@ from urllib.parse import urlsplit
 import anyio
 import anyio.lowlevel
 import httpx
+from anyio.streams.tls import TLSAttribute
 
 from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
@@ -42,7 +47,10 @@ from .redact import MASK, Redactor, is_suite_made
 from .sdk import PacedTransport
 from .sse import SSERecorder
 
-__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
+__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit",
+           "HTTP1", "HTTP2"]
+
+HTTP1, HTTP2 = "HTTP/1.1", "HTTP/2"     # as httpx names the version of a response
 
 USER_AGENT = "aisvc-conformance/0.1"
 MAX_CONNECTIONS = 32
@@ -155,8 +163,11 @@ class Client:
         pacer: Pacer | None = None,
         run_deadline: float | None = None,
         budget: RecordingBudget | None = None,
+        http2: bool = False,
     ) -> None:
         _check_url(base_url)
+        #: offer h2 as well as http/1.1 by ALPN (over https://; plain http:// stays HTTP/1.1)
+        self.http2 = http2
         self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
         self.cut_off = 0
         self.base_url = base_url
@@ -173,17 +184,54 @@ class Client:
         self.budget = budget if budget is not None else RecordingBudget()
         self.stats = ClientStats()
         self.redactor = Redactor(secrets)
-        if insecure:
-            ctx = ssl.create_default_context()
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-        else:
-            ctx = ssl.create_default_context()
-            if ca_bundle:
-                ctx.load_verify_locations(cafile=ca_bundle)
-        self._ssl = ctx
+        self._ca_bundle, self._insecure = ca_bundle, insecure
+        # a context of its own: httpcore sets the ALPN offer on the context it is given, so two clients (one
+        # speaking HTTP/1.1 only) must never share one
+        self._ssl = self._tls_context()
         self._sem = anyio.Semaphore(MAX_CONNECTIONS)
         self._http = self._pool(MAX_CONNECTIONS, base_url)
+
+    def _tls_context(self) -> ssl.SSLContext:
+        ctx = ssl.create_default_context()
+        if self._insecure:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        elif self._ca_bundle:
+            ctx.load_verify_locations(cafile=self._ca_bundle)
+        return ctx
+
+    @property
+    def version(self) -> str:
+        """The version this client asks for first."""
+        return HTTP2 if self.http2 and urlsplit(self.base_url).scheme == "https" else HTTP1
+
+    async def alpn_choice(self, timeout: float) -> tuple[str | None, str]:
+        """(the protocol the target picks by ALPN when offered `h2` and `http/1.1`, in words what happened): one TLS
+        handshake, no request sent, bounded by `timeout`. None when there is no choice to read: plain http://, a
+        failed handshake, a server that picks nothing."""
+        parts = urlsplit(self.base_url)
+        if parts.scheme != "https":
+            return None, "plain http:// (ALPN is a TLS extension; HTTP/2 without TLS is not tried)"
+        host = parts.hostname or ""
+        ctx = self._tls_context()
+        ctx.set_alpn_protocols(["h2", "http/1.1"])
+        stream = None
+        try:
+            with anyio.fail_after(timeout):
+                stream = await anyio.connect_tcp(host, parts.port or 443, ssl_context=ctx, tls_hostname=host,
+                                                 tls_standard_compatible=False)
+            chosen = stream.extra(TLSAttribute.alpn_protocol, None)
+        except TimeoutError:
+            return None, f"no TLS handshake within {seconds_text(timeout)} s"
+        except Exception as exc:     # whatever the server does, the run goes on over HTTP/1.1
+            return None, self.redact(f"the TLS handshake failed: {type(exc).__name__}: {exc}")
+        finally:
+            if stream is not None:
+                with anyio.move_on_after(_CLOSE_GRACE, shield=True):
+                    with contextlib.suppress(Exception):
+                        await stream.aclose()
+        return chosen, (f"offered h2 and http/1.1 by ALPN, the target chose {chosen}" if chosen else
+                        "offered h2 and http/1.1 by ALPN, the target chose neither")
 
     def _pool(self, size: int, base_url: str = "") -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -191,7 +239,7 @@ class Client:
             verify=self._ssl,
             follow_redirects=False,
             trust_env=False,
-            http2=False,
+            http2=self.http2,
             limits=httpx.Limits(
                 max_connections=size,
                 max_keepalive_connections=size,
@@ -452,6 +500,7 @@ class Client:
             t_end=None,
             error=None,
             _redactor=self.redactor,
+            http_version=self.version,
         )
         async def trace(event: str, info: dict) -> None:
             if event.startswith("connection.connect_tcp"):
@@ -524,6 +573,7 @@ class Client:
         try:
             ex.status = resp.status_code
             ex.headers = resp.headers
+            ex.http_version = resp.http_version
             # the pacer learns at the headers: a stream may stay open long after
             self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
             ex.t_headers = clock() - t0

@@ -49,6 +49,12 @@ class Recording:
     facts: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def base_scenario(self) -> str:
+        """The scenario recorded, whatever HTTP version it went over: `access.mcp` for its HTTP/2 twin
+        `access.mcp@h2` too (`versions`). A check that branches on its scenario reads this."""
+        return self.scenario.removesuffix(versions.TWIN)
+
+    @property
     def main(self) -> Exchange:
         if not self.exchanges:
             raise AssertionError(f"scenario {self.scenario} sent no request")

@@ -18,7 +18,7 @@ from conformance.registry import CHECKS, SCENARIOS, Check, Scenario
 from conformance.wire.http import HTTP1, HTTP2
 
 TWIN = "@h2"
-#: the core scenarios, recorded over HTTP/2 too, and what each brings to it (55 requests in all). Not the refusals of
+#: the core scenarios, recorded over HTTP/2 too, and what each brings to it (58 requests in all). Not the refusals of
 #: a body over 1 MB: httpcore's HTTP/2 sends the whole body before it reads an answer, so a server that refuses early
 #: (as it may, RFC 9113 §8.1) could not be recorded
 HTTP2_SCENARIOS: dict[str, str] = {
@@ -26,12 +26,12 @@ HTTP2_SCENARIOS: dict[str, str] = {
     "invoke.timing": "an invoke stream delivered as it is produced, not buffered until the end",
     "agui.plain": "the plain AG-UI stream",
     "agui.silence": "the 16 s AG-UI silence with its `: ping` comments",
-    "access.agui": "AG-UI's credential and addressing refusals (401, 404) before a stream",
     "mcp.modern": "MCP server/discover, tools/list and tools/call answered as JSON",
     "mcp.progress": "the MCP progress stream",
     "mcp.refusals": "MCP's refusals: versions and headers that do not match the body (header names are lower case "
                     "on HTTP/2)",
     "metadata.document": "the sign-in metadata document",
+    "access.mcp": "MCP's credential refusals, each a 401 with its WWW-Authenticate challenge (or a 404)",
     "metadata.challenge": "the MCP 401 challenge and the metadata it names",
 }
 #: the preflight's fact: whether the run speaks HTTP/2, and why (`decide`)
@@ -71,12 +71,12 @@ def twin_check(check: Check) -> Check | None:
 def decide(chosen: str | None, how: str, *, wanted: bool, needed: bool) -> dict[str, Any]:
     """The preflight's fact: speak HTTP/2 or not, in words (`chosen`, `how`: `Client.alpn_choice`'s answer)."""
     if not wanted:
-        return {"spoken": False, "why": "not tried: --no-http2"}
+        return {"spoken": False, "why": "not spoken: --no-http2"}
     if not needed:
-        return {"spoken": False, "why": "not tried: no selected check reads a scenario that runs over HTTP/2 too"}
+        return {"spoken": False, "why": "not spoken: no selected check reads a scenario that runs over HTTP/2 too"}
     if chosen == "h2":
-        return {"spoken": True, "alpn": chosen, "why": f"{how}: the core scenarios ran over HTTP/2 as well"}
-    return {"spoken": False, "alpn": chosen, "why": f"{how}: HTTP/1.1 only"}
+        return {"spoken": True, "alpn": chosen, "why": f"spoken: the core scenarios ran over HTTP/2 as well ({how})"}
+    return {"spoken": False, "alpn": chosen, "why": f"not spoken: {how}"}
 
 
 # -- judging ---------------------------------------------------------------------------------------------------
@@ -145,7 +145,7 @@ def summary(source: Any, check_ids: Iterable[str]) -> dict[str, Any]:
         counts.update(ex.http_version for ex in _exchanges(got) if ex.status is not None and ex.http_version)
     fact = source.preflight.facts.get(FACT) or {}
     return {"judged": sorted(counts), "exchanges": dict(sorted(counts.items())),
-            "http2": fact.get("why", "not tried")}
+            "http2": fact.get("why", "not spoken")}
 
 
 def _recorded(source: Any, name: str) -> Any:

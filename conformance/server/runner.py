@@ -28,6 +28,7 @@ from .org import seed_organization
 from .tls import make_certs
 
 START_TIMEOUT = 15.0
+_DRAIN_SECONDS = 10.0     # what an HTTP/1.1 request body not read to its end may take to be read after the answer
 
 
 class _Server(uvicorn.Server):
@@ -130,11 +131,30 @@ class _Hypercorn:
             with contextlib.suppress(ssl.SSLError, ConnectionError):
                 await send(message)
 
+        whole = scope.get("type") != "http"     # the request's body has been read to its end
+
+        async def reading() -> dict:
+            nonlocal whole
+            message = await receive()
+            whole = whole or message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
         self._requests.add(id(scope))
         try:
-            await self.app(scope, receive, quiet_send)
+            await self.app(scope, reading, quiet_send)
+            if not whole and scope.get("http_version") != "2":
+                # Hypercorn closes an HTTP/1.1 connection whose request it has not read to the end, and the unread
+                # bytes make the close a reset that can destroy the answer (a refusal of a 2 MB body) before the
+                # client reads it; uvicorn reads on. Read the rest (bounded), so the answer arrives
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._drain(reading), _DRAIN_SECONDS)
         finally:
             self._requests.discard(id(scope))
+
+    @staticmethod
+    async def _drain(reading: Any) -> None:
+        while (message := await reading())["type"] == "http.request" and message.get("more_body", False):
+            pass
 
     @staticmethod
     def _quiet(loop: asyncio.AbstractEventLoop, context: dict) -> None:

@@ -230,8 +230,7 @@ class Client:
                 with anyio.move_on_after(_CLOSE_GRACE, shield=True):
                     with contextlib.suppress(Exception):
                         await stream.aclose()
-        return chosen, (f"offered h2 and http/1.1 by ALPN, the target chose {chosen}" if chosen else
-                        "offered h2 and http/1.1 by ALPN, the target chose neither")
+        return chosen, f"offered h2 and http/1.1 by ALPN, the target picked {chosen or 'neither'}"
 
     def _pool(self, size: int, base_url: str = "") -> httpx.AsyncClient:
         return httpx.AsyncClient(

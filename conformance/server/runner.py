@@ -158,8 +158,9 @@ class _Hypercorn:
 
     @staticmethod
     def _quiet(loop: asyncio.AbstractEventLoop, context: dict) -> None:
-        """A connection a client closed while TLS was shutting down is not worth a traceback."""
-        if not isinstance(context.get("exception"), (ssl.SSLError, ConnectionError)):
+        """A connection a client closed while TLS was shutting down (or whose shutdown timed out) is not worth a
+        traceback."""
+        if not isinstance(context.get("exception"), (ssl.SSLError, ConnectionError, TimeoutError)):
             loop.default_exception_handler(context)
 
     def run(self, sockets: list[socket.socket]) -> None:

@@ -137,6 +137,7 @@ def settled(test: str, problems: list[str]) -> list[str]:
 OTHER_TOOLS = {   # options of other programs the docs show, and whose they are
     "--pyargs": "pytest", "--dist": "pytest-xdist", "--oauth2-bearer": "curl", "--cacert": "curl",
     "--no-deps": "pip wheel", "--disable-pip-version-check": "pip (action.yml)",
+    "--http2": "curl (and conformance serve)", "--http1": "curl (its --http1.1)",
 }
 WRONG_ON_PURPOSE = {"--bse-url": "docs/cli.md shows the one-line error a mistyped option gets"}
 COMMAND = re.compile(r"\bconformance (" + "|".join(cli.COMMANDS) + r")\b")

@@ -8,7 +8,9 @@ garbage, TLS failures, endless or huge bodies all come back as an
 Deadlines (see :class:`Limits`) are enforced with anyio cancel scopes around
 the header phase and around every single body read, plus the overall
 ``total`` budget, so a hostile server cannot hold a check longer than
-``total`` seconds (plus a few seconds to close the connection). A run-wide
+``total`` seconds (plus a few seconds to close the connection). They count only
+time the suite was listening (`listening.py`): a stall of the suite's own event
+loop is not the server's silence. A run-wide
 deadline (``run_deadline``) cuts every exchange still open then and stops new
 sends, whatever the server does.
 
@@ -42,6 +44,7 @@ from anyio.streams.tls import TLSAttribute
 
 from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
+from .listening import listening_for
 from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor, is_suite_made
 from .sdk import PacedTransport
@@ -551,7 +554,7 @@ class Client:
         budget = min(lim.headers, lim.total, deadline - t0)
         by_run = deadline - t0 < min(lim.headers, lim.total)
         try:
-            with anyio.move_on_after(max(0.0, budget)) as scope:
+            with listening_for(budget) as scope:
                 resp = await http.send(req, stream=True)
         except Exception as exc:
             ex.error = self.redact(describe(exc, "headers", 0, lim))
@@ -619,7 +622,7 @@ class Client:
                 wait = min(lim.idle, remaining)
                 chunk = None
                 try:
-                    with anyio.move_on_after(wait) as scope:
+                    with listening_for(wait) as scope:
                         try:
                             chunk = await it.__anext__()
                         except StopAsyncIteration:

@@ -223,6 +223,71 @@ def test_a_goaway_mid_stream_ends_the_exchange_with_what_was_received(ca) -> Non
     assert ex.status == 200 and len(ex.stream.events) == 1 and ex.error and took < 2 + SLACK
 
 
+# -- the suite's own stalls are not the server's silence ----------------------------------------------------------
+STREAMS = 4
+
+
+def stalled_server(ca, *, answer_after_stall: bool, headers_first: bool = True):
+    """A server that answers STREAMS concurrent requests over one connection, then (as soon as the last request is
+    in) sends whatever remains and blocks the event loop, which the client shares, past every deadline of FAST: the
+    suite's own work (a first import of a large SDK under load) holding its loop while the server's frames wait in
+    the socket. `answer_after_stall=False`: nothing more is sent, ever."""
+    arrived: list[int] = []
+
+    async def respond(conn, writer, sid):
+        if headers_first:
+            conn.send_headers(sid, [(":status", "200"), ("content-type", "text/event-stream")])
+            conn.send_data(sid, b"data: 1\n\n")
+            send(conn, writer)
+        arrived.append(sid)
+        if len(arrived) < STREAMS:
+            return
+        await asyncio.sleep(0.3)            # the client reads what was sent so far and waits for more
+        for s in arrived if answer_after_stall else ():
+            if not headers_first:
+                conn.send_headers(s, [(":status", "200"), ("content-type", "text/event-stream")])
+            conn.send_data(s, b"data: 2\n\n", end_stream=True)
+        send(conn, writer)
+        time.sleep(max(FAST.headers, FAST.idle) + 1.0)      # blocks the one loop: nobody reads the socket meanwhile
+
+    return serve_h2(ca, respond)
+
+
+async def concurrently(ca_path: str, port: int):
+    client = Client(f"https://127.0.0.1:{port}", ca_bundle=ca_path, http2=True,
+                    limits=Limits(connect=2, headers=FAST.headers, idle=FAST.idle, total=10))
+    try:
+        t0 = time.monotonic()
+        exchanges = await asyncio.gather(*(client.send("GET", f"/s{i}") for i in range(STREAMS)))
+        return exchanges, time.monotonic() - t0
+    finally:
+        await client.aclose()
+
+
+@pytest.mark.parametrize("headers_first", [True, False], ids=["idle", "headers"])
+def test_a_deadline_passed_while_the_suites_own_loop_was_blocked_cuts_no_stream(ca, headers_first) -> None:
+    """Over HTTP/2 only the stream whose task holds the connection's read lock waits on the socket; the others wait
+    on that lock, so when the loop comes back their overdue deadlines used to cut them all before the frames that
+    had arrived meanwhile were handed over. A deadline counts only time the suite was listening."""
+    async def main():
+        async with stalled_server(ca[0], answer_after_stall=True, headers_first=headers_first) as port:
+            return await concurrently(ca[1], port)
+
+    exchanges, _ = run(main())
+    assert [(ex.error, ex.stream.end) for ex in exchanges] == [(None, "eof")] * STREAMS
+    assert all([e.data for e in ex.stream.events][-1] == "2" for ex in exchanges)
+
+
+def test_a_stream_that_stays_silent_after_the_suites_stall_is_still_cut(ca) -> None:
+    async def main():
+        async with stalled_server(ca[0], answer_after_stall=False) as port:
+            return await concurrently(ca[1], port)
+
+    exchanges, took = run(main())
+    assert all(ex.stream.end == "deadline" and "stream idle" in ex.error for ex in exchanges)
+    assert took < FAST.idle + 1.0 + SLACK
+
+
 # -- ALPN ---------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("offered, chosen", [(["h2", "http/1.1"], "h2"), (["http/1.1"], "http/1.1"), (None, None)])
 def test_alpn_choice_reads_what_the_server_picks_without_a_request(ca, offered, chosen) -> None:

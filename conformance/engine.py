@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
+import importlib
 import itertools
 import json
 import threading
@@ -244,6 +245,9 @@ class Session:
         if self.speaks_http2:
             shared.h2 = shared.call(self._make_client(http2=True), timeout=10)
             needed |= set(versions.twins_of(needed))
+        imports = sorted({module for s in needed for module in SCENARIOS[s].imports})
+        if imports:     # begun now, off every loop, so the scenarios that need them seldom wait (`_run_scenario`)
+            threading.Thread(target=_preload, args=(imports,), name="conformance-imports", daemon=True).start()
         sem = asyncio.Semaphore(self.concurrency)
         for name in sorted(needed, key=lambda s: (SCENARIOS[s].last, not SCENARIOS[s].isolated, s)):
             scn = SCENARIOS[name]
@@ -385,6 +389,8 @@ class Session:
             await asyncio.wait([asyncio.wrap_future(f) for f in after])
         async with sem or contextlib.nullcontext():
             try:
+                if scn.imports:     # in a worker thread: the loop keeps reading the other scenarios' streams
+                    await asyncio.to_thread(_import, scn.imports)
                 await self._within_deadline(scn, ctx, activity or Activity())
             except (NotAssessed, ScenarioFailed):
                 raise
@@ -458,6 +464,22 @@ class Session:
                                          "paced_waits", "transport_retries", "cut_by_run_deadline")},
                 **{f: round(total(f), 1) for f in ("waits_429_seconds", "paced_seconds")},
                 "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
+
+
+_IMPORTING = threading.Lock()
+
+
+def _import(modules: tuple[str, ...] | list[str]) -> None:
+    """Import the modules a scenario declares (`Scenario.imports`), one thread at a time: two threads importing
+    one package at once can each find it half made."""
+    with _IMPORTING:
+        for module in modules:
+            importlib.import_module(module)
+
+
+def _preload(modules: list[str]) -> None:
+    with contextlib.suppress(Exception):     # a missing SDK is reported by the scenario that needs it
+        _import(modules)
 
 
 def _refusal_code(ex: Exchange) -> str:

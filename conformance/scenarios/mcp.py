@@ -206,7 +206,8 @@ def elicitation_requests(result: Any) -> tuple[dict[str, Any], str | None] | Non
     return (forms, parsed.request_state) if forms else None
 
 
-@scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_ELICIT)
+@scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_ELICIT,
+          imports=("mcp_types._v2026_07_28", "pydantic"))
 async def pause_elicit(ctx: Context) -> None:
     """A client declaring form elicitation asks the question prompt, then retries with the form answered
     (upstream 2026-07-28 InputRequiredResult: inputResponses + requestState)."""
@@ -320,7 +321,8 @@ def _probe_budget(sent: int, remaining: int | None, cap: int) -> int:
 
 # -- the official client ----------------------------------------------------------------------
 @scenario("mcp.official_client", protocol="mcp", prompts=("plain_reply", "question_and_resume"), deadline=60.0,
-          steps=steps.MCP_OFFICIAL_CLIENT)
+          steps=steps.MCP_OFFICIAL_CLIENT,
+          imports=("httpx2", "mcp_types", "mcp.client.client", "mcp.client.streamable_http"))
 async def official_client(ctx: Context) -> None:
     """The official `mcp` Python client (2026-07-28 with elicitation, and the 2025-11-25 handshake) lists the tool
     and calls it with the plain-reply and the question prompts."""

@@ -28,7 +28,7 @@ from .org import seed_organization
 from .tls import make_certs
 
 START_TIMEOUT = 15.0
-_DRAIN_SECONDS = 10.0     # what an HTTP/1.1 request body not read to its end may take to be read after the answer
+_DRAIN_SECONDS = 10.0     # what the rest of an HTTP/1.1 request body answered early may take to arrive
 
 
 class _Server(uvicorn.Server):
@@ -92,6 +92,12 @@ def _tolerate_data_after_answer() -> None:
     H2Protocol._tolerates_data_after_answer = True
 
 
+async def _send_quietly(send: Any, message: dict) -> None:
+    """As uvicorn's: a send to a client that has gone (its TLS connection closing) is dropped, not raised."""
+    with contextlib.suppress(ssl.SSLError, ConnectionError):
+        await send(message)
+
+
 class _Hypercorn:
     """Hypercorn on a socket bound already, with the interface the runner uses of uvicorn's server (`run`,
     `started`, `should_exit`, `inflight`): on stop, in-flight requests get `grace` seconds, then are cancelled."""
@@ -126,11 +132,6 @@ class _Hypercorn:
             self._loop.call_soon_threadsafe(self._stop.set)
 
     async def _counted(self, scope: dict, receive: Any, send: Any) -> None:
-        async def quiet_send(message: dict) -> None:
-            # as uvicorn's: a send to a client that has gone (its TLS connection closing) is dropped, not raised
-            with contextlib.suppress(ssl.SSLError, ConnectionError):
-                await send(message)
-
         whole = scope.get("type") != "http"     # the request's body has been read to its end
 
         async def reading() -> dict:
@@ -139,15 +140,24 @@ class _Hypercorn:
             whole = whole or message["type"] != "http.request" or not message.get("more_body", False)
             return message
 
-        self._requests.add(id(scope))
-        try:
-            await self.app(scope, reading, quiet_send)
-            if not whole and scope.get("http_version") != "2":
-                # Hypercorn closes an HTTP/1.1 connection whose request it has not read to the end, and the unread
-                # bytes make the close a reset that can destroy the answer (a refusal of a 2 MB body) before the
-                # client reads it; uvicorn reads on. Read the rest (bounded), so the answer arrives
+        async def answering(message: dict) -> None:
+            if (not whole and scope.get("http_version") != "2" and message["type"] == "http.response.body"
+                    and not message.get("more_body", False)):
+                # An HTTP/1.1 answer given before the body was read (a refusal of a 2 MB body): Hypercorn closes the
+                # connection as soon as the answer ends, and the body still arriving makes that close a reset that
+                # destroys the answer before the client (which reads only once it has sent everything) sees it.
+                # uvicorn reads on. So the answer's bytes go out now (its Content-Length tells the client it is
+                # whole) and its end only once the rest of the body has been read (bounded): then the connection
+                # is reused, as uvicorn's
+                await _send_quietly(send, {**message, "more_body": True})
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._drain(reading), _DRAIN_SECONDS)
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await _send_quietly(send, message)
+
+        self._requests.add(id(scope))
+        try:
+            await self.app(scope, reading, answering)
         finally:
             self._requests.discard(id(scope))
 

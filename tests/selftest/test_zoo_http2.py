@@ -42,9 +42,6 @@ def test_the_same_server_offering_only_http1_passes(name: str) -> None:
     assert report["http_versions"]["judged"] == ["HTTP/1.1"], report["http_versions"]
 
 
-@pytest.mark.xfail(strict=False, reason="on a loaded machine the shared HTTP/2 connection of the twins sometimes stalls "
-                   "~10 s until the suite's idle deadline cuts one stream (every stream on it resumes then); not yet "
-                   "attributed to Hypercorn's h2 send/read loops or httpcore's h2 locks: a false verdict to fix")
 def test_the_reference_server_over_http2_is_conformant_on_both_versions() -> None:
     with ReferenceServer(ServerConfig(http2=True)) as srv:
         report = certify(from_server_facts(srv.facts), keep_recording=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from conformance import engine, judging, recording, registry, report
+from conformance import engine, judging, recording, registry, report, versions
 from conformance.baseline import Baseline
 from conformance.target import Target
 
@@ -60,7 +60,8 @@ def certify(target: Target, *, requirements: Iterable[str] | None = None, check_
                "run_tag": target.run_tag}
     rep = report.build(target=target.public(), results=results, coverage=coverage_of(check_ids), not_run=skipped,
                        baseline=baseline, stats=session.stats(), error=session.preflight_error, options=options,
-                       started_at=report.utc_timestamp(session.began))
+                       started_at=report.utc_timestamp(session.began),
+                       http_versions=versions.summary(session, [r.check for r in results]))
     if report_dir is None and not keep_recording:
         return rep
     what = dict(checks=chosen, options={**options, "checks": check_ids}, error=session.preflight_error,

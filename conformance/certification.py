@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance import engine, judging, options, recording, registry, report
+from conformance import engine, judging, options, recording, registry, report, versions
 from conformance.baseline import Baseline
 from conformance.embedded import EmbeddedServer
 from conformance.profile import Profile
@@ -102,7 +102,8 @@ class Certification:
             facts["extra_data_field"] = profile.extra_data_field
         common = dict(profile=profile, insecure=bool(self.get("insecure")), depth=max(1, self.get("depth") or 1),
                       seed=self.get("seed"), thorough=bool(self.get("thorough")), rate_limit=self.get("rate_limit"),
-                      rate_probe_max=self.get("rate_probe_max") or options.RATE_PROBE_MAX)
+                      rate_probe_max=self.get("rate_probe_max") or options.RATE_PROBE_MAX,
+                      http2=not self.get("no_http2"))
         if facts["base_url"] is None:
             return from_server_facts(self.server.facts(), **common)
         return Target(**{k: v for k, v in facts.items() if v is not None}, **common)
@@ -152,7 +153,9 @@ class Certification:
             options={"protocols": self.get("protocols"), "level": self.get("level") or "may",
                      "depth": self.get("depth") or 1, "seed": self.target.seed, "thorough": self.target.thorough,
                      "rate_probe_max": self.target.rate_probe_max, "seed_source": self.target.seed_source,
-                     "requirements": self.get("requirements"), "run_tag": self.target.run_tag})
+                     "requirements": self.get("requirements"), "run_tag": self.target.run_tag,
+                     "no_http2": not self.target.http2},
+            http_versions=versions.summary(self.session, [r.check for r in results]) if self.session else None)
         rep = report.only_requested(rep, self.get("requirements"), ran=len(results), error=error)
         if self.session:
             rep["started_at"] = report.utc_timestamp(self.session.began)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
+import importlib
 import itertools
 import json
 import threading
@@ -22,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
-from conformance import catalog
+from conformance import catalog, versions
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
@@ -47,6 +48,12 @@ class Recording:
     target: Target
     exchanges: list[Exchange] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_scenario(self) -> str:
+        """The scenario recorded, whatever HTTP version it went over: `access.mcp` for its HTTP/2 twin
+        `access.mcp@h2` too (`versions`). A check that branches on its scenario reads this."""
+        return self.scenario.removesuffix(versions.TWIN)
 
     @property
     def main(self) -> Exchange:
@@ -173,6 +180,11 @@ class Lane:
     loop: asyncio.AbstractEventLoop
     thread: threading.Thread
     client: Client | None = None
+    h2: Client | None = None      # the shared lane's client for the HTTP/2 twins (`versions`), when they run
+
+    @property
+    def clients(self) -> list[Client]:
+        return [c for c in (self.client, self.h2) if c is not None]
 
     def call(self, coro, timeout: float):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
@@ -201,7 +213,7 @@ class Session:
         #: one pacer for every lane: they all spend the same bucket of the server's
         self.pacer = Pacer(parse_rate_limit(rate_limit) if rate_limit else None)
         self.budget = RecordingBudget()
-        self._tls = None
+        self._tls: dict[bool, Any] = {}
         #: what `recording(name)` handed the checks, by scenario
         self.seen: dict[str, Recording | BaseException] = {}
         #: when the run started (UTC), for the reports
@@ -212,13 +224,13 @@ class Session:
         return self._lanes[0].client if self._lanes else None
 
     # -- lifecycle ------------------------------------------------------------------
-    def _lane(self, name: str) -> Lane:
+    def _lane(self, name: str, http2: bool = False) -> Lane:
         loop = asyncio.new_event_loop()
         loop.set_exception_handler(_quiet_transport_errors)
         lane = Lane(loop, threading.Thread(target=loop.run_forever, name=name, daemon=True))
         lane.thread.start()
         self._lanes.append(lane)
-        lane.client = lane.call(self._make_client(), timeout=10)
+        lane.client = lane.call(self._make_client(http2), timeout=10)
         return lane
 
     def start(self) -> None:
@@ -228,34 +240,46 @@ class Session:
             self.preflight_error = str(exc)
             return
         needed = {s for c in self.checks for s in c.scenarios}
-        order = sorted(needed, key=lambda s: (SCENARIOS[s].last, not SCENARIOS[s].isolated, s))
+        imports = sorted({module for s in needed for module in SCENARIOS[s].imports})
+        if imports:     # begun now, off every loop, so the scenarios that need them seldom wait (`_run_scenario`)
+            threading.Thread(target=_preload, args=(imports,), name="conformance-imports", daemon=True).start()
         sem = asyncio.Semaphore(self.concurrency)
         # the slow scenarios set the run's length: they start while the preflight runs (when it fails, the run
         # closes at once, cancelling them, and every check is judged on the preflight's error alone)
-        slow = [name for name in order if SCENARIOS[name].slow]
+        slow = [name for name in _in_order(needed) if SCENARIOS[name].slow]
         for name in slow:
             self._schedule(name, shared, sem)
         self.preflight_error = shared.call(self._preflight(shared.client),
                                            timeout=self.limits.connect + self.limits.headers + 5)
         if self.preflight_error:
             return
-        for name in order:
+        if self.speaks_http2:     # known from the preflight: the core scenarios run again, over HTTP/2
+            shared.h2 = shared.call(self._make_client(http2=True), timeout=10)
+            needed |= set(versions.twins_of(needed))
+        for name in _in_order(needed):
             if name not in slow:
                 self._schedule(name, shared, sem)
 
     def _schedule(self, name: str, shared: Lane, sem: asyncio.Semaphore) -> None:
         scn = SCENARIOS[name]
-        lane = self._lane(f"conformance-{name}") if scn.isolated else shared
+        twin = versions.is_twin(name)
+        lane = self._lane(f"conformance-{name}", http2=twin) if scn.isolated else shared
+        client = shared.h2 if twin and not scn.isolated else lane.client
         before = [f for n, f in self._futures.items() if scn.last and not SCENARIOS[n].isolated]
         self._futures[name] = asyncio.run_coroutine_threadsafe(
-            self._record(scn, lane.client, None if scn.isolated else sem, after=before), lane.loop)
+            self._record(scn, client, None if scn.isolated else sem, after=before), lane.loop)
 
-    async def _make_client(self) -> Client:
-        if self._tls is None:    # one for every lane (httpx sets the ALPN offer on it: the same for all of them)
-            self._tls = tls_context(self.target.ca_bundle, self.target.insecure)
-        return Client(self.target.base_url, tls=self._tls,
+    @property
+    def speaks_http2(self) -> bool:
+        """The core scenarios run over HTTP/2 too: the target picked h2 by ALPN in the preflight (`versions`)."""
+        return bool((self.preflight.facts.get(versions.FACT) or {}).get("spoken"))
+
+    async def _make_client(self, http2: bool = False) -> Client:
+        if http2 not in self._tls:    # one context per HTTP version offered: httpx sets the ALPN offer on it
+            self._tls[http2] = tls_context(self.target.ca_bundle, self.target.insecure)
+        return Client(self.target.base_url, tls=self._tls[http2],
                       limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
-                      run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget)
+                      run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget, http2=http2)
 
     def close(self) -> None:
         """Stop every lane; idempotent, and bounded (CLOSE_BUDGET for all lanes together, whatever the server
@@ -263,7 +287,7 @@ class Session:
         for fut in self._futures.values():
             fut.cancel()
         running = [lane for lane in self._lanes if lane.loop.is_running()]
-        closing = [asyncio.run_coroutine_threadsafe(lane.client.aclose(), lane.loop) for lane in running if lane.client]
+        closing = [asyncio.run_coroutine_threadsafe(c.aclose(), lane.loop) for lane in running for c in lane.clients]
         end = time.monotonic() + CLOSE_BUDGET
         for fut in closing:
             try:
@@ -286,6 +310,9 @@ class Session:
         self.preflight.exchanges.append(ex)
         if ex.status is None:
             return f"target unreachable at {self.target.base_url}: {ex.error}"
+        needed = bool(versions.twins_of(s for c in self.checks for s in c.scenarios))
+        chosen, how = await client.alpn_choice(quick.connect) if self.target.http2 and needed else (None, "")
+        self.preflight.facts[versions.FACT] = versions.decide(chosen, how, wanted=self.target.http2, needed=needed)
         return await self._credential_precondition(client, quick, agent_known=ex.status == 200)
 
     async def _credential_precondition(self, client: Client, limits: Limits, *, agent_known: bool) -> str | None:
@@ -375,6 +402,8 @@ class Session:
             await asyncio.wait([asyncio.wrap_future(f) for f in after])
         async with sem or contextlib.nullcontext():
             try:
+                if scn.imports:     # in a worker thread: the loop keeps reading the other scenarios' streams
+                    await asyncio.to_thread(_import, scn.imports)
                 await self._within_deadline(scn, ctx, activity or Activity())
             except (NotAssessed, ScenarioFailed):
                 raise
@@ -442,12 +471,17 @@ class Session:
         return out
 
     def stats(self) -> dict[str, Any]:
-        total = lambda field: sum(getattr(lane.client.stats, field, 0) for lane in self._lanes if lane.client)
+        total = lambda field: sum(getattr(c.stats, field, 0) for lane in self._lanes for c in lane.clients)
         return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
                 **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429", "rate_limited",
                                          "paced_waits", "transport_retries", "cut_by_run_deadline")},
                 **{f: round(total(f), 1) for f in ("waits_429_seconds", "paced_seconds")},
                 "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
+
+
+def _in_order(names: set[str]) -> list[str]:
+    """Scenarios in the order they start: isolated lanes (the slow ones among them) first, `last` ones last."""
+    return sorted(names, key=lambda s: (SCENARIOS[s].last, not SCENARIOS[s].isolated, s))
 
 
 def _quiet_transport_errors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -456,6 +490,22 @@ def _quiet_transport_errors(loop: asyncio.AbstractEventLoop, context: dict[str, 
     if isinstance(context.get("exception"), (ConnectionError, TimeoutError)):
         return
     loop.default_exception_handler(context)
+
+
+_IMPORTING = threading.Lock()
+
+
+def _import(modules: tuple[str, ...] | list[str]) -> None:
+    """Import the modules a scenario declares (`Scenario.imports`), one thread at a time: two threads importing
+    one package at once can each find it half made."""
+    with _IMPORTING:
+        for module in modules:
+            importlib.import_module(module)
+
+
+def _preload(modules: list[str]) -> None:
+    with contextlib.suppress(Exception):     # a missing SDK is reported by the scenario that needs it
+        _import(modules)
 
 
 def _refusal_code(ex: Exchange) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 from urllib.parse import urlsplit
 
-from conformance import catalog
+from conformance import catalog, versions
 from conformance.engine import PREFLIGHT, Recording, ScenarioFailed
 from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.registry import Check
@@ -67,7 +67,7 @@ class RecordingSource(Protocol):
 def assess(source: RecordingSource, check: Check) -> CheckResult:
     """One check judged on the recordings of its scenarios, its message redacted."""
     t0 = time.monotonic()
-    result = _judge(source, check)
+    result = versions.judge_twin(source, check, _judge(source, check), _judge)
     if result.status in ("passed", "failed", "info"):
         recs = [got for name in check.scenarios if isinstance(got := source.recording(name), Recording)]
         result.input_classes = inputs.judged_on(check.requirements, recs)

@@ -242,6 +242,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("thorough", "--thorough", "selection",
            "also run the slow checks: the AG-UI ping repeating over a long silence, and the 429 probe (more time "
            "and requests; docs/cli.md measures them)"),
+    Option("no_http2", "--no-http2", "selection",
+           "speak HTTP/1.1 only, even to a target that offers HTTP/2 by ALPN (e.g. a proxy on the way breaks it); "
+           "by default the core scenarios run over HTTP/2 as well when the target offers it"),
     Option("seed", "--seed", "generation",
            "seed of the generated inputs: by default one fixed by the suite version, so every run sends the same "
            "inputs; N repeats the inputs of a run that used N; 'random' explores with a fresh one (printed)",

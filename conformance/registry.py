@@ -41,6 +41,9 @@ class Scenario:
     timing: bool = False             # its checks judge arrival times
     last: bool = False               # started once the shared lane's other scenarios are done (e.g. a load probe)
     steps: tuple[str, ...] | None = None   # the step labels it records (glob patterns allowed); None = not declared
+    # modules it imports late (large SDKs a run without it never loads): imported off the recording loop before it
+    # starts, since a first import holds the loop for seconds and nobody reads the other scenarios' streams meanwhile
+    imports: tuple[str, ...] = ()
 
     def declares(self, label: str) -> bool:
         return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps or ())
@@ -133,7 +136,7 @@ def _first_line(fn) -> str:
 
 
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
-             timing=False, last=False, steps=None):
+             timing=False, last=False, steps=None, imports=()):
     protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
     if not protocols or not set(protocols) <= set(ENDPOINT_PROTOCOLS):
         raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {ENDPOINT_PROTOCOLS}")
@@ -142,7 +145,8 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:
             raise RegistryError(f"scenario {name} registered twice")
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
-                                   _first_line(fn), timing, last, None if steps is None else tuple(steps))
+                                   _first_line(fn), timing, last, None if steps is None else tuple(steps),
+                                   tuple(imports))
         return fn
 
     return register

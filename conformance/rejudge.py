@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance import __version__, api, judging, recording, report
+from conformance import __version__, api, judging, recording, report, versions
 from conformance.baseline import Baseline
 from conformance.recording import RecordingError
 
@@ -104,7 +104,8 @@ def rejudge(doc: dict[str, Any], rep: dict[str, Any] | None = None) -> dict[str,
     rebuilt = report.build(target=replay.target.public(), results=results, coverage=api.coverage_of(opts["checks"]),
                            not_run=not_run, baseline=baseline, stats=rep.get("cost") or {}, error=doc["error"],
                            options=rep.get("options") or {}, started_at=doc["started_at"],
-                           finished_at=doc["finished_at"])
+                           finished_at=doc["finished_at"],
+                           http_versions=versions.summary(replay, [r.check for r in results]))
     if opts.get("only_requested"):
         rebuilt = report.only_requested(rebuilt, opts["requirements"], ran=len(results), error=doc["error"])
     return rebuilt
@@ -165,6 +166,9 @@ def differences(rep: dict[str, Any], rebuilt: dict[str, Any]) -> list[str]:
         out.append(f"verdict: the report says {rep.get('verdict')}, the recording judges {rebuilt['verdict']}")
     out += _statuses("requirement", rep.get("requirements") or [], rebuilt["requirements"])
     out += _statuses("check", rep.get("checks") or [], rebuilt["checks"])
+    if "http_versions" in rep and rep["http_versions"] != rebuilt.get("http_versions"):
+        out.append(f"http_versions: the report says {rep['http_versions']}, the recording "
+                   f"{rebuilt.get('http_versions')}")
     if (rep.get("summary") or {}) != rebuilt["summary"]:
         out.append(f"summary: the report counts {_counts(rep.get('summary') or {})}, the recording "
                    f"{_counts(rebuilt['summary'])}")

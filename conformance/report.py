@@ -226,7 +226,8 @@ def exit_code(rep: dict[str, Any], *, require_complete: bool = False) -> ExitSta
 
 def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[str, list[str]],
           not_run: dict[str, str], baseline: Baseline, stats: dict[str, Any], error: str | None,
-          options: dict[str, Any], started_at: str | None = None, finished_at: str | None = None) -> dict[str, Any]:
+          options: dict[str, Any], started_at: str | None = None, finished_at: str | None = None,
+          http_versions: dict[str, Any] | None = None) -> dict[str, Any]:
     rows = requirement_rows(results, coverage, not_run, baseline)
     ran = sum(1 for r in results if r.status in ("passed", "failed", "info"))
     if error and not ran:   # the run stopped before judging: its reason is stated once, in verdict_reason
@@ -252,6 +253,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         "options": {"seed_source": target.get("seed_source"), **options, "seed": seed},
         "summary": counts,
         "cost": stats,
+        **({"http_versions": http_versions} if http_versions is not None else {}),
         "baseline": {"file": baseline.source, "known": sorted(baseline.known), "stale": stale} if baseline.source else None,
         "waived": waived(rows),
         "requirements": rows,

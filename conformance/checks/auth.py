@@ -294,7 +294,7 @@ def mcp_401_code(rec: Recording):
 # -- agent addressing (GEN-AGENT) -------------------------------------------------------------
 def malformed_agent_id(rec: Recording):
     """Sends a valid call to an agentId without `agt_`; refused with a 4xx and the protocol's error body (no run)."""
-    if rec.scenario == "access.mcp":
+    if rec.base_scenario == "access.mcp":
         mcp_refused(rec, steps.MALFORMED_AGENT, None)
     else:
         refused_4xx(rec, steps.MALFORMED_AGENT, error_body=True)

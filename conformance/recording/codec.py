@@ -67,13 +67,18 @@ def decode_headers(pairs: list[list[str]] | None) -> httpx.Headers | None:
     return httpx.Headers([(n.encode(encoding), v.encode(encoding)) for n, v in pairs])
 
 
+#: the version of an answered exchange in a recording made before the suite spoke HTTP/2 (it spoke HTTP/1.1 only)
+_BEFORE_HTTP2 = "HTTP/1.1"
+
+
 # -- exchanges and streams ---------------------------------------------------------------------------------
 def encode_exchange(ex: Exchange, redact: Redact) -> dict[str, Any]:
     return {
         "label": ex.label, "method": ex.method, "url": redact(ex.url),
         "request_headers": {k: redact(v) for k, v in ex.request_headers.items()},
         "request_body": encode_bytes(ex.request_body, redact), "credential": ex.credential,
-        "status": ex.status, "headers": encode_headers(ex.headers, redact), "body": encode_bytes(ex.body, redact),
+        "status": ex.status, "http_version": ex.http_version,
+        "headers": encode_headers(ex.headers, redact), "body": encode_bytes(ex.body, redact),
         "stream": encode_stream(ex.stream, redact) if ex.stream is not None else None,
         "started_at": ex.started_at, "t_headers": ex.t_headers, "t_end": ex.t_end,
         "error": redact(ex.error) if ex.error else ex.error,
@@ -89,7 +94,8 @@ def decode_exchange(d: dict[str, Any], redactor: Redactor) -> Exchange:
         body=decode_bytes(d["body"]) or b"", stream=decode_stream(d["stream"], redactor) if d["stream"] else None,
         t_headers=d["t_headers"], t_end=d["t_end"], error=d["error"], waited_429=list(d["waited_429"]),
         started_at=d["started_at"], rate_limited=d["rate_limited"], credential=d["credential"],
-        retried_transport=d["retried_transport"], waited_pace=d["waited_pace"], _redactor=redactor)
+        retried_transport=d["retried_transport"], waited_pace=d["waited_pace"], _redactor=redactor,
+        http_version=d.get("http_version", _BEFORE_HTTP2 if d["started_at"] is not None else None))
 
 
 def encode_stream(st: StreamRecord, redact: Redact) -> dict[str, Any]:

@@ -115,6 +115,16 @@ def seed_of(report: dict[str, Any]) -> Any:
     return (report.get("options") or {}).get("seed")
 
 
+def http_text(report: dict[str, Any]) -> str | None:
+    """The HTTP versions the checks read (answered exchanges of each) and whether HTTP/2 was spoken, and why; None
+    for a report without them."""
+    got = report.get("http_versions")
+    if not got:
+        return None
+    counts = ", ".join(f"{version} ({n:,} exchanges)" for version, n in (got.get("exchanges") or {}).items())
+    return f"{counts or 'none'} · HTTP/2 {got.get('http2', '')}"
+
+
 def seed_text(report: dict[str, Any]) -> str:
     """The seed, how it was chosen, and how to send the same generated inputs again (or others)."""
     seed = seed_of(report)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from conformance.reporting import (STATUS_LABEL, blocked_line, cost_text, counts, curl_of, failures, judged_nothing,
-                                   seed_text, target_label, title)
+                                   http_text, seed_text, target_label, title)
 
 SUMMARY_LIMIT = 1024 * 1024   # bytes GitHub accepts in $GITHUB_STEP_SUMMARY for one step
 MESSAGE_CHARS = 1500          # of one message; report.html has the rest
@@ -85,6 +85,7 @@ def _head(report: dict[str, Any]) -> list[str]:
     opts = report.get("options") or {}
     rows = [("target", text(target_label(report.get("target") or {}))), ("suite", " · ".join(identity)),
             ("seed", text(seed_text(report))),
+            *([("HTTP versions", text(http_text(report)))] if http_text(report) else []),
             ("selection", text(f"level {opts.get('level') or 'may'} · protocols {opts.get('protocols') or 'all'}"
                                + (f" · requirements {opts['requirements']}" if opts.get("requirements") else "")))]
     if report.get("started_at") or report.get("finished_at"):

@@ -16,6 +16,8 @@ from conformance.vocab.constants import BASIC_USER
 from conformance.wire.redact import MASK
 
 UNKNOWN_CREDENTIAL_VAR = "CONFORMANCE_CREDENTIAL"
+#: curl's flag for the HTTP version the exchange went over (`--http2`: h2 offered by ALPN, as the suite's client did)
+_VERSION_FLAG = {"HTTP/1.1": ("--http1.1",), "HTTP/2": ("--http2",)}
 _LEFT_TO_CURL = {"host", "content-length", "connection", "accept-encoding", "user-agent", "transfer-encoding"}
 
 
@@ -37,7 +39,7 @@ def curl(ex: Any) -> str:
 
 def _curl(ex: Any) -> str:
     var = credential_var(getattr(ex, "credential", None))
-    args = ["curl", "-sS", "-N", "-i"]
+    args = ["curl", "-sS", "-N", "-i", *_VERSION_FLAG.get(getattr(ex, "http_version", None), ())]
     if ex.method != "GET" or ex.request_body:
         args += ["-X", ex.method]
     for name, value in (ex.request_headers or {}).items():

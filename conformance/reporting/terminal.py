@@ -22,7 +22,8 @@ import pytest
 
 from conformance import catalog, registry, report as report_module
 from conformance.reporting import (PROTOCOL_TITLE, blocked_line, cost_text, counts_text, curl_of, failures, grouped,
-                                   judged_nothing, primary_evidence, protocol_of, seed_of, seed_text, size_text,
+                                   http_text, judged_nothing, primary_evidence, protocol_of, seed_of, seed_text,
+                                   size_text,
                                    suite_text, target_label, title)
 
 MARKS_UNICODE = {"passed": "✔", "failed": "✘", "warning": "!", "not_assessed": "–", "info": "i", "error": "‼"}
@@ -170,6 +171,8 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     lines += [""] + _wrapped("why", report.get("verdict_reason", ""), style, 2)
     if seed_of(report) is not None:
         lines.append(style.text(f"seed: {seed_text(report)}"))
+    if http_text(report):
+        lines.append(style.text(f"HTTP versions judged: {http_text(report)}"))
     kept = recording_line(report)
     if kept:
         lines.append(style.text(kept))

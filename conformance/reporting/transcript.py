@@ -67,9 +67,10 @@ def _notes(ex: Exchange, lines: _Lines) -> None:
 
 def _answer(ex: Exchange, lines: _Lines) -> None:
     if ex.status is None:
-        lines.add("< (no response)")
+        lines.add("< (no response" + (f" over {ex.http_version})" if ex.http_version else ")"))
         return
-    lines.add(f"< HTTP {ex.status}" + (f"   (+{ex.t_headers:.3f}s)" if ex.t_headers is not None else ""))
+    lines.add(f"< {ex.http_version or 'HTTP'} {ex.status}"
+              + (f"   (+{ex.t_headers:.3f}s)" if ex.t_headers is not None else ""))
     if ex.headers is not None:
         for k, v in ex.headers.multi_items():
             lines.add(f"< {k}: {MASK if k.lower() in SENSITIVE_HEADERS else v}")

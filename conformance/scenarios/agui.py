@@ -289,7 +289,7 @@ async def big(ctx: Context):
 
 
 @scenario("agui.upstream_input", protocol="agui", prompts=("plain_reply",), deadline=60,
-          steps=steps.AGUI_UPSTREAM_INPUT)
+          steps=steps.AGUI_UPSTREAM_INPUT, imports=("ag_ui.core",))
 async def upstream_input(ctx: Context):
     """A full AG-UI 1.0 RunAgentInput (every field the official client sends) with the plain prompt."""
     from ag_ui.core import RunAgentInput, UserMessage

@@ -243,7 +243,8 @@ def answered_form(ex: Exchange) -> tuple[dict[str, Any], Any] | None:
     return extra, contents[0] if len(contents) == 1 else contents
 
 
-@scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_ELICIT)
+@scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_ELICIT,
+          imports=("mcp_types._v2026_07_28", "pydantic"))
 async def pause_elicit(ctx: Context) -> None:
     """A client declaring form elicitation asks the question prompt, then retries with the form answered
     (upstream 2026-07-28 InputRequiredResult: inputResponses + requestState)."""
@@ -352,7 +353,8 @@ CLIENT_STEP_SECONDS = 25.0
 
 
 @scenario("mcp.official_client", protocol="mcp", prompts=("plain_reply", "question_and_resume"), deadline=60.0,
-          steps=steps.MCP_OFFICIAL_CLIENT)
+          steps=steps.MCP_OFFICIAL_CLIENT,
+          imports=("httpx2", "mcp_types", "mcp.client.client", "mcp.client.streamable_http"))
 async def official_client(ctx: Context) -> None:
     """The official `mcp` Python client, every request recorded: in its default mode `auto` (server/discover, then
     2026-07-28; an elicitation callback, and a progress callback on the plain call) and on the 2025-11-25

@@ -40,3 +40,5 @@ class ServerConfig:
     version_number: int = 1  # the agent version that runs
     shutdown_grace: float = 1.0  # seconds open streams get on stop before they are cancelled
     access_log: bool = False
+    # HTTP/2 as well as HTTP/1.1, chosen by ALPN (on Hypercorn instead of uvicorn, which speaks HTTP/1.1 only)
+    http2: bool = False

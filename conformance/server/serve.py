@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
                         f"default {SANDBOX_RATE_LIMIT}")
     p.add_argument("--rate-limit-burst", type=int, default=None, help="requests in the burst allowance")
     p.add_argument("--rate-limit-per-second", type=float, default=None, help="refill rate of the allowance")
+    p.add_argument("--http2", action="store_true",
+                   help="serve HTTP/2 as well as HTTP/1.1, chosen by ALPN (on Hypercorn; default: HTTP/1.1 only, "
+                        "on uvicorn)")
     p.add_argument("--until-stdin-closes", action="store_true",
                    help="also stop when standard input closes (a parent process that dies takes the server along)")
     return p
@@ -81,7 +84,7 @@ def serve_main(argv: list[str]) -> int:
         return 2
     config = ServerConfig(host=args.host, port=args.port, seed=args.seed, cert_dir=args.cert_dir,
                           auth_url=args.auth_url, ping_interval=args.ping_interval,
-                          extra_data_field=args.extra_data_field, **limits)
+                          extra_data_field=args.extra_data_field, http2=args.http2, **limits)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     server = ReferenceServer(config)
@@ -97,7 +100,8 @@ def serve_main(argv: list[str]) -> int:
             print(json.dumps(server.facts, separators=(",", ":")), flush=True)
         else:
             width = max(len(label) for _, label in _FACT_LABELS)
-            print("Reference server ready (a local sandbox: these credentials are for testing only).")
+            versions = "HTTP/2 and HTTP/1.1 by ALPN" if args.http2 else "HTTP/1.1"
+            print(f"Reference server ready over {versions} (a local sandbox: these credentials are for testing only).")
             for key, label in _FACT_LABELS:
                 print(f"  {label:<{width}}  {server.facts[key]}")
             print("Press Ctrl+C to stop.", flush=True)

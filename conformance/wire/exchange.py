@@ -101,6 +101,9 @@ class Exchange:
     retried_transport: str | None = None
     #: seconds the request was held back before sending to stay under the rate limit
     waited_pace: float = 0.0
+    #: the HTTP version it went over (`HTTP/1.1`, `HTTP/2`): the answer's; without an answer, the one the client
+    #: asked for; None when it was never sent
+    http_version: str | None = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
     _received: int = field(default=0, repr=False, compare=False)  # body bytes so far, while in flight
     _new_connection: bool = field(default=False, repr=False, compare=False)

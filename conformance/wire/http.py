@@ -8,9 +8,15 @@ garbage, TLS failures, endless or huge bodies all come back as an
 Deadlines (see :class:`Limits`) are enforced with anyio cancel scopes around
 the header phase and around every single body read, plus the overall
 ``total`` budget, so a hostile server cannot hold a check longer than
-``total`` seconds (plus a few seconds to close the connection). A run-wide
+``total`` seconds (plus a few seconds to close the connection). They count only
+time the suite was listening (`listening.py`): a stall of the suite's own event
+loop is not the server's silence. A run-wide
 deadline (``run_deadline``) cuts every exchange still open then and stops new
 sends, whatever the server does.
+
+HTTP versions: a client speaks HTTP/1.1 only, or (``http2=True``) offers ``h2`` and ``http/1.1`` by ALPN and
+records on each exchange the version the server chose (``Exchange.http_version``). ``Client.alpn_choice`` asks the
+target which it picks in one TLS handshake, without sending a request.
 
 Rate limits: every request is paced by a :class:`~.pace.Pacer` (shared by the
 run's clients) from the server's ``X-RateLimit-Remaining``; a 429 is waited out
@@ -34,14 +40,19 @@ from urllib.parse import urlsplit
 import anyio
 import anyio.lowlevel
 import httpx
+from anyio.streams.tls import TLSAttribute
 
 from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
+from .listening import listening_for
 from .pace import Pacer, parse_rate_limit
 from .redact import MASK, Redactor, is_suite_made
 from .sse import SSERecorder
 
-__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit"]
+__all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit",
+           "HTTP1", "HTTP2"]
+
+HTTP1, HTTP2 = "HTTP/1.1", "HTTP/2"     # as httpx names the version of a response
 
 USER_AGENT = "aisvc-conformance/0.1"
 MAX_CONNECTIONS = 32
@@ -166,10 +177,13 @@ class Client:
         run_deadline: float | None = None,
         budget: RecordingBudget | None = None,
         tls: ssl.SSLContext | None = None,
+        http2: bool = False,
     ) -> None:
         """`tls`: a context made by `tls_context` to share between a run's clients (making one reads the system's
         CA store, about 50 ms of CPU); made here from `ca_bundle` and `insecure` when not given."""
         _check_url(base_url)
+        #: offer h2 as well as http/1.1 by ALPN (over https://; plain http:// stays HTTP/1.1)
+        self.http2 = http2
         self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
         self.cut_off = 0
         self.base_url = base_url
@@ -186,9 +200,44 @@ class Client:
         self.budget = budget if budget is not None else RecordingBudget()
         self.stats = ClientStats()
         self.redactor = Redactor(secrets)
+        self._ca_bundle, self._insecure = ca_bundle, insecure
+        # httpcore sets the ALPN offer on the context it is given: a context shared by several clients (`tls`) is
+        # shared only by clients of one `http2`
         self._ssl = tls if tls is not None else tls_context(ca_bundle, insecure)
         self._sem = anyio.Semaphore(MAX_CONNECTIONS)
         self._http = self._pool(MAX_CONNECTIONS, base_url)
+
+    @property
+    def version(self) -> str:
+        """The version this client asks for first."""
+        return HTTP2 if self.http2 and urlsplit(self.base_url).scheme == "https" else HTTP1
+
+    async def alpn_choice(self, timeout: float) -> tuple[str | None, str]:
+        """(the protocol the target picks by ALPN when offered `h2` and `http/1.1`, in words what happened): one TLS
+        handshake, no request sent, bounded by `timeout`. None when there is no choice to read: plain http://, a
+        failed handshake, a server that picks nothing."""
+        parts = urlsplit(self.base_url)
+        if parts.scheme != "https":
+            return None, "plain http:// (ALPN is a TLS extension; HTTP/2 without TLS is not tried)"
+        host = parts.hostname or ""
+        ctx = tls_context(self._ca_bundle, self._insecure)
+        ctx.set_alpn_protocols(["h2", "http/1.1"])
+        stream = None
+        try:
+            with anyio.fail_after(timeout):
+                stream = await anyio.connect_tcp(host, parts.port or 443, ssl_context=ctx, tls_hostname=host,
+                                                 tls_standard_compatible=False)
+            chosen = stream.extra(TLSAttribute.alpn_protocol, None)
+        except TimeoutError:
+            return None, f"no TLS handshake within {seconds_text(timeout)} s"
+        except Exception as exc:     # whatever the server does, the run goes on over HTTP/1.1
+            return None, self.redact(f"the TLS handshake failed: {type(exc).__name__}: {exc}")
+        finally:
+            if stream is not None:
+                with anyio.move_on_after(_CLOSE_GRACE, shield=True):
+                    with contextlib.suppress(Exception):
+                        await stream.aclose()
+        return chosen, f"offered h2 and http/1.1 by ALPN, the target picked {chosen or 'neither'}"
 
     def _pool(self, size: int, base_url: str = "") -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -196,7 +245,7 @@ class Client:
             verify=self._ssl,
             follow_redirects=False,
             trust_env=False,
-            http2=False,
+            http2=self.http2,
             limits=httpx.Limits(
                 max_connections=size,
                 max_keepalive_connections=size,
@@ -453,6 +502,7 @@ class Client:
             t_end=None,
             error=None,
             _redactor=self.redactor,
+            http_version=self.version,
         )
         async def trace(event: str, info: dict) -> None:
             if event.startswith("connection.connect_tcp"):
@@ -504,7 +554,7 @@ class Client:
         budget = min(lim.headers, lim.total, deadline - t0)
         by_run = deadline - t0 < min(lim.headers, lim.total)
         try:
-            with anyio.move_on_after(max(0.0, budget)) as scope:
+            with listening_for(budget) as scope:
                 resp = await http.send(req, stream=True)
         except Exception as exc:
             ex.error = self.redact(describe(exc, "headers", 0, lim))
@@ -525,6 +575,7 @@ class Client:
         try:
             ex.status = resp.status_code
             ex.headers = resp.headers
+            ex.http_version = resp.http_version
             # the pacer learns at the headers: a stream may stay open long after
             self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
             ex.t_headers = clock() - t0
@@ -571,7 +622,7 @@ class Client:
                 wait = min(lim.idle, remaining)
                 chunk = None
                 try:
-                    with anyio.move_on_after(wait) as scope:
+                    with listening_for(wait) as scope:
                         try:
                             chunk = await it.__anext__()
                         except StopAsyncIteration:

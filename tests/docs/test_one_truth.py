@@ -58,7 +58,8 @@ def settled(test: str, problems: list[str]) -> list[str]:
 # -- options ------------------------------------------------------------------------------------------------
 OTHER_TOOLS = {   # options of other programs the docs show, and whose they are
     "--pyargs": "pytest", "--dist": "pytest-xdist", "--oauth2-bearer": "curl", "--cacert": "curl",
-    "--no-deps": "pip wheel", "--disable-pip-version-check": "pip (action.yml)", "--http1": "curl (--http1.1)",
+    "--no-deps": "pip wheel", "--disable-pip-version-check": "pip (action.yml)",
+    "--http2": "curl (and conformance serve)", "--http1": "curl (its --http1.1)",
     "--agent": "python -m conformance.agent.vectors", "--without": "python -m conformance.agent.vectors",
 }
 WRONG_ON_PURPOSE = {"--bse-url": "docs/cli.md shows the one-line error a mistyped option gets"}

@@ -124,7 +124,8 @@ async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], va
     body = ex.request_body.replace(MASK.encode(), secret.encode()) if ex.request_body else ex.request_body
     for old, new in values.items():
         body = body.replace(json.dumps(old).encode(), json.dumps(new).encode()) if body else body
-    client = Client(target.base_url, ca_bundle=target.ca_bundle, insecure=target.insecure, secrets=target.secrets)
+    client = Client(target.base_url, ca_bundle=target.ca_bundle, insecure=target.insecure, secrets=target.secrets,
+                    http2=ex.http_version == "HTTP/2")      # as its curl line: --http2 or --http1.1
     try:
         parts = urlsplit(ex.url.replace(MASK, secret))
         path = parts.path + (f"?{parts.query}" if parts.query else "")

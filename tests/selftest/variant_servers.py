@@ -6,6 +6,7 @@ the ones listed here: anything else is a false verdict of the suite (`bench/benc
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -23,6 +24,11 @@ class CorrectServer:
 def _variant() -> ServerConfig:
     from tests.selftest.variant import variant_config
     return variant_config()
+
+
+def _variant_http2() -> ServerConfig:
+    from tests.selftest.variant import variant_config
+    return dataclasses.replace(variant_config(), http2=True)
 
 
 def _sse_starlette() -> ServerConfig:
@@ -75,6 +81,10 @@ def _coarse_clock() -> ServerConfig:
 SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("reference", ServerConfig, doc="the reference server (conformance/server)"),
     CorrectServer("variant", _variant, doc="tests/selftest/variant.py: every silent choice made differently"),
+    CorrectServer("reference-http2", lambda: ServerConfig(http2=True),
+                  doc="the reference server serving HTTP/2 as well, on Hypercorn: the core scenarios run over both"),
+    CorrectServer("variant-http2", _variant_http2,
+                  doc="variant.py's choices served over HTTP/2 as well (Hypercorn)"),
     CorrectServer("agui-sse-starlette", _sse_starlette, {"AGUI-PING-003": "warning"},
                   "variant_agui.py: sse-starlette's `: ping - <timestamp>` keep-alive"),
     CorrectServer("agui-no-interrupt-ids", _no_interrupt_ids, {"AGUI-COMPAT-001": "warning"},

@@ -80,7 +80,7 @@ def kept_status(ex: Exchange, *, refused_step: bool) -> None:
 def refusals_keep_status(rec: Recording):
     """Every MCP refusal the suite provokes has a 4xx and a JSON-RPC error body whose `id` is the request's or null;
     a JSON-RPC error under a 2xx is a refusal that lost its status (except where the spec gives no status)."""
-    every_step_refused = rec.scenario in REFUSALS
+    every_step_refused = rec.base_scenario in REFUSALS
     return judge_all(rec.exchanges, lambda ex: kept_status(ex, refused_step=every_step_refused),
                      nothing=f"{rec.scenario}: no refusal was observed")
 

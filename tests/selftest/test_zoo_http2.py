@@ -1,0 +1,78 @@
+"""HTTP/2, both ways.
+
+`zoo_http2.py`'s servers are each wrong in one way over HTTP/2 alone; `test_zoo.py` catches each on its requirement
+(the server offers h2 by ALPN, so the core scenarios run over both versions). Here the other way: the very same
+server offering only HTTP/1.1 passes that requirement, so what caught it was the version, not the deviation showing
+anyway. And the reference server serving HTTP/2 too is conformant with exchanges over both versions, its report
+saying so and its recording re-judged to the same verdict, while the HTTP/1.1-only default costs nothing more.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from conformance.api import certify
+from conformance.rejudge import verify
+from conformance.server import ReferenceServer, ServerConfig
+from conformance.target import Profile, from_server_facts
+from conformance.versions import HTTP2_SCENARIOS
+from tests.selftest.test_zoo import ZOO_SEED, ZOO_TIMEOUTS, check_rounds, row_of
+from tests.selftest.variant_servers import SERVERS, false_verdicts
+from tests.selftest.zoo import load_zoo
+
+HTTP2_ONLY = {name: b for name, b in load_zoo().items() if b.module == "tests.selftest.zoo_http2"}
+
+
+def test_the_zoo_has_http2_only_servers_of_every_kind() -> None:
+    assert len(HTTP2_ONLY) >= 7
+    assert all(b.config.get("http2") for b in HTTP2_ONLY.values())
+
+
+@pytest.mark.parametrize("name", sorted(HTTP2_ONLY))
+def test_the_same_server_offering_only_http1_passes(name: str) -> None:
+    b = HTTP2_ONLY[name]
+    config = dataclasses.replace(b.server_config(), http2=False)
+    with ReferenceServer(config) as srv:
+        target = from_server_facts(srv.facts, profile=Profile(timeouts=ZOO_TIMEOUTS), seed=ZOO_SEED)
+        ids = [c for round_ in check_rounds(b.breaks) for c in round_]
+        report = certify(target, check_ids=ids)
+    row = row_of(report, b.breaks)
+    assert row["status"] == "passed", f"{name} over HTTP/1.1 alone: {row['status']}: {row.get('message', '')[:500]}"
+    assert report["http_versions"]["judged"] == ["HTTP/1.1"], report["http_versions"]
+
+
+def test_the_reference_server_over_http2_is_conformant_on_both_versions() -> None:
+    with ReferenceServer(ServerConfig(http2=True)) as srv:
+        report = certify(from_server_facts(srv.facts), keep_recording=True)
+    document = report.pop("recording")["document"]
+    assert not false_verdicts(SERVERS["reference-http2"], report), false_verdicts(SERVERS["reference-http2"], report)
+    versions = report["http_versions"]
+    assert versions["judged"] == ["HTTP/1.1", "HTTP/2"], versions
+    twins = [s for s in document["scenarios"] if s["scenario"].endswith("@h2")]
+    assert sorted(s["scenario"].removesuffix("@h2") for s in twins) == sorted(HTTP2_SCENARIOS)
+    over_h2 = [ex for s in twins for ex in s["exchanges"] if ex["status"] is not None]
+    assert over_h2 and all(ex["http_version"] == "HTTP/2" for ex in over_h2)
+    assert versions["exchanges"]["HTTP/2"] == len(over_h2)
+    assert versions["http2"].startswith("spoken:") and "picked h2" in versions["http2"]
+    assert not verify(report, document).differences
+
+
+def test_an_http1_only_server_costs_no_request_more_and_says_so() -> None:
+    with ReferenceServer(ServerConfig()) as srv:
+        report = certify(from_server_facts(srv.facts), requirements=["MCP-SESS-005", "AGUI-FRAME-001"],
+                         keep_recording=True)
+    document = report.pop("recording")["document"]
+    assert report["http_versions"]["judged"] == ["HTTP/1.1"]
+    assert report["http_versions"]["http2"] == ("not spoken: offered h2 and http/1.1 by ALPN, the target picked "
+                                                "neither")
+    assert not [s for s in document["scenarios"] if s["scenario"].endswith("@h2")]
+    assert all(ex["http_version"] == "HTTP/1.1" for s in document["scenarios"] for ex in s.get("exchanges", ()))
+
+
+def test_no_http2_keeps_an_http2_server_on_http1() -> None:
+    with ReferenceServer(ServerConfig(http2=True)) as srv:
+        report = certify(dataclasses.replace(from_server_facts(srv.facts), http2=False),
+                         requirements=["AGUI-FRAME-001"])
+    assert report["http_versions"]["judged"] == ["HTTP/1.1"]
+    assert report["http_versions"]["http2"] == "not spoken: --no-http2"

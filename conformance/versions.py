@@ -18,7 +18,7 @@ from conformance.registry import CHECKS, SCENARIOS, Check, Scenario
 from conformance.wire.http import HTTP1, HTTP2
 
 TWIN = "@h2"
-#: the core scenarios, recorded over HTTP/2 too, and what each brings to it (58 requests in all). Not the refusals of
+#: the core scenarios, recorded over HTTP/2 too, and what each brings to it. Not the refusals of
 #: a body over 1 MB: httpcore's HTTP/2 sends the whole body before it reads an answer, so a server that refuses early
 #: (as it may, RFC 9113 §8.1) could not be recorded
 HTTP2_SCENARIOS: dict[str, str] = {

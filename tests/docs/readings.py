@@ -11,7 +11,7 @@ from dataclasses import fields
 from functools import cache
 from typing import Callable, Iterable, Iterator
 
-from conformance import __version__, catalog, draw_cache, registry
+from conformance import __version__, catalog, draw_cache, registry, versions
 from conformance.agent import DIRECTIVES, canonical_json, parse
 from conformance.agent import vectors as agent_vectors
 from conformance.checks.agui._common import PING_INTERVAL
@@ -59,7 +59,8 @@ FIGURES: tuple[Figure, ...] = (
     Figure("the --thorough silence", ("over a {} s silence ({} {} s ping intervals)",),
            lambda: (LONG_SILENCE, int(LONG_SILENCE // PING_INTERVAL), PING_INTERVAL), ("docs/cli.md",)),
     Figure("the silence scenario", ("the {} s silence of the ping check", "a {} s silence on AG-UI",
-                                    "ping interval (default {})", "{} s with no event"), lambda: SILENCE,
+                                    "ping interval (default {})", "{} s with no event", "the {} s AG-UI silence",
+                                    "the {} s ping silence", "inside the same {} s"), lambda: SILENCE,
            ("README.md", "docs/certify.md", "docs/cli.md")),
     Figure("the --thorough silence", ("the {} s silence with `--thorough`", "at the cost of a {} s silence"),
            lambda: LONG_SILENCE, ("docs/cli.md", "docs/ci.md")),
@@ -164,6 +165,10 @@ FIGURES: tuple[Figure, ...] = (
     Figure("the example idle interval: AG-UI's ping interval", ("idle_interval={})` uses your hook and yields `Idle` every {} s",),
            lambda: (PING_INTERVAL, PING_INTERVAL), ("docs/agent.md",)),
     # limits the spec sets and how the suite probes them
+    Figure("the core scenarios recorded over HTTP/2 too", ("That is {} scenarios more",),
+           lambda: len(versions.HTTP2_SCENARIOS), ("docs/cli.md",)),
+    Figure("the spec's body bound, which the HTTP/2 twins leave out", ("The refusals of a body over {} MB",),
+           lambda: t.quoted(r"at most (\d+) MB"), ("docs/cli.md",)),
     Figure("the spec's extra data bound", ("the {} KB extra-data limit", "well inside {} KB"),
            lambda: t.quoted(r"at most (\d+) KB"), ("docs/certify.md",)),
     Figure("the large prompt only the conformance agent replies", ("a {} MB prompt",),
@@ -474,6 +479,7 @@ NOT_FIGURES: tuple[NotFigure, ...] = (
         r"set the (two) apart", r"as a (two)-column table", r"a helper (two) check", r"(Two) cases are decided",
         r"the (three) requirements are not assessed", r"the same (two) interrupts", r"and the other\s+(two) nowhere",
         r"requires none of the (three)", r"when (two)\s+calls on one key arrive together"))),
+    NotFigure("an ALPN protocol name", r"`http/(1\.1)`"),
     NotFigure("a JSON-RPC id of an example (a string and an integer the client reads alike)", r'\(`"(7)"` and `(7)` are'),
 )
 

@@ -175,7 +175,7 @@ PLANTED = [   # (kind, page, the text as it is, a drifted text no longer than it
      r"^docs/reports.md:\d+: 250 \("),
     ("a status code is no quantity", "docs/reports.md", "of everything recorded", "at most 404 requests",
      r"^docs/reports.md:\d+: 404 \("),
-    ("the HTTP versions", "docs/cli.md", "speaks HTTP/1.1 only", "speaks HTTP/2 too", r"not the HTTP versions"),
+    ("the HTTP versions", "docs/cli.md", "speaks HTTP/1.1 and HTTP/2", "speaks HTTP/1.1 only", r"not the HTTP versions"),
 ]
 
 

@@ -144,10 +144,14 @@ def cheap_probe_threshold() -> int:
 
 # -- the wire ---------------------------------------------------------------------------------------------------
 def http_versions() -> str:
-    """The HTTP versions the suite's client offers, as the docs name them ("HTTP/1.1 only", "HTTP/1.1 and
-    HTTP/2"): read from every connection pool a client holds."""
-    client = Client("https://127.0.0.1:9")
-    pools = [v._transport._pool for v in vars(client).values() if isinstance(v, httpx.AsyncClient)]
+    """The HTTP versions the suite's clients offer, as the docs name them ("HTTP/1.1 only", "HTTP/1.1 and
+    HTTP/2"): read from every connection pool of the clients a run makes (HTTP/2's for the core scenarios it runs
+    again over HTTP/2, when there are any)."""
+    from conformance import versions
+    clients = [Client("https://127.0.0.1:9")] + ([Client("https://127.0.0.1:9", http2=True)]
+                                                 if versions.HTTP2_SCENARIOS else [])
+    pools = [v._transport._pool for client in clients for v in vars(client).values()
+             if isinstance(v, httpx.AsyncClient)]
     spoken = [name for name, on in (("HTTP/1.1", any(p._http1 for p in pools)), ("HTTP/2", any(p._http2 for p in pools)))
               if on]
     return " and ".join(spoken) if len(spoken) > 1 else f"{spoken[0]} only"

@@ -92,7 +92,13 @@ class Certification:
             self.error = f"could not start: {exc}"
             return
         self.session = engine.Session(self.target, self.checks, concurrency=self.get("concurrency") or 12)
-        self.session.start()
+        try:
+            self.session.start()
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:   # a fault of the suite: the run's error, reported with the reports, never a traceback
+            self.error = f"could not start recording (a fault of the suite): {type(exc).__name__}: {exc}"
+            return
         self.error = self.session.preflight_error
 
     def _target(self) -> Target:

@@ -249,8 +249,14 @@ class Session:
         slow = [name for name in _in_order(needed) if SCENARIOS[name].slow]
         for name in slow:
             self._schedule(name, shared, sem)
-        self.preflight_error = shared.call(self._preflight(shared.client),
-                                           timeout=self.limits.connect + self.limits.headers + 5)
+        bound = 2 * (self.limits.connect + self.limits.headers) + 5   # the metadata, then the plain calls at once
+        preflight = asyncio.run_coroutine_threadsafe(self._preflight(shared.client), shared.loop)
+        try:
+            self.preflight_error = preflight.result(bound)
+        except TimeoutError:     # a server that answers every call at a crawl: the run cannot judge
+            preflight.cancel()
+            self.preflight_error = (f"the preflight got no whole answer from {self.target.base_url} within {bound:g} s "
+                                    f"({'; '.join(f'{ex.label}: {ex.error or ex.status}' for ex in self.preflight.exchanges) or 'no answer'})")
         if self.preflight_error:
             return
         if self.speaks_http2:     # known from the preflight: the core scenarios run again, over HTTP/2
@@ -277,7 +283,8 @@ class Session:
     async def _make_client(self, http2: bool = False) -> Client:
         if http2 not in self._tls:    # one context per HTTP version offered: httpx sets the ALPN offer on it
             self._tls[http2] = tls_context(self.target.ca_bundle, self.target.insecure)
-        return Client(self.target.base_url, tls=self._tls[http2],
+        return Client(self.target.base_url, tls=self._tls[http2], ca_bundle=self.target.ca_bundle,
+                      insecure=self.target.insecure,
                       limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
                       run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget, http2=http2)
 
@@ -323,15 +330,13 @@ class Session:
         t = self.target
         if not (t.api_key and t.agent_id):
             return None
-        answers = []
-        for protocol in PLAIN_CALL_PROTOCOLS:
-            if not self._selected(protocol):
-                continue
-            ex = await client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=f"preflight-{protocol}",
-                                   limits=limits, **self._plain_call(protocol))
+        protocols = [protocol for protocol in PLAIN_CALL_PROTOCOLS if self._selected(protocol)]
+        answers = list(await asyncio.gather(*(   # at once: a preflight lasts as long as the slowest plain call
+            client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=f"preflight-{protocol}", limits=limits,
+                        **self._plain_call(protocol)) for protocol in protocols)))
+        for ex in answers:
             ex.credential = "api_key"
             self.preflight.exchanges.append(ex)
-            answers.append(ex)
         if not answers or any(ex.status not in (401, 404) for ex in answers):
             return None
         where = "; ".join(f"POST {urlsplit(ex.url).path} answered {ex.status} {_refusal_code(ex)}".rstrip()

@@ -251,6 +251,10 @@ class Session:
             self._schedule(name, shared, sem)
         bound = 2 * (self.limits.connect + self.limits.headers) + 5   # the metadata, then the plain calls at once
         preflight = asyncio.run_coroutine_threadsafe(self._preflight(shared.client), shared.loop)
+        twins = self._offer_http2(shared, needed)
+        for name in twins:     # the slow twins too begin before the preflight's answer: they set the run's length
+            if SCENARIOS[name].slow:
+                self._schedule(name, shared, sem)
         try:
             self.preflight_error = preflight.result(bound)
         except TimeoutError:     # a server that answers every call at a crawl: the run cannot judge
@@ -259,12 +263,28 @@ class Session:
                                     f"({'; '.join(f'{ex.label}: {ex.error or ex.status}' for ex in self.preflight.exchanges) or 'no answer'})")
         if self.preflight_error:
             return
-        if self.speaks_http2:     # known from the preflight: the core scenarios run again, over HTTP/2
-            shared.h2 = shared.call(self._make_client(http2=True), timeout=10)
-            needed |= set(versions.twins_of(needed))
-        for name in _in_order(needed):
-            if name not in slow:
+        for name in _in_order(needed | set(twins)):
+            if name not in self._futures:
                 self._schedule(name, shared, sem)
+
+    def _offer_http2(self, shared: Lane, needed: set[str]) -> list[str]:
+        """The twins to record over HTTP/2 (`versions`): none unless the target picks h2 when offered it by ALPN,
+        one TLS handshake, bounded by the connect time-out (its answer is a fact of the preflight)."""
+        twins = list(versions.twins_of(needed))
+        chosen, how = None, ""
+        if self.target.http2 and twins:
+            probe = asyncio.run_coroutine_threadsafe(shared.client.alpn_choice(self.limits.connect), shared.loop)
+            try:
+                chosen, how = probe.result(self.limits.connect + 1)
+            except TimeoutError:
+                probe.cancel()
+                how = f"no TLS handshake within {self.limits.connect:g} s"
+        self.preflight.facts[versions.FACT] = versions.decide(chosen, how, wanted=self.target.http2,
+                                                              needed=bool(twins))
+        if not self.speaks_http2:
+            return []
+        shared.h2 = shared.call(self._make_client(http2=True), timeout=10)
+        return twins
 
     def _schedule(self, name: str, shared: Lane, sem: asyncio.Semaphore) -> None:
         scn = SCENARIOS[name]
@@ -317,9 +337,6 @@ class Session:
         self.preflight.exchanges.append(ex)
         if ex.status is None:
             return f"target unreachable at {self.target.base_url}: {ex.error}"
-        needed = bool(versions.twins_of(s for c in self.checks for s in c.scenarios))
-        chosen, how = await client.alpn_choice(quick.connect) if self.target.http2 and needed else (None, "")
-        self.preflight.facts[versions.FACT] = versions.decide(chosen, how, wanted=self.target.http2, needed=needed)
         return await self._credential_precondition(client, quick, agent_known=ex.status == 200)
 
     async def _credential_precondition(self, client: Client, limits: Limits, *, agent_known: bool) -> str | None:

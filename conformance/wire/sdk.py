@@ -100,6 +100,7 @@ class RecordingTransport:
             await client._sleep_429(wait, activity)
         ex.status = response.status_code
         ex.headers = httpx.Headers(list(response.headers.raw))
+        ex.http_version = response.http_version    # the curl of a finding reaches the version the client spoke
         ex.t_headers = time.monotonic() - ex.started_at
         if response.status_code == 429:
             ex.rate_limited = True

@@ -10,6 +10,7 @@ import httpx
 import httpx2
 import pytest
 
+from conformance.reporting.repro import curl
 from conformance.wire.http import Client, Limits
 from conformance.wire.redact import MASK
 from conformance.wire.sdk import CLOSED_BY_CLIENT, RecordingTransport
@@ -111,6 +112,8 @@ def test_records_what_the_sdk_client_sent_and_read() -> None:
     assert streamed.stream.end == CLOSED_BY_CLIENT and len(streamed.stream.events) == 1
     assert json.loads(streamed.stream.events[0].data)["id"] == 2 and streamed.error is None
     assert recorded[4].json()["id"] == 3 and ours.stats.requests == 5
+    # the version the client spoke: a finding's curl re-sends the exchange over it
+    assert {ex.http_version for ex in recorded} == {"HTTP/1.1"} and " --http1.1 " in curl(recorded[0])
 
 
 def test_not_sent_after_the_run_deadline_is_recorded() -> None:

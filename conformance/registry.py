@@ -131,8 +131,9 @@ def unknown_family(scenario: str, family: str) -> UnknownStep | None:
                        f"(its steps: {', '.join(scn.steps)})")
 
 
-def _first_line(fn) -> str:
-    return (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
+def _summary(fn) -> str:
+    """The docstring's first paragraph as one line (its first line alone cut most sentences mid-word)."""
+    return " ".join(line.strip() for line in (fn.__doc__ or "").strip().split("\n\n")[0].splitlines())
 
 
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
@@ -145,7 +146,7 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
         if name in SCENARIOS and SCENARIOS[name].fn is not fn:
             raise RegistryError(f"scenario {name} registered twice")
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
-                                   _first_line(fn), timing, last, None if steps is None else tuple(steps),
+                                   _summary(fn), timing, last, None if steps is None else tuple(steps),
                                    tuple(imports))
         return fn
 
@@ -176,7 +177,7 @@ def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str 
         check_id = f"{surface.rsplit('.', 1)[-1]}.{name or fn.__name__}"
         if check_id in CHECKS and CHECKS[check_id].fn is not fn:
             raise RegistryError(f"check {check_id} registered twice")
-        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _first_line(fn), surface,
+        CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _summary(fn), surface,
                                  supplementary)
         return fn
 

@@ -1,12 +1,14 @@
 """One fault, one failure: certify every broken server of the zoo with a full default run.
 
-    python bench/bench_zoo_fanout.py [--jobs 3] [--only PATTERN] [--out reports/bench-zoo-fanout.json]
+    python bench/bench_zoo_fanout.py [--jobs 3] [--only PATTERN[,PATTERN]] [--class zoo_inputs,zoo_http2]
+                                     [--out reports/bench-zoo-fanout.json]
 
 For each single-fault server: the requirements that failed (MUST) or warned, those blocked and by which root,
 whether the broken requirement itself was caught, and for each failed MUST whether its first evidence is the
 exchange its message names (the message starts with that step's label), and whether that exchange, re-sent to the
 same server and judged by the same rule, shows the deviation again (tests/selftest/resend.py). Prints one line per
-server and the distribution of failed requirements per server.
+server, the distribution of failed requirements per server, and the servers caught per zoo module (the class of
+fault: `--class` takes module names, e.g. zoo_inputs, zoo_sequences, zoo_http2).
 """
 from __future__ import annotations
 
@@ -66,7 +68,7 @@ def one(name: str) -> dict:
         got = judge(b)
         focused = {"caught": got["caught"], "status": got["status"], "not_reproduced": got.get("resent", []),
                    "why_not_whole": rows.get(b.breaks, {}).get("message", "")[:200]}
-    return {"name": name, "breaks": b.breaks, "verdict": rep["verdict"], "seconds": round(time.monotonic() - t0, 1),
+    return {"name": name, "module": b.module.rpartition(".")[2], "breaks": b.breaks, "verdict": rep["verdict"], "seconds": round(time.monotonic() - t0, 1),
             "caught": caught(rows.get(b.breaks, {}), rows) or bool(focused and focused["caught"]),
             "focused": focused,
             "failed": [r["id"] for r in failed],
@@ -80,11 +82,15 @@ def one(name: str) -> dict:
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--jobs", type=int, default=3)
-    p.add_argument("--only", default="*")
+    p.add_argument("--only", default="*", help="comma-separated names or patterns")
+    p.add_argument("--class", dest="modules", default="", help="comma-separated zoo modules (default: every one)")
     p.add_argument("--out", default="reports/bench-zoo-fanout.json")
     args = p.parse_args()
     from tests.selftest.zoo import load_zoo
-    names = sorted(n for n in load_zoo() if fnmatch.fnmatch(n, args.only))
+    patterns = [s.strip() for s in args.only.split(",") if s.strip()]
+    modules = {s.strip() for s in args.modules.split(",") if s.strip()}
+    names = sorted(n for n, b in load_zoo().items() if any(fnmatch.fnmatch(n, pat) for pat in patterns)
+                   and (not modules or b.module.rpartition(".")[2] in modules))
     rows = []
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         for row in pool.imap_unordered(one, names):
@@ -105,6 +111,12 @@ def main() -> int:
           f"of their covering checks: {', '.join(focused) or 'none'}); failed MUSTs per server: "
           f"{dict(sorted(dist.items()))}; more than 3: {sum(1 for r in rows if len(r['failed']) > 3)}; "
           f"first evidence is the named exchange: {named}/{total}; re-sent and reproduced: {reproduced}/{total}")
+    for module in sorted({r["module"] for r in rows}):
+        of = [r for r in rows if r["module"] == module]
+        print(f"{module:<16} caught {sum(r['caught'] for r in of)}/{len(of)}: "
+              f"{sum(r['caught'] and not r['thorough'] and not r['focused'] for r in of)} by a default run, "
+              f"{sum(r['caught'] and r['thorough'] and not r['focused'] for r in of)} by --thorough, "
+              f"{sum(bool(r['focused'] and r['caught']) for r in of)} only by the focused run")
     return 0
 
 

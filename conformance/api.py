@@ -9,22 +9,11 @@ from conformance.baseline import Baseline
 from conformance.target import Target
 
 
-def checks_for(requirements: Iterable[str]) -> list[registry.Check]:
-    wanted = set(requirements)
-    return [c for c in registry.load_all().values() if wanted & set(c.requirements)]
-
-
 def select(*, level: str = "may", protocols: set[str] | None = None, requirements: Iterable[str] | None = None,
            check_ids: Iterable[str] | None = None) -> tuple[list[registry.Check], dict[str, str]]:
     """The checks a run with these options judges, and why the others are not run."""
-    chosen, skipped = engine.select(registry.load_all(), level=level, protocols=protocols)
-    if requirements is not None:
-        ids = {c.id for c in checks_for(requirements)}
-        chosen = [c for c in chosen if c.id in ids]
-    if check_ids is not None:
-        ids = set(check_ids)
-        chosen = [c for c in chosen if c.id in ids]
-    return chosen, skipped
+    return engine.select(registry.load_all(), level=level, protocols=protocols, requirements=requirements,
+                         check_ids=check_ids)
 
 
 def coverage_of(check_ids: Iterable[str] | None) -> dict[str, list[str]]:

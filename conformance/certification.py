@@ -70,10 +70,10 @@ class Certification:
             return
         protocols = self.get("protocols")
         wanted = {p.strip() for p in protocols.split(",") if p.strip()} if protocols else None
-        chosen, skipped = engine.select(registry.load_all(), level=self.get("level") or "may", protocols=wanted)
-        if self.get("requirements"):
-            ids = {i.strip() for i in self.get("requirements").split(",") if i.strip()}
-            chosen = [c for c in chosen if ids & set(c.requirements)]
+        requirements = self.get("requirements")
+        chosen, skipped = engine.select(registry.load_all(), level=self.get("level") or "may", protocols=wanted,
+                                        requirements=[i.strip() for i in requirements.split(",") if i.strip()]
+                                        if requirements else None)
         self.checks, self.not_run, self.selected = chosen, {**skipped, **self.not_run}, True
 
     def start(self) -> None:

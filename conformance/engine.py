@@ -20,7 +20,7 @@ import traceback
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from conformance import catalog, versions
@@ -535,16 +535,22 @@ def _refusal_code(ex: Exchange) -> str:
     return str(err.get("code", "")) if err else ""
 
 
-def select(checks: dict[str, Check], *, level: str = "may", protocols: set[str] | None = None) -> tuple[list[Check], dict[str, str]]:
-    """The checks to run, and for the others the reason they are not assessed."""
+def select(checks: dict[str, Check], *, level: str = "may", protocols: set[str] | None = None,
+           requirements: Iterable[str] | None = None, check_ids: Iterable[str] | None = None,
+           ) -> tuple[list[Check], dict[str, str]]:
+    """The checks to run, and for the others the reason they are not assessed. `requirements` and `check_ids`
+    narrow the run to the checks covering one of those requirements, or to those checks (not given: no narrowing);
+    a check they leave out is not run at all, so it gets no reason."""
     reqs = catalog.load()
     allowed = {"must": {"MUST"}, "should": {"MUST", "SHOULD"}, "may": {"MUST", "SHOULD", "MAY"}}[level]
+    wanted_reqs = set(requirements) if requirements is not None else None
+    wanted_ids = set(check_ids) if check_ids is not None else None
     chosen, skipped = [], {}
     for c in checks.values():
         if protocols is not None and not c.protocols <= protocols:
             skipped[c.id] = f"protocol excluded by --protocols ({', '.join(sorted(c.protocols - protocols))})"
         elif not any(reqs[r].level in allowed for r in c.requirements):
             skipped[c.id] = f"below --level {level}"
-        else:
+        elif (wanted_reqs is None or wanted_reqs & set(c.requirements)) and (wanted_ids is None or c.id in wanted_ids):
             chosen.append(c)
     return chosen, skipped

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable
 
 import httpx
@@ -41,7 +42,7 @@ class RecordingTransport:
         self.record = record
         self.prefix = prefix
         self.credential = credential      # the fact whose secret the client's Authorization carries (for curl)
-        self.labels: list[str] = []
+        self._sent: Counter[str] = Counter()    # requests labelled so far, by label before its number
         self._open: dict[int, _RecordedBody] = {}
 
     def label(self, request: Any) -> str:
@@ -54,15 +55,14 @@ class RecordingTransport:
             if isinstance(doc, dict):
                 what = doc["method"] if isinstance(doc.get("method"), str) else "response"
         base = f"{self.prefix}{what}"
-        n = sum(1 for label in self.labels if label == base or (
-            label.startswith(f"{base}-") and label[len(base) + 1:].isdigit()))
-        return base if n == 0 else f"{base}-{n + 1}"
+        self._sent[base] += 1
+        n = self._sent[base]
+        return base if n == 1 else f"{base}-{n}"
 
     async def handle_async_request(self, request: Any) -> Any:
         client = self.client
         activity = ACTIVITY.get()
         label = self.label(request)
-        self.labels.append(label)
         waits: list[float] = []
         paced = 0.0
         while True:

@@ -14,6 +14,7 @@ import dataclasses
 from collections import Counter
 from typing import Any, Callable, Iterable
 
+from conformance.outcomes import NotAssessed
 from conformance.registry import CHECKS, SCENARIOS, Check, Scenario
 from conformance.wire.http import HTTP1, HTTP2
 
@@ -109,7 +110,6 @@ def judge_twin(source: Any, check: Check, first: Any, judge: Callable[[Any, Chec
 
 def _not_recorded(got: Any) -> bool:
     """A twin scenario that was not run (HTTP/2 not spoken) or could not be (the run's deadline, a missing fact)."""
-    from conformance.outcomes import NotAssessed
     return isinstance(got, NotAssessed)
 
 

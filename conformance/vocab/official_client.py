@@ -22,6 +22,7 @@ from conformance.engine import Recording
 from conformance.vocab.readers import request_json
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
+from conformance.vocab.values import json_or_none
 from conformance.wire.exchange import Exchange
 
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -164,17 +165,10 @@ def _message(body: bytes) -> dict[str, Any] | str:
     try:
         jsonrpc_message_adapter.validate_json(body, by_name=False)
     except ValidationError as exc:
-        raw = _json_or_none(body)
+        raw = json_or_none(body)
         meant = "JSONRPCError" if isinstance(raw, dict) and "error" in raw else "JSONRPCResponse"
         return "; ".join(f"{p.lstrip('.')}: {w}" if p else w for p, w in _problems(exc, raw, meant)[:2])
     return json.loads(body)
-
-
-def _json_or_none(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
 
 
 def _streamed_response(ex: Exchange) -> dict[str, Any] | str:

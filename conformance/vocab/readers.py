@@ -7,7 +7,6 @@ a plain Deviation for ROOT's own checks, a Blocked by ROOT for every other one. 
 is a Deviation naming the exchange. The `what` strings they take say what was sent, for messages."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from conformance import schemas
@@ -16,7 +15,7 @@ from conformance.outcomes import Deviation, NotAssessed, precondition
 from conformance.wire.exchange import Exchange
 from conformance.wire.sse import SSEEvent
 from conformance.vocab.traffic import operation_of
-from conformance.vocab.values import error_object, error_of, is_json_media_type  # noqa: F401  (read here by checks)
+from conformance.vocab.values import error_object, error_of, is_json_media_type, json_or_none  # noqa: F401  (read here by checks)
 
 
 def is_4xx(ex: Exchange) -> bool:
@@ -104,10 +103,7 @@ def rpc_error(ex: Exchange, what: str) -> dict[str, Any]:
 
 def request_json(ex: Exchange) -> Any:
     """The JSON body the suite sent in an exchange (None if none or not JSON)."""
-    try:
-        return json.loads(ex.request_body) if ex.request_body else None
-    except ValueError:
-        return None
+    return json_or_none(ex.request_body)
 
 
 def frame_json(frame: SSEEvent) -> tuple[bool, Any]:

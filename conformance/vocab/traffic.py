@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import schemas
-from conformance.vocab.values import error_object, is_json_media_type
+from conformance.vocab.values import error_object, is_json_media_type, json_or_none
 
 # -- which requirement states which field -------------------------------------------------
 # Keys are field paths (list indices written as "*"); the longest matching prefix wins.
@@ -147,13 +147,6 @@ def operation_of(path: str) -> str | None:
     return None
 
 
-def _request_json(body: bytes | None) -> Any:
-    try:
-        return json.loads(body) if body else None
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
 def body_violations(op: str, status: int | None, content_type: str | None, body: bytes,
                     frames: list[tuple[str | None, str]] | None, request: Any, where: str,
                     applied: list[str] | None = None) -> list[Violation]:
@@ -250,4 +243,4 @@ def _violations_of(ex) -> list[Violation]:
     frames = None
     if ex.stream is not None:
         frames = [(f.event, f.data) for f in ex.stream.events if f.dispatched]
-    return body_violations(op, ex.status, ex.content_type, ex.body, frames, _request_json(ex.request_body), where)
+    return body_violations(op, ex.status, ex.content_type, ex.body, frames, json_or_none(ex.request_body), where)

@@ -7,12 +7,21 @@ type `application/json` or `*/*+json` (RFC 6839 §3.1), parameters and case asid
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
 def media_type(content_type: str | None) -> str:
     """`application/problem+json; charset=utf-8` -> `application/problem+json` (lowercase, no parameters)."""
     return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def json_or_none(raw: bytes | str | None) -> Any:
+    """A body parsed as JSON, or None when there is none or it is not JSON (never raises: bodies are hostile)."""
+    try:
+        return json.loads(raw) if raw else None
+    except ValueError:      # UnicodeDecodeError included
+        return None
 
 
 def is_json_media_type(content_type: str | None) -> bool:

@@ -259,7 +259,6 @@ def start_early(opts: argparse.Namespace) -> Any:
     run.interrupt = kept[0] if kept else None
     try:
         if run.interrupt is None:
-            run.launch_server()
             run.start()
     except KeyboardInterrupt:
         pass

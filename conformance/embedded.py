@@ -50,10 +50,6 @@ class EmbeddedServer:
         self._facts = json.loads(line)
         return self._facts
 
-    def start(self) -> dict[str, Any]:
-        self.launch()
-        return self.facts()
-
     def stop(self) -> None:
         proc, self.proc = self.proc, None
         if proc is None:

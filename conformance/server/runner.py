@@ -14,13 +14,7 @@ import threading
 import time
 from typing import Any
 
-import h2.errors
-import h2.events
-import h2.exceptions
 import uvicorn
-from hypercorn.asyncio.run import worker_serve
-from hypercorn.config import Config as HypercornConfig, Sockets
-from hypercorn.utils import wrap_app
 
 from .app import build_app
 from .config import ServerConfig
@@ -72,6 +66,9 @@ def _tolerate_data_after_answer() -> None:
     DATA arrives for a stream it has already answered and closed: a refusal sent before the body was read, which
     RFC 9113 §8.1 allows. Such DATA is acknowledged and dropped instead, and the stream reset with NO_ERROR, which
     asks the client to stop sending (the same section). Nothing else changes for any user of Hypercorn."""
+    import h2.errors
+    import h2.events
+    import h2.exceptions
     from hypercorn.protocol.h2 import H2Protocol
 
     if getattr(H2Protocol, "_tolerates_data_after_answer", False):
@@ -103,6 +100,8 @@ class _Hypercorn:
     `started`, `should_exit`, `inflight`): on stop, in-flight requests get `grace` seconds, then are cancelled."""
 
     def __init__(self, app: Any, certs: Any, grace: float, access_log: bool) -> None:
+        from hypercorn.config import Config as HypercornConfig     # here: only a server of HTTP/2 loads Hypercorn
+
         self.app = app
         self.config = HypercornConfig()
         self.config.certfile, self.config.keyfile = certs.cert_path, certs.key_path
@@ -174,6 +173,10 @@ class _Hypercorn:
             loop.default_exception_handler(context)
 
     def run(self, sockets: list[socket.socket]) -> None:
+        from hypercorn.asyncio.run import worker_serve
+        from hypercorn.config import Sockets
+        from hypercorn.utils import wrap_app
+
         sock = sockets[0]
         sock.listen(self.config.backlog)     # connections wait in the backlog until the loop accepts them
         sock.setblocking(False)

@@ -23,6 +23,7 @@ from conformance.vocab.constants import UNKNOWN_VERSION
 from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
+from conformance.wire.http import tls_context
 from conformance.wire.pace import remaining_count
 from conformance.wire.sdk import RecordingTransport
 
@@ -370,17 +371,6 @@ async def official_client(ctx: Context) -> None:
     ctx.note(runs=runs)
 
 
-def _client_ssl(ctx: Context):
-    import ssl
-    context = ssl.create_default_context()
-    if ctx.target.insecure:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    elif ctx.target.ca_bundle:
-        context.load_verify_locations(cafile=ctx.target.ca_bundle)
-    return context
-
-
 async def drive_official_client(ctx: Context, mode: str, prefix: str, plain_prompt: str, question_prompt: str, *,
                                 session: str) -> dict[str, Any]:
     """Run the official client in one mode, every exchange recorded under `prefix`; returns what it did (the
@@ -412,7 +402,7 @@ async def drive_official_client(ctx: Context, mode: str, prefix: str, plain_prom
 
     headers = {"Authorization": f"Bearer {ctx.need('api_key')}"}
     # through the suite's pacer, byte cap and run deadline, every exchange recorded like the suite's own
-    transport = RecordingTransport(ctx.client, httpx2.AsyncHTTPTransport(verify=_client_ssl(ctx), trust_env=False),
+    transport = RecordingTransport(ctx.client, httpx2.AsyncHTTPTransport(verify=tls_context(ctx.target.ca_bundle, ctx.target.insecure), trust_env=False),
                                    ctx.recording.exchanges.append, prefix=prefix)
     try:
         async with httpx2.AsyncClient(transport=transport, headers=headers, trust_env=False,

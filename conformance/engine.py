@@ -218,6 +218,7 @@ class Session:
         self.seen: dict[str, Recording | BaseException] = {}
         #: when the run started (UTC), for the reports
         self.began = datetime.now(timezone.utc)
+        versions.register_twins()     # now, on this thread: no lane is reading the registry yet
 
     @property
     def client(self) -> Client | None:

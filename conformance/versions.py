@@ -11,6 +11,7 @@ which versions were judged (`summary`), from the recording alone, so `conformanc
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections import Counter
 from typing import Any, Callable, Iterable
 
@@ -49,12 +50,25 @@ def is_twin(scenario: str) -> bool:
     return scenario.endswith(TWIN)
 
 
+_REGISTERING = threading.Lock()
+
+
+def register_twins() -> None:
+    """Every core scenario's HTTP/2 twin (the same function, steps and lane kind) into `registry.SCENARIOS`, once.
+    A session calls this when it is made, before its first lane starts: the registry never changes while a thread of
+    the run may be reading it."""
+    with _REGISTERING:
+        for scenario in HTTP2_SCENARIOS:
+            if scenario in SCENARIOS and twin_name(scenario) not in SCENARIOS:
+                SCENARIOS[twin_name(scenario)] = dataclasses.replace(SCENARIOS[scenario], name=twin_name(scenario))
+
+
 def twin(scenario: str) -> Scenario:
-    """The HTTP/2 twin of a core scenario: the same function, steps and lane kind, registered on first use."""
-    name = twin_name(scenario)
-    if name not in SCENARIOS:
-        SCENARIOS[name] = dataclasses.replace(SCENARIOS[scenario], name=name)
-    return SCENARIOS[name]
+    """The HTTP/2 twin of a core scenario (`register_twins`; outside a session, e.g. judging a kept recording, the
+    first call registers them)."""
+    if twin_name(scenario) not in SCENARIOS:
+        register_twins()
+    return SCENARIOS[twin_name(scenario)]
 
 
 def twins_of(scenarios: Iterable[str]) -> list[str]:

@@ -1,0 +1,33 @@
+"""No thread of a run iterates what another thread changes (issue 31: "RuntimeError: dictionary changed size during
+iteration", a run's verdict `error` at random).
+
+A run has threads from its first second: the recording lanes, the preloader importing the SDKs, the main thread
+importing pytest and its plugins, workers sending generated cases. Every import adds to `sys.modules`; hypothesis
+iterates `sys.modules` in Python when it matches a lambda's source (hypothesis/internal/lambda_sources.py), so a draw
+in the suite's process could meet an import whatever lock the suite held. These tests make that meeting likely
+(a thread adding and removing a module as fast as the interpreter switches) instead of waiting for it in a long loop.
+"""
+from __future__ import annotations
+
+from conformance import engine, judging, registry, versions
+from conformance.target import Target
+
+
+def test_the_scenario_registry_is_complete_before_the_first_lane_starts(monkeypatch):
+    """The HTTP/2 twins are registered when the session is made, never while its lanes run or its checks are
+    judged: nothing changes `registry.SCENARIOS` once a thread of the run could be reading it."""
+    checks = registry.load_all()
+    for name in [n for n in registry.SCENARIOS if versions.is_twin(n)]:
+        monkeypatch.delitem(registry.SCENARIOS, name)        # as in a process that never made a session
+    core = [c for c in checks.values() if c.scenarios and set(c.scenarios) <= set(versions.HTTP2_SCENARIOS)][:3] \
+        + [c for c in checks.values() if c.slow][:1]
+    session = engine.Session(Target(base_url="https://127.0.0.1:1", agent_id="agt_nobody", api_key="k"), core)
+    registered = dict(registry.SCENARIOS)
+    assert any(versions.is_twin(n) for n in registered)
+    try:
+        session.start()              # nothing listens there: the preflight fails, every check is judged on it
+        for check in core:
+            judging.assess(session, check)
+    finally:
+        session.close()
+    assert registry.SCENARIOS == registered

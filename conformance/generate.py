@@ -4,22 +4,32 @@ A scenario cannot shrink against a remote server without paying for every shrink
 front, deterministically from the run's seed, and a failing check shows the exact example that failed. What a seed
 fixes is drawn once and read back afterwards (conformance/draw_cache.py): `texts`, `extra_fields` and `cases` hand
 out kept draws, and hypothesis and schemathesis are imported only when something must really be drawn.
+
+What must be drawn is drawn in a process of its own (`drawn`), never in the suite's: hypothesis reads state the whole
+process shares while it draws (it iterates `sys.modules` in Python to match a lambda's source, and parses source
+with `ast`), and a run imports on several threads at once from its first second (pytest on the main thread, the
+SDKs on the preloader, httpcore's h2 on a recording lane). No lock of the suite's covers an import a library makes
+lazily; in the drawing process one thread draws and nothing else runs ("dictionary changed size during iteration"
+and "AST constructor recursion depth mismatch" cannot happen there).
 """
 from __future__ import annotations
 
 import ast
+import atexit
 import contextlib
 import functools
+import importlib
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import threading
-from typing import Any, Callable, Iterator, TypeVar
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
 from conformance import draw_cache
 from conformance.outcomes import SuiteFault
-
-T = TypeVar("T")
 
 # Hypothesis parses source with `ast`, whose recursion bookkeeping is not thread-safe on CPython 3.11
 # ("AST constructor recursion depth mismatch"): every draw in the process takes this lock.
@@ -32,9 +42,9 @@ _AST_LOCK = threading.RLock()
 def _serialize_ast_parse() -> None:
     """CPython 3.11 keeps one AST recursion counter per interpreter: two threads in `ast.parse` at once
     corrupt it and one of them dies with SystemError "AST constructor recursion depth mismatch".
-    Hypothesis calls `ast.parse` on every filtered draw (to read lambda predicates) from the fuzz worker
-    threads, while other scenarios (the official MCP client, …) may call it too: every `ast.parse` in
-    the process takes one lock, so neither side can be hit."""
+    Hypothesis calls `ast.parse` on every filtered draw (to read lambda predicates); a run draws in the drawing
+    process alone, but a process that draws here beside threads of its own (a test) may meet another caller:
+    every `ast.parse` in the process takes one lock, so neither side can be hit."""
     if getattr(ast.parse, "_conformance_serialized", False):
         return
     original = ast.parse
@@ -188,38 +198,26 @@ def _examples(strategy: Any, n: int, seed: int | None) -> list:
     return drawn
 
 
-AST_RACE = "AST constructor recursion depth mismatch"
-GENERATION_ATTEMPTS = 3
-
-
-def guarded(fn: Callable[..., T], *args: Any) -> T:
-    """Runs a local, server-free generation step under the lock, again (same seed, same result) when
-    CPython 3.11's AST race hit it: hypothesis parses lambda sources with `ast` while another thread may be
-    compiling (an import), which the lock cannot cover. Nothing here touches a server, so a retry
-    re-executes no case against it."""
-    for attempt in range(1, GENERATION_ATTEMPTS + 1):
-        try:
-            with GENERATION_LOCK:
-                return fn(*args)
-        except (SystemError, SuiteFault) as exc:
-            if AST_RACE not in f"{exc} {exc.__cause__}" or attempt == GENERATION_ATTEMPTS:
-                raise
-    raise AssertionError("unreachable")
-
-
 # -- what the scenarios send, drawn once per seed ------------------------------------------------------------
 def texts(n: int, seed: int) -> list[str]:
     """Half fixed tricky texts, half generated ones (all fixed ones come in at depth >= 2)."""
     fixed = FIXED_TEXTS[:min(len(FIXED_TEXTS), max(1, n // 2))]
     count = max(0, n - len(fixed))
-    return fixed + draw_cache.remembered("texts", {"n": count}, seed,
-                                         lambda: examples(_strategies().reply_text, count, seed))
+    return fixed + draw_cache.remembered("texts", {"n": count}, seed, lambda: drawn(_draw_texts, count, seed))
+
+
+def _draw_texts(n: int, seed: int) -> list[str]:
+    return examples(_strategies().reply_text, n, seed)
 
 
 def extra_fields(n: int, seed: int, reserved: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """n objects of extra fields (any JSON values, unicode names), none of them named in `reserved`."""
     return draw_cache.remembered("extra_fields", {"n": n, "reserved": sorted(reserved)}, seed,
-                                 lambda: examples(_extra_fields(frozenset(reserved)), n, seed))
+                                 lambda: drawn(_draw_extra_fields, n, seed, sorted(reserved)))
+
+
+def _draw_extra_fields(n: int, seed: int, reserved: list[str]) -> list[dict[str, Any]]:
+    return examples(_extra_fields(frozenset(reserved)), n, seed)
 
 
 def cases(operation: str, mode: str, n: int, seed: int, path_parameters: dict[str, str] | None,
@@ -227,22 +225,25 @@ def cases(operation: str, mode: str, n: int, seed: int, path_parameters: dict[st
     """n schemathesis cases of one operation of schemas/openapi.yaml (`mode` "positive" or "negative"), each as
     plain data: `path_parameters`, `headers`, `query`, `cookies`, `media_type` and `body` (absent: no body).
     `path_parameters` and `headers` are given to the generator as they are: placeholders, never the target's."""
-    def draw() -> list[dict[str, Any]]:
-        with GENERATION_LOCK:
-            from hypothesis.errors import Unsatisfiable
-            from schemathesis import GenerationMode
-            op = schemathesis_operations()[2][operation]
-            strategy = op.as_strategy(generation_mode=GenerationMode(mode), path_parameters=path_parameters,
-                                      headers=headers)
-            try:
-                return [_plain_case(c) for c in examples(strategy, n, seed)]
-            except Unsatisfiable:
-                return []
-
     if n <= 0:
         return []
     return draw_cache.remembered("cases", {"operation": operation, "mode": mode, "n": n,
-                                           "path_parameters": path_parameters, "headers": headers}, seed, draw)
+                                           "path_parameters": path_parameters, "headers": headers}, seed,
+                                 lambda: drawn(_draw_cases, operation, mode, n, seed, path_parameters, headers))
+
+
+def _draw_cases(operation: str, mode: str, n: int, seed: int, path_parameters: dict[str, str] | None,
+                headers: dict[str, str]) -> list[dict[str, Any]]:
+    with GENERATION_LOCK:
+        from hypothesis.errors import Unsatisfiable
+        from schemathesis import GenerationMode
+        op = schemathesis_operations()[2][operation]
+        strategy = op.as_strategy(generation_mode=GenerationMode(mode), path_parameters=path_parameters,
+                                  headers=headers)
+        try:
+            return [_plain_case(c) for c in examples(strategy, n, seed)]
+        except Unsatisfiable:
+            return []
 
 
 def _plain_case(case: Any) -> dict[str, Any]:
@@ -278,6 +279,100 @@ def _load_operations():
             if op.method.upper() == method and op.path == path:
                 ops[name] = op
     return schemathesis, schema, ops
+
+
+# -- the drawing process ------------------------------------------------------------------------------------
+def drawn(fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)` called in the drawing process, its value as read back from JSON (`draw_cache.encoded`): how
+    the suite draws. `fn` is a function of a module of the suite (it is found again there by its name), `args`
+    are JSON data. A draw that crashed, or a drawing process that ended, is a SuiteFault."""
+    return _DRAWER.call(f"{fn.__module__}:{fn.__qualname__}", list(args))
+
+
+# the child's first line: the suite it imports is this one, from where this one was imported
+_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from conformance.generate import serve_draws; serve_draws()"
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+class _DrawingProcess:
+    """The process every draw of this one is made in: started on the first draw that is not kept (a run whose draws
+    are all kept starts none), one draw at a time, ended when its input closes (this process's end closes it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._errors: Any = None
+
+    def call(self, name: str, args: list[Any]) -> Any:
+        request = json.dumps({"call": name, "args": args}) + "\n"
+        with self._lock:
+            proc = self._running()
+            try:
+                proc.stdin.write(request)
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+            except (OSError, ValueError):
+                line = ""
+            if not line:
+                self._proc = None          # the next draw starts another
+                raise SuiteFault(f"the drawing process ended while drawing ({self._ended(proc)})")
+        answer = json.loads(line)
+        if "fault" in answer:
+            raise SuiteFault(answer["fault"])
+        return draw_cache.decoded(answer["value"])
+
+    def _running(self) -> subprocess.Popen:
+        if self._proc is None or self._proc.poll() is not None:
+            self._errors = tempfile.TemporaryFile()
+            # -P: the working directory is not on its path (a file there named like a module must not be drawn with)
+            self._proc = subprocess.Popen([sys.executable, "-P", "-c", _BOOT, str(PACKAGE_ROOT)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors,
+                                          text=True, encoding="utf-8")
+        return self._proc
+
+    def _ended(self, proc: subprocess.Popen) -> str:
+        try:
+            code = proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        self._errors.seek(0)
+        last = (self._errors.read().decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+        return f"exit status {code}" + (f": {last[:300]}" if last else "")
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()
+            proc.wait(2)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+
+
+_DRAWER = _DrawingProcess()
+atexit.register(_DRAWER.close)
+
+
+def serve_draws() -> None:
+    """The drawing process: one request a line on stdin (`call` "module:function", `args`), one answer a line on
+    stdout (`value` as `draw_cache.encoded` writes it, or `fault`), one after the other on this one thread, until
+    stdin closes."""
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())      # whatever else prints never reaches the answers
+    for line in sys.stdin:
+        request = json.loads(line)
+        module, _, name = request["call"].partition(":")
+        try:
+            fn = functools.reduce(getattr, name.split("."), importlib.import_module(module))
+            answer = {"value": draw_cache.encoded(fn(*request["args"]))}
+        except Exception as exc:           # noqa: BLE001 - any crash of a draw is the suite's, said to the caller
+            answer = {"fault": str(exc) if isinstance(exc, SuiteFault) else
+                      f"drawing {request['call']} crashed: {type(exc).__name__}: "
+                      f"{(str(exc).splitlines() or [''])[0][:300]}"}
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
 
 
 def canonical_bytes(value: Any) -> bytes:

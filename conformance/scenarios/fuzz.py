@@ -356,7 +356,7 @@ def run_operation(name: str, target, unique: Callable[[str], str], send: Callabl
     """
     try:
         plan = Plan(target, unique, tool)
-        probes = generate.guarded(build_probes, name, plan, max(1, target.depth), target.seed)
+        probes = build_probes(name, plan, max(1, target.depth), target.seed)
     except SuiteFault:
         raise
     except Exception as exc:                                     # noqa: BLE001 - schemathesis or hypothesis

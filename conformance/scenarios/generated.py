@@ -41,7 +41,7 @@ def round_trip_texts(depth: int, seed: int) -> list[str]:
 async def round_trip(ctx):
     """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
     ctx.conformance_agent("the exact text round trip uses `say-json`")
-    texts = await asyncio.to_thread(generate.guarded, round_trip_texts, ctx.target.depth, ctx.target.seed)
+    texts = await asyncio.to_thread(round_trip_texts, ctx.target.depth, ctx.target.seed)
     groups = _groups(texts, TEXTS_PER_RUN)
     prompts = ["\n".join(say_json(t) for t in g) for g in groups]
     ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
@@ -77,7 +77,7 @@ def extra_params(depth: int, seed: int) -> list[dict]:
 async def params(ctx):
     """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
     prompt = ctx.prompt("params_passthrough")
-    sent = await asyncio.to_thread(generate.guarded, extra_params, ctx.target.depth, ctx.target.seed)
+    sent = await asyncio.to_thread(extra_params, ctx.target.depth, ctx.target.seed)
     ctx.note(params=sent)
     invoke, agui = ctx.agent_path("invoke"), ctx.agent_path("agui")
     await asyncio.gather(*(

@@ -415,9 +415,15 @@ def candidate_moves(model: Model, fresh: str) -> list[Move]:
 
 
 def drawn_chains(n: int, seed: int) -> list[tuple[Move, ...]]:
-    """`n` chains drawn by walking the model (deterministic per seed). Nothing here reaches a server."""
+    """`n` chains drawn by walking the model (deterministic per seed, in the drawing process). Nothing here reaches a
+    server."""
     if n <= 0:
         return []
+    from conformance import generate
+    return [tuple(Move(**move) for move in chain) for chain in generate.drawn(_draw_chains, n, seed)]
+
+
+def _draw_chains(n: int, seed: int) -> list[list[dict[str, Any]]]:
     from hypothesis import strategies as st
     from conformance import generate
 
@@ -430,7 +436,7 @@ def drawn_chains(n: int, seed: int) -> list[tuple[Move, ...]]:
             moves.append(move)
         return tuple(moves)
 
-    return generate.guarded(generate.examples, chain(), n, seed)
+    return [[dataclasses.asdict(move) for move in moves] for moves in generate.examples(chain(), n, seed)]
 
 
 # -- playing a chain against the server ----------------------------------------------------------------------

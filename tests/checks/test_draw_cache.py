@@ -1,7 +1,8 @@
 """Generated inputs are drawn once per seed (conformance/draw_cache.py): a warm run sends exactly what a cold one
 sends, `--seed N` sends a run's inputs again, nothing of the target reaches the cache, a cache that is broken in
-any way is passed over (the same inputs drawn afresh, never an error), a run whose draws are all kept imports
-neither hypothesis nor schemathesis, and the shipped default draws are what the generators draw today."""
+any way is passed over (the same inputs drawn afresh, never an error), hypothesis and schemathesis never run in
+the suite's own process (what is drawn is drawn in the drawing process, which a run whose draws are all kept never
+starts), and the shipped default draws are what the generators draw today."""
 from __future__ import annotations
 
 import json
@@ -59,7 +60,7 @@ def test_a_warm_draw_is_the_cold_one_and_is_read_not_drawn(cache, monkeypatch):
     cold = every_input(_target())
     kept = sorted(cache.glob("draws/*.json"))
     assert len(kept) == 10                               # 2 per operation (metadata: 2 positive), texts, params
-    monkeypatch.setattr(generate, "examples", lambda *a: pytest.fail("drew although the draw was kept"))
+    monkeypatch.setattr(generate, "drawn", lambda *a: pytest.fail("drew although the draw was kept"))
     assert every_input(_target()) == cold
 
 
@@ -136,21 +137,25 @@ from conformance.target import DEFAULT_SEED
 from tests.checks.test_draw_cache import every_input, some_inputs, _target
 seed = int(sys.argv[1])
 (every_input if seed == DEFAULT_SEED else some_inputs)(_target(seed=seed))
-print(json.dumps([m for m in ("hypothesis", "schemathesis") if m in sys.modules]))
+from conformance import generate
+print(json.dumps([generate._DRAWER._proc is not None, [m for m in ("hypothesis", "schemathesis") if m in sys.modules]]))
 """
 
 
-def _imported_by_drawing(seed: int, env: dict[str, str]) -> list[str]:
+def _drawing(seed: int, env: dict[str, str]) -> tuple[bool, list[str]]:
+    """Whether drawing the inputs of a run started the drawing process, and which generators the drawing imported
+    into the suite's own process."""
     out = subprocess.run([sys.executable, "-c", WARM_RUN, str(seed)], capture_output=True, text=True, check=True,
                          cwd=ROOT, env={**os.environ, **env}, timeout=300)
-    return json.loads(out.stdout.splitlines()[-1])
+    started, imported = json.loads(out.stdout.splitlines()[-1])
+    return started, imported
 
 
-def test_a_run_whose_draws_are_kept_imports_neither_hypothesis_nor_schemathesis(tmp_path):
+def test_hypothesis_never_runs_in_the_suites_process_and_kept_draws_start_no_drawing_process(tmp_path):
     env = {"CONFORMANCE_CACHE_DIR": str(tmp_path)}
-    assert _imported_by_drawing(DEFAULT_SEED, env) == []                 # shipped: nothing drawn, even cold
-    assert _imported_by_drawing(SEED, env) == ["hypothesis", "schemathesis"]     # cold: drawn
-    assert _imported_by_drawing(SEED, env) == []                         # warm
+    assert _drawing(DEFAULT_SEED, env) == (False, [])                    # shipped: nothing drawn, even cold
+    assert _drawing(SEED, env) == (True, [])                             # cold: drawn, in the drawing process
+    assert _drawing(SEED, env) == (False, [])                            # warm
 
 
 def test_the_shipped_draws_are_a_fresh_generation():
@@ -165,7 +170,7 @@ def test_the_shipped_draws_are_a_fresh_generation():
 
 def test_the_shipped_draws_are_what_a_default_run_reads(monkeypatch, tmp_path):
     monkeypatch.setenv("CONFORMANCE_CACHE_DIR", "")
-    monkeypatch.setattr(generate, "examples", lambda *a: pytest.fail("a default run drew"))
+    monkeypatch.setattr(generate, "drawn", lambda *a: pytest.fail("a default run drew"))
     assert every_input(_target(seed=DEFAULT_SEED))
 
 

@@ -9,8 +9,53 @@ in the suite's process could meet an import whatever lock the suite held. These 
 """
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from conformance import engine, judging, registry, versions
 from conformance.target import Target
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A process that draws generated cases afresh (nothing shipped, nothing kept) while a thread keeps changing
+# `sys.modules` the way an import does; it prints what it drew and whether hypothesis ever ran in it.
+DRAW_WHILE_IMPORTING = """
+import json, sys, threading, time, types
+from conformance import draw_cache, generate
+draw_cache._shipped = lambda: {}
+stop = threading.Event()
+
+def importing():
+    module = types.ModuleType("conformance_test_import")
+    while not stop.is_set():
+        sys.modules["conformance_test_import"] = module
+        time.sleep(0)            # the other thread runs while sys.modules is one entry larger
+        del sys.modules["conformance_test_import"]
+        time.sleep(0)
+
+sys.setswitchinterval(1e-5)
+threading.Thread(target=importing, daemon=True).start()
+try:
+    placeholders = {"agentId": "agt_placeholder"}, {"Authorization": "Bearer placeholder"}
+    drawn = [len(generate.cases(op, mode, 4, 7, *placeholders)) for op in ("invoke", "agui")
+             for mode in ("positive", "negative")]
+finally:
+    stop.set()
+print(json.dumps({"drawn": drawn, "hypothesis_here": "hypothesis" in sys.modules}))
+"""
+
+
+def test_a_draw_never_meets_an_import():
+    out = subprocess.run([sys.executable, "-c", DRAW_WHILE_IMPORTING], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "CONFORMANCE_CACHE_DIR": ""}, timeout=600)
+    assert "changed size during iteration" not in out.stderr, out.stderr[-3000:]
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert all(n > 0 for n in got["drawn"]), got
+    assert got["hypothesis_here"] is False     # every draw was made in the drawing process, none in this one
 
 
 def test_the_scenario_registry_is_complete_before_the_first_lane_starts(monkeypatch):

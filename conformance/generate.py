@@ -301,6 +301,7 @@ class _DrawingProcess:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._pid = os.getpid()
         self._errors: Any = None
 
     def call(self, name: str, args: list[Any]) -> Any:
@@ -322,7 +323,8 @@ class _DrawingProcess:
         return draw_cache.decoded(answer["value"])
 
     def _running(self) -> subprocess.Popen:
-        if self._proc is None or self._proc.poll() is not None:
+        if self._proc is None or self._proc.poll() is not None or self._pid != os.getpid():
+            self._pid = os.getpid()      # a forked child draws in a process of its own, never through its parent's
             self._errors = tempfile.TemporaryFile()
             # -P: the working directory is not on its path (a file there named like a module must not be drawn with)
             self._proc = subprocess.Popen([sys.executable, "-P", "-c", _BOOT, str(PACKAGE_ROOT)],
@@ -342,7 +344,7 @@ class _DrawingProcess:
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
+        if proc is None or self._pid != os.getpid():
             return
         try:
             proc.stdin.close()

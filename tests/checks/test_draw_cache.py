@@ -17,6 +17,7 @@ import pytest
 
 from conformance import draw_cache, generate
 from conformance.api import certify
+from conformance.outcomes import SuiteFault
 from conformance.scenarios import fuzz, generated
 from conformance.target import DEFAULT_SEED, from_server_facts
 from conformance.vocab.fuzzing import PLAN
@@ -156,6 +157,14 @@ def test_hypothesis_never_runs_in_the_suites_process_and_kept_draws_start_no_dra
     assert _drawing(DEFAULT_SEED, env) == (False, [])                    # shipped: nothing drawn, even cold
     assert _drawing(SEED, env) == (True, [])                             # cold: drawn, in the drawing process
     assert _drawing(SEED, env) == (False, [])                            # warm
+
+
+def test_a_draw_that_crashes_or_a_drawing_process_that_ends_is_a_fault_of_the_suite_and_the_next_draw_is_made():
+    with pytest.raises(SuiteFault, match=r"drawing builtins:int crashed: ValueError: invalid literal"):
+        generate.drawn(int, "not a number")
+    with pytest.raises(SuiteFault, match=r"the drawing process ended while drawing \(exit status 3\)"):
+        generate.drawn(os._exit, 3)
+    assert generate.drawn(sorted, [3, 1, 2]) == [1, 2, 3]
 
 
 def test_the_shipped_draws_are_a_fresh_generation():

@@ -28,6 +28,7 @@ from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits, tls_context
+from conformance.wire.listening import listening_for
 from conformance.wire.pace import Pacer, parse_rate_limit
 from conformance.wire.redact import Redactor
 from conformance.vocab import protocols as vocab_protocols
@@ -38,6 +39,7 @@ PREFLIGHT_METADATA = "preflight"
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
 CLIENT_GRACE = 1.0     # the clients' own run deadline, after the scenarios' (a backstop if a cancel is not delivered)
 REPORT_GRACE = 10.0    # after the run's deadline: scenarios cut off get this long to hand back their recording
+PREFLIGHT_SLACK = 5.0  # the preflight's bound beyond its exchanges' own (the metadata, then the plain calls at once)
 CLOSE_BUDGET = 5.0     # seconds close() may take for all lanes together
 
 
@@ -250,18 +252,16 @@ class Session:
         slow = [name for name in _in_order(needed) if SCENARIOS[name].slow]
         for name in slow:
             self._schedule(name, shared, sem)
-        bound = 2 * (self.limits.connect + self.limits.headers) + 5   # the metadata, then the plain calls at once
-        preflight = asyncio.run_coroutine_threadsafe(self._preflight(shared.client), shared.loop)
+        preflight = asyncio.run_coroutine_threadsafe(self._bounded_preflight(shared.client), shared.loop)
         twins = self._offer_http2(shared, needed)
         for name in twins:     # the slow twins too begin before the preflight's answer: they set the run's length
             if SCENARIOS[name].slow:
                 self._schedule(name, shared, sem)
-        try:
-            self.preflight_error = preflight.result(bound)
-        except TimeoutError:     # a server that answers every call at a crawl: the run cannot judge
+        try:     # bounded on the loop (`_bounded_preflight`); here a loop that never came back, by the run's deadline
+            self.preflight_error = preflight.result(max(0.0, self.run_deadline - time.monotonic()))
+        except TimeoutError:
             preflight.cancel()
-            self.preflight_error = (f"the preflight got no whole answer from {self.target.base_url} within {bound:g} s "
-                                    f"({'; '.join(f'{ex.label}: {ex.error or ex.status}' for ex in self.preflight.exchanges) or 'no answer'})")
+            self.preflight_error = self._no_whole_answer(self.target.profile.timeouts.run)
         if self.preflight_error:
             return
         for name in _in_order(needed | set(twins)):
@@ -326,6 +326,20 @@ class Session:
             lane.loop.call_soon_threadsafe(lane.loop.stop)
         for lane in running:
             lane.thread.join(timeout=max(0.1, end - time.monotonic()))
+
+    async def _bounded_preflight(self, client: Client) -> str | None:
+        """The preflight, cut after `bound` seconds of the suite listening (`wire.listening`): a server that answers
+        every call at a crawl (the hostile drip) makes the run's error, a machine too busy to run the suite's loop
+        on time does not (a verdict of `error` for the suite's own load would be a wrong one)."""
+        bound = 2 * (self.limits.connect + self.limits.headers) + PREFLIGHT_SLACK
+        with listening_for(bound):
+            return await self._preflight(client)
+        return self._no_whole_answer(bound)
+
+    def _no_whole_answer(self, seconds: float) -> str:
+        answers = "; ".join(f"{ex.label}: {ex.error or ex.status}" for ex in self.preflight.exchanges)
+        return (f"the preflight got no whole answer from {self.target.base_url} within {seconds:g} s "
+                f"({answers or 'no answer'})")
 
     async def _preflight(self, client: Client) -> str | None:
         """Preconditions every scenario relies on. When one fails the verdict is `error` with one sentence

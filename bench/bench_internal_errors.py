@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import os
 import shutil
@@ -35,39 +36,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_ratelimit import RateLimitedServer  # noqa: E402 - this script's folder is on the path
 from conformance.target import FACTS  # noqa: E402 - the fact -> (option, environment variable) table
 
 CLEAN = ("conformant", "conformant-partial")      # what a correct server's default run may end in
 INTERNAL = ("internal error", "Traceback (most recent call last)", "changed size during iteration")
-SERVE = ("--json", "--port", "0", "--rate-limit", "100000/1s", "--extra-data-field", "payload",
-         "--until-stdin-closes")
+UNLIMITED = "100000/1s"    # the servers' own rate limit (default 600/300s) never answers a run 429
 RUN_BOUND = 600.0       # seconds a run may take before the bench kills it (and counts it as wrong)
-
-
-class Server:
-    """A reference server of the bench's own (`conformance serve --json`), until the bench ends."""
-
-    def __init__(self, name: str, keep: Path, http2: bool):
-        self.log = open(keep / f"server-{name}.log", "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "conformance", "serve", *SERVE,
-                                      *(["--http2"] if http2 else [])],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd=ROOT)
-        line = self.proc.stdout.readline()
-        if not line:
-            raise SystemExit(f"the {name} server did not start (its log: {self.log.name})")
-        self.facts = json.loads(line)
-
-    def env(self) -> dict[str, str]:
-        """Its facts as the CONFORMANCE_* variables a run reads."""
-        return {env: str(self.facts[fact]) for fact, (_, env) in FACTS.items() if self.facts.get(fact)}
-
-    def stop(self) -> None:
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.log.close()
 
 
 def one_run(n: int, target: str, env: dict[str, str], extra: list[str], keep: Path) -> dict:
@@ -80,7 +55,8 @@ def one_run(n: int, target: str, env: dict[str, str], extra: list[str], keep: Pa
                                   env=env)
             code, out = proc.returncode, proc.stdout + proc.stderr
         except subprocess.TimeoutExpired as exc:
-            code, out = "killed", f"{exc.stdout or ''}{exc.stderr or ''}\n(killed after {RUN_BOUND:g} s)"
+            said = [b.decode("utf-8", "replace") if isinstance(b, bytes) else b or "" for b in (exc.stdout, exc.stderr)]
+            code, out = "killed", "".join(said) + f"\n(killed after {RUN_BOUND:g} s)"
         row = {"run": n, "target": target, "seconds": round(time.monotonic() - t0, 1), "exit": code}
         try:
             report = json.loads((reports / "report.json").read_text())
@@ -113,12 +89,10 @@ def main() -> int:
         p.error(f"--targets: embedded, h1 and/or h2, not {args.targets!r}")
     keep = Path(args.keep).resolve()
     keep.mkdir(parents=True, exist_ok=True)
-    servers = {name: Server(name, keep, http2=name == "h2") for name in ("h1", "h2") if name in targets}
     extra = ["--seed", args.seed] if args.seed else []
     # a target's facts are its own: none of this shell's CONFORMANCE_* facts reach a run
     shell = {k: v for k, v in os.environ.items() if k not in {var for _, var in FACTS.values()}}
     shell.update(CONFORMANCE_DEBUG="1", CONFORMANCE_CACHE_DIR="")
-    env = {"embedded": shell, **{name: {**shell, **s.env()} for name, s in servers.items()}}
     print(f"{args.runs} {'default ' if not args.seed else ''}runs, {args.jobs} at once, targets {', '.join(targets)} "
           f"taking turns" + (f", seed {args.seed}" if args.seed else ""), flush=True)
     print(f"{'run':>4} {'target':<8} {'seconds':>7} {'exit':>6}  {'verdict':<19} {'requests':>8}  wrong", flush=True)
@@ -134,15 +108,23 @@ def main() -> int:
               f"{row['verdict']:<19} {row['requests'] if row['requests'] is not None else '-':>8}  "
               f"{what or ('-' if not row['wrong'] else 'exit ' + str(row['exit']))}", flush=True)
 
-    try:
-        with ThreadPoolExecutor(args.jobs) as pool:
-            futures = [pool.submit(one_run, n, targets[n % len(targets)], env[targets[n % len(targets)]], extra,
-                                   keep) for n in range(args.runs)]
+    with contextlib.ExitStack() as stack, ThreadPoolExecutor(args.jobs) as pool:
+        env = {"embedded": shell}
+        for name in (t for t in ("h1", "h2") if t in targets):    # both name the extra data field `payload`
+            log = stack.enter_context(open(keep / f"server-{name}.log", "wb"))
+            server = stack.enter_context(RateLimitedServer(UNLIMITED, "--extra-data-field", "payload",
+                                                           *(["--http2"] if name == "h2" else []), log=log))
+            env[name] = {**shell, **{var: str(server.facts[fact]) for fact, (_, var) in FACTS.items()
+                                     if server.facts.get(fact)}}
+        futures = [pool.submit(one_run, n, targets[n % len(targets)], env[targets[n % len(targets)]], extra, keep)
+                   for n in range(args.runs)]
+        try:
             for future in as_completed(futures):
                 done(future.result())
-    finally:
-        for server in servers.values():
-            server.stop()
+        except KeyboardInterrupt:       # the runs under way end; the others never start
+            for future in futures:
+                future.cancel()
+            raise
     rows.sort(key=lambda r: r["run"])
     count = lambda key: dict(collections.Counter(str(r[key]) for r in rows).most_common())
     summary = {"runs": len(rows), "exit": count("exit"), "verdicts": count("verdict"),

@@ -32,18 +32,21 @@ START_TIMEOUT = 30.0
 
 
 class RateLimitedServer:
-    """`conformance serve --rate-limit …` in a child process; stops when its stdin closes."""
+    """`conformance serve --rate-limit …` (and `serve_args`) in a child process; stops when its stdin closes.
+    `log`: a file its standard error goes to."""
 
-    def __init__(self, rate_limit: str) -> None:
+    def __init__(self, rate_limit: str, *serve_args: str, log=None) -> None:
         self.rate_limit = rate_limit
+        self.serve_args = serve_args
+        self.log = log
         self.proc: subprocess.Popen | None = None
         self.facts: dict = {}
 
     def __enter__(self) -> "RateLimitedServer":
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "conformance", "serve", "--json", "--port", "0", "--until-stdin-closes",
-             "--rate-limit", self.rate_limit],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+             "--rate-limit", self.rate_limit, *self.serve_args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd=ROOT)
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError("the reference server did not start")

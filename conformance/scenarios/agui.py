@@ -205,6 +205,7 @@ async def messages(ctx: Context):
         {"id": "h1", "role": "user", "content": "Grüße, 世界 \U0001f600"},
         {"id": "h2", "role": "assistant", "content": "line one\nline two"},
         {"id": "h3", "role": "user", "content": "say ignored"},
+        {"id": "h3b", "role": "assistant", "content": inputs.history_text(ctx, steps.ECHO_MESSAGES)},
         {"id": "h4", "role": "user", "content": prompt},
     ]
     ctx.note(messages=sent)
@@ -460,4 +461,5 @@ async def cross_chain(ctx: Context):
     n = sequences.DRAWN_PER_DEPTH * (ctx.target.depth - 1)
     drawn = await asyncio.to_thread(sequences.drawn_chains, n, ctx.target.seed) if n > 0 else []
     ctx.note(drawn=[[dataclasses.asdict(move) for move in chain] for chain in drawn])
-    await sequences.play_all(ctx, seq_steps.CHAIN, [sequences.CROSS_CHAIN, *drawn], agui_resume=build_resume)
+    await sequences.play_all(ctx, seq_steps.CHAIN, [*sequences.CHAINS[sequences.CROSS], *drawn],
+                             agui_resume=build_resume)

@@ -30,7 +30,7 @@ from typing import Any, Callable
 from conformance.engine import Context
 from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.registry import Step
-from conformance.vocab import protocols as p
+from conformance.vocab import inputs, protocols as p
 from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only
@@ -321,6 +321,17 @@ MCP_ELICIT_CHAIN = (
     Move("mcp", "resume", key="e", form="elicit"),        # retried with it answered: asked for a second form
     Move("mcp", "resume", key="e", form="elicit"),        # retried again: complete
 )
+# Keys equal only after a transformation a server may apply (`inputs.TRANSFORMS`): the first key, then each of its
+# twins, every one on another protocol in turn. Each is a key of its own, so each starts a new instance (`count` 1).
+TWIN = "~"
+
+
+def twin_class(transform: str) -> str:
+    return f"session-key:twin-{transform}"
+
+
+KEPT_APART = (Move("invoke", key="a"), *(Move(("agui", "mcp", "invoke")[i % 3], key=f"a{TWIN}{name}")
+                                         for i, name in enumerate(inputs.TRANSFORMS)))
 CROSS_CHAIN = (                                           # one key over every protocol, with a pause on two of them
     Move("invoke", binds="x"),
     Move("mcp", key="x"),
@@ -373,7 +384,7 @@ CHAINS: dict[str, tuple[tuple[Move, ...], ...]] = {
     "invoke.chain": (INVOKE_CHAIN,), "invoke.together": (INVOKE_OVERLAP,), "invoke.slow_run": (INVOKE_LONG,),
     "agui.chain": (AGUI_CHAIN,), "agui.together": (AGUI_OVERLAP,), "agui.slow_run": (AGUI_LONG,),
     "mcp.chain": (MCP_CHAIN, MCP_LEGACY_CHAIN, MCP_ELICIT_CHAIN), "mcp.together": (MCP_OVERLAP,),
-    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN,),
+    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN, KEPT_APART),
 }
 CROSS = "agui.cross_chain"     # it also plays the chains drawn under --depth
 # Everything a drawn move of a protocol can be judged under (tests/checks/test_sequences.py draws to prove it).
@@ -513,6 +524,9 @@ class Player:
 
     def _note(self, move: Move, expected: dict[str, Any], ex: Exchange, key: str | None) -> None:
         facts = self.ctx.recording.facts
+        if move.key is not None:
+            inputs.carry(self.ctx, ex.label, *inputs.string_kinds("session-key"),
+                         *([twin_class(move.key.partition(TWIN)[2])] if TWIN in move.key else []))
         noted = {"label": ex.label, "move": dataclasses.asdict(move), "key": key, "group": self.group,
                  "expect": expected}
         if move.key is None and move.binds is not None:
@@ -529,9 +543,20 @@ class Player:
                                                   "run": _sent(ex).get("runId")}
 
     # -- sending -------------------------------------------------------------------------------------------
+    def _key(self, name: str, keys: dict[str, str]) -> str:
+        """The session key a chain calls `name`: a fresh one holding this run's session-key string kinds, or for
+        `base~transform` the twin the transformation makes of `base`'s key (`inputs.TRANSFORMS`)."""
+        if name not in keys:
+            base, _, transform = name.partition(TWIN)
+            if transform and inputs.is_sent(twin_class(transform)):
+                keys[name] = inputs.TRANSFORMS[transform].twin(self._key(base, keys))
+            else:
+                keys[name] = inputs.tagged(self.ctx, f"seq-{name.replace(TWIN, '-')}", "session-key")
+        return keys[name]
+
     async def _send(self, move: Move, label: str, keys: dict[str, str], pauses: dict[str, Exchange],
                     answer: Answer | None, expected: dict[str, Any]) -> tuple[Exchange, str | None]:
-        key = keys.setdefault(move.key, self.ctx.unique(f"seq-{move.key}")) if move.key is not None else None
+        key = self._key(move.key, keys) if move.key is not None else None
         if move.protocol == "invoke":
             return await self._invoke(move, label, key), key
         if move.protocol == "agui":
@@ -690,6 +715,11 @@ class Played:
         key = f"on key {self.key!r}" if self.noted["key"] else "without a key" + (
             f" (generated {self.key!r})" if self.key else "")
         after = f" after {', '.join(ex.label for ex in self.before)}" if self.before else " (the key's first call)"
+        name = move["key"] or ""
+        if TWIN in name:
+            transform = inputs.TRANSFORMS[name.partition(TWIN)[2]]
+            key += (f", a key equal to an earlier one of the chain only after a transformation (a server that "
+                    f"{transform.what})")
         return f"{move['protocol']} {sent}{form} {key}{after}"
 
 

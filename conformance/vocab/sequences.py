@@ -26,7 +26,7 @@ import asyncio
 import dataclasses
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from conformance.engine import Context
 from conformance.outcomes import Deviation, NotAssessed, judge_all
@@ -499,6 +499,39 @@ def _reads(t: str, q: str) -> bool:
 
 
 HISTORIES = "agui.histories"
+
+
+def path_of(move: dict[str, Any]) -> str | None:
+    """The history path a noted move took (None: a move of no path, such as a resume or a list)."""
+    return next((q for q, (protocol, forms) in PATHS.items()
+                 if protocol == move["protocol"] and move["form"] in forms), None)
+
+
+def judged_histories(requirements: Iterable[str], recordings: Iterable[Any]) -> tuple[str, ...]:
+    """What the history played and the recordings hold, of the readings judged under any of `requirements`: each as
+    `<transition> on <path> -> <path it was read on>` (the transition is the key's previous run), sorted."""
+    wanted, out = set(requirements), set()
+    by_script = {script: t for t, script in TRANSITIONS.items()}
+    for rec in recordings:
+        if getattr(rec, "base_scenario", None) != HISTORIES:
+            continue
+        last = ("completes", "invoke")
+        for noted in (rec.facts or {}).get("moves", []):
+            move = noted["move"]
+            if move["verb"] != "run" or path_of(move) is None:
+                continue
+            if wanted & {rule for _, rule in noted["expect"]["judged"]}:
+                out.add(f"{last[0]} on {last[1]} -> {path_of(move)}")
+            last = (by_script.get(move["script"], "completes"), path_of(move))
+    return tuple(sorted(out))
+
+
+def histories_for(requirement: str) -> list[str]:
+    """The dimensions of the history a requirement can be judged on (`conformance list`): its transitions and paths,
+    when any move of the history can be judged under it."""
+    if not any(requirement in requirements(_every_history_move(), protocol) for protocol in ("invoke", "agui", "mcp")):
+        return []
+    return [f"transitions: {', '.join(TRANSITIONS)}", f"paths: {', '.join(PATHS)}"]
 
 
 # The chains each scenario plays (scenario -> chains), and what its moves of a protocol are judged under.

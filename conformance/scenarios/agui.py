@@ -461,7 +461,7 @@ async def histories(ctx: Context):
     each followed by a reading on every path: pairwise, drawn once per seed (`sequences.history`)."""
     chain = sequences.history(ctx.target.seed)
     ctx.note(history=[dataclasses.asdict(move) for move in chain])
-    await sequences.play_all(ctx, seq_steps.HISTORY, [chain], agui_resume=build_resume)
+    await sequences.play_all(ctx, seq_steps.HISTORY, [chain], agui_resume=build_resume, writings=True)
 
 
 @scenario("agui.cross_chain", protocol=("agui", "invoke", "mcp"), deadline=90, steps=(seq_steps.CHAIN,))

@@ -44,6 +44,7 @@ FIELDS: dict[str, str] = {   # field -> where it is sent, and what says what it 
               "`application/json, text/event-stream`)",
     "auth-scheme": "the scheme of request header `Authorization: Bearer <credential>`",
     "messages": "invoke `messages` and AG-UI `messages`: the list reaches the agent as the caller sent it",
+    "request-body": "every request body: one JSON value (RFC 8259), however it is written",
 }
 
 # -- string fragments (what a string of a kind holds) --------------------------------------------------------------
@@ -69,6 +70,14 @@ STRING_KINDS = {"non-ascii": NON_ASCII, "astral": ASTRAL, "json-escapes": JSON_E
                 "edge-whitespace": EDGE_WHITESPACE}
 MULTIBYTE = ("é", "Ж", "東")                        # one character, two or three UTF-8 bytes, one UTF-16 unit
 THREE_BYTE = ("東", "€", "あ")                      # one character, three UTF-8 bytes, one UTF-16 unit
+
+
+# the requirements every history (sequences.history, whatever the seed) judges its calls under: what its request
+# writings apply to (tests/checks/test_sequences.py holds it to the histories)
+HISTORY_REQUIREMENTS = (
+    "AGUI-FAIL-001", "AGUI-FAIL-002", "AGUI-INT-001", "AGUI-INT-002", "AGUI-INT-004", "GEN-SESS-001", "INV-RES-013",
+    "INV-RES-014", "INV-RES-016", "INV-SESS-004", "INV-TERM-004", "INV-TERM-005", "MCP-PAUSE-001", "MCP-PAUSE-002",
+    "MCP-PROG-003", "MCP-SESS-003", "MCP-TOOL-004", "MCP-VER-005", "MCP-VER-006")
 
 
 # -- what a server may transform --------------------------------------------------------------------------------
@@ -162,6 +171,10 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                  f"{t.what}) is another key, compared code unit by code unit (RFC 8259 §8.3): it reaches a new "
                  f"instance (judged at SHOULD, as GEN-SESS-002 is)", ("GEN-SESS-002",), (t.name,))
       for t in TRANSFORMS.values()],
+    InputClass("session-key", "other-agent", True,
+               "a key already used with one agent, sent to another agent of the organization (--other-agent-id), "
+               "reaches that agent's own instance, a new one: 'one agent is addressed by agentId in the path' "
+               "(judged at SHOULD, as GEN-SESS-002 is)", ("GEN-SESS-002",), ("other",)),
     InputClass("session-key", "256-multibyte", True,
                "256 characters of two or three UTF-8 bytes are 256 characters by every count (code points, UTF-16 "
                "units) and over 256 bytes: inside 'length 1 to 256', so accepted (a server counting bytes refuses "
@@ -240,6 +253,12 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "compatibility characters and whitespace at both ends it reaches the agent as sent, neither trimmed "
                "nor normalized ('the whole list reaches the agent'; invoke: 'the conversation as the caller holds "
                "it')", ("INV-PASS-004", "AGUI-PROMPT-002"), (TRANSFORMABLE,)),
+    InputClass("request-body", "writings", True,
+               "a request body written with spaces and CRLF line breaks, with every non-ASCII character as a \\u "
+               "escape, or with its members in reverse order is the same JSON value (RFC 8259 §2, §7; an object is an "
+               "unordered collection of members): the history's calls take each writing in turn, and each is "
+               "answered as its compact form would be", HISTORY_REQUIREMENTS, ("compact", "spaced", "ascii-escaped",
+                                                                               "members-reversed")),
     InputClass("extra-data", "multibyte-inside", True,
                "characters beyond ASCII and the BMP in a value inside 4 KB by every count (UTF-8 bytes, "
                "ASCII-escaped JSON, UTF-16 units): accepted, and it reaches `params` unchanged",

@@ -248,3 +248,20 @@ def test_the_twins_of_a_key_are_keys_of_their_own_each_expected_to_start_at_one(
     assert [e["count"] for _, e in out] == [1] * len(seq.KEPT_APART)
     assert all(e["judged"][0] == ["count", "GEN-SESS-002"] for _, e in out)
     assert {m.protocol for m in seq.KEPT_APART} == {"invoke", "agui", "mcp"}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 11, 12, 13, 2**31 - 1])
+def test_the_request_writings_apply_to_what_every_history_judges(seed):
+    from conformance.vocab import inputs
+    judged = {r for protocol in ("invoke", "agui", "mcp") for r in seq.requirements([seq.history(seed)], protocol)}
+    assert set(inputs.HISTORY_REQUIREMENTS) <= judged
+
+
+def test_every_writing_is_the_same_json_value():
+    import json
+    from conformance.vocab import inputs, protocols as p
+    body = {"prompt": "say x", "sessionId": inputs.TRANSFORMABLE + "😀\u2028", "nested": {"b": [1, {"c": None}], "a": 2}}
+    texts = {w: p.written(body, w) for w in p.JSON_WRITINGS}
+    assert all(json.loads(t) == body for t in texts.values()) and len(set(texts.values())) == len(texts)
+    assert texts["ascii-escaped"].isascii() and b"\r\n" in texts["spaced"]
+    assert list(json.loads(texts["members-reversed"])) == list(reversed(body))

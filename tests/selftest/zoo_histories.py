@@ -16,6 +16,7 @@ from typing import Callable
 from tests.selftest import asgi_tools as t
 from tests.selftest.session_tools import rerouted, session_key
 from tests.selftest.zoo import broken
+from tests.selftest.zoo_inputs import wrong_for
 
 KEY = "conformance.zoo.history.key"
 REFUSED = "conformance.zoo.history.refused"
@@ -137,3 +138,33 @@ def agui_first_piece(app, facts):
     return t.rewrite_sse_json(app, first_piece_only(lambda e, o: kind(o) == "TEXT_MESSAGE_CONTENT",
                                                     lambda e, o: kind(o) == "TEXT_MESSAGE_END",
                                                     lambda e, o: kind(o) == "RUN_ERROR"), where="agui")
+
+
+@wrong_for("MCP-VER-006", "MCP-VER-006-jsonrpc-member-expected-first", "request-body:writings")
+def jsonrpc_first(app, facts):
+    """A hand-written JSON-RPC router takes a request for JSON-RPC only when its text starts `{"jsonrpc":"2.0"`: a
+    body written with spaces, or with its members in another order, is answered -32600 (400)."""
+
+    async def router(scope, receive, send):
+        body, more = b"", True
+        while more:
+            msg = await receive()
+            body += msg.get("body", b"")
+            more = msg.get("more_body", False)
+        if t.path_kind(scope.get("path", "")) == "mcp" and scope.get("method") == "POST" \
+                and not body.lstrip().startswith(b'{"jsonrpc":"2.0"'):
+            out = t._dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not JSON-RPC"}})
+            await send({"type": "http.response.start", "status": 400,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(out)).encode())]})
+            await send({"type": "http.response.body", "body": out})
+            return
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await app(scope, replay, send)
+    return router

@@ -19,7 +19,7 @@ import unicodedata
 from typing import Any, Callable
 
 from tests.selftest import asgi_tools as t
-from tests.selftest.session_tools import rerouted
+from tests.selftest.session_tools import Store, rerouted, with_store
 from tests.selftest.zoo_agui import on_events, on_request
 from tests.selftest.zoo_inputs import mangled, on_json, on_progress, response_ids, run_ids, strip_accents, wrong_for
 
@@ -169,3 +169,13 @@ wrong_for("INV-PASS-004", "INV-PASS-004-message-content-trimmed", "messages:tran
     str.strip, "invoke", "Invoke trims the content of every message it is given before the agent sees it."))
 wrong_for("AGUI-PROMPT-002", "AGUI-PROMPT-002-message-content-nfc", "messages:transformable")(messages_rewritten(
     nfc, "agui", "AG-UI normalizes every message's content to NFC before the agent sees it."))
+
+
+@wrong_for("GEN-SESS-002", "GEN-SESS-002-sessions-keyed-without-the-agent", "session-key:other-agent")
+def keyed_without_agent(app, facts):
+    """The session store is keyed by the session key alone: the same key sent to another agent of the organization
+    reaches the first agent's instance."""
+    class AnyAgent(Store):
+        def get(self, agent_id, key):
+            return super().get("any", key)
+    return with_store(app, AnyAgent())

@@ -301,10 +301,10 @@ def run(args: list[str]) -> int:
 def catalog_rows() -> list[dict[str, Any]]:
     from conformance import catalog, registry
 
-    from conformance.vocab import inputs
+    from conformance.vocab import inputs, sequences
     cov = registry.coverage()
     return [{**r.as_dict(), "needs_agent": list(r.agent_needs), "checks": cov.get(r.id, []),
-             "input_classes": inputs.applies_to(r.id),
+             "input_classes": inputs.applies_to(r.id), "histories": sequences.histories_for(r.id),
              "coverage": ("unspecified" if not r.testable else "covered" if cov.get(r.id) else "uncovered")}
             for r in catalog.load().values()]
 

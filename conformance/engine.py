@@ -166,8 +166,12 @@ class Context:
             content.decode("utf-8", "replace") if isinstance(content, bytes) else "")
         return next((fact for fact in SECRET_FACTS if (value := getattr(self.target, fact)) and value in sent), None)
 
-    async def post(self, path: str, body: Any = None, *, label: str, **kw) -> Exchange:
-        if body is not None and "content" not in kw:
+    async def post(self, path: str, body: Any = None, *, label: str, writing: str | None = None, **kw) -> Exchange:
+        """POSTs `body` as JSON; `writing` (`vocab.protocols.JSON_WRITINGS`) writes it another legitimate way."""
+        if writing is not None and body is not None:
+            kw["content"] = vocab_protocols.written(body, writing)
+            kw["headers"] = {"Content-Type": "application/json", **(kw.get("headers") or {})}
+        elif body is not None and "content" not in kw:
             kw["json"] = body
         return await self.send("POST", path, label=label, **kw)
 

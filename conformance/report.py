@@ -142,6 +142,9 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
             classes = sorted({c for r in got for c in r.input_classes if rid in inputs.CLASSES[c].applies})
             if classes:
                 row["input_classes"] = classes
+            histories = sorted({h for r in got for h in r.histories})
+            if histories:
+                row["histories"] = histories
             roots = sorted({r.blocked_by for r in got if r.status == "blocked"})
             if roots and status == "not_assessed":
                 row["blocked_by"] = roots

@@ -6,7 +6,7 @@ JSON-RPC id form. One request per value; a withheld class sends its baseline in 
 |---|---|---|
 | `invoke.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON`; without `stream`, with Accept `Text/Event-Stream` and `text/event-stream;q=1` | 4 / 4 |
 | `agui.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON` | 2 / 2 |
-| `mcp.input_forms` | tools/list with ids 0, "", negative, beyond 32 bits, "7", beyond ASCII, outside the BMP, escapes; with the Content-Type forms; with MCP's Accept pair in four forms; under the scheme `bearer` | 15 / 0 |
+| `mcp.input_forms` | tools/list with ids 0, "", negative, beyond 32 bits, "7", beyond ASCII, outside the BMP, escapes, letters a transformation changes; with the Content-Type forms; with MCP's Accept pair in four forms; under the scheme `bearer` | 16 / 0 |
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from conformance.vocab.steps import inputs as steps
 CONTENT_TYPES = ("content-type:parameter", "content-type:case")
 INVOKE_ACCEPTS = ("accept:case", "accept:weight")
 ID_CLASSES = ("jsonrpc-id:falsy", "jsonrpc-id:negative", "jsonrpc-id:large", "jsonrpc-id:numeric-string",
-              "jsonrpc-id:non-ascii", "jsonrpc-id:astral", "jsonrpc-id:json-escapes")
+              "jsonrpc-id:non-ascii", "jsonrpc-id:astral", "jsonrpc-id:json-escapes", "jsonrpc-id:transformable")
 
 
 def forms(ctx: Context, family: Step, names: tuple[str, ...], baseline: Callable[[int], Any]) -> list[tuple[str, Any]]:

@@ -257,8 +257,9 @@ async def params(ctx: Context) -> None:
 async def messages(ctx: Context) -> None:
     """`echo messages` with a two-item `messages` list of `{role, content}` objects."""
     prompt = ctx.prompt("messages_passthrough")
-    ctx.note(messages=PASS_MESSAGES)
-    await ctx.post(ctx.agent_path("invoke"), invoke_body(prompt, ctx.unique("messages"), messages=PASS_MESSAGES),
+    sent = [*PASS_MESSAGES, {"role": "assistant", "content": inputs.history_text(ctx, steps.MESSAGES)}]
+    ctx.note(messages=sent)
+    await ctx.post(ctx.agent_path("invoke"), invoke_body(prompt, ctx.unique("messages"), messages=sent),
                    headers=ACCEPT_JSON, label=steps.MESSAGES)
 
 

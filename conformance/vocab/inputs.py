@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import random
+import unicodedata
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 # -- the fields ---------------------------------------------------------------------------------------------------
 FIELDS: dict[str, str] = {   # field -> where it is sent, and what says what it may hold
@@ -42,17 +43,82 @@ FIELDS: dict[str, str] = {   # field -> where it is sent, and what says what it 
     "accept": "request header `Accept`: invoke (`text/event-stream` selects streaming), MCP (recommended "
               "`application/json, text/event-stream`)",
     "auth-scheme": "the scheme of request header `Authorization: Bearer <credential>`",
+    "messages": "invoke `messages` and AG-UI `messages`: the list reaches the agent as the caller sent it",
+    "request-body": "every request body: one JSON value (RFC 8259), however it is written",
 }
 
 # -- string fragments (what a string of a kind holds) --------------------------------------------------------------
-NON_ASCII = ("é東Ж", "ßñ中", "€äあ")                # BMP characters of two and three UTF-8 bytes
+NON_ASCII = ("東あ€", "中ש©", "بอ¥")                # BMP characters of two and three UTF-8 bytes, caseless and
+                                                    # unchanged by every normalization (those are the kinds below)
 ASTRAL = ("😀", "𝄞", "𠀋")                          # outside the BMP: 4 UTF-8 bytes, 2 UTF-16 units, 1 code point
 JSON_ESCAPES = ('"\\\u2028\u2029', '\u2029"\u2028\\')   # quote, backslash, and the two separators JavaScript once
                                                         # ended lines at (JSON allows them raw in strings)
-PUNCTUATION = ("/ ?#%2F", "+&=:;,.", "%20/..")       # what URLs, paths and headers read specially
-STRING_KINDS = {"non-ascii": NON_ASCII, "astral": ASTRAL, "json-escapes": JSON_ESCAPES, "punctuation": PUNCTUATION}
+PUNCTUATION = ("/ ?#%2f", "+&=:;,.", "%20/..", "<>&'`")   # what URLs, paths, headers and markup read specially
+# What a server may transform before it stores, compares or echoes a value (`TRANSFORMS` below): each fragment is
+# changed by at least one transformation, so a value holding it comes back changed, or meets its twin.
+FOLDING = ("Key", "ß", "Σ")                          # changed by lower(), upper() or casefold()
+COMPOSITION = ("\u00e9", "e\u0301", "\u0958")        # precomposed é (NFD changes it), decomposed é (NFC does), क़
+COMPATIBILITY = ("\u00b2", "\uff76", "\u2460")        # ², halfwidth ｶ, ①: NFKC and NFKD change them
+EDGE_WHITESPACE = (" ", "\t")                         # at both ends of the value: what every trimming removes
+EDGE_CHARACTERS = "".join(EDGE_WHITESPACE)
+# pass-through members whose names a transformation would merge, each pair kept apart by a server that keeps them
+PARAM_TWINS = {"confKey": 1, "confkey": 2, "conf\u00e9": 3, "confe\u0301": 4, "conf\u00b2": 5, "conf2": 6,
+               "confPad": 7, " confPad\t": 8}
+TRANSFORMABLE = " " + "".join(FOLDING + COMPOSITION + COMPATIBILITY) + "\t"   # all of them in one short value
+STRING_KINDS = {"non-ascii": NON_ASCII, "astral": ASTRAL, "json-escapes": JSON_ESCAPES, "punctuation": PUNCTUATION,
+                "folding": FOLDING, "composition": COMPOSITION, "compatibility": COMPATIBILITY,
+                "edge-whitespace": EDGE_WHITESPACE}
 MULTIBYTE = ("é", "Ж", "東")                        # one character, two or three UTF-8 bytes, one UTF-16 unit
 THREE_BYTE = ("東", "€", "あ")                      # one character, three UTF-8 bytes, one UTF-16 unit
+
+
+# the requirements every history (sequences.history, whatever the seed) judges its calls under: what its request
+# writings apply to (tests/checks/test_sequences.py holds it to the histories)
+HISTORY_REQUIREMENTS = (
+    "AGUI-FAIL-001", "AGUI-FAIL-002", "AGUI-INT-001", "AGUI-INT-002", "AGUI-INT-004", "GEN-SESS-001", "INV-RES-013",
+    "INV-RES-014", "INV-RES-016", "INV-SESS-004", "INV-TERM-004", "INV-TERM-005", "MCP-PAUSE-001", "MCP-PAUSE-002",
+    "MCP-PROG-003", "MCP-SESS-003", "MCP-TOOL-004", "MCP-VER-005", "MCP-VER-006")
+
+
+# -- what a server may transform --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Transform:
+    """Something a server may do to a string before it stores, compares or echoes it. The spec leaves it no room
+    (a string is its code points, RFC 8259 §8.3): the suite sends values it changes (`kinds`) and reads whether they
+    come back unchanged (every echo of the field), and for session keys sends `twin(key)`, a key equal to another
+    only after the transformation, which must reach an instance of its own (the `kept apart` chain, sequences.py)."""
+    name: str
+    what: str                          # what a server doing it does, and where servers do it
+    twin: Callable[[str], str]         # the value it makes of a key (a different key, equal after the transformation)
+    kinds: tuple[str, ...]             # the string kinds it changes
+
+
+def _unaccented(text: str) -> str:
+    return unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFD", text)
+                                                if not unicodedata.combining(c)))
+
+
+TRANSFORMS: dict[str, Transform] = {t.name: t for t in [
+    Transform("trim", "strips whitespace at both ends (form libraries, `strings.TrimSpace`, a PAD SPACE collation)",
+              str.strip, ("edge-whitespace",)),
+    Transform("case-fold", "compares or stores keys without case (`lower()`, a `_ci` collation)", str.casefold,
+              ("folding",)),
+    Transform("nfc", "normalizes to NFC (composes e + U+0301 into é)", lambda k: unicodedata.normalize("NFC", k),
+              ("composition",)),
+    Transform("nfd", "normalizes to NFD (decomposes é, as macOS file names are)",
+              lambda k: unicodedata.normalize("NFD", k), ("composition",)),
+    Transform("nfkc", "normalizes to NFKC (² into 2, halfwidth into fullwidth: search indexes, identifier rules)",
+              lambda k: unicodedata.normalize("NFKC", k), ("compatibility", "composition")),
+    Transform("accents", "compares without accents (an accent-insensitive `_ai` collation)", _unaccented,
+              ("composition",)),
+]}
+# How the other ways a server may read a string differently are covered: by the classes named.
+COVERED_ELSEWHERE = {
+    "length in bytes or UTF-16 units": ("session-key:256-multibyte", "session-key:257-multibyte",
+                                        "extra-data:multibyte-inside", "extra-data:multibyte-outside"),
+    "escaping (JSON, percent, markup)": ("session-key:json-escapes", "session-key:punctuation",
+                                         "params:json-escapes"),
+}
 
 
 @dataclass(frozen=True)
@@ -77,10 +143,19 @@ def _strings(field: str, applies: tuple[str, ...], what: str) -> list[InputClass
                      "units, bytes), and JSON carries them (RFC 8259 §7, as raw UTF-8 or a surrogate-pair escape)",
            "json-escapes": "`\"` and `\\` must be escaped in JSON, U+2028/U+2029 may stay raw (RFC 8259 §7): a "
                            "value built or framed by hand breaks on them",
-           "punctuation": "ASCII punctuation (`/ ? # % + & = : ;`) is part of any string; a value used as a path, "
-                          "URL or header breaks on it"}
+           "punctuation": "ASCII punctuation (`/ ? # % + & = : ;`, markup's `< > & '`) is part of any string; a value "
+                          "used as a path, URL, header or markup breaks on it",
+           "folding": "letters whose case differs (`Key`, `ß`, `Σ`) are other characters (RFC 8259 §8.3 compares "
+                      "strings code unit by code unit): a server that lowercases or case-folds the value changes it",
+           "composition": "a precomposed é, a decomposed é (e + U+0301) and क़ as U+0958 are different code point "
+                          "sequences: a server that normalizes to NFC or NFD changes the value",
+           "compatibility": "², a halfwidth ｶ and ① are characters of their own: a server that normalizes to NFKC "
+                            "or NFKD changes the value",
+           "edge-whitespace": "a space and a tab at both ends belong to the string: a server that trims "
+                              "(a form library, `TrimSpace`, a PAD SPACE collation) changes the value"}
+    # one value carries every representative of a kind (they cost no request): all of them, every run
     return [InputClass(field, kind, True, f"{what} is any string; {why[kind]}: one right answer, {what} unchanged",
-                       applies, reps) for kind, reps in STRING_KINDS.items()]
+                       applies, reps, sent=len(reps)) for kind, reps in STRING_KINDS.items()]
 
 
 SESSION_ECHO = ("INV-SESS-002", "INV-SESS-003", "AGUI-SESS-002", "AGUI-ID-001", "AGUI-ID-004", "MCP-SESS-002",
@@ -91,6 +166,15 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "a key that differs from another only in letter case is another string, compared code unit by code "
                "unit (RFC 8259 §8.3): it reaches a fresh instance (a case-insensitive store, such as a `_ci` database "
                "collation, joins them; judged at SHOULD, as GEN-SESS-002 is)", ("GEN-SESS-002",), ("upper",)),
+    *[InputClass("session-key", f"twin-{t.name}", True,
+                 f"a key equal to another only after a transformation a server may apply ({t.name}: a server that "
+                 f"{t.what}) is another key, compared code unit by code unit (RFC 8259 §8.3): it reaches a new "
+                 f"instance (judged at SHOULD, as GEN-SESS-002 is)", ("GEN-SESS-002",), (t.name,))
+      for t in TRANSFORMS.values()],
+    InputClass("session-key", "other-agent", True,
+               "a key already used with one agent, sent to another agent of the organization (--other-agent-id), "
+               "reaches that agent's own instance, a new one: 'one agent is addressed by agentId in the path' "
+               "(judged at SHOULD, as GEN-SESS-002 is)", ("GEN-SESS-002",), ("other",)),
     InputClass("session-key", "256-multibyte", True,
                "256 characters of two or three UTF-8 bytes are 256 characters by every count (code points, UTF-16 "
                "units) and over 256 bytes: inside 'length 1 to 256', so accepted (a server counting bytes refuses "
@@ -123,6 +207,10 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                  ("MCP-METH-005", "MCP-SESS-005"), STRING_KINDS[kind])
       for kind, what in (("non-ascii", "characters beyond ASCII"), ("astral", "characters outside the BMP"),
                          ("json-escapes", "`\"`, `\\`, U+2028 and U+2029"))],
+    InputClass("jsonrpc-id", "transformable", True,
+               "a string id with letters of both cases, precomposed and decomposed characters, compatibility "
+               "characters and whitespace at both ends is any string: echoed unchanged, never trimmed, case-folded "
+               "or normalized (JSON-RPC 2.0 §5)", ("MCP-METH-005", "MCP-SESS-005"), (TRANSFORMABLE,)),
     InputClass("jsonrpc-id", "beyond-double", False,
                "integers beyond ±(2^53-1) lose precision in many JSON readings (RFC 8259 §6, §9); not sent "
                "(variant_inputs.py row 7)"),
@@ -133,9 +221,12 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "carry the token (a server testing the token for truth sends none)",
                ("MCP-PROG-001", "MCP-PROG-005"), (0, ""), sent=2),
     *[InputClass("progress-token", kind, True, f"a string token holding {what} is a token; echoed unchanged",
-                 ("MCP-PROG-001", "MCP-PROG-005"), STRING_KINDS[kind])
+                 ("MCP-PROG-001", "MCP-PROG-005"), STRING_KINDS[kind], sent=len(STRING_KINDS[kind]))
       for kind, what in (("non-ascii", "characters beyond ASCII"), ("astral", "characters outside the BMP"),
-                         ("json-escapes", "`\"`, `\\`, U+2028 and U+2029"))],
+                         ("json-escapes", "`\"`, `\\`, U+2028 and U+2029"),
+                         ("folding", "letters of both cases"), ("composition", "precomposed and decomposed characters"),
+                         ("compatibility", "compatibility characters"),
+                         ("edge-whitespace", "whitespace at both ends"))],
     InputClass("resume", "falsy", True,
                "`arguments.resume` takes any value: false, 0 and \"\" answer the paused run like any other (a server "
                "testing the value for truth starts a new run instead)", ("MCP-PAUSE-002",), (False, 0, "")),
@@ -149,9 +240,25 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
     InputClass("params", "null", True,
                "`null` where any value may pass (`state`, `tools`, …: 'any'; reach the agent unchanged): the agent "
                "sees null, not an absent field", ("AGUI-PASS-001", "AGUI-PASS-002"), (None,)),
+    InputClass("params", "twins", True,
+               "member names that are equal only after a transformation (`confKey`/`confkey`, a precomposed and a "
+               "decomposed é, `²`/`2`, a name with and without spaces at its ends) are different names (RFC 8259 "
+               "§8.3), and a value holding every transformable kind is any string: each reaches the agent as sent, "
+               "none merged, renamed or normalized", ("INV-PASS-001", "AGUI-PASS-002"), (PARAM_TWINS,)),
     InputClass("params", "json-escapes", True,
                "member names and values with `\"`, `\\`, U+2028 and U+2029 are JSON; unchanged",
                ("INV-PASS-001", "AGUI-PASS-002"), JSON_ESCAPES),
+    InputClass("messages", "transformable", True,
+               "message content is any string: with letters of both cases, precomposed and decomposed characters, "
+               "compatibility characters and whitespace at both ends it reaches the agent as sent, neither trimmed "
+               "nor normalized ('the whole list reaches the agent'; invoke: 'the conversation as the caller holds "
+               "it')", ("INV-PASS-004", "AGUI-PROMPT-002"), (TRANSFORMABLE,)),
+    InputClass("request-body", "writings", True,
+               "a request body written with spaces and CRLF line breaks, with every non-ASCII character as a \\u "
+               "escape, or with its members in reverse order is the same JSON value (RFC 8259 §2, §7; an object is an "
+               "unordered collection of members): the history's calls take each writing in turn, and each is "
+               "answered as its compact form would be", HISTORY_REQUIREMENTS, ("compact", "spaced", "ascii-escaped",
+                                                                               "members-reversed")),
     InputClass("extra-data", "multibyte-inside", True,
                "characters beyond ASCII and the BMP in a value inside 4 KB by every count (UTF-8 bytes, "
                "ASCII-escaped JSON, UTF-16 units): accepted, and it reaches `params` unchanged",
@@ -237,12 +344,20 @@ def value(target: Any, name: str, baseline: Any = None) -> Any:
 
 
 def fragment(target: Any, field: str) -> str:
-    """The string kinds of `field` this run puts into one value (`é東Ж/ ?#%2F😀"\\…`); empty when all are withheld."""
-    return "".join(value(target, name, "") for name in string_kinds(field))
+    """The string kinds of `field` this run puts into one value (`東あ€/ ?#%2f😀"\\…`), every representative of each
+    in the seed's order; whitespace goes at both ends (`edge-whitespace`), where trimming would remove it. Empty when
+    all are withheld."""
+    edges = f"{field}:edge-whitespace"
+    inside = "".join("".join(values(target, name, "")) for name in string_kinds(field) if name != edges)
+    if edges not in CLASSES:
+        return inside
+    ends = "".join(values(target, edges, ""))
+    return f"{ends}{inside}{ends[::-1]}" if inside or ends else ""
 
 
 def string_kinds(field: str) -> tuple[str, ...]:
-    """The classes of `field` that are string kinds (non-ascii, astral, json-escapes, punctuation), in that order."""
+    """The classes of `field` that are string kinds (non-ascii, astral, json-escapes, punctuation, and the kinds a
+    transformation changes), in that order."""
     return tuple(name for kind in STRING_KINDS if (name := f"{field}:{kind}") in CLASSES)
 
 
@@ -253,11 +368,17 @@ def carry(ctx: Any, step: str, *names: str) -> None:
 
 
 def tagged(ctx: Any, stem: str, field: str, *steps: str) -> str:
-    """A fresh value (`ctx.unique(stem)`) holding this run's string kinds of `field`, carried on `steps`."""
+    """A fresh value (`ctx.unique(stem)`) holding this run's string kinds of `field`, carried on `steps`; the
+    value's whitespace, if any, is at its ends."""
     for step in steps:
         carry(ctx, step, *string_kinds(field))
     extra = fragment(ctx.target, field)
-    return f"{ctx.unique(stem)}-{extra}-k" if extra else ctx.unique(stem)
+    if not extra:
+        return ctx.unique(stem)
+    core = extra.strip(EDGE_CHARACTERS)
+    lead = extra[:len(extra) - len(extra.lstrip(EDGE_CHARACTERS))]
+    trail = extra[len(extra.rstrip(EDGE_CHARACTERS)):]
+    return f"{lead}{ctx.unique(stem)}-{core}-k{trail}" if core else f"{lead}{ctx.unique(stem)}{trail}"
 
 
 def keyed(ctx: Any, stem: str, *steps: str) -> str:
@@ -274,11 +395,21 @@ def padded(ctx: Any, stem: str, length: int, name: str, step: str, baseline: str
 
 
 def extra_fields(ctx: Any, step: str) -> dict[str, Any]:
-    """Unknown fields of classes params:falsy (0, [], {}, a field named "") and params:json-escapes (in a name and
-    a value), carried on `step`: what every pass-through request adds to its own fields."""
-    carry(ctx, step, "params:falsy", "params:json-escapes")
+    """Unknown fields of classes params:falsy (0, [], {}, a field named ""), params:json-escapes (in a name and
+    a value) and params:twins (names a transformation would merge), carried on `step`: what every pass-through
+    request adds to its own fields."""
+    carry(ctx, step, "params:falsy", "params:json-escapes", "params:twins")
     escapes = value(ctx.target, "params:json-escapes", "")
-    return {**value(ctx.target, "params:falsy", {}), **({f"conf{escapes}Name": f"v{escapes}"} if escapes else {})}
+    twins = value(ctx.target, "params:twins", {})
+    return {**value(ctx.target, "params:falsy", {}), **({f"conf{escapes}Name": f"v{escapes}"} if escapes else {}),
+            **twins, **({"confText": TRANSFORMABLE} if twins else {})}
+
+
+def history_text(ctx: Any, step: str) -> str:
+    """The content of an earlier message in a pass-through `messages` list: text holding every string kind a
+    transformation changes, whitespace at its ends (class messages:transformable), carried on `step`."""
+    carry(ctx, step, "messages:transformable")
+    return value(ctx.target, "messages:transformable", "earlier text")
 
 
 # -- what a report says ---------------------------------------------------------------------------------------------

@@ -19,6 +19,28 @@ SSE = "text/event-stream"
 MCP_ACCEPT = "application/json, text/event-stream"
 
 
+# Ways to write one JSON request body (RFC 8259: whitespace between tokens is insignificant, any character may be
+# written as a \u escape, an object is an unordered collection of members): every one means the same request.
+JSON_WRITINGS = ("compact", "spaced", "ascii-escaped", "members-reversed")
+
+
+def written(value: Any, writing: str) -> bytes:
+    """`value` as JSON text in one of `JSON_WRITINGS`."""
+    if writing == "members-reversed":
+        return json.dumps(_reversed(value), ensure_ascii=False, separators=(",", ":")).encode()
+    if writing == "spaced":
+        return json.dumps(value, ensure_ascii=False, indent=1).replace("\n", "\r\n").encode()
+    return json.dumps(value, ensure_ascii=writing == "ascii-escaped", separators=(",", ":")).encode()
+
+
+def _reversed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _reversed(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reversed(v) for v in value]
+    return value
+
+
 def canonical(value: Any) -> str:
     """The conformance agent's canonical JSON (docs/agent.md)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import random
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from conformance.engine import Context
 from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.registry import Step
-from conformance.vocab import protocols as p
+from conformance.target import DEFAULT_SEED
+from conformance.vocab import inputs, protocols as p
 from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only
@@ -39,6 +41,7 @@ from conformance.wire.exchange import Exchange
 
 # -- what the agent is asked --------------------------------------------------------------------------------
 FIRST_QUESTION, SECOND_QUESTION = "What is your name?", "Where do you live?"
+FAILURE = "fail boom"
 SLOW_SECONDS = 1.0    # a `count` run of an overlap lasts this long, so runs sent together are in flight together
 LONG_SECONDS = 6.0    # a long run: well past the 2 s of invoke.timing, well inside the 16 s silence of agui.silence
 SCRIPTS: dict[str, tuple[str, ...]] = {
@@ -47,8 +50,13 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
     "ask": (f"ask {FIRST_QUESTION}", "say thanks"),
     "ask2": (f"ask {FIRST_QUESTION}", f"ask {SECOND_QUESTION}", "say done"),
     "long": ("say early", f"sleep {LONG_SECONDS:g}", "say late"),
+    # the transitions of the histories (below): each reads `count` first where its answer can show it
+    "count-fail-late": ("count", "say ,", "say more", FAILURE),
+    "fail": (FAILURE,),
+    "tool-count": ('tool lookup {"q":"x"}', "count"),
+    "count-ask": ("count", f"ask {FIRST_QUESTION}", "say thanks"),
 }
-PAUSING = ("ask", "ask2")
+PAUSING = ("ask", "ask2", "count-ask")
 # The answers the resumes of a chain carry, in turn: each differs, so a continuation that took another one shows.
 ANSWERS: tuple[Any, ...] = ({"name": "Ada"}, {"city": "Zürich"}, {"name": "Grace", "visits": 2})
 HISTORY = ({"role": "user", "content": "say earlier"}, {"role": "assistant", "content": "earlier"})
@@ -65,6 +73,13 @@ RESUMED_THREAD = "AGUI-INT-004"
 REPLY = {("invoke", False): "INV-RES-003", ("invoke", True): "INV-STREAM-008", ("agui", True): "AGUI-ORDER-006",
          ("mcp", False): "MCP-TOOL-002", ("mcp", True): "MCP-PROG-008"}
 DURATION = "INV-RES-013"       # durationMs: the duration of the run, in milliseconds
+# a run that fails: (protocol, streamed, after output) -> the rule of how its failure arrives
+FAILED = {("invoke", False, True): "INV-RES-014", ("invoke", False, False): "INV-RES-014",
+          ("invoke", True, True): "INV-TERM-004", ("invoke", True, False): "INV-TERM-005",
+          ("agui", True, True): "AGUI-FAIL-001", ("agui", True, False): "AGUI-FAIL-002",
+          ("mcp", False, True): "MCP-TOOL-004", ("mcp", False, False): "MCP-TOOL-004",
+          ("mcp", True, True): "MCP-TOOL-004", ("mcp", True, False): "MCP-TOOL-004"}
+PARTIAL = {"invoke": "INV-RES-016"}   # a failed JSON result's `result` is the text sent before the failure
 PROGRESS_ENDS = "MCP-PROG-003"  # a progress stream ends with the response, once, and nothing after it
 HANDSHAKE, LEGACY_CALLS, STATELESS = "MCP-VER-005", "MCP-VER-006", "MCP-SESS-005"
 
@@ -91,7 +106,11 @@ class Move:
 
     def path(self) -> str:
         """How a pause taken by this move is answered: `agui`, `mcp` (the question as text) or `mcp-elicit`."""
-        return "mcp-elicit" if self.form == "elicit" else self.protocol
+        return "mcp-elicit" if self.has("elicit") else self.protocol
+
+    def has(self, *flags: str) -> bool:
+        """Whether the move is spoken in any of these forms (`form` joins several with `+`: `legacy+no-name`)."""
+        return bool(set(self.form.split("+")) & set(flags))
 
 
 @dataclass
@@ -106,7 +125,8 @@ class Instance:
 
 
 def walk(directives: tuple[str, ...], count: int) -> tuple[str, str | None, tuple[str, ...]]:
-    """(text until the next question or the end, that question or None, the directives after it)."""
+    """(text until the next question, the failure or the end, that question or None, the directives after it: a
+    failure leaves `(FAILURE,)`)."""
     text = ""
     for i, line in enumerate(directives):
         word, _, arg = line.partition(" ")
@@ -116,7 +136,17 @@ def walk(directives: tuple[str, ...], count: int) -> tuple[str, str | None, tupl
             text += arg
         elif word == "ask":
             return text, arg, directives[i + 1:]
+        elif word == "fail":
+            return text, None, (line,)
     return text, None, ()
+
+
+def reads_count(move: Move) -> bool:
+    """Whether the move's answer shows its `count` (the text before a pause or a failure: not over MCP, whose result
+    of a failed or paused run is not the agent's text alone)."""
+    lines = SCRIPTS[move.script]
+    return "count" in lines and not (move.protocol == "mcp" and (FAILURE in lines or any(
+        line.startswith("ask ") for line in lines)))
 
 
 class Model:
@@ -140,7 +170,7 @@ class Model:
             return False           # a new run on a paused session: open
         if move.script in PAUSING and move.protocol == "invoke":
             return False           # what invoke does with a question: not shown
-        if move.key is None and (move.binds is None or move.form in ("stream", "accept", "elicit")):
+        if move.key is None and (move.binds is None or move.has("stream", "accept", "elicit")):
             return False           # a generated key is learnt from a JSON result, RUN_STARTED or a tool result
         return True
 
@@ -187,7 +217,14 @@ class Model:
         if question is not None:
             inst.waiting, inst.paused_path, inst.said = rest, move.path(), text
             expected = _expectation("pause", question=question, reply=text, judged=[["pause", PAUSES[move.path()]]])
-        elif not move.script.startswith("count"):
+            self._counted(move, inst, before, text, expected)
+        elif rest == (FAILURE,):
+            expected = _expectation("failed", reply=text, judged=[["failed", FAILED[move.protocol, _stream(move),
+                                                                                    bool(text)]]])
+            if move.protocol in PARTIAL and not _stream(move):
+                expected["judged"].append(["partial", PARTIAL[move.protocol]])
+            self._counted(move, inst, before, text, expected)
+        elif "count" not in SCRIPTS[move.script]:
             expected = _expectation("reply", reply=text, judged=[["reply", REPLY[move.protocol, _stream(move)]]])
         elif together > 1 and not raced:
             expected = _expectation("count", among=_span(base + 1, base + together, inst.slack), distinct=True,
@@ -204,6 +241,15 @@ class Model:
                                 if line.startswith("sleep "))
         self._common(move, expected)
         return expected
+
+    def _counted(self, move: Move, inst: Instance, before: int, text: str, expected: dict[str, Any]) -> None:
+        """A run that pauses or fails after `count`: its text before the pause or failure is the count and then
+        `suffix`, and the count is judged as any other (not when a race left it a range)."""
+        if not reads_count(move) or inst.slack:
+            return
+        suffix = text[len(str(inst.runs)):] if text.startswith(str(inst.runs)) else ""
+        expected.update(count=inst.runs, suffix=suffix)
+        expected["judged"].insert(0, ["count", self._count_rule(move, inst, before)])
 
     def _count_rule(self, move: Move, inst: Instance, before: int) -> str:
         others = inst.carried - {move.protocol}
@@ -230,26 +276,27 @@ class Model:
         return expected
 
     def _served(self, move: Move) -> dict[str, Any]:
-        rule = HANDSHAKE if move.verb == "initialize" else LEGACY_CALLS if move.form == "legacy" else STATELESS
+        rule = HANDSHAKE if move.verb == "initialize" else LEGACY_CALLS if move.has("legacy") else STATELESS
         return _expectation("served", judged=[["served", rule]])
 
     @staticmethod
     def _common(move: Move, expected: dict[str, Any]) -> None:
         """The readings every call of a protocol carries: the key sent comes back (in a JSON result; an eliciting
         client's form request names no session), a legacy call is served."""
-        if move.key is not None and move.protocol in KEY_ECHOED and move.form not in ("stream", "accept", "elicit"):
+        if move.key is not None and move.protocol in KEY_ECHOED and not move.has("stream", "accept", "elicit") \
+                and expected["kind"] != "failed":
             expected["judged"].append(["echo", KEY_ECHOED[move.protocol]])
-        if move.form == "legacy":
+        if move.has("legacy"):
             expected["judged"].append(["served", LEGACY_CALLS])
         if move.protocol == "invoke" and not _stream(move):
             expected["judged"].append(["duration", DURATION])
-        if move.protocol == "mcp" and move.form == "progress":
+        if move.protocol == "mcp" and move.has("progress"):
             expected["judged"].append(["stream", PROGRESS_ENDS])
 
 
 def _stream(move: Move) -> bool:
     """The answer is an event stream (invoke asked for one, MCP sent a progress token; AG-UI always streams)."""
-    return move.form in ("stream", "accept", "progress") or move.protocol == "agui"
+    return move.has("stream", "accept", "progress") or move.protocol == "agui"
 
 
 def _span(low: int, high: int, slack: int) -> list[int]:
@@ -321,6 +368,20 @@ MCP_ELICIT_CHAIN = (
     Move("mcp", "resume", key="e", form="elicit"),        # retried with it answered: asked for a second form
     Move("mcp", "resume", key="e", form="elicit"),        # retried again: complete
 )
+# Keys equal only after a transformation a server may apply (`inputs.TRANSFORMS`): the first key, then each of its
+# twins, every one on another protocol in turn. Each is a key of its own, so each starts a new instance (`count` 1).
+TWIN = "~"
+
+
+def twin_class(transform: str) -> str:
+    return f"session-key:twin-{transform}"
+
+
+# The same key with another agent (`--other-agent-id`) reaches that agent's instance, a new one: `a@other`.
+OTHER_AGENT, OTHER_AGENT_CLASS = "@other", "session-key:other-agent"
+KEPT_APART = (Move("invoke", key="a"), *(Move(("agui", "mcp", "invoke")[i % 3], key=f"a{TWIN}{name}")
+                                         for i, name in enumerate(inputs.TRANSFORMS)),
+              Move("agui", key=f"a{OTHER_AGENT}"))
 CROSS_CHAIN = (                                           # one key over every protocol, with a pause on two of them
     Move("invoke", binds="x"),
     Move("mcp", key="x"),
@@ -368,12 +429,128 @@ MCP_LONG = (Move("mcp", key="q", script="ask"),
             Move("mcp", "resume", key="q"))
 
 
+# -- histories: every kind of transition, then a reading, on every path ---------------------------------------
+# What a run can leave behind on its session (a transition), by the script that makes it; and the paths a call can
+# take, with the forms each path's calls rotate through (the optional fields of each left out in turn).
+TRANSITIONS = {"completes": "count", "fails-after-pieces": "count-fail-late", "fails-before-output": "fail",
+               "calls-a-tool": "tool-count", "pauses-and-resumes": "count-ask"}
+PATHS = {"invoke": ("invoke", ("", "stream")), "agui": ("agui", ("", "run-id")),
+         "mcp": ("mcp", ("", "progress", "no-name")),
+         "mcp-2025-11-25": ("mcp", ("legacy", "legacy+no-name", "legacy+no-accept"))}
+HISTORY_KEY = "h"
+HISTORY_MOVES = 48      # a bound: the covering takes about 40 (tests/checks/test_sequences.py holds it to it)
+
+
+def history(seed: int) -> tuple[Move, ...]:
+    """One chain on one key (generated by the service) that takes every transition on every path, follows each
+    transition with a reading (`count`, the key echoed) on every path, and every path with every path: pairwise
+    coverage of (transition, its path, the next path), built greedily with one move of lookahead, ties broken by the
+    seed. Every form of a path is taken, and each failure in every form that changes how it arrives (FAILED). A
+    pause is resumed at once on its own path; a transition whose answer shows no count is read by the next call."""
+    rng = random.Random(f"{seed}/histories")
+    moves = [Move("mcp", "initialize", form="legacy"), Move("invoke", binds=HISTORY_KEY)]
+    options = [(t, q, f) for t in TRANSITIONS for q, (_, forms) in PATHS.items() for f in forms if _possible(t, q)]
+    wanted, covered, last = set(), set(), ("completes", "invoke")
+    for t, q, f in options:
+        wanted |= {("taken", t, q), ("form", q, f)} | {("read-after", t, r) for r in PATHS} \
+            | {("path-after", q, r) for r in PATHS}
+        if TRANSITIONS[t] in FAILING and len({_failure_rule(q, g) for g in PATHS[q][1]}) > 1:
+            wanted.add(("fails-as", t, q, f))
+
+    def gains(option: tuple[str, str, str], after: tuple[str, str], done: set) -> set:
+        t, q, f = option
+        made = {("taken", t, q), ("form", q, f), ("fails-as", t, q, f)}
+        if _reads(t, q):
+            made |= {("read-after", after[0], q), ("path-after", after[1], q)}
+        return (made & wanted) - done
+
+    def worth(option: tuple[str, str, str]) -> tuple[int, int]:
+        """What the move covers, then the most the move after it can (a transition whose reading is still wanted
+        gains nothing itself: the next move reads it)."""
+        now = gains(option, last, covered)
+        return len(now), max(len(gains(o, option[:2], covered | now)) for o in options)
+
+    while wanted - covered and len(moves) < HISTORY_MOVES:
+        scores = {option: worth(option) for option in options}
+        best = max(scores.values())
+        if best == (0, 0):
+            break
+        option = rng.choice([o for o, score in scores.items() if score == best])
+        covered |= gains(option, last, covered)
+        t, q, form = option
+        protocol = PATHS[q][0]
+        moves.append(Move(protocol, key=HISTORY_KEY, script=TRANSITIONS[t], form=form))
+        if t == "pauses-and-resumes":
+            moves.append(Move(protocol, "resume", key=HISTORY_KEY, form=form))
+        last = (t, q)
+    return tuple(moves)
+
+
+FAILING = ("count-fail-late", "fail")
+
+
+def _failure_rule(q: str, form: str) -> str:
+    protocol = PATHS[q][0]
+    return FAILED[protocol, _stream(Move(protocol, form=form)), True]
+
+
+def _script_move(t: str, q: str) -> Move:
+    protocol, forms = PATHS[q]
+    return Move(protocol, key=HISTORY_KEY, script=TRANSITIONS[t], form=forms[0])
+
+
+def _possible(t: str, q: str) -> bool:
+    """What invoke does with a question is not shown; a progress token on a paused MCP run is not needed here."""
+    return not (t == "pauses-and-resumes" and PATHS[q][0] == "invoke")
+
+
+def _reads(t: str, q: str) -> bool:
+    return reads_count(_script_move(t, q))
+
+
+HISTORIES = "agui.histories"
+
+
+def path_of(move: dict[str, Any]) -> str | None:
+    """The history path a noted move took (None: a move of no path, such as a resume or a list)."""
+    return next((q for q, (protocol, forms) in PATHS.items()
+                 if protocol == move["protocol"] and move["form"] in forms), None)
+
+
+def judged_histories(requirements: Iterable[str], recordings: Iterable[Any]) -> tuple[str, ...]:
+    """What the history played and the recordings hold, of the readings judged under any of `requirements`: each as
+    `<transition> on <path> -> <path it was read on>` (the transition is the key's previous run), sorted."""
+    wanted, out = set(requirements), set()
+    by_script = {script: t for t, script in TRANSITIONS.items()}
+    for rec in recordings:
+        if getattr(rec, "base_scenario", None) != HISTORIES:
+            continue
+        last = ("completes", "invoke")
+        for noted in (rec.facts or {}).get("moves", []):
+            move = noted["move"]
+            if move["verb"] != "run" or path_of(move) is None:
+                continue
+            if wanted & {rule for _, rule in noted["expect"]["judged"]}:
+                out.add(f"{last[0]} on {last[1]} -> {path_of(move)}")
+            last = (by_script.get(move["script"], "completes"), path_of(move))
+    return tuple(sorted(out))
+
+
+def histories_for(requirement: str) -> list[str]:
+    """The dimensions of the history a requirement can be judged on (`conformance list`): its transitions and paths,
+    when any move of the history can be judged under it."""
+    if not any(requirement in requirements(_every_history_move(), protocol) for protocol in ("invoke", "agui", "mcp")):
+        return []
+    return [f"transitions: {', '.join(TRANSITIONS)}", f"paths: {', '.join(PATHS)}"]
+
+
 # The chains each scenario plays (scenario -> chains), and what its moves of a protocol are judged under.
 CHAINS: dict[str, tuple[tuple[Move, ...], ...]] = {
     "invoke.chain": (INVOKE_CHAIN,), "invoke.together": (INVOKE_OVERLAP,), "invoke.slow_run": (INVOKE_LONG,),
     "agui.chain": (AGUI_CHAIN,), "agui.together": (AGUI_OVERLAP,), "agui.slow_run": (AGUI_LONG,),
     "mcp.chain": (MCP_CHAIN, MCP_LEGACY_CHAIN, MCP_ELICIT_CHAIN), "mcp.together": (MCP_OVERLAP,),
-    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN,),
+    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN, KEPT_APART),
+    HISTORIES: (history(DEFAULT_SEED),),    # each run plays its own seed's (`played_histories`): the same rules
 }
 CROSS = "agui.cross_chain"     # it also plays the chains drawn under --depth
 # Everything a drawn move of a protocol can be judged under (tests/checks/test_sequences.py draws to prove it).
@@ -388,10 +565,24 @@ DRAWABLE = {
 
 def judged_under(scenarios: list[str], protocol: str) -> list[str]:
     """The requirements the moves of `protocol` in these scenarios are judged under (in the scenario that plays the
-    drawn chains, everything a drawn move can be judged under too)."""
+    drawn chains, everything a drawn move can be judged under too; in the histories, everything any seed's can)."""
     fixed = requirements([chain for name in scenarios for chain in CHAINS[name]], protocol)
     drawn = [r for r in DRAWABLE[protocol] if r not in fixed] if CROSS in scenarios else []
+    if HISTORIES in scenarios:
+        drawn += [r for r in requirements(_every_history_move(), protocol) if r not in fixed + drawn]
     return fixed + drawn
+
+
+def _every_history_move() -> list[tuple[Move, ...]]:
+    """Each move a history can make (every transition on every path, in every form), after a generated key."""
+    out = []
+    for t, script in TRANSITIONS.items():
+        for q, (protocol, forms) in PATHS.items():
+            for form in forms if _possible(t, q) else ():
+                move = Move(protocol, key=HISTORY_KEY, script=script, form=form)
+                resume = (Move(protocol, "resume", key=HISTORY_KEY, form=form),) if script in PAUSING else ()
+                out.append((Move("invoke", binds=HISTORY_KEY), move, *resume))
+    return out
 
 
 # -- chains drawn under --depth ----------------------------------------------------------------------------
@@ -470,10 +661,15 @@ class Player:
     family: Step
     agui_resume: AguiResume | None = None
     mcp_form: McpForm | None = None
+    writings: bool = False      # each call's body written another legitimate way in turn (`p.JSON_WRITINGS`)
     n: int = 0
     group: int = 0
 
     async def play(self, chain: tuple[Move, ...]) -> bool:
+        if not self.ctx.target.other_agent_id and any(OTHER_AGENT in (m.key or "") for m in chain):
+            self.ctx.recording.facts.setdefault("skipped", {})["other agent"] = \
+                "the calls with another agent's id need --other-agent-id, which was not given"
+            chain = tuple(m for m in chain if OTHER_AGENT not in (m.key or ""))
         model, keys, pauses = Model(), {}, {}
         for group in groups(chain):
             try:
@@ -503,7 +699,7 @@ class Player:
         if move.verb != "resume":
             return None
         pause = pauses[move.key]
-        if move.form == "elicit":
+        if move.has("elicit"):
             made = self.mcp_form(pause) if self.mcp_form else None
             if made is None:
                 raise CannotAnswer("the paused call asked for no form the suite can fill (upstream 2026-07-28 "
@@ -519,6 +715,10 @@ class Player:
 
     def _note(self, move: Move, expected: dict[str, Any], ex: Exchange, key: str | None) -> None:
         facts = self.ctx.recording.facts
+        if move.key is not None:
+            inputs.carry(self.ctx, ex.label, *inputs.string_kinds("session-key"),
+                         *([twin_class(move.key.partition(TWIN)[2])] if TWIN in move.key else []),
+                         *([OTHER_AGENT_CLASS] if OTHER_AGENT in move.key else []))
         noted = {"label": ex.label, "move": dataclasses.asdict(move), "key": key, "group": self.group,
                  "expect": expected}
         if move.key is None and move.binds is not None:
@@ -530,57 +730,87 @@ class Player:
         finished = ex.status == 200 and any(e.get("type") == "RUN_FINISHED" for e in stream_events(ex))
         if kind == "open" or (expected.get("if_completed") and not finished):
             return                  # the spec leaves the answer open: it need not even be a run
-        ends = "interrupt" if kind == "pause" or expected.get("then") == "pause" else "success"
+        ends = "interrupt" if kind == "pause" or expected.get("then") == "pause" else \
+            "error" if kind == "failed" else "success"
         facts.setdefault("runs", {})[ex.label] = {"kind": ends, "reply": expected.get("reply"), "thread": key,
                                                   "run": _sent(ex).get("runId")}
 
     # -- sending -------------------------------------------------------------------------------------------
+    def _key(self, name: str, keys: dict[str, str]) -> str:
+        """The session key a chain calls `name`: a fresh one holding this run's session-key string kinds, or for
+        `base~transform` the twin the transformation makes of `base`'s key (`inputs.TRANSFORMS`)."""
+        if name not in keys and name.endswith(OTHER_AGENT):
+            keys[name] = self._key(name.removesuffix(OTHER_AGENT), keys) if inputs.is_sent(OTHER_AGENT_CLASS) else \
+                inputs.tagged(self.ctx, "seq-other", "session-key")
+        if name not in keys:
+            base, _, transform = name.partition(TWIN)
+            if transform and inputs.is_sent(twin_class(transform)):
+                keys[name] = inputs.TRANSFORMS[transform].twin(self._key(base, keys))
+            else:
+                keys[name] = inputs.tagged(self.ctx, f"seq-{name.replace(TWIN, '-')}", "session-key")
+        return keys[name]
+
     async def _send(self, move: Move, label: str, keys: dict[str, str], pauses: dict[str, Exchange],
                     answer: Answer | None, expected: dict[str, Any]) -> tuple[Exchange, str | None]:
-        key = keys.setdefault(move.key, self.ctx.unique(f"seq-{move.key}")) if move.key is not None else None
+        key = self._key(move.key, keys) if move.key is not None else None
+        how: dict[str, Any] = {}
+        if self.writings and inputs.is_sent("request-body:writings"):
+            how["writing"] = p.JSON_WRITINGS[int(label[len(self.family) - 1:].split("-")[0]) % len(p.JSON_WRITINGS)]
+            inputs.carry(self.ctx, label, "request-body:writings")
         if move.protocol == "invoke":
-            return await self._invoke(move, label, key), key
+            return await self._invoke(move, label, key, **how), key
         if move.protocol == "agui":
-            return await self._agui(move, label, key, answer), key
-        return await self._mcp(move, label, key, pauses.get(move.key), answer, expected["kind"] == "open"), key
+            return await self._agui(move, label, key, answer, **how), key
+        return await self._mcp(move, label, key, pauses.get(move.key), answer, expected["kind"] == "open",
+                               **how), key
 
-    async def _invoke(self, move: Move, label: str, key: str | None) -> Exchange:
-        extra: dict[str, Any] = {"stream": True} if move.form == "stream" else {}
-        if move.form == "history":
+    async def _invoke(self, move: Move, label: str, key: str | None, **how: Any) -> Exchange:
+        extra: dict[str, Any] = {"stream": True} if move.has("stream") else {}
+        if move.has("history"):
             extra["messages"] = list(HISTORY)
-        headers = SSE_ACCEPT if move.form == "accept" else NO_ACCEPT
-        return await self.ctx.post(self.ctx.agent_path("invoke"), p.invoke_body(_prompt(move), key, **extra),
-                                   headers=headers, label=label)
+        headers = SSE_ACCEPT if move.has("accept") else NO_ACCEPT
+        return await self.ctx.post(self._path(move, "invoke"), p.invoke_body(_prompt(move), key, **extra),
+                                   headers=headers, label=label, **how)
 
-    async def _agui(self, move: Move, label: str, key: str | None, answer: Answer | None) -> Exchange:
+    def _path(self, move: Move, operation: str) -> str:
+        """The operation's path, on the other agent for a key named `…@other` (invoke and AG-UI only)."""
+        other = OTHER_AGENT in (move.key or "")
+        return self.ctx.agent_path(operation, self.ctx.need("other_agent_id") if other else None)
+
+    async def _agui(self, move: Move, label: str, key: str | None, answer: Answer | None, **how: Any) -> Exchange:
         ctx = self.ctx
         if answer is not None:
             body: dict[str, Any] = {"threadId": key, "resume": answer.sent}
         else:
             earlier = [p.agui_message(m["content"], m["role"], f"h{i}") for i, m in enumerate(HISTORY)] \
-                if move.form == "history" else []
-            body = p.agui_input(thread=key, run=ctx.unique("run") if move.form == "run-id" else None,
+                if move.has("history") else []
+            body = p.agui_input(thread=key, run=ctx.unique("run") if move.has("run-id") else None,
                                 messages=earlier + [p.agui_message(_prompt(move), "user", "u1")])
-        headers = NO_ACCEPT if move.form == "bare" else SSE_ACCEPT
-        return await ctx.post(ctx.agent_path("agui"), body, label=label, headers=headers)
+        headers = NO_ACCEPT if move.has("bare") else SSE_ACCEPT
+        return await ctx.post(self._path(move, "agui"), body, label=label, headers=headers, **how)
 
     async def _mcp(self, move: Move, label: str, key: str | None, pause: Exchange | None, answer: Answer | None,
-                   open_answer: bool) -> Exchange:
+                   open_answer: bool, **how: Any) -> Exchange:
         ctx = self.ctx
-        legacy = dict(version=p.MCP_LEGACY_VERSION, meta_version=None) if move.form == "legacy" else {}
+        legacy: dict[str, Any] = dict(version=p.MCP_LEGACY_VERSION, meta_version=None) if move.has("legacy") else {}
+        legacy.update(how)
+        if move.has("no-accept"):
+            legacy["headers"] = NO_ACCEPT
         if move.verb == "initialize":
             init = {"protocolVersion": p.MCP_LEGACY_VERSION, "capabilities": {},
                     "clientInfo": {"name": "aisvc-conformance", "version": "0.1"}}
-            return await rpc(ctx, "initialize", init, label=label, id=self.n, version=None)
+            return await rpc(ctx, "initialize", init, label=label, id=self.n, version=None, **how)
         if move.verb == "list":
             return await rpc(ctx, "tools/list", label=label, id=f"list-{self.n}", **legacy)
         tool = await tool_name(ctx)
-        if move.form == "elicit":
+        if move.has("elicit"):
             caps = {"capabilities": {"elicitation": {"form": {}}}}
             if answer is None:
                 return await call_tool(ctx, tool, _prompt(move), label=label, id=self.n, session=key, **caps)
             return await call_tool(ctx, tool, _prompt_of(pause), label=label, id=self.n, session=key,
                                    extra_params=answer.sent, **caps)
+        if move.has("progress"):
+            legacy["progress_token"] = f"seq-{self.n}"
         if answer is not None:
             ex = await call_tool(ctx, tool, None, label=label, id=self.n, session=key, resume=answer.sent, **legacy)
             if _served(ex) or open_answer:
@@ -590,16 +820,15 @@ class Player:
             return await call_tool(ctx, tool, _prompt_of(pause), label=label, id=self.n, session=key,
                                    resume=answer.sent, **legacy)
         return await call_tool(ctx, tool, _prompt(move), label=label, id=self.n, session=key,
-                               send_name=move.form != "no-name",
-                               progress_token=f"seq-{self.n}" if move.form == "progress" else None, **legacy)
+                               send_name=not move.has("no-name"), **legacy)
 
     # -- what the next move needs ------------------------------------------------------------------------
     def _continue(self, move: Move, expected: dict[str, Any], ex: Exchange, keys: dict[str, str],
                   pauses: dict[str, Exchange]) -> str | None:
         """Why the chain cannot go on after this answer (None: it can): a run that was not served, a generated
         key not returned, a pause that did not happen."""
-        if expected["kind"] == "open" or expected.get("if_completed"):
-            return None
+        if expected["kind"] in ("open", "served") or expected.get("if_completed"):
+            return None         # what it answered changes no session the chain goes on with
         if ex.status != 200:
             return f"answered {ex.status if ex.status is not None else ex.error}, so the chain cannot go on"
         if move.key is None and move.binds is not None:
@@ -659,7 +888,7 @@ def paused(move: Move, ex: Exchange) -> bool:
     if not _served(ex):
         return False
     result = p.mcp_response(ex)["result"]
-    return result.get("resultType") == "input_required" if move.form == "elicit" else isinstance(result, dict)
+    return result.get("resultType") == "input_required" if move.has("elicit") else isinstance(result, dict)
 
 
 async def play_all(ctx: Context, family: Step, chains: list[tuple[Move, ...]] | None = None, **how: Any) -> None:
@@ -696,6 +925,11 @@ class Played:
         key = f"on key {self.key!r}" if self.noted["key"] else "without a key" + (
             f" (generated {self.key!r})" if self.key else "")
         after = f" after {', '.join(ex.label for ex in self.before)}" if self.before else " (the key's first call)"
+        name = move["key"] or ""
+        if TWIN in name:
+            transform = inputs.TRANSFORMS[name.partition(TWIN)[2]]
+            key += (f", a key equal to an earlier one of the chain only after a transformation (a server that "
+                    f"{transform.what})")
         return f"{move['protocol']} {sent}{form} {key}{after}"
 
 
@@ -729,7 +963,8 @@ def rules_over_moves(protocol: str, groups: dict[str, list[str]], make: Callable
 
 
 GROUP_WORDS = {"sequences": "the protocol's chains, overlaps and long runs",
-               "cross": "the chain across protocols (and the chains drawn under --depth)"}
+               "cross": "the chain across protocols (and the chains drawn under --depth)",
+               "histories": "the history (every transition, then a reading, on every path)"}
 
 
 def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,
@@ -752,6 +987,13 @@ def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,
     return judge_all(played(recs, protocol, requirement), rule, exchange=lambda item: item[1].ex,
                      nothing=f"no {protocol} call of the chains played was judged under {requirement} (chains drawn "
                              f"from the sessions model come with --depth 2 or more)")
+
+
+def count_part(move: Played, text: str) -> str:
+    """The `count` in the text a run sent before its pause or failure: the text without what the script said after
+    the count (`suffix`); the whole text when it does not end so (then it is not the count, and `count_is` says so)."""
+    suffix = move.expect.get("suffix") or ""
+    return text[:-len(suffix)] if suffix and text.endswith(suffix) else text
 
 
 def count_is(move: Played, text: str, replied: dict[tuple[str, int], list[tuple[int, Played]]]) -> None:

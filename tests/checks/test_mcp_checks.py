@@ -75,8 +75,10 @@ def test_tool_name_without_slug_is_not_assessed(server):
 
 def test_cost_within_share(report):
     # the shared generated round trip is the lead's cost; everything else here is this surface's share (runs: 20
-    # more for the chains, overlaps, long runs and the chain across protocols)
-    assert report["cost"]["requests"] < 120 + 40 and report["cost"]["agent_runs"] < 35 + 15 + 20, report["cost"]
+    # more for the chains, overlaps, long runs and the chain across protocols; about 40 requests and runs for the
+    # history across protocols)
+    assert report["cost"]["requests"] < 120 + 40 + 45 and report["cost"]["agent_runs"] < 35 + 15 + 20 + 45, \
+        report["cost"]
 
 
 # -- correct servers that choose differently where the spec is silent -------------------------------

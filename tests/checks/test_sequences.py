@@ -179,3 +179,89 @@ def test_a_resumed_mcp_run_that_lost_the_answer_fails():
 def test_nothing_played_is_not_assessed():
     with pytest.raises(NotAssessed):
         judge(SAME_KEY, empty("invoke.chain"), empty("invoke.together"), empty("invoke.slow_run"))
+
+
+# -- histories: every transition, then a reading, on every path ------------------------------------------------
+def history_pairs(chain) -> set:
+    """What a history covers: each transition taken on each path, each transition read on each path, each path
+    followed by each path (a reading move only: one whose answer shows its `count`)."""
+    by_script = {script: t for t, script in seq.TRANSITIONS.items()}
+    covered, last = set(), ("completes", "invoke")
+
+    def path_of(move):
+        return next(q for q, (protocol, forms) in seq.PATHS.items() if protocol == move.protocol and move.form in forms)
+
+    for move in chain:
+        if move.verb != "run" or move.key is None:
+            continue
+        t, q = by_script[move.script], path_of(move)
+        covered.add(("taken", t, q))
+        if seq.reads_count(move):
+            covered |= {("read-after", last[0], q), ("path-after", last[1], q)}
+        last = (t, q)
+    return covered
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 7, 2**31 - 1])
+def test_a_history_covers_every_transition_then_every_path_pairwise(seed):
+    chain = seq.history(seed)
+    paths, transitions = list(seq.PATHS), list(seq.TRANSITIONS)
+    wanted = ({("taken", t, q) for t in transitions for q in paths if seq._possible(t, q)}
+              | {("read-after", t, q) for t in transitions for q in paths}
+              | {("path-after", p, q) for p in paths for q in paths})
+    assert wanted <= history_pairs(chain), sorted(wanted - history_pairs(chain))
+    assert len(chain) < seq.HISTORY_MOVES
+    assert seq.history(seed) == chain          # drawn once per seed: the same seed, the same chain
+    for form in {f for _, forms in seq.PATHS.values() for f in forms}:
+        assert any(m.form == form for m in chain), f"the form {form!r} is never sent"
+
+
+def test_a_history_is_a_chain_the_model_answers_and_counts_failures_but_not_resumes():
+    chain = seq.history(1)
+    model = seq.Model()
+    for group in seq.groups(chain):
+        for move in group:
+            assert model.allows(move), move
+        model.expect(group, [seq.ANSWERS[0]] * len(group))
+    out = expectations(chain)
+    runs = [m for m in chain if m.verb == "run" and (m.key or m.binds)]
+    counted = [e["count"] for _, e in out if "count" in e]
+    assert counted == sorted(counted) and counted[-1] <= len(runs)
+    failed = [e for m, e in out if e["kind"] == "failed"]
+    assert failed and all(any(aspect == "failed" and rule in seq.FAILED.values() for aspect, rule in e["judged"])
+                          for e in failed)
+    late = next(e for m, e in out if m.script == "count-fail-late" and m.protocol != "mcp")
+    assert late["reply"] == f"{late['count']},more" and late["suffix"] == ",more"
+
+
+def test_every_requirement_a_history_can_judge_has_a_check():
+    for protocol in ("invoke", "agui", "mcp"):
+        registered = {c.requirements[0] for c in registry.CHECKS.values() if c.scenarios == (seq.HISTORIES,)
+                      and c.id.split(".", 1)[1].startswith(f"histories_{protocol}__")}
+        for seed in (1, 2, 3):
+            assert set(seq.requirements([seq.history(seed)], protocol)) <= registered, (protocol, seed)
+
+
+# -- kept apart: a key and its twins ---------------------------------------------------------------------------
+def test_the_twins_of_a_key_are_keys_of_their_own_each_expected_to_start_at_one():
+    out = expectations(seq.KEPT_APART)
+    assert [e["count"] for _, e in out] == [1] * len(seq.KEPT_APART)
+    assert all(e["judged"][0] == ["count", "GEN-SESS-002"] for _, e in out)
+    assert {m.protocol for m in seq.KEPT_APART} == {"invoke", "agui", "mcp"}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 11, 12, 13, 2**31 - 1])
+def test_the_request_writings_apply_to_what_every_history_judges(seed):
+    from conformance.vocab import inputs
+    judged = {r for protocol in ("invoke", "agui", "mcp") for r in seq.requirements([seq.history(seed)], protocol)}
+    assert set(inputs.HISTORY_REQUIREMENTS) <= judged
+
+
+def test_every_writing_is_the_same_json_value():
+    import json
+    from conformance.vocab import inputs, protocols as p
+    body = {"prompt": "say x", "sessionId": inputs.TRANSFORMABLE + "😀\u2028", "nested": {"b": [1, {"c": None}], "a": 2}}
+    texts = {w: p.written(body, w) for w in p.JSON_WRITINGS}
+    assert all(json.loads(t) == body for t in texts.values()) and len(set(texts.values())) == len(texts)
+    assert texts["ascii-escaped"].isascii() and b"\r\n" in texts["spaced"]
+    assert list(json.loads(texts["members-reversed"])) == list(reversed(body))

@@ -140,7 +140,8 @@ def agui_echo(app, restore):
 
 
 # -- session keys ------------------------------------------------------------------------------------------------
-@wrong_for("INV-SESS-003", "INV-SESS-003-accents-stripped-from-echoed-key", "session-key:non-ascii")
+@wrong_for("INV-SESS-003", "INV-SESS-003-accents-stripped-from-echoed-key", "session-key:non-ascii",
+           "session-key:composition")
 def key_accents_stripped(app, facts):
     """The invoke result's sessionId comes back ASCII-folded (é -> e): the key is slugged on the way out."""
     return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(strip_accents)(obj["sessionId"]))
@@ -172,7 +173,8 @@ def key_used_as_path(app, facts):
                            agui_echo)
 
 
-@wrong_for("GEN-SESS-002", "GEN-SESS-002-keys-case-folded", "session-key:case-variant")
+@wrong_for("GEN-SESS-002", "GEN-SESS-002-keys-case-folded", "session-key:case-variant",
+           "session-key:twin-case-fold")
 def keys_case_folded(app, facts):
     """Invoke session keys live in a case-insensitive store (a `_ci` collation): `Key` and `KEY` share an instance."""
     return keyed_elsewhere(app, "invoke", "sessionId", str.casefold, invoke_echo)
@@ -204,7 +206,8 @@ def run_ids(app, change: Callable[[Any], Any], types=("RUN_STARTED", "RUN_FINISH
                      if ev.get("type") in types and "runId" in ev else ev)
 
 
-@wrong_for("AGUI-ID-003", "AGUI-ID-003-accents-stripped-from-finished-run-id", "run-id:non-ascii")
+@wrong_for("AGUI-ID-003", "AGUI-ID-003-accents-stripped-from-finished-run-id", "run-id:non-ascii",
+           "run-id:composition")
 def run_id_accents_stripped(app, facts):
     """RUN_FINISHED.runId comes back ASCII-folded (é -> e)."""
     return run_ids(app, mangled(strip_accents), ("RUN_FINISHED",))
@@ -218,7 +221,7 @@ def run_id_astral_dropped(app, facts):
 
 @wrong_for("AGUI-ID-002", "AGUI-ID-002-run-id-url-decoded", "run-id:punctuation")
 def run_id_url_decoded(app, facts):
-    """The runId makes a round trip through a query string: `%2F` comes back as `/`, `+` as a space."""
+    """The runId makes a round trip through a query string: `%2f` comes back as `/`, `+` as a space."""
     return run_ids(app, mangled(unquote_plus))
 
 
@@ -263,7 +266,8 @@ def numeric_string_id(app, facts):
     return response_ids(app, change)
 
 
-@wrong_for("MCP-METH-005", "MCP-METH-005-accents-stripped-from-string-id", "jsonrpc-id:non-ascii")
+@wrong_for("MCP-METH-005", "MCP-METH-005-accents-stripped-from-string-id", "jsonrpc-id:non-ascii",
+           "jsonrpc-id:transformable")
 def id_accents_stripped(app, facts):
     """String ids come back ASCII-folded (é -> e)."""
     return response_ids(app, mangled(strip_accents))
@@ -292,7 +296,8 @@ def falsy_token(app, facts):
     return on_mcp_request(app, drop)
 
 
-@wrong_for("MCP-PROG-005", "MCP-PROG-005-accents-stripped-from-token", "progress-token:non-ascii")
+@wrong_for("MCP-PROG-005", "MCP-PROG-005-accents-stripped-from-token", "progress-token:non-ascii",
+           "progress-token:composition")
 def token_accents_stripped(app, facts):
     """Progress notifications carry the token ASCII-folded (é -> e)."""
     return on_progress(app, lambda params: params.update(progressToken=mangled(strip_accents)(params.get(

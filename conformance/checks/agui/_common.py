@@ -193,6 +193,17 @@ def _passes(judge: Callable[[str], Any], text: str) -> bool:
     return True
 
 
+def ends_with_error(r: Run) -> None:
+    """RUN_STARTED … RUN_ERROR, and no RUN_FINISHED. That RUN_STARTED comes first (AGUI-ORDER-001) and that
+    nothing follows the terminal event (AGUI-ORDER-003) are their own rules."""
+    end = r.terminal()
+    assert end["type"] == "RUN_ERROR" and not r.of_type("RUN_FINISHED"), \
+        f"a failing run must end with RUN_ERROR and send no RUN_FINISHED; got {r.types()}"
+    if r.events[0] is not r.started():
+        raise precondition(RUN_STARTED_FIRST, r.ex, f"the failing run does not start with RUN_STARTED: {r.types()}")
+    r.ends_with_terminal()
+
+
 def runs(*recs: Recording, kinds: Iterable[str] | None = None, labels: Iterable[str] | None = None,
          keep: Callable[[dict[str, Any]], bool] | None = None) -> list[Run]:
     """Every run the recordings expected to stream (optionally only some kinds, labels, or expectations), for

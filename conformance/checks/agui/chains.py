@@ -13,11 +13,12 @@ from conformance.vocab.readers import error_of
 from conformance.vocab.sequences import Played
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only, same_json
-from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, answered_stream, judge_reply,
-                                             one_run_of)
+from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, answered_stream, ends_with_error,
+                                             judge_reply, one_run_of)
 
 # judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
-GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS]}
+GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS],
+          "histories": [sequences.HISTORIES]}
 RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
 RESUME_CONTINUES = "AGUI-INT-002"
 THREAD_ECHOED = "AGUI-ID-001"
@@ -39,6 +40,8 @@ def count_text(move: Played) -> str | None:
     r = run_of(move)
     if move.expect.get("if_completed") and not (answered_stream(r.ex) and r.of_type("RUN_FINISHED")):
         return None
+    if move.expect["kind"] in ("failed", "pause"):   # the text before the failure or the question: the count first
+        return sequences.count_part(move, r.text())
     result = r.finished().get("result")
     text = r.text()
     if not digits_only(text) and isinstance(result, str) and digits_only(result):
@@ -105,7 +108,18 @@ def reply_exact(move: Played) -> None:
             f"{truncate(move.expect['reply'], 160, quoted=True)}"
 
 
-JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept, "reply": reply_exact}
+def failed(move: Played) -> None:
+    """The run failed as the spec says: RUN_ERROR last, no RUN_FINISHED, after the text sent before the failure."""
+    r = run_of(move)
+    with on(r.ex):
+        ends_with_error(r)
+        assert r.text() == move.expect["reply"], \
+            f"{move.what()}: the deltas before RUN_ERROR join to {truncate(r.text(), 160, quoted=True)}, expected " \
+            f"{truncate(move.expect['reply'], 160, quoted=True)}"
+
+
+JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept, "reply": reply_exact,
+          "failed": failed}
 
 
 def _again(fn):
@@ -127,5 +141,6 @@ for _args in sequences.rules_over_moves("agui", GROUPS, moves_rule):
 
 for _c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
            and ((list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS)]:
-    check(*_c.requirements, scenarios=GROUPS["sequences"], supplementary=True,
-          name=f"{_c.id.split('.', 1)[1]}__sequences", doc=f"The runs of the chains: {_c.doc}")(_again(_c.fn))
+    for _group, _what in (("sequences", "the chains"), ("histories", "the history")):
+        check(*_c.requirements, scenarios=GROUPS[_group], supplementary=True,
+              name=f"{_c.id.split('.', 1)[1]}__{_group}", doc=f"The runs of {_what}: {_c.doc}")(_again(_c.fn))

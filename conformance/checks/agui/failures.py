@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from conformance.outcomes import on, precondition
+from conformance.outcomes import on
 from conformance.registry import Step, check
 from conformance.vocab.text import truncate
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import RUN_STARTED_FIRST, Run, judge_every, events_of, one_run, streams
+from conformance.checks.agui._common import Run, ends_with_error, events_of, judge_every, one_run, streams
 
 
 def _failure_check(label: Step, partial: bool) -> Callable[..., None]:
@@ -20,17 +20,6 @@ def _failure_check(label: Step, partial: bool) -> Callable[..., None]:
                 assert sent in r.text(), (f"the text sent before the failure ({truncate(sent, 160, quoted=True)}) is not "
                                           f"in the deltas {truncate(r.text(), 160, quoted=True)}")
     return judge
-
-
-def ends_with_error(r: Run) -> None:
-    """RUN_STARTED … RUN_ERROR, and no RUN_FINISHED. That RUN_STARTED comes first (AGUI-ORDER-001) and that
-    nothing follows the terminal event (AGUI-ORDER-003) are their own rules."""
-    end = r.terminal()
-    assert end["type"] == "RUN_ERROR" and not r.of_type("RUN_FINISHED"), \
-        f"a failing run must end with RUN_ERROR and send no RUN_FINISHED; got {r.types()}"
-    if r.events[0] is not r.started():
-        raise precondition(RUN_STARTED_FIRST, r.ex, f"the failing run does not start with RUN_STARTED: {r.types()}")
-    r.ends_with_terminal()
 
 
 check("AGUI-FAIL-001", scenarios=["agui.fail_after"], name="failure_after_output",

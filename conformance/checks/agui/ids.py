@@ -16,8 +16,13 @@ def _echo_check(read: Callable[[Run], dict[str, Any]], event_type: str, field: s
             sent, got = r.want[sent_key], read(r).get(field)
             assert same_json(got, sent), (f"sent {field} {truncate(sent, 60, quoted=True)}, {event_type}.{field} is "
                                           f"{truncate(got, 60, quoted=True)}")
-        return judge_every(streams(*recs, keep=lambda w: w.get(sent_key) is not None), echoed)
+        return judge_every(streams(*recs, keep=lambda w: w.get(sent_key) is not None and _has(w, event_type)), echoed)
     return judge
+
+
+def _has(want: dict[str, Any], event_type: str) -> bool:
+    """Whether the run is expected to send `event_type` (a failing run sends RUN_ERROR, no RUN_FINISHED)."""
+    return event_type != "RUN_FINISHED" or want.get("kind") != "error"
 
 
 check("AGUI-ID-001", scenarios=["agui.plain", "agui.key_lengths"], name="thread_id_echoed_on_start",
@@ -69,6 +74,8 @@ def generated_run_id(*recs):
         rid = r.started().get("runId")
         why = _generated(rid)
         assert why is None, f"sent no runId; RUN_STARTED.runId {why}"
+        if not _has(r.want, "RUN_FINISHED"):
+            return
         finished = r.finished().get("runId")
         assert same_json(finished, rid), (f"RUN_STARTED.runId {truncate(rid, 60, quoted=True)} but RUN_FINISHED.runId "
                                           f"{truncate(finished, 60, quoted=True)}")

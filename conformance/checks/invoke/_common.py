@@ -269,6 +269,14 @@ def named(ex: Exchange) -> list[tuple[SSEEvent, dict[str, Any]]]:
     return out
 
 
+def assert_ends_with_error(ex: Exchange) -> None:
+    """A failed run's stream ends with an `error` frame and carries no `done`."""
+    names = [f.event for f in ending(ex)]
+    with on(ex):
+        assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
+        assert names and names[-1] == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
+
+
 def text_of(ex: Exchange, fs: Iterable[tuple[SSEEvent, dict[str, Any]]] | None = None) -> str:
     """The `delta`s of the frames named `text` (of `fs`, by default all of `ex`), joined in order; a `text` frame
     without a string `delta` broke INV-STREAM-006."""

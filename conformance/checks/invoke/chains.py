@@ -13,11 +13,12 @@ from conformance.vocab import is_json_integer, sequences
 from conformance.vocab.readers import request_json
 from conformance.vocab.sequences import Played
 from conformance.vocab.values import same_json
-from conformance.checks.invoke._common import asked_for_stream, exact, quoted, reply_of, result_of, session_key_of, \
-    text_of
+from conformance.checks.invoke._common import asked_for_stream, assert_ends_with_error, exact, named, quoted, \
+    reply_of, result_of, run_status, session_key_of, text_of
 
 # judged apart: the scenarios of invoke alone, and the one crossing protocols (--protocols may leave it out)
-GROUPS = {"sequences": ["invoke.chain", "invoke.together", "invoke.slow_run"], "cross": [sequences.CROSS]}
+GROUPS = {"sequences": ["invoke.chain", "invoke.together", "invoke.slow_run"], "cross": [sequences.CROSS],
+          "histories": [sequences.HISTORIES]}
 DURATION_FLOOR = 0.5     # a run that slept S seconds reports at least half of S (INV-RES-013 probes 2 s at 1500 ms)
 DURATION_SLACK_MS = 2000  # over the time the suite waited for the answer: clocks, and rounding up to the second
 
@@ -28,6 +29,8 @@ def text(move: Played) -> str:
 
 
 def count_text(move: Played) -> str:
+    if move.expect["kind"] == "failed":     # the text sent before the failure: the count, then what followed it
+        return sequences.count_part(move, text(move))
     return text(move).strip()    # as invoke's own `count` checks read it
 
 
@@ -61,7 +64,31 @@ def duration_bounded(move: Played) -> None:
             f"cannot have lasted longer than the suite waited for its answer (bound {ceiling} ms)"
 
 
-JUDGES = {"reply": reply_exact, "echo": key_echoed, "duration": duration_bounded}
+def failed(move: Played) -> None:
+    """The run failed as the spec says a failure arrives: a JSON result with `status` `failed`; a stream ending with
+    an `error` frame (no `done`) after the text sent before the failure."""
+    ex = move.ex
+    if not asked_for_stream(ex):
+        status = run_status(ex)
+        with on(ex):
+            assert same_json(status, "failed"), f"{move.what()}: the run failed, the result's status is {quoted(status)}"
+        return
+    assert_ends_with_error(ex)
+    before = text_of(ex, named(ex)[:-1])
+    with on(ex):
+        assert before == move.expect["reply"], f"{move.what()}: the text before the `error` frame is " \
+                                               f"{quoted(before, 120)}, expected {quoted(move.expect['reply'], 120)}"
+
+
+def partial(move: Played) -> None:
+    """A failed JSON result's `result` is the text sent before the failure."""
+    got = reply_of(move.ex)
+    with on(move.ex):
+        assert got == move.expect["reply"], f"{move.what()}: a failed run's `result` is the text sent before the " \
+                                            f"failure, {quoted(move.expect['reply'], 120)}; got {quoted(got, 120)}"
+
+
+JUDGES = {"reply": reply_exact, "echo": key_echoed, "duration": duration_bounded, "failed": failed, "partial": partial}
 
 
 def moves_rule(requirement: str):

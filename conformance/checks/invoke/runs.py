@@ -13,7 +13,7 @@ from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import (EARLY_LEAD_S, ending, exact, expected_reply, frames, generated,
+from conformance.checks.invoke._common import (EARLY_LEAD_S, assert_ends_with_error, ending, exact, expected_reply, frames, generated,
                                                judge_each, name_of, named, objects, quoted, runs_of, scenario_of,
                                                terminals, text_of, whole_text)
 
@@ -118,14 +118,6 @@ def open_event_note(rec: Recording) -> str:
             continue
     return "event names seen (data keys besides v/type): " + ", ".join(
         f"{n} ({', '.join(sorted(k)) or '-'})" for n, k in sorted(seen.items()))
-
-
-def assert_ends_with_error(ex: Exchange) -> None:
-    """A failed run's stream ends with an `error` frame and carries no `done`."""
-    names = [f.event for f in ending(ex)]
-    with on(ex):
-        assert "done" not in names, f"a failed run's stream carries `done` (frames: {names[:20]})"
-        assert names and names[-1] == "error", f"the stream must end with an `error` frame; frames: {names[:20]}"
 
 
 @check("INV-TERM-004", scenarios=["invoke.runs"])

@@ -20,7 +20,9 @@ from conformance.checks.mcp._common import (EXACT_REPLY, FINISHED, as_json, aske
                                             response_last, result_of, structured_session, text_block)
 
 # judged apart: the scenarios of MCP alone, and the one crossing protocols (--protocols may leave it out)
-GROUPS = {"sequences": ["mcp.chain", "mcp.together", "mcp.slow_run"], "cross": [sequences.CROSS]}
+GROUPS = {"sequences": ["mcp.chain", "mcp.together", "mcp.slow_run"], "cross": [sequences.CROSS],
+          "histories": [sequences.HISTORIES]}
+FAILED_RUN = "MCP-TOOL-004"     # a failed run answers a result, not a JSON-RPC error
 
 
 def result(move: Played, root: str | None = None) -> dict:
@@ -76,7 +78,7 @@ def key_echoed(move: Played) -> None:
 def asks(move: Played, question: str) -> None:
     """The run paused on `question`: an eliciting client is asked for a form, any other client gets the question as
     text."""
-    if move.noted["move"]["form"] == "elicit":
+    if "elicit" in move.noted["move"]["form"].split("+"):
         with on(move.ex):
             assert asked_for_form(move.ex), \
                 f"{move.what()}: expected a request for a form (the run asks {question!r}), got {truncate(result(move))}"
@@ -120,8 +122,15 @@ def reply_exact(move: Played) -> None:
         assert res.get("resultType", "complete") == "complete", f"`resultType` is {as_json(res.get('resultType'))}"
 
 
+def failed(move: Played) -> None:
+    """A failed run is a tool result with `isError` true, not a JSON-RPC error."""
+    res = result_of(move.ex, error_root=FAILED_RUN)
+    with on(move.ex):
+        assert res.get("isError") is True, f"{move.what()}: the run failed, `isError` is {as_json(res.get('isError'))}"
+
+
 JUDGES = {"served": served, "echo": key_echoed, "pause": paused_on_question, "resume": resumed,
-          "reply": reply_exact, "stream": lambda move: response_last(move.ex)}
+          "reply": reply_exact, "stream": lambda move: response_last(move.ex), "failed": failed}
 
 
 def moves_rule(requirement: str):

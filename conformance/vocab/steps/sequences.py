@@ -6,3 +6,4 @@ from conformance.registry import Step
 CHAIN = Step("chain-*")        # the moves of a chain (invoke.chain, agui.chain, mcp.chain, agui.cross_chain)
 OVERLAP = Step("overlap-*")    # calls sent at the same time (invoke.together, agui.together, mcp.together)
 LONG = Step("long-*")          # runs of several seconds and what follows them (*.slow_run)
+HISTORY = Step("history-*")    # every transition, then a reading, on every path (agui.histories)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from conformance.engine import Recording
 from conformance.outcomes import on, precondition
-from conformance.registry import CHECKS, check, rule
+from conformance.registry import rule
 from conformance.vocab import sequences
 from conformance.vocab.readers import error_of
 from conformance.vocab.sequences import Played
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only, same_json
 from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, answered_stream, judge_reply,
-                                             one_run_of)
+                                             one_run_of, register_again)
 
 # judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
 GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS]}
@@ -108,14 +108,6 @@ def reply_exact(move: Played) -> None:
 JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept, "reply": reply_exact}
 
 
-def _again(fn):
-    """The same check function under another registration (its own docstring; the steps it reads followed)."""
-    def judge(*recs: Recording) -> str | None:
-        return fn(*recs)
-    judge.__wrapped__ = fn
-    return judge
-
-
 def moves_rule(requirement: str):
     def fn(*recs: Recording) -> str | None:
         return sequences.judge_moves(recs, "agui", requirement, JUDGES, count_text)
@@ -125,7 +117,5 @@ def moves_rule(requirement: str):
 for _args in sequences.rules_over_moves("agui", GROUPS, moves_rule):
     rule(**_args)
 
-for _c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
-           and ((list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS)]:
-    check(*_c.requirements, scenarios=GROUPS["sequences"], supplementary=True,
-          name=f"{_c.id.split('.', 1)[1]}__sequences", doc=f"The runs of the chains: {_c.doc}")(_again(_c.fn))
+register_again(lambda c: (list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS,
+               GROUPS["sequences"], "sequences", "The runs of the chains")

@@ -18,7 +18,7 @@ from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.registry import Check
 from conformance.reporting import repro
 from conformance.reporting.transcript import transcript
-from conformance.vocab import inputs
+from conformance.vocab import inputs, silences
 from conformance.vocab.steps import mcp as mcp_steps
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal
@@ -50,6 +50,7 @@ class CheckResult:
     blocked_by: str | None = None   # status "blocked": the requirement whose failure kept this check from reading
     broke: tuple[tuple[str, str], ...] = ()   # (scenario, label) of every exchange it named, evidence or not
     input_classes: tuple[str, ...] = ()       # the input model's classes it was judged on (vocab.inputs)
+    silences: tuple[str, ...] = ()            # the silence model's silences it was judged on (vocab.silences)
 
 
 
@@ -71,6 +72,7 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
     if result.status in ("passed", "failed", "info"):
         recs = [got for name in check.scenarios if isinstance(got := source.recording(name), Recording)]
         result.input_classes = inputs.judged_on(check.requirements, recs)
+        result.silences = silences.judged_on(check.requirements, recs)
     result.duration = time.monotonic() - t0
     result.message = source.redactor.redact(result.message)
     return result

@@ -16,7 +16,7 @@
 | `invoke.chain` | `count` without a key, then on the key returned streamed and with `messages` | 3 / 3 |
 | `invoke.together` | three 1 s `count` runs at once (two on one key), then `count` on that key | 4 / 4 |
 | `invoke.slow_run` | a 6 s run as JSON and streamed at once, then `count` on the JSON run's key | 3 / 3 |
-| `invoke.silences` | four streamed runs at once, each silent 16 s at another position (`conformance.vocab.silences`) | 4 / 4 |
+| `invoke.silences` | four streamed runs at once, each silent 15.5 s at another position (`conformance.vocab.silences`) | 4 / 4 |
 
 Requests a refusal must answer carry a fresh `sessionId` where they can, and a later
 `count` on that key proves that the refusal started no run (`facts["no_run"]`).
@@ -385,7 +385,7 @@ async def slow_run(ctx: Context) -> None:
 # -- silences at every position of a run (conformance.vocab.silences) ---------------------------------------------
 @scenario("invoke.silences", protocol="invoke", slow=True, deadline=50, steps=(silence_steps.SILENT,))
 async def silent_runs(ctx: Context) -> None:
-    """Four streamed runs at once, each silent for 16 s: before the first output, after text, after a tool call,
+    """Four streamed runs at once, each silent for 15.5 s: before the first output, after text, after a tool call,
     after a step; each then says its last piece."""
     ctx.conformance_agent("the silences are scripted with `sleep`")
 

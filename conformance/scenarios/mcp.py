@@ -476,7 +476,7 @@ async def slow_run(ctx: Context) -> None:
 # -- silences at every position of a run (conformance.vocab.silences) ---------------------------------------------
 @scenario("mcp.silences", protocol="mcp", slow=True, deadline=50, steps=silence_steps.SILENCES)
 async def silent_runs(ctx: Context) -> None:
-    """Four calls with a progress token at once, each run silent for 16 s: before the first output, after text,
+    """Four calls with a progress token at once, each run silent for 15.5 s: before the first output, after text,
     after a tool call, and after a resume (a call paused at once, its question answered as text by a call with
     `resume` and a progress token, which goes on silent); each then says its last piece."""
     ctx.conformance_agent("the silences are scripted with `sleep`")

@@ -14,18 +14,22 @@ A scenario sends the silences of its stream (`of(scenario)`), notes on each step
 silences it was judged on (`silences`, beside `input_classes`), and `conformance list` the ones the model applies.
 
 The length, and the edge of the 15 s ping interval (principle 2: probe a loose bound well inside and well outside,
-never at the edge). A default run lasts as long as its longest scenario, agui.silence's `sleep 16`; every silence
-here lasts those 16 s too and starts with the run (a silence after a resume, a fraction of a second later), so the
-run ends when it did. A ping is due 15 s into a silence; the suite allows its arrival 1.5 s more
-(`timeouts.ping_tolerance`, a network allowance). Read by arrival times, 15 to 16.5 s is the edge, and a 16 s
-silence sits on it: a server that never pings shows a 16 s gap, inside 15 s + tolerance. So the ping of a 16 s
-silence is read by order, not by time: at least one ping between the frame before the silence and the frame after
-it. One stream keeps its order whatever the network does, so that reading depends on the server's own timer alone,
-and 16 s leaves it one whole second past the interval, outside the edge (AGUI-PING-001 has read agui.silence so
-since it was written). The arrival-time reading (no gap over 15 s + tolerance) is applied too; it bites only on a
-gap over 16.5 s, well outside, which in a default run only a server that holds frames back makes. Well inside, the
-6 s silences of the *.slow_run scenarios and invoke.timing's 2 s ask no ping: there a stream only stays open. A
-silence whose frames arrived less than the 15 s interval apart has no ping due, and its ping is not assessed.
+never at the edge). A default run lasts as long as its longest scenario, agui.silence's `sleep 16` (`FLOOR`); the
+silences start with the run (one after a resume a fraction of a second later) and end by the time it ends, so the
+run is no longer. AG-UI falls silent for the whole 16 s. A ping is due 15 s into a silence; the suite allows its
+arrival 1.5 s more (`timeouts.ping_tolerance`, a network allowance). Read by arrival times, 15 to 16.5 s is the
+edge, and a 16 s silence sits on it: a server that never pings shows a 16 s gap, inside 15 s + tolerance. So the
+ping of a silence is read by order, not by time: at least one ping between the frame before the silence and the
+frame after it. One stream keeps its order whatever the network does, so that reading depends on the server's own
+timer alone, and 16 s leaves it one whole second past the interval: outside the edge, as AGUI-PING-001 has read
+agui.silence since it was written (a server whose ping comes more than a second late is judged so at every
+position alike). The arrival-time reading (no gap over 15 s + tolerance) is applied too; it bites only on a gap
+over 16.5 s, well outside, which in a default run only a server that holds frames back makes. A silence whose frames
+arrived less than the 15 s interval apart has no ping due: its ping is not assessed. Invoke and MCP streams ask for
+no ping, so no edge: they fall silent 15.5 s, half a second less, which lets their requests take the time they take
+to start (MCP learns the tool's name first) and still end with agui.silence; any idle cut under 15.5 s shows. Well
+inside all of them, the 6 s silences of the *.slow_run scenarios (the sequences model) and invoke.timing's 2 s ask
+for no ping either: there a stream only stays open.
 """
 from __future__ import annotations
 
@@ -39,10 +43,7 @@ from conformance.vocab.steps import silences as steps
 from conformance.wire.exchange import Limits
 
 FLOOR = float(AGENT["silence"]["silent_seconds"])    # agui.silence's 16 s: how long a default run lasts anyway
-# AG-UI falls silent for the whole floor: the ping's reading needs it (above). An invoke or MCP stream asks for no ping,
-# only to stay open: half a second less lets its requests take the time they take to start (MCP learns the tool's
-# name first) and still end with agui.silence, so the run is no longer.
-SECONDS = {"invoke": FLOOR - 0.5, "agui": FLOOR, "mcp": FLOOR - 0.5}
+SECONDS = {"invoke": FLOOR - 0.5, "agui": FLOOR, "mcp": FLOOR - 0.5}   # the length of each stream's silences (above)
 QUESTION = AGENT["question_and_resume"]["question"]
 ANSWER = {"name": "Ada"}                  # the answer a silence after a resume is resumed with
 STREAMS = {"invoke": "invoke `stream: true` (server-sent events)", "agui": "AG-UI (always a stream)",
@@ -139,8 +140,9 @@ LEFT_OUT: tuple[LeftOut, ...] = (
             "also gives (docs/agent.md); mcp:after-tool falls silent after that frame, and one more 16 s run would "
             "pass the default run's budget of requests", ENDS["mcp"] + (TEXT["mcp"],)),
     LeftOut("longer than 16 s", "the default run lasts as long as agui.silence's 16 s: a longer silence would lengthen "
-            "every run. The ping repeating over two intervals is AGUI-PING-002's, read at the start of a run over 32 s "
-            "with --thorough (agui.silence_long); no other position is silent that long", PINGS + ("AGUI-PING-002",)),
+            "every run, so a cut after 16 s of idle, or a ping late by more than a second, shows at no position but "
+            "the start, over 32 s, with --thorough (agui.silence_long: AGUI-PING-002, the ping repeating)",
+            ENDS["invoke"] + ENDS["agui"] + ENDS["mcp"] + PINGS + ("AGUI-PING-002",)),
     LeftOut("two silences in one run", "two silences of one ping interval each do not fit in 16 s: every run holds "
             "one, and each position has a run of its own", ENDS["agui"] + PINGS),
     LeftOut("pings on invoke and MCP", "the spec asks for keep-alive comments on AG-UI only: a silent invoke or MCP "
@@ -152,7 +154,7 @@ LEFT_OUT: tuple[LeftOut, ...] = (
             "the silences are sent as 2026-07-28 calls of a client that cannot elicit; the other paths answer with "
             "the same progress stream, and each more would be another 16 s run", ENDS["mcp"]),
     LeftOut("over HTTP/2", "which scenarios run again over HTTP/2 is the versions model's (conformance/versions.py); "
-            "of the silences it repeats agui.silence", ENDS["agui"] + PINGS),
+            "of the silences it repeats agui.silence, judged there by its ping checks", ENDS["agui"] + PINGS),
 )
 
 
@@ -198,7 +200,7 @@ def held(rec: Any) -> list[tuple[Any, Silence]]:
     return [(rec.get(label), SILENCES[name]) for label, name in noted.items() if name in SILENCES]
 
 
-# -- what a report says -------------------------------------------------------------------------------------------------
+# -- what a report says --------------------------------------------------------------------------------------------
 def judged_on(requirements: Iterable[str], recordings: Iterable[Any]) -> tuple[str, ...]:
     """The silences the recordings held that are judged under any of `requirements` (a check's), sorted."""
     wanted = set(requirements)

@@ -52,9 +52,9 @@ def resumed_after_silence(*recs: Recording) -> str | None:
                                      f"'success' ({truncate(r.finished(), 200, quoted=True)})"
 
         def exact(text: str) -> None:
-            assert text == r.want["reply"], f"the resumed run replied {truncate(text, 160, quoted=True)}, expected " \
-                                            f"{truncate(r.want['reply'], 160, quoted=True)} (the answer, the silence, " \
-                                            f"then the rest of the script)"
+            assert text == r.want["reply"], \
+                f"the resumed run replied {truncate(text, 160, quoted=True)}, expected " \
+                f"{truncate(r.want['reply'], 160, quoted=True)} (the answer, the silence, then the rest of the script)"
         judge_reply(r, exact)
     return judge_every(silent_runs(*recs, resumed=True), continues,
                        nothing="no resumed run of the silence model was recorded (`facts[\"unsent\"]` says why)")

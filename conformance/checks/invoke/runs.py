@@ -118,14 +118,14 @@ def silent_streams(rec: Recording) -> list[tuple[Exchange, silences.Silence]]:
 
 @check("INV-TERM-003", scenarios=["invoke.silences"], supplementary=True)
 def silent_stream_ends_done(rec: Recording) -> str | None:
-    """Streams runs that fall silent for 16 s at each position of a run (before the first output, after text, after a
+    """Streams runs that fall silent for 15.5 s at each position of a run (before the first output, after text, after a
     tool call, after a step); each ends with `done`, no `error` frame."""
     return judge_each(silent_streams(rec), lambda item: ends_with_done(terminated(item[0])))
 
 
 @check("INV-STREAM-008", scenarios=["invoke.silences"], supplementary=True)
 def text_after_silence(rec: Recording) -> str | None:
-    """Streams runs that fall silent for 16 s at each position of a run; the `text` deltas join to the reply, the
+    """Streams runs that fall silent for 15.5 s at each position of a run; the `text` deltas join to the reply, the
     piece said after the silence included."""
     def rule(item: tuple[Exchange, silences.Silence]) -> None:
         ex, silence = item

@@ -49,7 +49,7 @@ def falsy_resume_continues(rec: Recording):
 @check("MCP-PAUSE-002", scenarios=["mcp.silences"], supplementary=True)
 def resume_continues_through_silence(rec: Recording):
     """A call that pauses at once (the question as text) is resumed by a call with `arguments.resume` {"name": "Ada"}
-    and a progress token; the run goes on with the answer and falls silent for 16 s, and continues to the reply
+    and a progress token; the run goes on with the answer and falls silent for 15.5 s, and continues to the reply
     `answer: {"name":"Ada"}late`, `resultType` complete."""
     held = [(ex, s) for ex, s in silences.held(rec) if s.resumed]
     if not held:

@@ -164,7 +164,8 @@ def silent_streams(rec: Recording, resumed: bool | None = None) -> list[tuple[Ex
     found = [(ex, s) for ex, s in silences.held(rec) if resumed is None or s.resumed == resumed]
     if not found:
         unsent = "; ".join(f"{name}: {why}" for name, why in (rec.facts.get("unsent") or {}).items())
-        raise NotAssessed(f"scenario {rec.scenario} recorded no such silent stream" + (f" ({unsent})" if unsent else ""))
+        raise NotAssessed(f"scenario {rec.scenario} recorded no such silent stream"
+                          + (f" ({unsent})" if unsent else ""))
     return found
 
 
@@ -179,13 +180,13 @@ SILENT = {  # requirement -> (check name, what is judged on every silent stream)
 }
 rule(lambda req: over_silent_streams(SILENT[req][1]), over=SILENT, requirements=lambda req: req,
      scenarios=["mcp.silences"], supplementary=True, name=lambda req: f"{SILENT[req][0]}__silences",
-     doc=lambda req: f"Calls with a progress token whose runs fall silent for 16 s at each position of a run (before "
+     doc=lambda req: f"Calls with a progress token whose runs fall silent for 15.5 s at each position of a run (before "
                      f"the first output, after text, after a tool call, after a resume): {SILENT[req][1].__doc__}")
 
 
 @check("MCP-PROG-008", scenarios=["mcp.silences"], supplementary=True)
 def result_after_silence(rec: Recording):
-    """Calls with a progress token whose runs fall silent for 16 s before the first output, after text, after a tool
+    """Calls with a progress token whose runs fall silent for 15.5 s before the first output, after text, after a tool
     call; the final response holds one text block with the reply, the piece said after the silence included, and
     `resultType` complete."""
     def complete(item: tuple[Exchange, silences.Silence]) -> None:

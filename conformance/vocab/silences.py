@@ -33,9 +33,8 @@ for no ping either: there a stream only stays open.
 """
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from conformance.profile import AGENT_SCENARIOS as AGENT
 from conformance.vocab.protocols import canonical
@@ -158,27 +157,10 @@ LEFT_OUT: tuple[LeftOut, ...] = (
 )
 
 
-# -- what a run sends ------------------------------------------------------------------------------------------------
-_WITHHELD: frozenset[str] = frozenset()
-
-
-@contextlib.contextmanager
-def withheld(*names: str) -> Iterator[None]:
-    """While inside, the silences named are not sent (a test: is a broken server's catch this silence's?)."""
-    global _WITHHELD
-    unknown = [n for n in names if n not in SILENCES]
-    if unknown:
-        raise KeyError(f"no silence {unknown}; known: {sorted(SILENCES)}")
-    before, _WITHHELD = _WITHHELD, _WITHHELD | set(names)
-    try:
-        yield
-    finally:
-        _WITHHELD = before
-
-
+# -- what a run sends -----------------------------------------------------------------------------------------------
 def of(scenario: str) -> list[Silence]:
-    """The silences `scenario` sends, in the table's order (none of those withheld)."""
-    return [s for s in SILENCES.values() if s.scenario == scenario and s.name not in _WITHHELD]
+    """The silences `scenario` sends, in the table's order."""
+    return [s for s in SILENCES.values() if s.scenario == scenario]
 
 
 def limits(ctx: Any, seconds: float) -> Limits:

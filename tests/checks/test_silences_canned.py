@@ -32,6 +32,16 @@ def silence(name: str) -> silences.Silence:
     return silences.SILENCES[name]
 
 
+def held(scenario: str, ex, s: silences.Silence, **facts):
+    """A recording of `scenario` whose one exchange holds the silence `s`."""
+    return canned.recording(scenario, [ex], facts={"silences": {s.label: s.name}, **facts})
+
+
+def passes(rec, *check_ids: str) -> None:
+    for check_id in check_ids:
+        assert check(check_id)(rec) is None, check_id
+
+
 # -- AG-UI ---------------------------------------------------------------------------------------------------------
 def agui_block(obj) -> bytes:
     return b"data: " + json.dumps(obj).encode() + b"\n\n"
@@ -59,7 +69,7 @@ def agui_run(s: silences.Silence, *, ping_at: float | None = 15.0, end: float | 
                                         "outcome": {"type": "success"}})))
     ex = canned.exchange(200, STREAM, sse=chunks, label=s.label, url=AGUI_URL)
     want = {"kind": "success", "reply": s.reply, "thread": "t", "run": None, **({"resumed": True} if s.resumed else {})}
-    return canned.recording("agui.silences", [ex], facts={"runs": {s.label: want}, "silences": {s.label: s.name}})
+    return held("agui.silences", ex, s, runs={s.label: want})
 
 
 AFTER_TEXT = silence("agui:after-text:16s")
@@ -67,7 +77,7 @@ PINGS = "agui.ping_inside_every_silence"
 
 
 def test_a_ping_inside_the_silence_passes():
-    assert check(PINGS)(agui_run(AFTER_TEXT)) is None
+    passes(agui_run(AFTER_TEXT), PINGS, "agui.ping_is_exactly_colon_ping__silences")
 
 
 def test_a_silence_without_a_ping_fails_though_no_gap_passes_15_s_and_the_tolerance():
@@ -128,16 +138,15 @@ def invoke_run(s: silences.Silence, *, done: str | None = "done", late: bool = T
     if done:
         chunks.append((0.1 + s.seconds, invoke_frame(done, {"message": "boom"} if done == "error" else {})))
     ex = canned.exchange(200, STREAM, sse=chunks, label=s.label, request_body={"prompt": s.prompt, "stream": True})
-    return canned.recording("invoke.silences", [ex], facts={"silences": {s.label: s.name}})
+    return held("invoke.silences", ex, s)
 
 
 INVOKE_TEXT = silence("invoke:after-text:15.5s")
 
 
 def test_an_invoke_stream_that_holds_through_its_silence_passes():
-    for name in ("invoke.text_after_silence", "invoke.silent_stream_ends_done", "invoke.one_terminal_frame__silences",
-                 "invoke.terminal_is_last_and_closes__silences"):
-        assert check(name)(invoke_run(INVOKE_TEXT)) is None, name
+    passes(invoke_run(INVOKE_TEXT), "invoke.text_after_silence", "invoke.silent_stream_ends_done",
+           "invoke.one_terminal_frame__silences", "invoke.terminal_is_last_and_closes__silences")
 
 
 def test_an_invoke_stream_cut_after_its_silence_fails_exactly_one_done_and_blocks_the_rest():
@@ -175,16 +184,15 @@ def mcp_run(s: silences.Silence, *, text: str | None = None, result: bool = True
     ex = canned.exchange(200, STREAM, sse=chunks, label=s.label, url=MCP_URL, request_body=request,
                          request_headers={"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
                                           "Mcp-Name": "ask_x"})
-    return canned.recording("mcp.silences", [ex], facts={"silences": {s.label: s.name}})
+    return held("mcp.silences", ex, s)
 
 
 MCP_TEXT = silence("mcp:after-text:15.5s")
 
 
 def test_an_mcp_progress_stream_that_ends_with_its_result_after_the_silence_passes():
-    for name in ("mcp.response_is_last__silences", "mcp.result_after_silence", "mcp.token_gets_stream__silences",
-                 "mcp.frames_are_messages__silences"):
-        assert check(name)(mcp_run(MCP_TEXT)) is None, name
+    passes(mcp_run(MCP_TEXT), "mcp.response_is_last__silences", "mcp.result_after_silence",
+           "mcp.token_gets_stream__silences", "mcp.frames_are_messages__silences")
 
 
 def test_an_mcp_progress_stream_cut_after_its_silence_fails_the_result_as_last_frame():

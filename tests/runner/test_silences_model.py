@@ -92,12 +92,6 @@ def test_the_requests_a_default_run_adds_stay_within_fourteen():
     assert len(sent) + sum(1 for s in sent if s.resumed) <= 14     # a resume needs its paused run first
 
 
-def test_a_withheld_silence_is_not_sent():
-    with silences.withheld("mcp:after-tool:15.5s"):
-        assert "mcp:after-tool:15.5s" not in [s.name for s in silences.of("mcp.silences")]
-    assert "mcp:after-tool:15.5s" in [s.name for s in silences.of("mcp.silences")]
-
-
 def test_room_for_a_silence_outlasts_it():
     ctx = SimpleNamespace(target=SimpleNamespace(profile=SimpleNamespace(timeouts=Timeouts())))
     limits = silences.limits(ctx, 16.0)

@@ -13,10 +13,9 @@ must pass every run, under any seed (registered in variant_servers.py).
 """
 from __future__ import annotations
 
-import asyncio
-
 from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
+from tests.selftest.variant_sequences import kept_warm
 
 PING = b": ping\n\n"
 PING_EVERY = 15.0
@@ -26,34 +25,7 @@ def ticking(app: t.ASGIApp, every: float = PING_EVERY) -> t.ASGIApp:
     """AG-UI streams: the server's own pings dropped, one `: ping` every `every` s from the stream's start instead."""
     quiet = t.rewrite_sse(app, lambda block, state, scope: None if block and t.is_comment(block) else block,
                           where="agui")
-
-    async def middleware(scope, receive, send):
-        if not t.matches(scope, "agui"):
-            return await app(scope, receive, send)
-        lock, state = asyncio.Lock(), {"open": False}
-
-        async def wrapped(msg):
-            async with lock:
-                if msg["type"] == "http.response.start":
-                    state["open"] = t.media_type(list(msg.get("headers") or [])) == "text/event-stream"
-                elif msg["type"] == "http.response.body" and not msg.get("more_body", False):
-                    state["open"] = False
-                await send(msg)
-
-        async def tick():
-            while True:
-                await asyncio.sleep(every)
-                async with lock:
-                    if state["open"]:
-                        await send({"type": "http.response.body", "body": PING, "more_body": True})
-
-        task = asyncio.ensure_future(tick())
-        try:
-            await quiet(scope, receive, wrapped)
-        finally:
-            task.cancel()
-
-    return middleware
+    return kept_warm(quiet, "agui", PING, every, on_a_clock=True)
 
 
 def headers_with_first_frame(app: t.ASGIApp, where) -> t.ASGIApp:

@@ -124,3 +124,33 @@ def test_conformance_list_names_the_silences_of_each_requirement(capsys):
     assert rows["AGUI-PING-002"]["silences"] == [] and rows["AGUI-PING-002"]["silences_left_out"]
     list_catalog([])
     assert "[silences: " in capsys.readouterr().out
+
+
+POSITION_WORDS = {"start": "before the first output", "after-text": "after text", "after-tool": "after a tool call",
+                  "after-step": "after a step", "after-resume": "after a resume"}
+
+
+def silence_table() -> str:
+    """The model as docs/writing-checks.md shows it: position × stream, each cell the length (and the scenario when
+    it is not the stream's own), or `left out`."""
+    cells = {(s.position, s.stream): s for s in silences.SILENCES.values()}
+    rows = ["| position | invoke (`invoke.silences`) | AG-UI (`agui.silences`) | MCP (`mcp.silences`) |",
+            "|---|---|---|---|"]
+    for position in silences.POSITIONS:
+        row = []
+        for stream in silences.STREAMS:
+            s = cells.get((position, stream))
+            row.append("left out" if s is None else f"{s.seconds:g} s" + (
+                f" (`{s.scenario}`)" if s.scenario != f"{stream}.silences" else ""))
+        rows.append(f"| {POSITION_WORDS[position]} | " + " | ".join(row) + " |")
+    return "\n".join(rows)
+
+
+def test_the_silence_table_of_writing_checks_is_the_model():
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "docs" / "writing-checks.md").read_text(encoding="utf-8")
+    shown = text.split("<!-- model:silences -->\n", 1)[1].split("\n<!-- /model:silences -->", 1)[0]
+    assert shown == silence_table(), f"docs/writing-checks.md's silence table drifted from the model:\n{silence_table()}"
+    assert {lo.what for lo in silences.LEFT_OUT} >= {f"{s}:{p}" for p in POSITION_WORDS for s in silences.STREAMS
+                                                     if not any(x.position == p and x.stream == s
+                                                                for x in silences.SILENCES.values())}

@@ -153,7 +153,8 @@ LEFT_OUT: tuple[LeftOut, ...] = (
             "the silences are sent as 2026-07-28 calls of a client that cannot elicit; the other paths answer with "
             "the same progress stream, and each more would be another 16 s run", ENDS["mcp"]),
     LeftOut("over HTTP/2", "which scenarios run again over HTTP/2 is the versions model's (conformance/versions.py); "
-            "of the silences it repeats agui.silence, judged there by its ping checks", ENDS["agui"] + PINGS),
+            "of the silences it repeats agui.silence (before the first output), judged there by the same checks; the "
+            "other positions are sent over HTTP/1.1 only", ENDS["agui"] + PINGS),
 )
 
 

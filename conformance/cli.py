@@ -301,10 +301,11 @@ def run(args: list[str]) -> int:
 def catalog_rows() -> list[dict[str, Any]]:
     from conformance import catalog, registry
 
-    from conformance.vocab import inputs, sequences
+    from conformance.vocab import inputs, sequences, silences
     cov = registry.coverage()
     return [{**r.as_dict(), "needs_agent": list(r.agent_needs), "checks": cov.get(r.id, []),
              "input_classes": inputs.applies_to(r.id), "histories": sequences.histories_for(r.id),
+             "silences": silences.applies_to(r.id), "silences_left_out": silences.left_out_for(r.id),
              "coverage": ("unspecified" if not r.testable else "covered" if cov.get(r.id) else "uncovered")}
             for r in catalog.load().values()]
 
@@ -341,7 +342,8 @@ def list_catalog(args: list[str]) -> int:
             checks = ", ".join(r["checks"]) or "UNCOVERED"
         needs = f"  [needs agent: {', '.join(r['needs_agent'])}]" if r["needs_agent"] else ""
         classes = f"  [inputs: {', '.join(r['input_classes'])}]" if r["input_classes"] else ""
-        print(f"{r['id']:<16} {r['level']:<11} {r['section']:<{width}}  {checks}{needs}{classes}")
+        silent = f"  [silences: {', '.join(r['silences'])}]" if r["silences"] else ""
+        print(f"{r['id']:<16} {r['level']:<11} {r['section']:<{width}}  {checks}{needs}{classes}{silent}")
     if opts.uncovered:
         print(f"\n{len(rows)} of {len(testable)} testable requirements are not covered by any check")
     else:

@@ -18,7 +18,7 @@ from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.registry import Check
 from conformance.reporting import repro
 from conformance.reporting.transcript import transcript
-from conformance.vocab import inputs, sequences
+from conformance.vocab import inputs, sequences, silences
 from conformance.vocab.steps import mcp as mcp_steps
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal
@@ -51,6 +51,7 @@ class CheckResult:
     broke: tuple[tuple[str, str], ...] = ()   # (scenario, label) of every exchange it named, evidence or not
     input_classes: tuple[str, ...] = ()       # the input model's classes it was judged on (vocab.inputs)
     histories: tuple[str, ...] = ()           # the history's readings it was judged on (vocab.sequences)
+    silences: tuple[str, ...] = ()            # the silence model's silences it was judged on (vocab.silences)
 
 
 
@@ -73,6 +74,7 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
         recs = [got for name in check.scenarios if isinstance(got := source.recording(name), Recording)]
         result.input_classes = inputs.judged_on(check.requirements, recs)
         result.histories = sequences.judged_histories(check.requirements, recs)
+        result.silences = silences.judged_on(check.requirements, recs)
     result.duration = time.monotonic() - t0
     result.message = source.redactor.redact(result.message)
     return result

@@ -16,7 +16,7 @@ from conformance import __version__, catalog, registry
 from conformance.baseline import Baseline  # noqa: F401 (re-exported)
 from conformance.judging import CheckResult
 from conformance.options import ExitStatus
-from conformance.vocab import inputs
+from conformance.vocab import inputs, silences
 
 FAIL_AS = {"MUST": "failed", "SHOULD": "warning", "MAY": "info"}
 UNCOVERED = "uncovered: no check covers this requirement"
@@ -145,6 +145,10 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
             histories = sorted({h for r in got for h in r.histories})
             if histories:
                 row["histories"] = histories
+            silent = sorted({n for r in got for n in r.silences if rid in silences.SILENCES[n].judged})
+            if silent:
+                row["silences"] = silent
+                row["silences_left_out"] = silences.left_out_for(rid)
             roots = sorted({r.blocked_by for r in got if r.status == "blocked"})
             if roots and status == "not_assessed":
                 row["blocked_by"] = roots

@@ -21,12 +21,13 @@ import secrets
 import string
 from typing import Any
 
-from conformance.vocab import inputs, protocols as p, sequences
+from conformance.vocab import inputs, protocols as p, sequences, silences
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import Step, scenario
 from conformance.vocab.steps import agui as steps
 from conformance.vocab.steps import sequences as seq_steps
+from conformance.vocab.steps import silences as silence_steps
 from conformance.vocab.readers import outcome_interrupts, paused, stream_events
 from conformance.vocab.sending import listed_tool
 from conformance.wire.exchange import Exchange, Limits
@@ -116,13 +117,6 @@ def build_resume(ctx: Context, interrupts: list[dict[str, Any]], payload: Any) -
                       f"(AGUI-OPEN-003): give it with {PROFILE_ENTRY}, e.g. agui = '{{\"answer\": \"$payload\"}}'")
     return (p.agui_resume(interrupts, payload),
             "AG-UI 1.0 ResumeEntry objects answering the interrupt ids RUN_FINISHED.outcome.interrupts listed")
-
-
-def silence_limits(ctx: Context, seconds: float) -> Limits:
-    """Room for a silence of `seconds`: the idle bound must outlast it even if no ping ever comes."""
-    t = ctx.target.profile.timeouts
-    return Limits(connect=t.connect, headers=t.headers, idle=max(t.idle, seconds + 10),
-                  total=max(t.request, seconds + 30))
 
 
 def reply_of(ctx: Context, name: str) -> str | None:
@@ -394,8 +388,11 @@ async def silence(ctx: Context):
     s = ctx.agent_scenario("silence")
     seconds = float(s.get("silent_seconds", 16))
     ctx.note(silent_seconds=seconds)
-    await run_agui(ctx, steps.SILENCE, s["prompt"], thread=ctx.unique("quiet"), limits=silence_limits(ctx, seconds),
+    await run_agui(ctx, steps.SILENCE, s["prompt"], thread=ctx.unique("quiet"), limits=silences.limits(ctx, seconds),
                    expectation=expect(reply=s.get("reply")))
+    for silence in silences.of(ctx.scenario.name):
+        if s["prompt"] == silence.prompt:        # the silence model's, unless a profile gave another prompt
+            silences.carry(ctx, steps.SILENCE, silence)
 
 
 @scenario("agui.silence_long", protocol="agui", slow=True, deadline=80, steps=steps.AGUI_SILENCE_LONG)
@@ -407,7 +404,7 @@ async def silence_long(ctx: Context):
     ctx.conformance_agent("the long silence uses `sleep`")
     ctx.note(silent_seconds=SILENCE_LONG_SECONDS)
     await run_agui(ctx, steps.SILENCE_LONG, f"sleep {SILENCE_LONG_SECONDS}\nsay awake", thread=ctx.unique("quiet"),
-                   limits=silence_limits(ctx, SILENCE_LONG_SECONDS), expectation=expect(reply="awake"))
+                   limits=silences.limits(ctx, SILENCE_LONG_SECONDS), expectation=expect(reply="awake"))
 
 
 # -- one session key across the protocols (GEN-SESS) -------------------------------------------------
@@ -474,3 +471,33 @@ async def cross_chain(ctx: Context):
     ctx.note(drawn=[[dataclasses.asdict(move) for move in chain] for chain in drawn])
     await sequences.play_all(ctx, seq_steps.CHAIN, [*sequences.CHAINS[sequences.CROSS], *drawn],
                              agui_resume=build_resume)
+
+
+# -- silences at every position of a run (conformance.vocab.silences) ---------------------------------------------
+@scenario("agui.silences", protocol="agui", slow=True, deadline=50, steps=silence_steps.SILENCES)
+async def silent_runs(ctx: Context) -> None:
+    """Four runs at once, each silent for 16 s (a `: ping` is due 15 s in): after text, after a tool call, after a
+    step, and after a resume (a run that pauses at once, answered, goes on silent); each then says its last piece.
+    Before the first output AG-UI falls silent in agui.silence."""
+    ctx.conformance_agent("the silences are scripted with `sleep`")
+
+    async def send(silence: silences.Silence) -> None:
+        thread, limits = ctx.unique("silent"), silences.limits(ctx, silence.seconds)
+        if not silence.resumed:
+            await run_agui(ctx, silence.label, silence.prompt, thread=thread, limits=limits,
+                           expectation=expect(reply=silence.reply, thread=thread))
+            silences.carry(ctx, silence.label, silence)
+            return
+        ask = await run_agui(ctx, silence_steps.PAUSED.of(silence.position), silence.prompt, thread=thread,
+                             expectation=None)
+        resume, how = build_resume(ctx, outcome_interrupts(ask), silences.ANSWER) if paused(ask) else \
+            (None, "the run did not pause (RUN_FINISHED with outcome.type `interrupt`: AGUI-INT-001)")
+        if resume is None:
+            ctx.recording.facts.setdefault("unsent", {})[silence.name] = how
+            return
+        ctx.recording.facts.setdefault("runs", {})[silence.label] = expect(reply=silence.reply, thread=thread,
+                                                                             resumed=True)
+        await ctx.post(ctx.agent_path("agui"), {"threadId": thread, "resume": resume}, label=silence.label,
+                       headers=SSE_ACCEPT, limits=limits)
+        silences.carry(ctx, silence.label, silence)
+    await asyncio.gather(*(send(s) for s in silences.of(ctx.scenario.name)))

@@ -16,6 +16,7 @@
 | `invoke.chain` | `count` without a key, then on the key returned streamed and with `messages` | 3 / 3 |
 | `invoke.together` | three 1 s `count` runs at once (two on one key), then `count` on that key | 4 / 4 |
 | `invoke.slow_run` | a 6 s run as JSON and streamed at once, then `count` on the JSON run's key | 3 / 3 |
+| `invoke.silences` | four streamed runs at once, each silent 15.5 s at another position (`conformance.vocab.silences`) | 4 / 4 |
 
 Requests a refusal must answer carry a fresh `sessionId` where they can, and a later
 `count` on that key proves that the refusal started no run (`facts["no_run"]`).
@@ -30,10 +31,11 @@ from urllib.parse import urlsplit
 
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
-from conformance.vocab import sequences
+from conformance.vocab import sequences, silences
 from conformance.vocab.protocols import SSE, canonical, invoke_body
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import sequences as seq_steps
+from conformance.vocab.steps import silences as silence_steps
 from conformance.registry import scenario
 from conformance.vocab import inputs
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
@@ -379,3 +381,17 @@ async def together(ctx: Context) -> None:
 async def slow_run(ctx: Context) -> None:
     """`say early`, `sleep 6`, `say late` as JSON on key W and streamed on key V at once; then `count` on W (2)."""
     await sequences.play_all(ctx, seq_steps.LONG)
+
+
+# -- silences at every position of a run (conformance.vocab.silences) ---------------------------------------------
+@scenario("invoke.silences", protocol="invoke", slow=True, deadline=50, steps=(silence_steps.SILENT,))
+async def silent_runs(ctx: Context) -> None:
+    """Four streamed runs at once, each silent for 15.5 s: before the first output, after text, after a tool call,
+    after a step; each then says its last piece."""
+    ctx.conformance_agent("the silences are scripted with `sleep`")
+
+    async def send(silence: silences.Silence) -> None:
+        await ctx.post(ctx.agent_path("invoke"), invoke_body(silence.prompt, ctx.unique("silent"), stream=True),
+                       label=silence.label, headers=ACCEPT_SSE, limits=silences.limits(ctx, silence.seconds))
+        silences.carry(ctx, silence.label, silence)
+    await asyncio.gather(*(send(s) for s in silences.of(ctx.scenario.name)))

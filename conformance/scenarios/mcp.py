@@ -13,9 +13,10 @@ import math
 import time
 from typing import Any
 
-from conformance.vocab import inputs, official_client as official, protocols as p, sequences
+from conformance.vocab import inputs, official_client as official, protocols as p, sequences, silences
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.steps import sequences as seq_steps
+from conformance.vocab.steps import silences as silence_steps
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
@@ -470,3 +471,47 @@ async def slow_run(ctx: Context) -> None:
     """A paused call (the question as text); `say early`, `sleep 6`, `say late` with a progress token; then the
     resume of the paused call, 6 s after it paused."""
     await sequences.play_all(ctx, seq_steps.LONG)
+
+
+# -- silences at every position of a run (conformance.vocab.silences) ---------------------------------------------
+@scenario("mcp.silences", protocol="mcp", slow=True, deadline=50, steps=silence_steps.SILENCES)
+async def silent_runs(ctx: Context) -> None:
+    """Four calls with a progress token at once, each run silent for 15.5 s: before the first output, after text,
+    after a tool call, and after a resume (a call paused at once, its question answered as text by a call with
+    `resume` and a progress token, which goes on silent); each then says its last piece."""
+    ctx.conformance_agent("the silences are scripted with `sleep`")
+    tool = await tool_name(ctx)
+
+    async def send(n: int, silence: silences.Silence) -> None:
+        key, limits, token = ctx.unique("silent"), silences.limits(ctx, silence.seconds), f"silent-{n}"
+        if not silence.resumed:
+            await call_tool(ctx, tool, silence.prompt, label=silence.label, id=n, session=key, progress_token=token,
+                            limits=limits)
+            silences.carry(ctx, silence.label, silence)
+            return
+        ask = await call_tool(ctx, tool, silence.prompt, label=silence_steps.PAUSED.of(silence.position), id=n,
+                              session=key)
+        if not answered_with_result(ask):
+            ctx.recording.facts.setdefault("unsent", {})[silence.name] = \
+                "the call that should pause was not answered with a result (the question as text: MCP-PAUSE-001)"
+            return
+        resumed = await call_tool(ctx, tool, None, label=silence.label, id=n + 100, session=key,
+                                  resume=silences.ANSWER, progress_token=token, limits=limits)
+        if refused_at_once(resumed):
+            # The spec does not say whether `prompt` goes along with `resume`: a server that requires it gets it
+            # (it refused before running anything, so this costs no second silence).
+            resumed.label = f"{silence.label}-without-prompt"
+            await call_tool(ctx, tool, silence.prompt, label=silence.label, id=n + 200, session=key,
+                            resume=silences.ANSWER, progress_token=token, limits=limits)
+        silences.carry(ctx, silence.label, silence)
+    await asyncio.gather(*(send(n, s) for n, s in enumerate(silences.of(ctx.scenario.name), 1)))
+
+
+def refused_at_once(ex: Exchange) -> bool:
+    """Answered with a refusal status or a JSON-RPC error rather than a run (no answer at all is no refusal)."""
+    if ex.status is None:
+        return False
+    try:
+        return ex.status != 200 or "error" in p.mcp_response(ex)
+    except AssertionError:
+        return False

@@ -18,8 +18,8 @@ IDS = [rid for rid, r in catalog.load().items() if rid.startswith("AGUI-") and r
       ["GEN-SESS-001", "GEN-SESS-002"]
 THOROUGH_ONLY = {"AGUI-PING-002"}
 # the AG-UI share of a default run, generated inputs excluded (runs: 40, and 20 for the chains, overlaps and long runs),
-# and the history across protocols (about 40 requests and runs)
-REQUEST_BUDGET, RUN_BUDGET = 80 + 45, 60 + 45
+# the history across protocols (about 40 requests and runs) and the silences (5)
+REQUEST_BUDGET, RUN_BUDGET = 80 + 45 + 6, 60 + 45 + 6
 
 
 def agui_checks(*, generated: bool) -> list[str]:

@@ -61,7 +61,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("the silence scenario", ("the {} s silence of the ping check", "a {} s silence on AG-UI",
                                     "ping interval (default {})", "{} s with no event", "the {} s AG-UI silence",
                                     "the {} s ping silence", "inside the same {} s"), lambda: SILENCE,
-           ("README.md", "docs/certify.md", "docs/cli.md")),
+           ("README.md", "docs/certify.md", "docs/cli.md", "docs/writing-checks.md")),
     Figure("the --thorough silence", ("the {} s silence with `--thorough`", "at the cost of a {} s silence"),
            lambda: LONG_SILENCE, ("docs/cli.md", "docs/ci.md")),
     # the embedded server
@@ -369,6 +369,10 @@ def _measured_tables(page: Page) -> Iterator[tuple[int, int]]:
     return (m.span(2) for m in re.finditer(r"<!-- measured:(\w+) -->\n(.*?)\n<!-- /measured:\1 -->", page.text, re.S))
 
 
+def _model_tables(page: Page) -> Iterator[tuple[int, int]]:
+    return (m.span(2) for m in re.finditer(r"<!-- model:(\w+) -->\n(.*?)\n<!-- /model:\1 -->", page.text, re.S))
+
+
 def _needs_agent_counts(page: Page) -> Iterator[tuple[int, int]]:
     row = re.compile(r"^\| `[^`]+` \|[^|\n]*\| (\d+) \|", re.M)
     for block in re.finditer(r"<!-- needs-agent -->\n(.*?)\n<!-- /needs-agent -->", page.text, re.S):
@@ -428,6 +432,8 @@ REGIONS: tuple[Region, ...] = (
     Region("an option's example value: test_every_example_value_of_a_run_option_is_accepted parses it",
            _one_truth("examples")),
     Region("a measured table: test_measured_tables_match_a_fresh_measurement measures it again", _measured_tables),
+    Region("a table of a model: test_the_silence_table_of_writing_checks_is_the_model renders it from the code",
+           _model_tables),
     Region("a needs-agent count: test_certify_md_lists_exactly_the_marked_musts_by_reason counts the catalog's marks",
            _needs_agent_counts),
     Region("a JSON block test_protocol_mapping compares with what the suite sent", _marked_blocks),

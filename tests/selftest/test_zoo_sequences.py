@@ -7,33 +7,17 @@ from __future__ import annotations
 import pytest
 
 from conformance import catalog, registry
-from conformance.api import certify
-from conformance.server import ReferenceServer
-from conformance.target import Profile, from_server_facts
 from conformance.vocab import sequences
-from tests.selftest.test_zoo import ZOO_SEED, ZOO_TIMEOUTS, covering_checks
+from tests.selftest.test_zoo import passes_without
 from tests.selftest.zoo import load_zoo
 
 SEQUENCE_SCENARIOS = set(sequences.CHAINS)
 CONDITIONAL = sorted(name for name, b in load_zoo().items() if b.module.endswith("zoo_sequences"))
 
 
-def scripted_checks(requirement: str) -> list[str]:
-    return [c.id for c in covering_checks(requirement) if not set(c.scenarios) & SEQUENCE_SCENARIOS]
-
-
 @pytest.mark.parametrize("name", CONDITIONAL)
 def test_conditional_server_passes_the_scripted_scenarios(name: str) -> None:
-    b = load_zoo()[name]
-    ids = scripted_checks(b.breaks)
-    assert ids, f"{name}: no scripted check covers {b.breaks}"
-    with ReferenceServer(b.server_config()) as srv:
-        target = from_server_facts(srv.facts, profile=Profile(timeouts=ZOO_TIMEOUTS), seed=ZOO_SEED)
-        report = certify(target, check_ids=ids)
-    row = next(r for r in report["requirements"] if r["id"] == b.breaks)
-    assert row["status"] == "passed", (f"{name} ({b.doc}) is already caught without the sequence scenarios, so it "
-                                       f"is no conditional server: {b.breaks} {row['status']}: "
-                                       f"{row.get('message', '')[:400]}")
+    passes_without(load_zoo()[name], SEQUENCE_SCENARIOS, "the sequence scenarios")
 
 
 def test_every_conditional_server_breaks_a_must() -> None:

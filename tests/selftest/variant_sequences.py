@@ -106,13 +106,16 @@ def whole_seconds(app: t.ASGIApp) -> t.ASGIApp:
                               lambda event, obj, state, scope: floor(obj), where="invoke")
 
 
-def kept_warm(app: t.ASGIApp, where) -> t.ASGIApp:
-    """An SSE comment every second the stream is silent, until the answer ends."""
+def kept_warm(app: t.ASGIApp, where, comment: bytes = KEEP_ALIVE, every: float = KEEP_ALIVE_EVERY, *,
+              on_a_clock: bool = False) -> t.ASGIApp:
+    """An SSE comment every `every` s the stream is silent, until the answer ends; `on_a_clock`: every `every` s from
+    the stream's start, whatever else it writes."""
     async def middleware(scope, receive, send):
         if not t.matches(scope, where):
             return await app(scope, receive, send)
-        lock, state = asyncio.Lock(), {"open": False, "last": 0.0}
+        lock = asyncio.Lock()
         loop = asyncio.get_running_loop()
+        state = {"open": False, "last": loop.time()}
 
         async def wrapped(msg):
             async with lock:
@@ -120,16 +123,17 @@ def kept_warm(app: t.ASGIApp, where) -> t.ASGIApp:
                     state["open"] = t.media_type(list(msg.get("headers") or [])) == "text/event-stream"
                 elif msg["type"] == "http.response.body" and not msg.get("more_body", False):
                     state["open"] = False
-                state["last"] = loop.time()
+                if not on_a_clock:
+                    state["last"] = loop.time()
                 await send(msg)
 
         async def warm():
             while True:
-                await asyncio.sleep(KEEP_ALIVE_EVERY / 4)
+                await asyncio.sleep(min(every / 4, 0.25))
                 async with lock:
-                    if state["open"] and loop.time() - state["last"] >= KEEP_ALIVE_EVERY:
-                        state["last"] = loop.time()
-                        await send({"type": "http.response.body", "body": KEEP_ALIVE, "more_body": True})
+                    if state["open"] and loop.time() - state["last"] >= every:
+                        state["last"] = state["last"] + every if on_a_clock else loop.time()
+                        await send({"type": "http.response.body", "body": comment, "more_body": True})
 
         task = asyncio.ensure_future(warm())
         try:

@@ -78,6 +78,16 @@ def _coarse_clock() -> ServerConfig:
     return coarse_clock_config()
 
 
+def _ticker() -> ServerConfig:
+    from tests.selftest.variant_silences import ticker_config
+    return ticker_config()
+
+
+def _late_headers() -> ServerConfig:
+    from tests.selftest.variant_silences import late_headers_config
+    return late_headers_config()
+
+
 SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("reference", ServerConfig, doc="the reference server (conformance/server)"),
     CorrectServer("variant", _variant, doc="tests/selftest/variant.py: every silent choice made differently"),
@@ -113,6 +123,10 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                       "follows the question, a resume where no run waits answered as a failed run"),
     CorrectServer("durations-coarse", _coarse_clock,
                   doc="variant_sequences.py: durationMs in whole seconds, SSE comments every second of silence"),
+    CorrectServer("silences-ping-ticker", _ticker,
+                  doc="variant_silences.py: an AG-UI `: ping` every 15 s from the stream's start, frames or not"),
+    CorrectServer("silences-late-headers", _late_headers,
+                  doc="variant_silences.py: invoke and MCP streams send their headers with their first frame"),
 )}
 
 WRONG = ("failed", "warning", "error")

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable
 
 from conformance.engine import Recording
 from conformance.outcomes import Blocked, NotAssessed, judge_all, joined, precondition
+from conformance.registry import CHECKS, Check, check
 from conformance.vocab.readers import error_of, got, is_4xx
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
@@ -347,3 +348,22 @@ def lifecycle_problems(r: Run, family: str) -> dict[str, list[str]]:
             out["finish"].append(f"RUN_FINISHED while {noun}(s) {', '.join(truncate(v, 40, quoted=True) for v in open_.values())} "
                                  f"are still open")
     return out
+
+
+# -- the same rules over more runs ------------------------------------------------------------------------------
+def register_again(keep: Callable[[Check], bool], scenarios: list[str], suffix: str, what: str) -> None:
+    """Every scripted AG-UI check that `keep` selects, registered again over `scenarios` as supplementary evidence
+    (`<name>__<suffix>`, its doc prefixed with `what`): they read `facts["runs"]`, so they judge those scenarios'
+    runs with the same function."""
+    for c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
+              and keep(c)]:
+        check(*c.requirements, scenarios=scenarios, supplementary=True, name=f"{c.id.split('.', 1)[1]}__{suffix}",
+              doc=f"{what}: {c.doc}")(_again(c.fn))
+
+
+def _again(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The same check function under another registration (its own docstring; the steps it reads followed)."""
+    def judge(*recs: Recording) -> str | None:
+        return fn(*recs)
+    judge.__wrapped__ = fn
+    return judge

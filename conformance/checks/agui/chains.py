@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from conformance.engine import Recording
 from conformance.outcomes import on, precondition
-from conformance.registry import CHECKS, check, rule
+from conformance.registry import rule
 from conformance.vocab import sequences
 from conformance.vocab.readers import error_of
 from conformance.vocab.sequences import Played
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only, same_json
 from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, answered_stream, ends_with_error,
-                                             judge_reply, one_run_of)
+                                             judge_reply, one_run_of, register_again)
 
 # judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
 GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS],
@@ -122,14 +122,6 @@ JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept
           "failed": failed}
 
 
-def _again(fn):
-    """The same check function under another registration (its own docstring; the steps it reads followed)."""
-    def judge(*recs: Recording) -> str | None:
-        return fn(*recs)
-    judge.__wrapped__ = fn
-    return judge
-
-
 def moves_rule(requirement: str):
     def fn(*recs: Recording) -> str | None:
         return sequences.judge_moves(recs, "agui", requirement, JUDGES, count_text)
@@ -139,8 +131,7 @@ def moves_rule(requirement: str):
 for _args in sequences.rules_over_moves("agui", GROUPS, moves_rule):
     rule(**_args)
 
-for _c in [c for c in list(CHECKS.values()) if c.module == "conformance.checks.agui" and not c.supplementary
-           and ((list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS)]:
-    for _group, _what in (("sequences", "the chains"), ("histories", "the history")):
-        check(*_c.requirements, scenarios=GROUPS[_group], supplementary=True,
-              name=f"{_c.id.split('.', 1)[1]}__{_group}", doc=f"The runs of {_what}: {_c.doc}")(_again(_c.fn))
+register_again(lambda c: (list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS,
+               GROUPS["sequences"], "sequences", "The runs of the chains")
+register_again(lambda c: (list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS,
+               GROUPS["histories"], "histories", "The runs of the history")

@@ -41,6 +41,7 @@ from conformance.vocab.readers import error_of, frame_json, is_4xx, request_json
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.steps import sequences as sequence_steps
+from conformance.vocab.steps import silences as silence_steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
@@ -308,16 +309,27 @@ def terminals(ex: Exchange) -> list[SSEEvent]:
     return [f for f in ending(ex) if f.event in TERMINAL]
 
 
+def terminated(ex: Exchange) -> list[SSEEvent]:
+    """The frames of a stream that ended with a `done` or `error` frame; one that has none (cut short, or never
+    ended) broke INV-TERM-001, and nothing of how it ended can be read on it."""
+    fs = ending(ex)
+    if not any(f.event in TERMINAL for f in fs):
+        raise precondition("INV-TERM-001", ex, f"the stream has no `done` or `error` frame ({ex.stream.end}"
+                                               f"{'; ' + ex.error if ex.error else ''}; {len(fs)} frames)")
+    return fs
+
+
 STREAM_GROUPS = {
     "runs": ("invoke.runs", steps.RUN_SSE),
     "generated": ("generated.round_trip", generated_steps.INVOKE_SSE),
     "timing": ("invoke.timing", steps.TIMED_SSE),
     "long": ("invoke.slow_run", sequence_steps.LONG),
+    "silences": ("invoke.silences", silence_steps.SILENT),
 }
-# Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`, long runs): extra
-# evidence of a rule the mapped runs already show, so an agent of the team's own is judged on the runs its profile
-# maps.
-DIRECTIVE_GROUPS = ("generated", "timing", "long")
+# Streams of prompts only the conformance agent answers (generated `say-json` texts, a `sleep`, long runs, silences):
+# extra evidence of a rule the mapped runs already show, so an agent of the team's own is judged on the runs its
+# profile maps.
+DIRECTIVE_GROUPS = ("generated", "timing", "long", "silences")
 
 
 def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)):

@@ -7,6 +7,7 @@ from typing import Any
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, on, precondition
 from conformance.registry import check
+from conformance.vocab import silences
 from conformance.vocab.constants import COMPLETED_RUNS
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
@@ -15,7 +16,7 @@ from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (EARLY_LEAD_S, assert_ends_with_error, ending, exact, expected_reply, frames, generated,
                                                judge_each, name_of, named, objects, quoted, runs_of, scenario_of,
-                                               terminals, text_of, whole_text)
+                                               terminals, terminated, text_of, whole_text)
 
 
 @check("INV-STREAM-008", scenarios=["invoke.runs"])
@@ -92,19 +93,45 @@ def tool_call_start_precedes_text(rec: Recording) -> None:
                                       f"the text after it is {truncate(after, 200, count=True)!r}"
 
 
+def ends_with_done(fs: list) -> None:
+    """A run that ends normally: its stream ends with `done` and has no `error` frame."""
+    errors = [f.index for f in fs if f.event == "error"]
+    assert not errors, f"a run that ends normally streamed `error` frame(s) {errors}"
+    assert fs and fs[-1].event == "done", \
+        f"expected the stream to end with `done`, it ends with {name_of(fs[-1]) if fs else 'no frame'}"
+
+
 @check("INV-TERM-003", scenarios=["invoke.runs"])
 def completed_stream_ends_done(rec: Recording) -> str:
     """Streams the runs that end normally; each ends with `done` and has no `error` frame."""
-    def rule(item: tuple[str, Exchange]) -> None:
-        name, ex = item
-        fs = ending(ex)
-        errors = [f.index for f in fs if f.event == "error"]
-        assert not errors, f"a run that ends normally streamed `error` frame(s) {errors}"
-        assert fs and fs[-1].event == "done", \
-            f"expected the stream to end with `done`, it ends with {name_of(fs[-1]) if fs else 'no frame'}"
-
-    note = judge_each(runs_of(rec, steps.RUN_SSE, COMPLETED_RUNS), rule)
+    note = judge_each(runs_of(rec, steps.RUN_SSE, COMPLETED_RUNS), lambda item: ends_with_done(ending(item[1])))
     return "; ".join(filter(None, (note, open_event_note(rec))))
+
+
+# -- silences at every position of a run (conformance.vocab.silences) ------------------------------------------------
+def silent_streams(rec: Recording) -> list[tuple[Exchange, silences.Silence]]:
+    found = silences.held(rec)
+    if not found:
+        raise NotAssessed(f"scenario {rec.scenario} recorded no silent stream")
+    return found
+
+
+@check("INV-TERM-003", scenarios=["invoke.silences"], supplementary=True)
+def silent_stream_ends_done(rec: Recording) -> str | None:
+    """Streams runs that fall silent for 15.5 s at each position of a run (before the first output, after text, after a
+    tool call, after a step); each ends with `done`, no `error` frame."""
+    return judge_each(silent_streams(rec), lambda item: ends_with_done(terminated(item[0])))
+
+
+@check("INV-STREAM-008", scenarios=["invoke.silences"], supplementary=True)
+def text_after_silence(rec: Recording) -> str | None:
+    """Streams runs that fall silent for 15.5 s at each position of a run; the `text` deltas join to the reply, the
+    piece said after the silence included."""
+    def rule(item: tuple[Exchange, silences.Silence]) -> None:
+        ex, silence = item
+        terminated(ex)
+        exact(ex, text_of(ex), silence.reply)
+    return judge_each(silent_streams(rec), rule)
 
 
 def open_event_note(rec: Recording) -> str:

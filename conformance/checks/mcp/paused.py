@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, on, precondition
+from conformance.outcomes import NotAssessed, judge_all, on, precondition
 from conformance.registry import check
-from conformance.vocab import protocols as p
+from conformance.vocab import protocols as p, silences
 from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
@@ -44,6 +44,17 @@ def falsy_resume_continues(rec: Recording):
     """Repeats the paused call with `arguments.resume` false, 0 or "" (input class resume:falsy); the run continues
     to `answer: <the value>thanks`, `resultType` complete."""
     return resume_continues(rec)
+
+
+@check("MCP-PAUSE-002", scenarios=["mcp.silences"], supplementary=True)
+def resume_continues_through_silence(rec: Recording):
+    """A call that pauses at once (the question as text) is resumed by a call with `arguments.resume` {"name": "Ada"}
+    and a progress token; the run goes on with the answer and falls silent for 15.5 s, and continues to the reply
+    `answer: {"name":"Ada"}late`, `resultType` complete."""
+    held = [(ex, s) for ex, s in silences.held(rec) if s.resumed]
+    if not held:
+        raise NotAssessed("; ".join((rec.facts.get("unsent") or {}).values()) or "no resumed silent call was sent")
+    return judge_all(held, lambda item: continuation(item[0], RESUMED, item[1].reply), exchange=lambda item: item[0])
 
 
 def continuation(ex: Exchange, root: str, expected: str) -> None:

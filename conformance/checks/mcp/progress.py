@@ -5,8 +5,8 @@ from typing import Any, Callable
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, judge_all, precondition
-from conformance.registry import check
-from conformance.vocab import protocols as p
+from conformance.registry import check, rule
+from conformance.vocab import protocols as p, silences
 from conformance.vocab.readers import frame_json, got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
@@ -41,26 +41,32 @@ def each_stream(rec: Recording, judge: Callable[[Exchange], None], nothing: str 
     return judge_all(streams(rec), judge, nothing=nothing)
 
 
+def is_stream(ex: Exchange) -> None:
+    """HTTP 200 with Content-Type text/event-stream."""
+    if ex.status != 200:
+        raise precondition(served_by(ex), ex, f"expected HTTP 200 with text/event-stream, got {got(ex)}")
+    assert ex.content_type == p.SSE, f"expected 200 text/event-stream, got {got(ex)}"
+
+
+def framed(ex: Exchange) -> None:
+    """Every frame is `event: message` with JSON-object data."""
+    dispatched = stream_of(ex)
+    assert dispatched, "the stream dispatched no frame"
+    for n, frame in enumerate(dispatched, 1):
+        assert frame.event == "message", f"frame {n} has event name {frame.event!r}, expected 'message'"
+        ok, value = frame_json(frame)
+        assert ok and isinstance(value, dict), f"frame {n} data is not a JSON object: {truncate(frame.data, 160)}"
+
+
 @check("MCP-PROG-001", scenarios=["mcp.progress"])
 def token_gets_stream(rec: Recording):
     """Sends tools/call with `_meta.progressToken` and Accept of both types; 200 with Content-Type text/event-stream."""
-    def stream(ex: Exchange) -> None:
-        if ex.status != 200:
-            raise precondition(served_by(ex), ex, f"expected HTTP 200 with text/event-stream, got {got(ex)}")
-        assert ex.content_type == p.SSE, f"expected 200 text/event-stream, got {got(ex)}"
-    return each_stream(rec, stream)
+    return each_stream(rec, is_stream)
 
 
 @check("MCP-PROG-002", scenarios=["mcp.progress"])
 def frames_are_messages(rec: Recording):
     """Every frame of the progress stream is `event: message` with JSON-object data."""
-    def framed(ex: Exchange) -> None:
-        dispatched = stream_of(ex)
-        assert dispatched, "the stream dispatched no frame"
-        for n, frame in enumerate(dispatched, 1):
-            assert frame.event == "message", f"frame {n} has event name {frame.event!r}, expected 'message'"
-            ok, value = frame_json(frame)
-            assert ok and isinstance(value, dict), f"frame {n} data is not a JSON object: {truncate(frame.data, 160)}"
     return each_stream(rec, framed)
 
 
@@ -149,3 +155,44 @@ def progress_increases(rec: Recording):
             raise NotAssessed("no stream had two numeric progress values to compare")
         assert all(a < b for a, b in zip(numbers, numbers[1:])), f"progress values {numbers} do not strictly increase"
     return each_stream(rec, increases)
+
+
+# -- silences at every position of a run (conformance.vocab.silences) ------------------------------------------------
+def silent_streams(rec: Recording, resumed: bool | None = None) -> list[tuple[Exchange, silences.Silence]]:
+    """(exchange, silence) of every progress stream of the recording that holds a silence (only those after a resume,
+    or only the others, when `resumed` says)."""
+    found = [(ex, s) for ex, s in silences.held(rec) if resumed is None or s.resumed == resumed]
+    if not found:
+        unsent = "; ".join(f"{name}: {why}" for name, why in (rec.facts.get("unsent") or {}).items())
+        raise NotAssessed(f"scenario {rec.scenario} recorded no such silent stream"
+                          + (f" ({unsent})" if unsent else ""))
+    return found
+
+
+def over_silent_streams(judge: Callable[[Exchange], None]) -> Callable[[Recording], str | None]:
+    return lambda rec: judge_all([ex for ex, _ in silent_streams(rec)], judge)
+
+
+SILENT = {  # requirement -> (check name, what is judged on every silent stream)
+    "MCP-PROG-001": ("token_gets_stream", is_stream),
+    "MCP-PROG-002": ("frames_are_messages", framed),
+    "MCP-PROG-003": ("response_is_last", response_last),
+}
+rule(lambda req: over_silent_streams(SILENT[req][1]), over=SILENT, requirements=lambda req: req,
+     scenarios=["mcp.silences"], supplementary=True, name=lambda req: f"{SILENT[req][0]}__silences",
+     doc=lambda req: f"Calls with a progress token whose runs fall silent for 15.5 s at each position of a run (before "
+                     f"the first output, after text, after a tool call, after a resume): {SILENT[req][1].__doc__}")
+
+
+@check("MCP-PROG-008", scenarios=["mcp.silences"], supplementary=True)
+def result_after_silence(rec: Recording):
+    """Calls with a progress token whose runs fall silent for 15.5 s before the first output, after text, after a tool
+    call; the final response holds one text block with the reply, the piece said after the silence included, and
+    `resultType` complete."""
+    def complete(item: tuple[Exchange, silences.Silence]) -> None:
+        ex, silence = item
+        result = result_of(ex)
+        text = text_block(result)
+        assert text == silence.reply, f"the final text is {truncate(text, quoted=True)}, expected {silence.reply!r}"
+        assert result.get("resultType") == "complete", f"`resultType` is {as_json(result.get('resultType'))}"
+    return judge_all(silent_streams(rec, resumed=False), complete, exchange=lambda item: item[0])

@@ -29,6 +29,7 @@ from conformance.vocab.steps import agui as steps
 from conformance.vocab.steps import sequences as seq_steps
 from conformance.vocab.steps import silences as silence_steps
 from conformance.vocab.readers import outcome_interrupts, paused, stream_events
+from conformance.vocab.constants import AGUI_INTERPRETED
 from conformance.vocab.sending import listed_tool
 from conformance.wire.exchange import Exchange, Limits
 
@@ -240,7 +241,7 @@ async def params_falsy(ctx: Context):
     forwarded = {"tools": [] if zero else PASS_FIELDS["tools"], "context": [] if zero else PASS_FIELDS["context"],
                  "forwardedProps": {} if zero else PASS_FIELDS["forwardedProps"],
                  "state": inputs.value(ctx.target, "params:null", PASS_FIELDS["state"])}
-    unknown = inputs.extra_fields(ctx, steps.ECHO_PARAMS)
+    unknown = inputs.extra_fields(ctx, steps.ECHO_PARAMS, (*AGUI_INTERPRETED, *PASS_FIELDS))
     ctx.note(forwarded=forwarded, unknown=unknown)
     await run_agui(ctx, steps.ECHO_PARAMS, prompt, thread=ctx.unique("params"), expectation=expect(),
                    **forwarded, **unknown)

@@ -248,7 +248,7 @@ async def key_lengths(ctx: Context) -> None:
 async def params(ctx: Context) -> None:
     """`echo params` with unknown fields of every JSON type, plus `sessionId`, `stream: false` and `messages: []`."""
     prompt = ctx.prompt("params_passthrough")
-    extra = {k: v for k, v in {**PASS_PARAMS, **inputs.extra_fields(ctx, steps.PARAMS)}.items()
+    extra = {k: v for k, v in {**PASS_PARAMS, **inputs.extra_fields(ctx, steps.PARAMS, INTERPRETED)}.items()
              if k != ctx.target.extra_data_field}
     body = {**extra, **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
     ctx.note(params=extra, interpreted=[k for k in INTERPRETED if k in body])

@@ -245,6 +245,12 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "decomposed é, `²`/`2`, a name with and without spaces at its ends) are different names (RFC 8259 "
                "§8.3), and a value holding every transformable kind is any string: each reaches the agent as sent, "
                "none merged, renamed or normalized", ("INV-PASS-001", "AGUI-PASS-002"), (PARAM_TWINS,)),
+    InputClass("params", "interpreted-in-another-case", True,
+               "member names that are a field the service interprets in another case (`Prompt`, `SESSIONID`, "
+               "`ThreadId`, `RESUME`, …) are other names (RFC 8259 §8.3): unknown fields, which reach the agent "
+               "unchanged in `params`, while the fields themselves keep their meaning (a case-insensitive binder, "
+               "as Go's encoding/json is by default, takes them for the fields)",
+               ("INV-PASS-001", "AGUI-PASS-002"), ("capitalized and upper case",)),
     InputClass("params", "json-escapes", True,
                "member names and values with `\"`, `\\`, U+2028 and U+2029 are JSON; unchanged",
                ("INV-PASS-001", "AGUI-PASS-002"), JSON_ESCAPES),
@@ -394,15 +400,20 @@ def padded(ctx: Any, stem: str, length: int, name: str, step: str, baseline: str
     return (key + value(ctx.target, name, baseline) * length)[:length]
 
 
-def extra_fields(ctx: Any, step: str) -> dict[str, Any]:
+def extra_fields(ctx: Any, step: str, interpreted: tuple[str, ...] = ()) -> dict[str, Any]:
     """Unknown fields of classes params:falsy (0, [], {}, a field named ""), params:json-escapes (in a name and
-    a value) and params:twins (names a transformation would merge), carried on `step`: what every pass-through
+    a value), params:twins (names a transformation would merge) and params:interpreted-in-another-case (the
+    `interpreted` names of the protocol, capitalized and in upper case), carried on `step`: what every pass-through
     request adds to its own fields."""
-    carry(ctx, step, "params:falsy", "params:json-escapes", "params:twins")
+    carry(ctx, step, "params:falsy", "params:json-escapes", "params:twins",
+          *(["params:interpreted-in-another-case"] if interpreted else []))
     escapes = value(ctx.target, "params:json-escapes", "")
     twins = value(ctx.target, "params:twins", {})
+    cased = {other: f"not the {name} field" for name in interpreted for other in (name[:1].upper() + name[1:],
+                                                                                 name.upper())} \
+        if is_sent("params:interpreted-in-another-case") else {}
     return {**value(ctx.target, "params:falsy", {}), **({f"conf{escapes}Name": f"v{escapes}"} if escapes else {}),
-            **twins, **({"confText": TRANSFORMABLE} if twins else {})}
+            **twins, **({"confText": TRANSFORMABLE} if twins else {}), **cased}
 
 
 def history_text(ctx: Any, step: str) -> str:

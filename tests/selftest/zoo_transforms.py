@@ -179,3 +179,30 @@ def keyed_without_agent(app, facts):
         def get(self, agent_id, key):
             return super().get("any", key)
     return with_store(app, AnyAgent())
+
+
+def bound_without_case(fields: tuple[str, ...], where: str, doc: str):
+    """A request's members are bound to the fields the service interprets without regard to case, as Go's
+    encoding/json binds them by default: `Prompt` or `SESSIONID` sets the field (the last one written wins) and never
+    reaches `params`."""
+    def bind(body, scope):
+        named = {f.casefold(): f for f in fields}
+        out = {}
+        for k, v in body.items():
+            out[named.get(k.casefold(), k)] = v
+        return out if out != body else None
+
+    def wrap(app, facts):
+        return on_request(app, bind, where=where)
+    wrap.__doc__ = doc
+    return wrap
+
+
+wrong_for("INV-PASS-001", "INV-PASS-001-members-bound-without-case", "params:interpreted-in-another-case")(
+    bound_without_case(("prompt", "sessionId", "stream", "messages"), "invoke",
+                       "Invoke binds request members to its fields without case: `Prompt` and `SESSIONID` take the "
+                       "place of `prompt` and `sessionId` instead of reaching params."))
+wrong_for("AGUI-PASS-002", "AGUI-PASS-002-members-bound-without-case", "params:interpreted-in-another-case")(
+    bound_without_case(("threadId", "runId", "messages", "resume", "tools", "state", "context", "forwardedProps"),
+                       "agui", "AG-UI binds request members to RunAgentInput's fields without case: `ThreadId` and "
+                               "`STATE` take the place of `threadId` and `state` instead of reaching params."))

@@ -446,7 +446,7 @@ async def together(ctx: Context):
 
 @scenario("agui.slow_run", protocol="agui", slow=True, deadline=40, steps=(seq_steps.LONG,))
 async def slow_run(ctx: Context):
-    """A paused run; then `say early`, `sleep 6`, `say late` on another threadId; then the resume of the paused run,
+    """A paused run; then `say early`, `sleep 15`, `say late` on another threadId; then the resume of the paused run,
     answered after those 6 s."""
     await sequences.play_all(ctx, seq_steps.LONG, agui_resume=build_resume)
 

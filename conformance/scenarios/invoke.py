@@ -379,7 +379,7 @@ async def together(ctx: Context) -> None:
 
 @scenario("invoke.slow_run", protocol="invoke", slow=True, deadline=40, steps=(seq_steps.LONG,))
 async def slow_run(ctx: Context) -> None:
-    """`say early`, `sleep 6`, `say late` as JSON on key W and streamed on key V at once; then `count` on W (2)."""
+    """`say early`, `sleep 15`, `say late` as JSON on key W and streamed on key V at once; then `count` on W (2)."""
     await sequences.play_all(ctx, seq_steps.LONG)
 
 

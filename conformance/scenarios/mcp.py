@@ -468,7 +468,7 @@ async def together(ctx: Context) -> None:
 
 @scenario("mcp.slow_run", protocol="mcp", slow=True, deadline=40, steps=(seq_steps.LONG,))
 async def slow_run(ctx: Context) -> None:
-    """A paused call (the question as text); `say early`, `sleep 6`, `say late` with a progress token; then the
+    """A paused call (the question as text); `say early`, `sleep 15`, `say late` with a progress token; then the
     resume of the paused call, 6 s after it paused."""
     await sequences.play_all(ctx, seq_steps.LONG)
 

@@ -43,7 +43,8 @@ from conformance.wire.exchange import Exchange
 FIRST_QUESTION, SECOND_QUESTION = "What is your name?", "Where do you live?"
 FAILURE = "fail boom"
 SLOW_SECONDS = 1.0    # a `count` run of an overlap lasts this long, so runs sent together are in flight together
-LONG_SECONDS = 6.0    # a long run: well past the 2 s of invoke.timing, well inside the 16 s silence of agui.silence
+LONG_SECONDS = 15.0   # a long run: well past the 2 s of invoke.timing; its session and a pause outlast a 15 s idle, inside
+                      # the 16 s silence of agui.silence
 SCRIPTS: dict[str, tuple[str, ...]] = {
     "count": ("count",),
     "count-slow": ("count", f"sleep {SLOW_SECONDS:g}"),

@@ -28,8 +28,8 @@ over 16.5 s, well outside, which in a default run only a server that holds frame
 arrived less than the 15 s interval apart has no ping due: its ping is not assessed. Invoke and MCP streams ask for
 no ping, so no edge: they fall silent 15.5 s, half a second less, which lets their requests take the time they take
 to start (MCP learns the tool's name first) and still end with agui.silence; any idle cut under 15.5 s shows. Well
-inside all of them, the 6 s silences of the *.slow_run scenarios (the sequences model) and invoke.timing's 2 s ask
-for no ping either: there a stream only stays open.
+inside all of them, the 15 s silences of the *.slow_run scenarios (the sequences model: a session and a pause
+outlast them) and invoke.timing's 2 s ask for no ping either: there a stream only stays open.
 """
 from __future__ import annotations
 

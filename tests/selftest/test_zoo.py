@@ -35,6 +35,13 @@ def covering_checks(requirement: str) -> list[registry.Check]:
     return [c for c in registry.load_all().values() if requirement in c.requirements]
 
 
+def exploration() -> set[str]:
+    """The scenarios that explore the space beyond the scripted ones: the sequences model's chains, overlaps, long runs
+    and history, and the silences at every position (agui.silence, silent before the first output, is scripted)."""
+    from conformance.vocab import sequences, silences
+    return (set(sequences.CHAINS) | {s.scenario for s in silences.SILENCES.values()}) - {"agui.silence"}
+
+
 def passes_without(b: Broken, scenarios: set[str], what: str) -> None:
     """The other half of a conditional server's proof: certified on its requirement by every check covering it but
     those over `scenarios` (`what` they are), it passes."""

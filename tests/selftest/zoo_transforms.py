@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 from tests.selftest import asgi_tools as t
 from tests.selftest.session_tools import Store, rerouted, with_store
-from tests.selftest.zoo_agui import on_events, on_request
-from tests.selftest.zoo_inputs import mangled, on_json, on_progress, response_ids, run_ids, strip_accents, wrong_for
+from tests.selftest.zoo_agui import on_request
+from tests.selftest.zoo_inputs import mangled, on_progress, response_ids, run_ids, strip_accents, wrong_for
 
 nfc = lambda text: unicodedata.normalize("NFC", text)      # noqa: E731
 nfkc = lambda text: unicodedata.normalize("NFKC", text)    # noqa: E731

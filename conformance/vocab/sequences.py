@@ -56,11 +56,17 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
     "fail": (FAILURE,),
     "tool-count": ('tool lookup {"q":"x"}', "count"),
     "count-ask": ("count", f"ask {FIRST_QUESTION}", "say thanks"),
+    "echo-messages": ("echo messages",),
 }
 PAUSING = ("ask", "ask2", "count-ask")
 # The answers the resumes of a chain carry, in turn: each differs, so a continuation that took another one shows.
 ANSWERS: tuple[Any, ...] = ({"name": "Ada"}, {"city": "Zürich"}, {"name": "Grace", "visits": 2})
-HISTORY = ({"role": "user", "content": "say earlier"}, {"role": "assistant", "content": "earlier"})
+# Earlier messages of a conversation: a long one (a server keeping only the last few, or the last of each role,
+# shows), with the roles AG-UI messages may carry besides user and assistant
+HISTORY = ({"role": "system", "content": "you are the conformance agent"},
+           {"role": "developer", "content": "keep every message"},
+           *({"role": ("user", "assistant")[i % 2], "content": f"say earlier {i // 2}" if i % 2 == 0 else
+              f"earlier {i // 2}"} for i in range(22)))
 
 # -- the requirements a move's readings are judged under ------------------------------------------------------
 SAME_KEY = {"invoke": "INV-SESS-002", "agui": "AGUI-SESS-002", "mcp": "MCP-SESS-002"}
@@ -80,7 +86,8 @@ FAILED = {("invoke", False, True): "INV-RES-014", ("invoke", False, False): "INV
           ("agui", True, True): "AGUI-FAIL-001", ("agui", True, False): "AGUI-FAIL-002",
           ("mcp", False, True): "MCP-TOOL-004", ("mcp", False, False): "MCP-TOOL-004",
           ("mcp", True, True): "MCP-TOOL-004", ("mcp", True, False): "MCP-TOOL-004"}
-PARTIAL = {"invoke": "INV-RES-016"}   # a failed JSON result's `result` is the text sent before the failure
+PARTIAL = {"invoke": "INV-RES-016"}
+MESSAGES = {"invoke": "INV-PASS-004", "agui": "AGUI-PROMPT-002"}   # the messages sent reach the agent, whole   # a failed JSON result's `result` is the text sent before the failure
 PROGRESS_ENDS = "MCP-PROG-003"  # a progress stream ends with the response, once, and nothing after it
 HANDSHAKE, LEGACY_CALLS, STATELESS = "MCP-VER-005", "MCP-VER-006", "MCP-SESS-005"
 
@@ -215,7 +222,11 @@ class Model:
         before = inst.runs
         inst.runs += 1
         text, question, rest = walk(SCRIPTS[move.script], inst.runs)
-        if question is not None:
+        if move.script == "echo-messages":
+            text = p.canonical(sent_messages(move))
+        if move.script == "echo-messages" and move.protocol in MESSAGES:
+            expected = _expectation("reply", reply=text, judged=[["messages", MESSAGES[move.protocol]]])
+        elif question is not None:
             inst.waiting, inst.paused_path, inst.said = rest, move.path(), text
             expected = _expectation("pause", question=question, reply=text, judged=[["pause", PAUSES[move.path()]]])
             self._counted(move, inst, before, text, expected)
@@ -337,6 +348,7 @@ INVOKE_CHAIN = (
     Move("invoke", binds="k"),                            # no sessionId, no stream, no Accept: count 1
     Move("invoke", key="k", form="stream"),               # the generated key, streamed: 2
     Move("invoke", key="k", form="history"),              # with `messages`: 3
+    Move("invoke", key="k", script="echo-messages", form="history"),   # a long history reaches the agent whole
 )
 AGUI_CHAIN = (
     Move("agui", form="bare", binds="t"),                 # no threadId, runId or Accept: 1
@@ -345,6 +357,7 @@ AGUI_CHAIN = (
     Move("agui", "resume", key="t"),                      # continues, pauses on the second
     Move("agui", "resume", key="t"),                      # a second resume in a row: the run completes
     Move("agui", key="t"),                                # 4: the resumed run counted once
+    Move("agui", key="t", script="echo-messages", form="history"),     # a long history reaches the agent whole
 )
 MCP_CHAIN = (
     Move("mcp", "list"),
@@ -768,7 +781,7 @@ class Player:
     async def _invoke(self, move: Move, label: str, key: str | None, **how: Any) -> Exchange:
         extra: dict[str, Any] = {"stream": True} if move.has("stream") else {}
         if move.has("history"):
-            extra["messages"] = list(HISTORY)
+            extra["messages"] = sent_messages(move)
         headers = SSE_ACCEPT if move.has("accept") else NO_ACCEPT
         return await self.ctx.post(self._path(move, "invoke"), p.invoke_body(_prompt(move), key, **extra),
                                    headers=headers, label=label, **how)
@@ -783,10 +796,8 @@ class Player:
         if answer is not None:
             body: dict[str, Any] = {"threadId": key, "resume": answer.sent}
         else:
-            earlier = [p.agui_message(m["content"], m["role"], f"h{i}") for i, m in enumerate(HISTORY)] \
-                if move.has("history") else []
             body = p.agui_input(thread=key, run=ctx.unique("run") if move.has("run-id") else None,
-                                messages=earlier + [p.agui_message(_prompt(move), "user", "u1")])
+                                messages=sent_messages(move))
         headers = NO_ACCEPT if move.has("bare") else SSE_ACCEPT
         return await ctx.post(self._path(move, "agui"), body, label=label, headers=headers, **how)
 
@@ -846,6 +857,16 @@ class Player:
 
 def _prompt(move: Move) -> str:
     return "\n".join(SCRIPTS[move.script])
+
+
+def sent_messages(move: Move) -> list[dict[str, Any]]:
+    """The `messages` a run sends: invoke's field (the earlier messages, with the `history` form); AG-UI's list, the
+    earlier messages and then the prompt as the last user message."""
+    earlier = list(HISTORY) if move.has("history") else []
+    if move.protocol == "invoke":
+        return earlier
+    return [*(p.agui_message(m["content"], m["role"], f"h{i}") for i, m in enumerate(earlier)),
+            p.agui_message(_prompt(move), "user", "u1")]
 
 
 def _sent(ex: Exchange) -> dict[str, Any]:

@@ -168,3 +168,24 @@ def jsonrpc_first(app, facts):
             return {"type": "http.request", "body": body, "more_body": False}
         await app(scope, replay, send)
     return router
+
+
+def kept_messages(keep, where: str, doc: str):
+    def rewrite(body, scope):
+        msgs = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(msgs, list) or keep(msgs) == msgs:
+            return None
+        return {**body, "messages": keep(msgs)}
+
+    def wrap(app, facts):
+        return t.rewrite_request_json(app, rewrite, where=where)
+    wrap.__doc__ = doc
+    return wrap
+
+
+broken("AGUI-PROMPT-002", name="AGUI-PROMPT-002-keeps-the-last-ten-messages")(kept_messages(
+    lambda msgs: msgs[-10:], "agui",
+    "AG-UI passes the agent the last ten messages of a longer list (a context window kept by the service)."))
+broken("INV-PASS-004", name="INV-PASS-004-drops-system-messages")(kept_messages(
+    lambda msgs: [m for m in msgs if not (isinstance(m, dict) and m.get("role") in ("system", "developer"))],
+    "invoke", "Invoke drops the `system` and `developer` messages of the list it passes on."))

@@ -119,6 +119,7 @@ def failed(move: Played) -> None:
 
 
 JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept, "reply": reply_exact,
+          "messages": reply_exact,
           "failed": failed}
 
 

@@ -88,7 +88,7 @@ def partial(move: Played) -> None:
                                             f"failure, {quoted(move.expect['reply'], 120)}; got {quoted(got, 120)}"
 
 
-JUDGES = {"reply": reply_exact, "echo": key_echoed, "duration": duration_bounded, "failed": failed, "partial": partial}
+JUDGES = {"reply": reply_exact, "messages": reply_exact, "echo": key_echoed, "duration": duration_bounded, "failed": failed, "partial": partial}
 
 
 def moves_rule(requirement: str):

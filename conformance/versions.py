@@ -2,7 +2,7 @@
 
 Every scenario runs over HTTP/1.1. In the preflight one TLS handshake (no request) offers `h2` and `http/1.1` by
 ALPN; when the target picks `h2`, each scenario of `HTTP2_SCENARIOS` runs a second time as its twin
-(`<name>@h2`) on clients that offer HTTP/2, and every check that reads core scenarios alone is judged on the twins
+(`<name>@h2`, registered with the scenarios, at import) on clients that offer HTTP/2, and every check that reads core scenarios alone is judged on the twins
 too, by the same code (`judge_twin`): one result per check, failed when either version failed, its message saying
 on which version the failure showed and its evidence that version's exchange (whose curl carries `--http2`). A
 target that offers only HTTP/1.1 costs nothing more and loses nothing: the twins are not run. The report says
@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any, Callable, Iterable
 
 from conformance.outcomes import NotAssessed
-from conformance.registry import CHECKS, SCENARIOS, Check, Scenario
+from conformance.registry import CHECKS, SCENARIOS, Check, Scenario, derive
 from conformance.wire.http import HTTP1, HTTP2
 
 TWIN = "@h2"
@@ -49,24 +49,24 @@ def is_twin(scenario: str) -> bool:
     return scenario.endswith(TWIN)
 
 
-def twin(scenario: str) -> Scenario:
-    """The HTTP/2 twin of a core scenario: the same function, steps and lane kind, registered on first use."""
-    name = twin_name(scenario)
-    if name not in SCENARIOS:
-        SCENARIOS[name] = dataclasses.replace(SCENARIOS[scenario], name=name)
-    return SCENARIOS[name]
+def _twins(scn: Scenario) -> list[Scenario]:
+    """The HTTP/2 twin of a core scenario: the same function, steps and lane kind."""
+    return [dataclasses.replace(scn, name=twin_name(scn.name))] if scn.name in HTTP2_SCENARIOS else []
+
+
+derive(_twins)     # once, with the scenarios: nothing registers while a run records
 
 
 def twins_of(scenarios: Iterable[str]) -> list[str]:
-    """The twins of the core scenarios among `scenarios`, registered."""
-    return [twin(s).name for s in sorted(set(scenarios)) if s in HTTP2_SCENARIOS]
+    """The twins of the core scenarios among `scenarios`."""
+    return [twin_name(s) for s in sorted(set(scenarios)) if twin_name(s) in SCENARIOS]
 
 
 def twin_check(check: Check) -> Check | None:
     """The check judged on the twins of its scenarios; None when it reads a scenario that runs over HTTP/1.1 only."""
     if not check.scenarios or not all(s in HTTP2_SCENARIOS for s in check.scenarios):
         return None
-    return dataclasses.replace(check, scenarios=tuple(twin(s).name for s in check.scenarios))
+    return dataclasses.replace(check, scenarios=tuple(twin_name(s) for s in check.scenarios))
 
 
 def decide(chosen: str | None, how: str, *, wanted: bool, needed: bool) -> dict[str, Any]:

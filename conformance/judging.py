@@ -50,6 +50,10 @@ class CheckResult:
     blocked_by: str | None = None   # status "blocked": the requirement whose failure kept this check from reading
     broke: tuple[tuple[str, str], ...] = ()   # (scenario, label) of every exchange it named, evidence or not
     input_classes: tuple[str, ...] = ()       # the input model's classes it was judged on (vocab.inputs)
+    http_versions: tuple[str, ...] = ()       # the HTTP versions it was judged on (`versions`)
+    version_only: tuple[str, ...] = ()        # failed over one version alone, the other passed: (that version, the
+                                              # operations of the exchanges it named) (`versions.one_root`)
+    left_out: str = ""                        # what of it was not judged over HTTP/2 (the target spoke it), and why
 
 
 
@@ -183,7 +187,10 @@ def same_refusal(source: RecordingSource, check: Check,
     named = list(named)
     if not named or set(check.requirements) & {root for _, _, root in BASIC_CALLS}:
         return None
+    over_http2 = bool(check.scenarios) and all(versions.is_twin(s) for s in check.scenarios)
     for scenario, label, root in BASIC_CALLS:
+        if over_http2:    # a twin's basic call is the one sent over HTTP/2 too
+            scenario, label = versions.BASIC_CALLS_OVER_HTTP2.get(label) or (versions.twin_name(scenario), label)
         rec = source.preflight if scenario == PREFLIGHT else source.recording(scenario)
         basic = next((ex for ex in getattr(rec, "exchanges", ()) if ex.label == label), None)
         if basic is None or basic.status in GATES:

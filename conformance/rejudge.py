@@ -105,7 +105,7 @@ def rejudge(doc: dict[str, Any], rep: dict[str, Any] | None = None) -> dict[str,
                            not_run=not_run, baseline=baseline, stats=rep.get("cost") or {}, error=doc["error"],
                            options=rep.get("options") or {}, started_at=doc["started_at"],
                            finished_at=doc["finished_at"],
-                           http_versions=versions.summary(replay, [r.check for r in results]))
+                           http_versions=versions.summary(replay, results))
     if opts.get("only_requested"):
         rebuilt = report.only_requested(rebuilt, opts["requirements"], ran=len(results), error=doc["error"])
     return rebuilt

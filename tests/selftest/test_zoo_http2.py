@@ -14,6 +14,7 @@ import pytest
 
 from conformance.api import certify
 from conformance.rejudge import verify
+from conformance.reporting import http_text
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import Profile, from_server_facts
 from conformance.versions import HTTP2_SCENARIOS
@@ -76,3 +77,22 @@ def test_no_http2_keeps_an_http2_server_on_http1() -> None:
                          requirements=["AGUI-FRAME-001"])
     assert report["http_versions"]["judged"] == ["HTTP/1.1"]
     assert report["http_versions"]["http2"] == "not spoken: --no-http2"
+
+
+def test_an_answer_over_http1_0_is_explained_and_not_judged_as_a_version() -> None:
+    """A server offering HTTP/1.1 and HTTP/2 whose TLS port answers the cleartext probe as Go's net/http does: that
+    one exchange comes back over HTTP/1.0. The report says why, and lists HTTP/1.0 as no version it judged."""
+    with ReferenceServer(SERVERS["http2-go-cleartext-answer"].config()) as srv:
+        report = certify(from_server_facts(srv.facts), requirements=["GEN-BASE-002", "INV-RES-001"],
+                         keep_recording=True)
+    document = report.pop("recording")["document"]
+    rows = {r["id"]: r for r in report["requirements"]}
+    assert rows["GEN-BASE-002"]["status"] == "passed" and rows["GEN-BASE-002"]["http_versions"] == ["HTTP/1.1"]
+    assert rows["INV-RES-001"]["http_versions"] == ["HTTP/1.1", "HTTP/2"]
+    got = report["http_versions"]
+    assert got["judged"] == ["HTTP/1.1", "HTTP/2"] and got["exchanges"]["HTTP/1.0"] == 1
+    (other,) = got["other"]
+    assert (other["scenario"], other["label"], other["http_version"]) == ("invoke.cleartext", "cleartext", "HTTP/1.0")
+    assert "plain http:// on purpose" in other["why"]
+    assert "invoke.cleartext / cleartext went over HTTP/1.0" in http_text(report)
+    assert not verify(report, document).differences

@@ -33,6 +33,7 @@ from conformance.registry import CHECKS, SCENARIOS, Check, Scenario, derive, ste
 from conformance.vocab.steps import agui as agui_steps
 from conformance.vocab.steps import inputs as input_steps
 from conformance.vocab.steps import invoke as invoke_steps
+from conformance.vocab.steps import mcp as mcp_steps
 from conformance.vocab.traffic import operation_of
 from conformance.wire.http import HTTP1, HTTP2
 
@@ -88,10 +89,11 @@ for _surface in ("agui", "mcp", "metadata"):
 #: why the other scenarios run over HTTP/1.1 alone
 UNTWINNED = ("its rules read what a body, a history or a timing carries, which HTTP/2 carries as HTTP/1.1 does; each "
              "protocol's answers and streams are judged over HTTP/2 by the core scenarios")
-#: what stands for the preflight's plain calls (sent over HTTP/1.1) when a check is judged over HTTP/2: the same
-#: plain prompt over HTTP/2 (`judging.same_refusal`)
-BASIC_CALLS_OVER_HTTP2 = {"preflight-invoke": ("invoke.runs" + TWIN, invoke_steps.RUN_JSON.of("plain_reply")),
-                          "preflight-agui": ("agui.plain" + TWIN, agui_steps.IDS)}
+#: each protocol's plain call over HTTP/2, (twin, step): what stands for the preflight's (sent over HTTP/1.1) when a
+#: check is judged over HTTP/2 (`judging.gate_over_http2`, `judging.same_refusal`)
+PLAIN_CALLS_OVER_HTTP2 = {"invoke": ("invoke.runs" + TWIN, invoke_steps.RUN_JSON.of("plain_reply")),
+                          "agui": ("agui.plain" + TWIN, agui_steps.IDS),
+                          "mcp": ("mcp.modern" + TWIN, mcp_steps.LIST)}
 #: the preflight's fact: whether the run speaks HTTP/2, and why (`decide`)
 FACT = "http2"
 #: what a result over one version becomes when the other version's is worse (the order they win in)

@@ -13,6 +13,7 @@ import dataclasses
 import pytest
 
 from conformance.api import certify
+from conformance.registry import SCENARIOS
 from conformance.rejudge import verify
 from conformance.reporting import http_text
 from conformance.server import ReferenceServer, ServerConfig
@@ -43,9 +44,30 @@ def test_the_same_server_offering_only_http1_passes(name: str) -> None:
     assert report["http_versions"]["judged"] == ["HTTP/1.1"], report["http_versions"]
 
 
+@pytest.mark.parametrize("name", sorted(HTTP2_ONLY))
+def test_a_default_run_reports_a_fault_of_one_version_as_one_root(name: str) -> None:
+    """The whole default run, not the requirement's checks alone: the fault is one failure (or warning), on the
+    requirement it breaks, its message naming the version it showed on and what the other gave; everything read
+    through the same broken answers is blocked by it, never failed again."""
+    b = HTTP2_ONLY[name]
+    with ReferenceServer(b.server_config()) as srv:
+        report = certify(from_server_facts(srv.facts))
+    rows = {r["id"]: r for r in report["requirements"]}
+    wrong = sorted(rid for rid, r in rows.items() if r["status"] in ("failed", "warning", "error"))
+    assert wrong == [b.breaks], f"{name}: {[(rid, rows[rid]['message'][:300]) for rid in wrong]}"
+    root = rows[b.breaks]
+    assert "over HTTP/2 (over HTTP/1.1 it passed)" in root["message"], root["message"][:500]
+    assert root["evidence"][0]["scenario"].endswith("@h2") and " --http2 " in root["evidence"][0]["curl"]
+    assert "< HTTP/2 " in root["evidence"][0]["transcript"]
+    chained = {rid: r["blocked_by"] for rid, r in rows.items() if r.get("blocked_by")}   # to the root, through
+    assert all(up == b.breaks or up in chained for roots in chained.values() for up in roots), chained  # blocked ones
+
+
 def test_the_reference_server_over_http2_is_conformant_on_both_versions() -> None:
+    registered = dict(SCENARIOS)
     with ReferenceServer(ServerConfig(http2=True)) as srv:
         report = certify(from_server_facts(srv.facts), keep_recording=True)
+    assert SCENARIOS == registered      # the twins were registered before the run, none during it
     document = report.pop("recording")["document"]
     assert not false_verdicts(SERVERS["reference-http2"], report), false_verdicts(SERVERS["reference-http2"], report)
     versions = report["http_versions"]

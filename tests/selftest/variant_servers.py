@@ -35,8 +35,8 @@ def _go_fronted_http2() -> ServerConfig:
     from tests.selftest.fronts import answers_cleartext, port_of
 
     def fronted(app, facts):
-        facts["base_url"] = f"https://127.0.0.1:{answers_cleartext(port_of(facts['base_url']))}"
-        return app
+        facts["base_url"] = app.base_url = f"https://127.0.0.1:{answers_cleartext(port_of(facts['base_url']))}"
+        return app      # the service names its public address (the front's) in its metadata, as behind any proxy
     return ServerConfig(http2=True, wrap_app=fronted)
 
 

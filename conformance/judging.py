@@ -72,6 +72,8 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
     """One check judged on the recordings of its scenarios, its message redacted."""
     t0 = time.monotonic()
     result = versions.judge_twin(source, check, _judge(source, check), _judge)
+    if result.version_only:     # the operations it showed on, which `versions.one_root` groups by
+        result.version_only = (result.version_only[0], *operations(source, result.broke))
     if result.status in ("passed", "failed", "info"):
         recs = [got for name in check.scenarios if isinstance(got := source.recording(name), Recording)]
         result.input_classes = inputs.judged_on(check.requirements, recs)
@@ -151,6 +153,13 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
                   recs)
     return mk("passed", note if isinstance(note, str) else "")
+
+
+def operations(source: RecordingSource, named: Iterable[tuple[str, str]]) -> list[str]:
+    """The operations (invoke, agui, mcp, metadata) of the exchanges named by (scenario, label)."""
+    named = set(named)
+    return sorted({op for scenario in {s for s, _ in named} for ex in getattr(source.recording(scenario), "exchanges", ())
+                   if (scenario, ex.label) in named and (op := operation_of(ex.url or ""))})
 
 
 def identities(recs: list[Recording], exchanges: Iterable[Exchange]) -> tuple[tuple[str, str], ...]:

@@ -34,7 +34,6 @@ from conformance.vocab.steps import agui as agui_steps
 from conformance.vocab.steps import inputs as input_steps
 from conformance.vocab.steps import invoke as invoke_steps
 from conformance.vocab.steps import mcp as mcp_steps
-from conformance.vocab.traffic import operation_of
 from conformance.wire.http import HTTP1, HTTP2
 
 TWIN = "@h2"
@@ -193,8 +192,6 @@ def judge_twin(source: Any, check: Check, first: Any, judge: Callable[[Any, Chec
                                    _version_of(source, twin_.scenarios, HTTP2)))
     merged.left_out = (str(second.message) if second.status == "not_assessed" and first.status != "not_assessed"
                        else steps_left_out(check))
-    if merged.version_only:
-        merged.version_only = (merged.version_only[0], *_operations(source, merged.broke))
     return merged
 
 
@@ -285,13 +282,6 @@ def steps_left_out(check: Check) -> str:
     whys = {f"{s} {pattern}: {why}" for s in check.scenarios for pattern, why in HTTP1_ONLY_STEPS.get(s, {}).items()
             if not reads or any(fnmatch.fnmatchcase(label, pattern) or label == pattern for label in reads)}
     return "; ".join(sorted(whys))
-
-
-def _operations(source: Any, broke: Iterable[tuple[str, str]]) -> list[str]:
-    """The operations (invoke, agui, mcp, metadata) of the exchanges named by (scenario, label)."""
-    named = set(broke)
-    return sorted({op for scenario in {s for s, _ in named} for ex in _exchanges(source.recording(scenario))
-                   if (scenario, ex.label) in named and (op := operation_of(ex.url or ""))})
 
 
 def _same(a: str, b: str) -> bool:

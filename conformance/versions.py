@@ -178,18 +178,18 @@ def judge_twin(source: Any, check: Check, first: Any, judge: Callable[[Any, Chec
     if not spoken(source):
         return first
     twin_ = twin_check(check)
+    over_http1 = _version_of(source, check.scenarios, HTTP1)
     if twin_ is None:
         first.left_out = why_untwinned(check)
-        return _over_one(first, HTTP1, "not sent over HTTP/2")
+        return _over_one(first, over_http1, "not sent over HTTP/2")
     twins = [source.recording(s) for s in twin_.scenarios]
     missing = next((got for got in twins if _not_recorded(got)), None)
     if missing is not None:
         first.left_out = str(missing)
-        return _over_one(first, HTTP1, "not assessed over HTTP/2")
+        return _over_one(first, over_http1, "not assessed over HTTP/2")
     second = judge(source, twin_)
     second.http_versions = _judged_versions(source, twin_.scenarios, second)
-    merged = merge(first, second, (_version_of(source, check.scenarios, HTTP1),
-                                   _version_of(source, twin_.scenarios, HTTP2)))
+    merged = merge(first, second, (over_http1, _version_of(source, twin_.scenarios, HTTP2)))
     merged.left_out = (str(second.message) if second.status == "not_assessed" and first.status != "not_assessed"
                        else steps_left_out(check))
     return merged
@@ -248,17 +248,21 @@ def _exchanges(got: Any) -> list[Any]:
     return list(getattr(rec, "exchanges", None) or ())
 
 
-def _negotiated(source: Any, ex: Any) -> bool:
-    """The exchange went to the target as its base URL says (over TLS for an https:// target: its version was
-    negotiated), not a probe of another scheme (the cleartext probe's http://)."""
+def _scheme(source: Any) -> str:
     target = getattr(getattr(source, "preflight", None), "target", None)
-    base = urlsplit(getattr(target, "base_url", "") or "").scheme
-    return not base or urlsplit(ex.url or "").scheme == base
+    return urlsplit(getattr(target, "base_url", "") or "").scheme
+
+
+def _negotiated(scheme: str, ex: Any) -> bool:
+    """The exchange went to the target by the scheme of its base URL (`scheme`: over TLS for an https:// target, its
+    version negotiated), not a probe of another scheme (the cleartext probe's http://)."""
+    return not scheme or urlsplit(ex.url or "").scheme == scheme
 
 
 def _answered(source: Any, outcomes: Iterable[Any]) -> set[str]:
+    scheme = _scheme(source)
     return {ex.http_version for got in outcomes for ex in _exchanges(got)
-            if ex.status is not None and ex.http_version and _negotiated(source, ex)}
+            if ex.status is not None and ex.http_version and _negotiated(scheme, ex)}
 
 
 def _judged_versions(source: Any, scenarios: Iterable[str], result: Any) -> tuple[str, ...]:
@@ -356,7 +360,7 @@ def summary(source: Any, results: Iterable[Any]) -> dict[str, Any]:
 
 def off_version(source: Any, scenario: str, ex: Any) -> str | None:
     """Why an answered exchange went over a version other than the one its client negotiated, or None."""
-    if not _negotiated(source, ex):
+    if not _negotiated(_scheme(source), ex):
         return (f"sent over plain {urlsplit(ex.url).scheme}:// on purpose (the cleartext probe of an https:// target): "
                 f"no TLS, so no ALPN; the target answered in {ex.http_version}. Judged only as that probe, not as "
                 f"a version the service speaks")

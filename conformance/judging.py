@@ -158,7 +158,8 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
 def operations(source: RecordingSource, named: Iterable[tuple[str, str]]) -> list[str]:
     """The operations (invoke, agui, mcp, metadata) of the exchanges named by (scenario, label)."""
     named = set(named)
-    return sorted({op for scenario in {s for s, _ in named} for ex in getattr(source.recording(scenario), "exchanges", ())
+    return sorted({op for scenario in {s for s, _ in named}
+                   for ex in getattr(source.recording(scenario), "exchanges", ())
                    if (scenario, ex.label) in named and (op := operation_of(ex.url or ""))})
 
 

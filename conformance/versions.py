@@ -13,8 +13,9 @@ at import, so nothing is registered while a run records.
 A check over twinned scenarios is judged on each version by the same code (`judge_twin`): one result, failed when
 either version failed, its message naming the version it showed on (`json-plain_reply over HTTP/2 (over HTTP/1.1
 it passed): …`) and its evidence that version's exchange (`< HTTP/2 200` in the transcript, `--http2` in its curl).
-A fault that shows over one version only is one root (`one_root`): the other failures over that version alone that
-name the same exchanges are blocked by it. The report says per requirement which versions it was judged on, for
+A fault that shows over one version only is one root (`one_root`): the other failures over that version alone on
+the same operation, or the same exchange, are blocked by it; a protocol whose plain call over HTTP/2 alone is
+refused gates its checks there (`PLAIN_CALLS_OVER_HTTP2`, read by `judging`). The report says per requirement which versions it was judged on, for
 the run which versions were judged and why any exchange went over another (`summary`), all from the recording, so
 `conformance rejudge` says the same. A target that offers only HTTP/1.1 costs nothing more: no twin runs.
 """

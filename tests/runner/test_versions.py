@@ -214,3 +214,16 @@ def test_the_model_says_per_requirement_what_it_judges_over_http2(requirement: s
     got = of_requirement(requirement)
     assert got["http_versions"] == versions_
     assert bool(got["http2_left_out"]) == (HTTP2 not in versions_)
+
+
+def test_rejudge_holds_a_report_to_what_it_says_of_the_versions() -> None:
+    """A report of an earlier version says less of the versions (no `other`, no `left_out`): re-judged by this one,
+    what it says must hold, and only that."""
+    from conformance.rejudge import differences
+    rebuilt = {"verdict": "conformant", "requirements": [], "checks": [], "summary": {},
+               "http_versions": {"judged": [HTTP1], "exchanges": {HTTP1: 3}, "http2": "not spoken", "other": [],
+                                 "left_out": []}}
+    earlier = {**rebuilt, "http_versions": {"judged": [HTTP1], "exchanges": {HTTP1: 3}, "http2": "not spoken"}}
+    assert differences(earlier, rebuilt) == []
+    wrong = {**rebuilt, "http_versions": {**earlier["http_versions"], "judged": [HTTP1, HTTP2]}}
+    assert [d.split(":")[0] for d in differences(wrong, rebuilt)] == ["http_versions"]

@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def names_its_evidence(row: dict) -> bool:
-    """The first evidence is an exchange a check named as breaking the rule, and the message (`<check>: <label>: …`)
-    starts with that exchange's label."""
+    """The first evidence is an exchange a check named as breaking the rule, and the message (`<check>: <label>: …`,
+    or `<check>: <label> over HTTP/2 (…): …` when the target spoke HTTP/2 too) starts with that exchange's label."""
     ev = (row.get("evidence") or [{}])[0]
     first = (row.get("message") or "").split(": ", 1)[-1]
-    return bool(ev.get("broke")) and first.startswith(f"{ev.get('label')}:")
+    return bool(ev.get("broke")) and first.startswith((f"{ev.get('label')}:", f"{ev.get('label')} over HTTP/"))
 
 
 def caught(row: dict, rows: dict) -> bool:

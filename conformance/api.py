@@ -50,7 +50,7 @@ def certify(target: Target, *, requirements: Iterable[str] | None = None, check_
     rep = report.build(target=target.public(), results=results, coverage=coverage_of(check_ids), not_run=skipped,
                        baseline=baseline, stats=session.stats(), error=session.preflight_error, options=options,
                        started_at=report.utc_timestamp(session.began),
-                       http_versions=versions.summary(session, [r.check for r in results]))
+                       http_versions=versions.summary(session, results))
     if report_dir is None and not keep_recording:
         return rep
     what = dict(checks=chosen, options={**options, "checks": check_ids}, error=session.preflight_error,

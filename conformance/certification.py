@@ -161,7 +161,7 @@ class Certification:
                      "rate_probe_max": self.target.rate_probe_max, "seed_source": self.target.seed_source,
                      "requirements": self.get("requirements"), "run_tag": self.target.run_tag,
                      "no_http2": not self.target.http2},
-            http_versions=versions.summary(self.session, [r.check for r in results]) if self.session else None)
+            http_versions=versions.summary(self.session, results) if self.session else None)
         rep = report.only_requested(rep, self.get("requirements"), ran=len(results), error=error)
         if self.session:
             rep["started_at"] = report.utc_timestamp(self.session.began)

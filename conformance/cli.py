@@ -299,13 +299,14 @@ def run(args: list[str]) -> int:
 
 # -- list and explain -------------------------------------------------------------------------
 def catalog_rows() -> list[dict[str, Any]]:
-    from conformance import catalog, registry
+    from conformance import catalog, registry, versions
 
     from conformance.vocab import inputs, sequences, silences
     cov = registry.coverage()
     return [{**r.as_dict(), "needs_agent": list(r.agent_needs), "checks": cov.get(r.id, []),
              "input_classes": inputs.applies_to(r.id), "histories": sequences.histories_for(r.id),
              "silences": silences.applies_to(r.id), "silences_left_out": silences.left_out_for(r.id),
+             **(versions.of_requirement(r.id) if cov.get(r.id) else {"http_versions": [], "http2_left_out": []}),
              "coverage": ("unspecified" if not r.testable else "covered" if cov.get(r.id) else "uncovered")}
             for r in catalog.load().values()]
 
@@ -327,8 +328,11 @@ def list_catalog(args: list[str]) -> int:
     if opts.uncovered:
         rows = [r for r in rows if r["coverage"] == "uncovered"]
     if opts.format == "json":   # the rows under the identity of the suite that lists them (as report.json names it)
+        from conformance import versions
         from conformance.report import suite_identity
-        print(json.dumps({"suite": suite_identity(), "requirements": rows}, indent=2, ensure_ascii=False))
+        model = {"over_http2": versions.HTTP2_SCENARIOS, "left_out": versions.model_left_out()}
+        print(json.dumps({"suite": suite_identity(), "requirements": rows, "http_versions": model}, indent=2,
+                         ensure_ascii=False))
         return ExitStatus.OK
     if opts.uncovered and not rows:
         print(f"every testable requirement is covered by at least one check ({len(testable)} testable)")

@@ -70,8 +70,13 @@ class Recording:
         unknown = unknown_step(self.scenario, label)
         if unknown is not None:
             raise unknown
-        raise NotAssessed(f"scenario {self.scenario} did not reach step {label!r} "
-                          f"(it recorded {[e.label for e in self.exchanges]})")
+        raise NotAssessed(self.left_out(label) or f"scenario {self.scenario} did not reach step {label!r} "
+                                                  f"(it recorded {[e.label for e in self.exchanges]})")
+
+    def left_out(self, label: str) -> str | None:
+        """Why this scenario does not send step `label` (or the family `label`) over its HTTP version (a body over
+        1 MB, over HTTP/2: `versions.HTTP1_ONLY_STEPS`), or None."""
+        return versions.left_out(self.scenario, label)
 
     def labelled(self, family: str) -> list[Exchange]:
         """The exchanges of a label family: a `Step` pattern (`sse-*`) or a plain prefix."""
@@ -178,6 +183,11 @@ class Context:
     def note(self, **facts: Any) -> None:
         self.recording.facts.update(facts)
 
+    def sends(self, label: str) -> bool:
+        """Whether the scenario sends step `label` (or the family `label`) over the HTTP version it records: a twin
+        leaves out what HTTP/2 cannot carry for the suite (`versions.HTTP1_ONLY_STEPS`)."""
+        return self.recording.left_out(label) is None
+
 
 @dataclass
 class Lane:
@@ -224,7 +234,6 @@ class Session:
         self.seen: dict[str, Recording | BaseException] = {}
         #: when the run started (UTC), for the reports
         self.began = datetime.now(timezone.utc)
-        versions.register_twins()     # now, on this thread: no lane is reading the registry yet
 
     @property
     def client(self) -> Client | None:

@@ -52,6 +52,10 @@ class CheckResult:
     input_classes: tuple[str, ...] = ()       # the input model's classes it was judged on (vocab.inputs)
     histories: tuple[str, ...] = ()           # the history's readings it was judged on (vocab.sequences)
     silences: tuple[str, ...] = ()            # the silence model's silences it was judged on (vocab.silences)
+    http_versions: tuple[str, ...] = ()       # the HTTP versions it was judged on (`versions`)
+    version_only: tuple[str, ...] = ()        # failed over one version alone, the other passed: (that version, the
+                                              # operations of the exchanges it named) (`versions.one_root`)
+    left_out: str = ""                        # what of it was not judged over HTTP/2 (the target spoke it), and why
 
 
 
@@ -70,6 +74,8 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
     """One check judged on the recordings of its scenarios, its message redacted."""
     t0 = time.monotonic()
     result = versions.judge_twin(source, check, _judge(source, check), _judge)
+    if result.version_only:     # the operations it showed on, which `versions.one_root` groups by
+        result.version_only = (result.version_only[0], *operations(source, result.broke))
     if result.status in ("passed", "failed", "info"):
         recs = [got for name in check.scenarios if isinstance(got := source.recording(name), Recording)]
         result.input_classes = inputs.judged_on(check.requirements, recs)
@@ -110,6 +116,14 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
                                f"agent", [source.preflight], [plain])
         result.blocked_by = root
         return result
+    gated_over_http2 = gate_over_http2(source, check)
+    if gated_over_http2 is not None:
+        plain, root, plain_rec = gated_over_http2
+        result = mk("blocked", f"{plain.label}: the plain call of this protocol answered {plain.status} at "
+                               f"{urlsplit(plain.url).path} over HTTP/2, while over HTTP/1.1 the same call was "
+                               f"accepted", [plain_rec], [plain])
+        result.blocked_by = root
+        return result
     limited = rate_limited_exchange(recs)
     if limited is not None and not set(check.requirements) & rate_limit_requirements():
         return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
@@ -145,6 +159,14 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     return mk("passed", note if isinstance(note, str) else "")
 
 
+def operations(source: RecordingSource, named: Iterable[tuple[str, str]]) -> list[str]:
+    """The operations (invoke, agui, mcp, metadata) of the exchanges named by (scenario, label)."""
+    named = set(named)
+    return sorted({op for scenario in {s for s, _ in named}
+                   for ex in getattr(source.recording(scenario), "exchanges", ())
+                   if (scenario, ex.label) in named and (op := operation_of(ex.url or ""))})
+
+
 def identities(recs: list[Recording], exchanges: Iterable[Exchange]) -> tuple[tuple[str, str], ...]:
     """(scenario, label) of each exchange: how a report names an exchange across checks."""
     scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
@@ -178,6 +200,27 @@ def gate(preflight: Recording, check: Check) -> tuple[Exchange, str] | None:
     return None
 
 
+def gate_over_http2(source: RecordingSource, check: Check) -> tuple[Exchange, str, Recording] | None:
+    """`gate` for a check read over HTTP/2 (on twins): (the plain call of a protocol it sends over, sent over HTTP/2
+    and refused 401, 404 or 405, the requirement that breaks, its recording) when the preflight's plain call of that
+    protocol was accepted over HTTP/1.1 (`versions.PLAIN_CALLS_OVER_HTTP2`). Nothing the check reads over that
+    protocol and version can be judged; the checks of that requirement itself are never gated."""
+    if not check.scenarios or not all(versions.is_twin(s) for s in check.scenarios):
+        return None
+    over_http1 = {ex.label.removeprefix("preflight-"): ex for ex in source.preflight.exchanges}
+    for protocol in sorted(check.protocols):
+        accepted = over_http1.get(protocol)
+        scenario, label = versions.PLAIN_CALLS_OVER_HTTP2.get(protocol, ("", ""))
+        if not scenario or accepted is None or not 200 <= (accepted.status or 0) < 300:
+            continue
+        rec = source.recording(scenario)
+        plain = next((ex for ex in getattr(rec, "exchanges", ()) if ex.label == label), None)
+        root = GATES.get(plain.status) if plain is not None else None
+        if root is not None and root not in check.requirements:
+            return plain, root, rec
+    return None
+
+
 def same_refusal(source: RecordingSource, check: Check,
                  named: Iterable[Exchange]) -> tuple[Exchange, str, Recording] | None:
     """(the basic call, the requirement its refusal broke, its recording) when every exchange a failing check named got the very
@@ -187,7 +230,11 @@ def same_refusal(source: RecordingSource, check: Check,
     named = list(named)
     if not named or set(check.requirements) & {root for _, _, root in BASIC_CALLS}:
         return None
+    over_http2 = bool(check.scenarios) and all(versions.is_twin(s) for s in check.scenarios)
     for scenario, label, root in BASIC_CALLS:
+        if over_http2:    # a twin's basic call is the one sent over HTTP/2 too
+            scenario, label = (versions.PLAIN_CALLS_OVER_HTTP2[label.removeprefix("preflight-")]
+                               if scenario == PREFLIGHT else (versions.twin_name(scenario), label))
         rec = source.preflight if scenario == PREFLIGHT else source.recording(scenario)
         basic = next((ex for ex in getattr(rec, "exchanges", ()) if ex.label == label), None)
         if basic is None or basic.status in GATES:

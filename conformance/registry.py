@@ -76,6 +76,8 @@ class Check:
 
 SCENARIOS: dict[str, Scenario] = {}
 CHECKS: dict[str, Check] = {}
+#: what makes further scenarios of one as it registers (`derive`)
+_DERIVERS: list[Callable[[Scenario], Iterable[Scenario]]] = []
 
 
 class RegistryError(ValueError):
@@ -148,9 +150,26 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
                                    _summary(fn), timing, last, None if steps is None else tuple(steps),
                                    tuple(imports))
+        for make in _DERIVERS:
+            _add_derived(make, SCENARIOS[name])
         return fn
 
     return register
+
+
+def derive(make: Callable[[Scenario], Iterable[Scenario]]) -> None:
+    """Registers the scenarios `make(scenario)` derives from each scenario: those registered so far, and each one as
+    it registers (`versions`: a core scenario's HTTP/2 twin). So every scenario a run can record exists once the
+    modules are imported, and nothing is registered while a run records: `SCENARIOS` never grows under a thread
+    that reads it."""
+    _DERIVERS.append(make)
+    for scn in list(SCENARIOS.values()):
+        _add_derived(make, scn)
+
+
+def _add_derived(make: Callable[[Scenario], Iterable[Scenario]], scn: Scenario) -> None:
+    for made in make(scn):
+        SCENARIOS.setdefault(made.name, made)
 
 
 def surface_module(module: str) -> str:

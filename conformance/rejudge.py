@@ -105,7 +105,7 @@ def rejudge(doc: dict[str, Any], rep: dict[str, Any] | None = None) -> dict[str,
                            not_run=not_run, baseline=baseline, stats=rep.get("cost") or {}, error=doc["error"],
                            options=rep.get("options") or {}, started_at=doc["started_at"],
                            finished_at=doc["finished_at"],
-                           http_versions=versions.summary(replay, [r.check for r in results]))
+                           http_versions=versions.summary(replay, results))
     if opts.get("only_requested"):
         rebuilt = report.only_requested(rebuilt, opts["requirements"], ran=len(results), error=doc["error"])
     return rebuilt
@@ -166,9 +166,10 @@ def differences(rep: dict[str, Any], rebuilt: dict[str, Any]) -> list[str]:
         out.append(f"verdict: the report says {rep.get('verdict')}, the recording judges {rebuilt['verdict']}")
     out += _statuses("requirement", rep.get("requirements") or [], rebuilt["requirements"])
     out += _statuses("check", rep.get("checks") or [], rebuilt["checks"])
-    if "http_versions" in rep and rep["http_versions"] != rebuilt.get("http_versions"):
-        out.append(f"http_versions: the report says {rep['http_versions']}, the recording "
-                   f"{rebuilt.get('http_versions')}")
+    said, got = rep.get("http_versions"), rebuilt.get("http_versions") or {}
+    if said is not None and (not isinstance(said, dict) or any(got.get(k) != v for k, v in said.items())):
+        # what the report says of them (a report of an earlier version says less: `other`, `left_out` came later)
+        out.append(f"http_versions: the report says {said}, the recording {got}")
     if (rep.get("summary") or {}) != rebuilt["summary"]:
         out.append(f"summary: the report counts {_counts(rep.get('summary') or {})}, the recording "
                    f"{_counts(rebuilt['summary'])}")

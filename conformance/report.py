@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from conformance import __version__, catalog, registry
+from conformance import __version__, catalog, registry, versions
 from conformance.baseline import Baseline  # noqa: F401 (re-exported)
 from conformance.judging import CheckResult
 from conformance.options import ExitStatus
@@ -87,7 +87,9 @@ def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
     own (a MUST holds anything; a SHOULD holds SHOULDs and MAYs), or is itself blocked by one that did: then the
     run reports ROOT, and this requirement cannot be read on what broke it. Otherwise nothing else reports what the
     exchange broke as strictly, so the check fails with its own message: a precondition never lets a broken server
-    pass, nor turns a failed MUST into a warning."""
+    pass, nor turns a failed MUST into a warning. A fault shown over one HTTP version alone is made one root first
+    (`versions.one_root`)."""
+    results = versions.one_root(results)
     reqs = catalog.load()
     strictness = {"MUST": 3, "SHOULD": 2, "MAY": 1}
 
@@ -149,6 +151,12 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
             if silent:
                 row["silences"] = silent
                 row["silences_left_out"] = silences.left_out_for(rid)
+            judged_on = sorted({v for r in got for v in r.http_versions})
+            if judged_on:
+                row["http_versions"] = judged_on
+            left_out = sorted({f"{r.check}: {r.left_out}" for r in got if r.left_out and not r.supplementary})
+            if left_out:
+                row["http2_left_out"] = left_out
             roots = sorted({r.blocked_by for r in got if r.status == "blocked"})
             if roots and status == "not_assessed":
                 row["blocked_by"] = roots
@@ -268,7 +276,8 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
                         for q in catalog.load().values() if not q.testable],
         "checks": [{"id": r.check, "requirements": list(r.requirements), "status": r.status,
                     "message": r.message, "duration": round(r.duration, 3), "evidence": r.evidence,
-                    **({"blocked_by": r.blocked_by} if r.blocked_by else {})}
+                    **({"blocked_by": r.blocked_by} if r.blocked_by else {}),
+                    **({"http_versions": list(r.http_versions)} if r.http_versions else {})}
                    for r in resolve_blocked(results)],
     }
 

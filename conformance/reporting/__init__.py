@@ -116,13 +116,19 @@ def seed_of(report: dict[str, Any]) -> Any:
 
 
 def http_text(report: dict[str, Any]) -> str | None:
-    """The HTTP versions the checks read (answered exchanges of each) and whether HTTP/2 was spoken, and why; None
-    for a report without them."""
+    """The HTTP versions the checks were judged on (with the answered exchanges of each), whether HTTP/2 was spoken
+    and why, and why any exchange went over another version; None for a report without them."""
     got = report.get("http_versions")
     if not got:
         return None
-    counts = ", ".join(f"{version} ({n:,} exchanges)" for version, n in (got.get("exchanges") or {}).items())
-    return f"{counts or 'none'} · HTTP/2 {got.get('http2', '')}"
+    exchanges = got.get("exchanges") or {}
+    judged = got.get("judged") or []
+    counts = ", ".join(f"{version} ({exchanges.get(version, 0):,} exchanges)" for version in judged)
+    text = f"{counts or 'none'} · HTTP/2 {got.get('http2', '')}"
+    for other in got.get("other") or ():
+        text += (f" · {other.get('scenario')} / {other.get('label')} went over {other.get('http_version')}: "
+                 f"{other.get('why')}")
+    return text
 
 
 def seed_text(report: dict[str, Any]) -> str:

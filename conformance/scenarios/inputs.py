@@ -72,8 +72,9 @@ async def agui_forms(ctx: Context) -> None:
 async def mcp_forms(ctx: Context) -> None:
     """tools/list (no run) with a JSON-RPC id of every class (`id-*`), with Content-Type and MCP's Accept pair in
     other legitimate forms, and with the API key under the Bearer scheme spelled in another case."""
-    sends = [rpc(ctx, "tools/list", label=label, id=value)
-             for label, value in forms(ctx, steps.ID_FORMS, ID_CLASSES, lambda n: f"plain-id-{n}")]
+    sends = [rpc(ctx, "tools/list", label=label, id=value)    # the ids (the body) over HTTP/1.1 alone (`versions`)
+             for label, value in (forms(ctx, steps.ID_FORMS, ID_CLASSES, lambda n: f"plain-id-{n}")
+                                  if ctx.sends(steps.ID_FORMS) else ())]
     sends += [rpc(ctx, "tools/list", label=label, id=label, headers={"Content-Type": form})
               for label, form in forms(ctx, steps.CONTENT_TYPE_FORMS, CONTENT_TYPES, lambda n: "application/json")]
     sends += [rpc(ctx, "tools/list", label=label, id=label, headers={"Accept": form})

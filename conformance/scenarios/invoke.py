@@ -306,6 +306,8 @@ async def refusals(ctx: Context) -> None:
         steps.NO_CREDENTIAL: ctx.post(path, invoke_body(prompt), headers=ACCEPT_JSON, credential=None,
                                       label=steps.NO_CREDENTIAL),
     }
+    for label in [label for label in sends if not ctx.sends(label)]:
+        sends.pop(label).close()     # not sent over this HTTP version (the 2 MB body over HTTP/2): never started
     ctx.note(refusals=list(sends), missing_agent=missing_agent, no_run={}, count_prompt=count_prompt(ctx))
     await asyncio.gather(*(run_then_count(ctx, coro, label, keys[label]) if label in keys else coro
                            for label, coro in sends.items()))

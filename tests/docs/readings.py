@@ -168,8 +168,10 @@ FIGURES: tuple[Figure, ...] = (
     # limits the spec sets and how the suite probes them
     Figure("the core scenarios recorded over HTTP/2 too", ("That is {} scenarios more",),
            lambda: len(versions.HTTP2_SCENARIOS), ("docs/cli.md",)),
-    Figure("the spec's body bound, which the HTTP/2 twins leave out", ("The refusals of a body over {} MB",),
-           lambda: t.quoted(r"at most (\d+) MB"), ("docs/cli.md",)),
+    Figure("the spec's body bound, which the HTTP/2 twins leave out", ("The refusals of a body over {} MB",
+                                                                        "such as a body over {} MB",
+                                                                        "for the suite (a body over {} MB)"),
+           lambda: t.quoted(r"at most (\d+) MB"), ("docs/cli.md", "docs/reports.md", "docs/writing-checks.md")),
     Figure("the spec's extra data bound", ("the {} KB extra-data limit", "well inside {} KB"),
            lambda: t.quoted(r"at most (\d+) KB"), ("docs/certify.md",)),
     Figure("the large prompt only the conformance agent replies", ("a {} MB prompt",),

@@ -58,17 +58,15 @@ def test_a_draw_never_meets_an_import():
     assert got["hypothesis_here"] is False     # every draw was made in the drawing process, none in this one
 
 
-def test_the_scenario_registry_is_complete_before_the_first_lane_starts(monkeypatch):
-    """The HTTP/2 twins are registered when the session is made, never while its lanes run or its checks are
-    judged: nothing changes `registry.SCENARIOS` once a thread of the run could be reading it."""
+def test_the_scenario_registry_is_complete_before_the_first_lane_starts():
+    """The HTTP/2 twins are registered with the scenarios they twin (`registry.derive`), never while a run's lanes
+    run or its checks are judged: nothing changes `registry.SCENARIOS` once a thread of the run could be reading it."""
     checks = registry.load_all()
-    for name in [n for n in registry.SCENARIOS if versions.is_twin(n)]:
-        monkeypatch.delitem(registry.SCENARIOS, name)        # as in a process that never made a session
+    registered = dict(registry.SCENARIOS)
+    assert all(versions.twin_name(s) in registered for s in versions.HTTP2_SCENARIOS if s in registered)
     core = [c for c in checks.values() if c.scenarios and set(c.scenarios) <= set(versions.HTTP2_SCENARIOS)][:3] \
         + [c for c in checks.values() if c.slow][:1]
     session = engine.Session(Target(base_url="https://127.0.0.1:1", agent_id="agt_nobody", api_key="k"), core)
-    registered = dict(registry.SCENARIOS)
-    assert any(versions.is_twin(n) for n in registered)
     try:
         session.start()              # nothing listens there: the preflight fails, every check is judged on it
         for check in core:

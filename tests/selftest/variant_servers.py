@@ -31,6 +31,15 @@ def _variant_http2() -> ServerConfig:
     return dataclasses.replace(variant_config(), http2=True)
 
 
+def _go_fronted_http2() -> ServerConfig:
+    from tests.selftest.fronts import answers_cleartext, port_of
+
+    def fronted(app, facts):
+        facts["base_url"] = app.base_url = f"https://127.0.0.1:{answers_cleartext(port_of(facts['base_url']))}"
+        return app      # the service names its public address (the front's) in its metadata, as behind any proxy
+    return ServerConfig(http2=True, wrap_app=fronted)
+
+
 def _sse_starlette() -> ServerConfig:
     from tests.selftest.variant_agui import sse_starlette_config
     return sse_starlette_config()
@@ -95,6 +104,9 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                   doc="the reference server serving HTTP/2 as well, on Hypercorn: the core scenarios run over both"),
     CorrectServer("variant-http2", _variant_http2,
                   doc="variant.py's choices served over HTTP/2 as well (Hypercorn)"),
+    CorrectServer("http2-go-cleartext-answer", _go_fronted_http2,
+                  doc="the reference server over HTTP/2 behind a TLS port that answers a cleartext request as Go's "
+                      "net/http does (`HTTP/1.0 400`): that exchange is explained, not judged as a version"),
     CorrectServer("agui-sse-starlette", _sse_starlette, {"AGUI-PING-003": "warning"},
                   "variant_agui.py: sse-starlette's `: ping - <timestamp>` keep-alive"),
     CorrectServer("agui-no-interrupt-ids", _no_interrupt_ids, {"AGUI-COMPAT-001": "warning"},

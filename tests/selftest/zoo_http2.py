@@ -4,16 +4,18 @@ requests that came over HTTP/2 (a load balancer or stack that treats the version
 The class, not one example: `over_http2_only` turns any deviation of the zoo into its HTTP/2-only twin, and the
 servers below take one of each kind the versions can differ in: delivery (a stream buffered until its end), what a
 stream carries (its comments), a header, the media type, the status, a value built from the request's address
-(HTTP/2 has `:authority`, not `Host`), and a protocol behaviour (the progress stream). Each serves HTTP/2 and
-HTTP/1.1 by ALPN (on Hypercorn); `test_zoo.py` catches each on its requirement, and `test_zoo_http2.py` proves the
-other way: the same server offering only HTTP/1.1 passes.
+(HTTP/2 has `:authority`, not `Host`), a protocol behaviour (the progress stream), and how a request's headers
+are read: selection by Accept, a Content-Type parameter, a refusal's error body, a header looked up by its exact
+spelling (HTTP/2 sends every name in lower case). Each serves HTTP/2 and HTTP/1.1 by ALPN (on Hypercorn);
+`test_zoo.py` catches each on its requirement, `test_zoo_http2.py` proves the other way (the same server offering
+only HTTP/1.1 passes) and that a default run reports each as one root, the rest blocked by it.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from tests.selftest import asgi_tools as t
-from tests.selftest import zoo_agui, zoo_auth, zoo_mcp
+from tests.selftest import zoo_agui, zoo_auth, zoo_inputs, zoo_invoke, zoo_mcp
 from tests.selftest.zoo import broken
 
 HTTP2 = {"http2": True}
@@ -100,3 +102,47 @@ def resource_from_host(app, facts):
 def token_ignored(app, facts):
     """Over HTTP/2, MCP ignores the progress token and answers one JSON body (a protocol behaviour differs)."""
     return over_http2_only(zoo_mcp.token_ignored)(app, facts)
+
+
+# -- the rules that read request headers ------------------------------------------------------------------------
+@broken("INV-SEL-002", name="INV-SEL-002-http2-accept-ignored", config=HTTP2)
+def accept_ignored(app, facts):
+    """Over HTTP/2, invoke without `stream` answers JSON whatever Accept says (selection by a header differs)."""
+    return over_http2_only(zoo_invoke.accept_ignored)(app, facts)
+
+
+@broken("INV-RES-001", name="INV-RES-001-http2-content-type-parameter-refused", config=HTTP2)
+def content_type_parameter_refused(app, facts):
+    """Over HTTP/2, invoke refuses `Content-Type: application/json; charset=utf-8` (415) as a media type it does not
+    take (how a request header is parsed differs)."""
+    return over_http2_only(lambda app, facts: zoo_inputs.header_swap(
+        app, "content-type", lambda v: ";" in v and v.split(";")[0].strip().lower() == "application/json",
+        "text/plain", where="invoke"))(app, facts)
+
+
+@broken("GEN-ERR-001", name="GEN-ERR-001-http2-refusal-without-error-body", config=HTTP2)
+def refusal_without_error_body(app, facts):
+    """Over HTTP/2, invoke's refusals keep their 4xx and lose their error body (an empty body, as a proxy that
+    rewrites error answers per version leaves it)."""
+    def empty(raw, scope, status, headers):
+        return (status, t.without(headers, "content-type"), b"") if 400 <= status < 500 else raw
+    return over_http2_only(lambda app, facts: t.rewrite_body(app, empty, where="invoke"))(app, facts)
+
+
+@broken("MCP-SESS-005", name="MCP-SESS-005-http2-version-header-by-exact-case", config=HTTP2)
+def version_header_by_exact_case(app, facts):
+    """MCP-Protocol-Version looked up by its exact spelling: found over HTTP/1.1, where the suite sends it so, never
+    over HTTP/2, where every header name is lower case; each 2026-07-28 call over HTTP/2 (tools/list first, the
+    protocol's basic call) is refused as if it had none."""
+    def unseen(headers, scope):
+        return t.without(headers, "mcp-protocol-version")
+    return over_http2_only(lambda app, facts: t.rewrite_request_headers(app, unseen, where="mcp"))(app, facts)
+
+
+@broken("AUTH-KEY-001", name="AUTH-KEY-001-http2-authorization-dropped", config=HTTP2)
+def authorization_dropped(app, facts):
+    """Over HTTP/2, every request reaches the service without its Authorization header (a proxy that forwards the
+    header on one version only): the API key is refused on every protocol there."""
+    def dropped(headers, scope):
+        return t.without(headers, "authorization")
+    return over_http2_only(lambda app, facts: t.rewrite_request_headers(app, dropped))(app, facts)

@@ -20,6 +20,7 @@ from typing import Any
 import uvicorn
 
 from tests.selftest import asgi_tools as t
+from tests.selftest.fronts import port_of, serve_both
 from tests.selftest.zoo import broken
 
 
@@ -69,48 +70,6 @@ def _serve_plain(app) -> int:
     return sock.getsockname()[1]
 
 
-def _serve_both(tls_port: int, plain_port: int) -> int:
-    """A loopback port that forwards TLS connections to `tls_port` and everything else to `plain_port`."""
-    ready = threading.Event()
-    bound: dict[str, int] = {}
-
-    async def pipe(reader, writer):
-        try:
-            while chunk := await reader.read(65536):
-                writer.write(chunk)
-                await writer.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            writer.close()
-
-    async def handle(reader, writer):
-        first = await reader.read(65536)
-        port = tls_port if first[:1] == b"\x16" else plain_port
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            writer.close()
-            return
-        up_writer.write(first)
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    async def main():
-        server = await asyncio.start_server(handle, "127.0.0.1", 0)
-        bound["port"] = server.sockets[0].getsockname()[1]
-        ready.set()
-        async with server:
-            await server.serve_forever()
-
-    threading.Thread(target=lambda: asyncio.run(main()), daemon=True, name="zoo-tls-and-plain").start()
-    ready.wait(10)
-    return bound["port"]
-
-
-def _port(base_url: str) -> int:
-    return int(base_url.rsplit(":", 1)[1])
-
-
 @broken("GEN-BASE-001", name="GEN-BASE-001-cleartext-only")
 def cleartext_only(app, facts):
     """The service is offered over cleartext http:// (its base URL), not HTTPS."""
@@ -121,7 +80,7 @@ def cleartext_only(app, facts):
 @broken("GEN-BASE-002", name="GEN-BASE-002-port-also-speaks-cleartext")
 def port_also_speaks_cleartext(app, facts):
     """The https port also answers cleartext HTTP requests, running the agent."""
-    both = _serve_both(_port(facts["base_url"]), _serve_plain(app))
+    both = serve_both(port_of(facts["base_url"]), _serve_plain(app))
     facts["base_url"] = f"https://127.0.0.1:{both}"
     return app
 
@@ -132,7 +91,7 @@ def cleartext_gateway_adds_the_key(app, facts):
     organization's key itself: any credential, or none, runs the agent."""
     gateway = t.rewrite_request_headers(
         app, lambda headers, scope: t.with_header(headers, "authorization", f"Bearer {facts['api_key']}"))
-    both = _serve_both(_port(facts["base_url"]), _serve_plain(gateway))
+    both = serve_both(port_of(facts["base_url"]), _serve_plain(gateway))
     facts["base_url"] = f"https://127.0.0.1:{both}"
     return app
 

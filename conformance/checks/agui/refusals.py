@@ -55,7 +55,8 @@ def refusals_are_error_bodies(rec):
             raise NotAssessed(f"{ex.label}: not refused ({got(ex)}): judged by the requirement of that fault")
         refusal_error(ex)
         schemas.check("error-body", ex.json(), "the refusal's body")
-    return judge_every([rec.get(label) for label in steps.AGUI_REFUSED], error_body, exchange=lambda ex: ex)
+    return judge_every([rec.get(label) for label in steps.AGUI_REFUSED if not rec.left_out(label)], error_body,
+                       exchange=lambda ex: ex)
 
 
 # The same fault sent to AG-UI and to invoke, and the requirements that say each must refuse it.

@@ -80,12 +80,14 @@ def resume_continues(move: Played) -> None:
         got = r.outcome_type()
         assert got == want, f"{move.what()}: the resumed run ended with outcome.type {got!r}, expected {want!r} " \
                             f"({truncate(r.finished(), 200, quoted=True)})"
-    judge_reply(r, lambda text: _is(text, move.expect["reply"], move))
+    judge_reply(r, lambda text: _is(text, move))
 
 
-def _is(text: str, want: str, move: Played) -> None:
-    assert text == want, f"{move.what()}: the resumed run replied {truncate(text, 160, quoted=True)}, expected " \
-                         f"{truncate(want, 160, quoted=True)} (the answer, then the rest of the script)"
+def _is(text: str, move: Played) -> None:
+    want = move.expect["reply"]
+    assert sequences.resumed_as_expected(move, text), \
+        f"{move.what()}: the resumed run replied {truncate(text, 160, quoted=True)}, expected " \
+        f"{truncate(want, 160, quoted=True)} (the answer, then the rest of the script)"
 
 
 def thread_kept(move: Played) -> None:

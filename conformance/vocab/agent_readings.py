@@ -12,10 +12,10 @@ fault). Every check that reads the agent decides between them here, on the evide
 | `count` | 0 | no run counts 0 runs when it counts itself | the agent counts from 0: not assessed |
 | `count` | one less, where a `count` of the recording replied 0 | the agent counts from 0 | not assessed |
 | `count` | more by exactly the resumes on this key, each of which reached the agent with its answer | a resumed run counted again | not assessed |
-| `count` | more by the resumes, one of which did not continue the paused run | the resume started a run | blocked by that resume's rule |
+| `count` | more by (some of) the resumes on this key that did not continue the paused run | they started runs | blocked by the resume's rule |
 | `count` | less, otherwise | | the service: the call reached another instance |
 | `count` | more, otherwise (by exactly the runs another key started: say so) | | the service: two keys reached one instance |
-| echo | not JSON | the agent writes no JSON | not assessed |
+| echo | not JSON | the agent did not echo what it received (another prompt reached it) | the service |
 | echo | JSON not in the canonical form, the value sent | the agent's writer (order, spacing, escapes, number layout) | noted, and read |
 | echo | a number that differs as a double would read it | the agent's reader, or a service's | not assessed |
 | echo | a field or item missing, extra or with another value | | the service |
@@ -178,15 +178,16 @@ class Count:
 
     `expected`: what the contract makes it (one number, or the range runs sent together on one key span).
     `zero_based`: a `count` of the same recording replied 0 (`counts_from_zero`).
-    `resumes`: the resumed runs of this key before this run, surely and at most (a resume racing this run).
-    `lost_resume`: (requirement, exchange) of a resume on this key that did not continue the paused run with its
-    answer: the runs it started are that rule's deviation.
+    `resumes`: the resumes of this key before this run that reached the agent as the answer to its question (their
+    reply holds it, or they paused on the next question), surely and at most (a resume racing this run).
+    `lost`: (requirement, exchange) of each resume of this key that did not continue the paused run: each may have
+    started a run of its own, which is that rule's deviation.
     `others`: runs each other key of the recording started before this one (name -> runs)."""
     got: str
     expected: tuple[int, ...]
     zero_based: bool = False
     resumes: tuple[int, int] = (0, 0)
-    lost_resume: tuple[str, Any] | None = None
+    lost: tuple[tuple[str, Any], ...] = ()
     others: tuple[tuple[str, int], ...] = ()
 
 
@@ -197,8 +198,8 @@ def counts_from_zero(readings: Iterable[tuple[str | None, Sequence[int]]]) -> bo
 
 
 def judge_count(c: Count, *, what: str = "", exchanges: Sequence[Any] = ()) -> None:
-    """A `count` reply judged by the table of this module: as contracted (returns), the agent off its contract
-    (OffContract), a resume that started a run (Blocked by its rule), or the service's deviation (Deviation naming
+    """A `count` reply judged by the table of this module: as contracted (returns), resumes that started runs
+    (Blocked by their rule), the agent off its contract (OffContract), or the service's deviation (Deviation naming
     `exchanges`, the call first)."""
     wanted = list(c.expected)
     shown = f"{wanted[0]}" if len(wanted) == 1 else f"one of {wanted[0]}..{wanted[-1]}"
@@ -210,25 +211,28 @@ def judge_count(c: Count, *, what: str = "", exchanges: Sequence[Any] = ()) -> N
         raise Deviation(f"{said}: not the number of runs this key's instance started", exchanges)
     got = int(text)
     offset = 1 if c.zero_based or (got == 0 and min(wanted) >= 1) else 0
+    base = [n - offset for n in wanted]
+    started = next((k for k in range(1, len(c.lost) + 1) if got in {n + k for n in base}), None)
+    if started:
+        rule, ex = c.lost[0]
+        raise precondition(rule, [*exchanges, *(ex for _, ex in c.lost)],
+                           f"{said}: higher by {started}, and {', '.join(ex.label for _, ex in c.lost)} did not "
+                           f"continue the paused run with its answer: a resume started a run")
     sure, most = c.resumes
-    law = {n - offset + r: r for n in wanted for r in range(sure, most + 1)}    # the agent counts resumes ...
-    law.update({n - offset: 0 for n in wanted})                                 # ... or not
+    law = {n + r: r for n in base for r in range(sure, most + 1)}    # the agent counts resumes ...
+    law.update({n: 0 for n in base})                                 # ... or not
     if got in law and (offset or law[got]):
         resumed = law[got]
-        if resumed and c.lost_resume is not None:
-            rule, ex = c.lost_resume
-            raise precondition(rule, [*exchanges, ex], f"{said}: higher by the {resumed} resume(s) on this key, and "
-                                                       f"{ex.label} did not continue the paused run with its answer: "
-                                                       f"the resume started a run")
         words = {(True, False): "counts from 0", (False, True): "counts a resumed run again",
                  (True, True): "counts from 0 and counts a resumed run again"}[bool(offset), bool(resumed)]
         raise off_contract(Finding("`count`", "resumed" if resumed else "from-zero", words, shown, c.got,
                                    exchanges[0] if exchanges else None))
-    if got < min(wanted) - offset:
+    if got < min(base):
         raise Deviation(f"{said}: lower than the runs this key's instance started, so the call reached another "
                         f"instance", exchanges)
-    extra = got - (max(wanted) - offset)
-    twin = next((name for name, runs in c.others if runs == extra), None)
+    extra = got - max(base)
+    twins = [name for name, runs in c.others if runs == extra]
+    twin = twins[0] if len(twins) == 1 else None      # one key alone explains it
     why = (f"higher by exactly the {extra} run(s) key {twin!r} started: two keys reached one instance" if twin else
            f"higher than the runs this key's instance started, by {extra}: runs of another key reached it")
     raise Deviation(f"{said}: {why}", exchanges)
@@ -236,13 +240,14 @@ def judge_count(c: Count, *, what: str = "", exchanges: Sequence[Any] = ()) -> N
 
 # -- echo params, echo messages ---------------------------------------------------------------------------------
 def echoed(text: str, reading: str, exchange: Any = None) -> Any:
-    """The JSON value `echo params` / `echo messages` replied. Not JSON: the agent's reply says nothing of what it
-    received (OffContract). JSON in another form than the canonical one: noted, and read."""
+    """The JSON value `echo params` / `echo messages` replied. JSON in another form than the canonical one: noted, and
+    read. No JSON at all: the agent did not run the `echo` on what it received (the prompt or the run did not reach
+    it as sent), the service's deviation."""
     try:
         value = json.loads(text, parse_constant=_not_json)
     except ValueError:
-        raise off_contract(Finding(f"`{reading}`", reading, "replied no JSON", "the canonical JSON of what it "
-                                   "received", text, exchange)) from None
+        raise Deviation(f"`{reading}` replied {truncate(text, 200, quoted=True)}, not JSON: the agent did not echo "
+                        f"what it received", [exchange] if exchange is not None else ()) from None
     written = canonical(value)
     if written != text:
         note(Finding(f"`{reading}`", "canonical", "writes JSON in another form than the canonical one", written,

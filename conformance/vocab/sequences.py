@@ -163,7 +163,7 @@ class Model:
             if move.verb == "run":
                 out.append(self._run(move, runs_on.get(move.key, 1), base.get(move.key, 0), move.key in raced))
             elif move.key in raced:
-                out.append(_expectation("open"))
+                out.append(_expectation("open", answer=answer))
             elif move.verb == "resume":
                 out.append(self._resume(move, answer))
             else:
@@ -785,31 +785,34 @@ def _counts_replied(recs: tuple[Any, ...]) -> list[tuple[str | None, list[int]]]
     return out
 
 
-def _resumes(move: Played) -> tuple[tuple[int, int], tuple[str, Exchange] | None]:
-    """The resumes of the move's key before it, surely and at most (a resume sent with it may come first), and one
-    that did not reach the agent as the answer to its question, with the rule it broke."""
-    lost = None
-    for m in move.earlier:
-        if m["move"]["verb"] == "resume" and m["expect"]["kind"] == "resumed":
-            ex = move.rec.get(m["label"])
-            if lost is None and not _continued(m, ex):
-                lost = (RESUMES["mcp-elicit" if m["move"]["form"] == "elicit" else m["move"]["protocol"]], ex)
-    sure = sum(1 for m in move.earlier if m["move"]["verb"] == "resume")
-    raced = sum(1 for m in move.alongside if m["move"]["verb"] == "resume")
-    return (sure, sure + raced), lost
+def _resumes(move: Played) -> tuple[tuple[int, int], tuple[tuple[str, Exchange], ...]]:
+    """The resumes of the move's key before it that reached the agent as the answer to its question, surely and at
+    most (a resume sent with it may come first), and (rule, exchange) of those that did not continue the paused run
+    (each may have started a run)."""
+    reached, lost, raced = 0, [], 0
+    for m in move.earlier + move.alongside:
+        if m["move"]["verb"] != "resume":
+            continue
+        ex = move.rec.get(m["label"])
+        if _continued(m, ex):
+            reached, raced = (reached + 1, raced) if m["expect"]["kind"] != "open" else (reached, raced + 1)
+        elif m["expect"]["kind"] != "open" or agent_readings.reply_text(m["move"]["protocol"], ex) is not None:
+            # (a resume that raced this run may be refused when the run came first: only one that ran counts)
+            lost.append((RESUMES["mcp-elicit" if m["move"]["form"] == "elicit" else m["move"]["protocol"]], ex))
+    return (reached, reached + raced), tuple(lost)
 
 
 def _continued(noted: dict[str, Any], ex: Exchange) -> bool:
     """Whether a resume reached the agent as the answer to its question: its reply holds the answer (in any form), or
     it paused again on the next question (an MCP result shows only the question then; an eliciting client gets a form
-    and no text)."""
+    and no text). A raced resume (`open`) is read the same way, by the answer the chain sent it."""
     expect = noted["expect"]
     text = agent_readings.reply_text(noted["move"]["protocol"], ex)
     if text is None:
         return False
-    if agent_readings.holds_answer(text, expect["answer"]):
+    if agent_readings.holds_answer(text, expect.get("answer")):
         return True
-    return expect["then"] == "pause" and (noted["move"]["form"] == "elicit" or expect["question"] in text)
+    return expect.get("then") == "pause" and (noted["move"]["form"] == "elicit" or expect.get("question", "") in text)
 
 
 def _others(move: Played) -> tuple[tuple[str, int], ...]:

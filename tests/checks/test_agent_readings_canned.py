@@ -77,11 +77,15 @@ def test_a_count_the_agent_does_not_explain_is_the_services_deviation(got, evide
     assert not isinstance(exc.value, Blocked) and not found
 
 
-def test_more_by_resumes_that_did_not_continue_is_blocked_by_the_resume_rule():
-    lost = canned.exchange(200, label="chain-4-agui-resume")
-    with pytest.raises(Blocked, match="did not continue the paused run") as exc:
-        count("4", resumes=(2, 2), lost_resume=("AGUI-INT-002", lost))
-    assert exc.value.root == "AGUI-INT-002" and lost in exc.value.exchanges
+@pytest.mark.parametrize("got, evidence", [("3", {}), ("4", {"resumes": (1, 1)}), ("4", {}),
+                                           ("3", {"zero_based": True})])
+def test_more_by_resumes_that_did_not_continue_is_blocked_by_the_resume_rule(got, evidence):
+    """A resume that did not continue the paused run may have started a run of its own: that is the resume rule's
+    deviation (one deviation, one failure), never the agent's."""
+    lost = canned.exchange(200, label="chain-4-agui-resume"), canned.exchange(200, label="chain-7-mcp-resume")
+    with agent.collecting() as found, pytest.raises(Blocked, match="did not continue the paused run") as exc:
+        count(got, lost=(("AGUI-INT-002", lost[0]), ("MCP-PAUSE-002", lost[1])), **evidence)
+    assert exc.value.root == "AGUI-INT-002" and lost[0] in exc.value.exchanges and not found
 
 
 def test_the_agent_counts_from_zero_only_on_a_reply_no_service_can_cause():
@@ -150,9 +154,11 @@ def test_an_echo_in_another_json_form_is_read_and_noted():
     assert [(f.way, f.hides, f.got) for f in found] == [("canonical", False, '{"b": 1, "a": "\\u00e9"}')]
 
 
-def test_an_echo_that_is_no_json_is_the_agents():
-    with pytest.raises(agent.OffContract, match="replied no JSON"):
-        agent.echoed("{'a': 1}", "echo params")
+def test_an_echo_that_is_no_json_is_the_services():
+    """No JSON writer gives it: the agent ran no `echo` on what it received (the service sent it another prompt)."""
+    with agent.collecting() as found, pytest.raises(Deviation, match="not JSON") as exc:
+        agent.echoed("echo messages", "echo messages")
+    assert not isinstance(exc.value, agent.OffContract) and not found
 
 
 def test_fields_missing_or_changed_are_the_services_and_doubles_are_nobodys():
@@ -192,14 +198,14 @@ def test_messages_dropped_by_the_service_fail():
     raises(Deviation, messages_reach_agent, rec)
 
 
-def test_params_echoed_as_no_json_are_not_assessed_and_params_changed_fail():
+def test_params_echoed_in_another_form_pass_and_params_changed_fail():
     sent = {"confInteger": 42, "confString": "text"}
     ok = canned.recording("invoke.params", [invoke_echo(invoke_steps.PARAMS, '{"confString": "text", "confInteger": 42}',
                                                         sent)], facts={"params": sent})
     assert [f.way for f in judged(unknown_fields_reach_params, ok)] == ["canonical"]
-    no_json = canned.recording("invoke.params", [invoke_echo(invoke_steps.PARAMS, "confInteger=42", sent)],
+    no_json = canned.recording("invoke.params", [invoke_echo(invoke_steps.PARAMS, "echo params", sent)],
                                facts={"params": sent})
-    raises(agent.OffContract, unknown_fields_reach_params, no_json)
+    raises(Deviation, unknown_fields_reach_params, no_json)
     changed = canned.recording("invoke.params", [invoke_echo(invoke_steps.PARAMS, '{"confInteger":"42"}', sent)],
                                facts={"params": sent})
     raises(Deviation, unknown_fields_reach_params, changed)

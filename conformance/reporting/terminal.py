@@ -97,7 +97,7 @@ def agent_lines(report: dict[str, Any], style: Style) -> list[str]:
     width = max(40, style.width - 4)
     out = [""] + [style.paint(line, "warning") for line in textwrap.wrap(style.text(f"agent: {head}"), width)]
     for way in ways:
-        wrapped = textwrap.wrap(style.text(way), width - 4, max_lines=3, placeholder=" …" if style.unicode else " ...")
+        wrapped = textwrap.wrap(style.text(way), width - 4, max_lines=4, placeholder=" …" if style.unicode else " ...")
         out += [f"  - {wrapped[0]}"] + [f"    {more}" for more in wrapped[1:]]
     return out
 

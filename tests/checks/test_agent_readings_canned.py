@@ -13,6 +13,7 @@ from conformance.vocab import agent_readings as agent
 from conformance.vocab.steps import agui as agui_steps
 from conformance.vocab.steps import invoke as invoke_steps
 from conformance.vocab.steps import mcp as mcp_steps
+from tests.checks.support import agui_reply
 
 CHECKS = registry.load_all()    # before any check module is imported: some register only once scenarios are known
 same_key_same_instance, other_key_new_instance, generated_key_reaches_instance = (
@@ -212,14 +213,7 @@ def test_params_echoed_in_another_form_pass_and_params_changed_fail():
 
 
 def agui_echo(text):
-    frames = canned.sse_frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-                               {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
-                               {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": text},
-                               {"type": "TEXT_MESSAGE_END", "messageId": "m"},
-                               {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": text,
-                                "outcome": {"type": "success"}})
-    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=frames, label=agui_steps.ECHO_MESSAGES,
-                           url="https://server.test/v1/agents/agt_canned/agui")
+    return agui_reply(agui_steps.ECHO_MESSAGES, text)
 
 
 def agui_messages(text):

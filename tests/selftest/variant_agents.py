@@ -6,16 +6,14 @@ them may fail a service requirement (registered in variant_servers.py); what the
 Each is the reference server with another agent plugged in (`Service.interpreter`; the session store's instances
 for `count`):
 
-* ``counts_resumes``: `count` counts a resumed run as a new one ("A resumed run is the same run: it does not count
+* ``counts-resumes``: `count` counts a resumed run as a new one ("A resumed run is the same run: it does not count
   again");
-* ``counts_from_zero``: `count` reports the runs before this one (a new instance's first run says 0);
-* ``json_other_form``: every JSON it writes (`echo params`, `echo messages`, the `answer: ` of a resume, a tool
+* ``counts-from-zero``: `count` reports the runs before this one (a new instance's first run says 0);
+* ``json-other-form``: every JSON it writes (`echo params`, `echo messages`, the `answer: ` of a resume, a tool
   result) with its keys in the order received, spaces after `,` and `:`, and `\\u` escapes for non-ASCII;
-* ``numbers_as_doubles``: it reads JSON numbers as doubles, as JavaScript's `JSON.parse` (`1.0` is written `1`,
-  integers beyond 2^53 lose digits) — the contract says an implementation must keep their written form;
-* ``messages_indented``: `echo messages` pretty-printed over several lines;
-* ``chunks_shorter_first``: `chunks N TEXT` in N pieces of near-equal length, the shorter ones first;
-* ``answer_other_prefix``: a resumed run starts with `Answer: ` and the answer in JSON with spaces.
+* ``messages-indented``: `echo messages` pretty-printed over several lines;
+* ``chunks-shorter-first``: `chunks N TEXT` in N pieces of near-equal length, the shorter ones first;
+* ``answer-other-prefix``: a resumed run starts with `Answer: ` and the answer in JSON with spaces.
 """
 from __future__ import annotations
 
@@ -57,30 +55,6 @@ def _spaced(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
-def _doubles(value: Any) -> Any:
-    """The value a JSON reader that keeps every number as a double gives (JavaScript's JSON.parse)."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, list):
-        return [_doubles(v) for v in value]
-    return {k: _doubles(v) for k, v in value.items()}
-
-
-def _as_javascript(value: Any) -> str:
-    """JSON.stringify of a JSON.parse'd value, keys sorted: every number a double, integral ones without `.0`."""
-    def write(v: Any) -> str:
-        if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
-            return str(int(v))
-        if isinstance(v, list):
-            return "[" + ",".join(write(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + write(v[k]) for k in sorted(v)) + "}"
-        return json.dumps(v, ensure_ascii=False)
-    return write(_doubles(value))
-
-
 class JsonWriter(Rewriting):
     """Writes every JSON value it emits (`echo`, a tool result, the answer of a resume) with `write`."""
 
@@ -112,9 +86,8 @@ class ChunksShorterFirst(Rewriting):
         if d.word != "chunks":
             return super().directive(d, ctx)
         size, extra = divmod(len(d.arg), d.count)
-        ends = itertools.accumulate(size + (1 if i >= d.count - extra else 0) for i in range(d.count))
-        starts = [0, *itertools.accumulate(size + (1 if i >= d.count - extra else 0) for i in range(d.count))]
-        return iter([Text(d.arg[a:b]) for a, b in zip(starts, ends)])
+        bounds = [0, *itertools.accumulate(size + (i >= d.count - extra) for i in range(d.count))]
+        return iter([Text(d.arg[a:b]) for a, b in zip(bounds, bounds[1:])])
 
 
 class AnswerOtherPrefix(Interpreter):

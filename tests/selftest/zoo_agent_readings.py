@@ -88,18 +88,13 @@ def lost_after_two_runs(app, facts):
 def numbers_rounded(app, facts):
     """Numbers of the fields that reach `params` are rounded to integers (2.5 becomes 2)."""
     def rounded(value):
-        if isinstance(value, float):
-            return int(value)
-        if isinstance(value, list):
-            return [rounded(v) for v in value]
-        if isinstance(value, dict):
-            return {k: rounded(v) for k, v in value.items()}
-        return value
+        return int(value) if isinstance(value, float) else value
 
     def rewrite(body, scope):
         if not isinstance(body, dict):
             return None
-        return {k: v if k in ("prompt", "sessionId", "stream", "messages") else rounded(v) for k, v in body.items()}
+        return {k: v if k in ("prompt", "sessionId", "stream", "messages") else t.json_leaves(v, rounded)
+                for k, v in body.items()}
 
     return t.rewrite_request_json(app, rewrite, where="invoke")
 

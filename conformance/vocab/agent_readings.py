@@ -57,9 +57,6 @@ CONTRACT = {
     "canonical": ("`tool`, `ask` and `echo` write JSON values in one form, the same in every language",
                   "echo params and messages"),
     "numbers": ("such an implementation must read numbers with their written form kept.", "echo params and messages"),
-    "echo params": ("adds the canonical JSON of the `params` object the agent received", "echo params and messages"),
-    "echo messages": ("adds the canonical JSON of the `messages` list the agent received (`[]` when none)",
-                      "echo params and messages"),
     "answer": ("When the run is resumed with an answer, it first adds the piece `answer: ` followed by the canonical "
                "JSON of the answer, then goes on with the next directive", "ask, then resume with an object"),
 }
@@ -69,7 +66,7 @@ ANSWER_PREFIX = "answer: "
 @dataclass(frozen=True)
 class Finding:
     """One reading of the agent that departs from its contract in `way` (a key of CONTRACT)."""
-    reading: str          # `count`, `echo params`, `echo messages`, `answer`
+    reading: str          # what was read: `count`, `echo params`, `echo messages`, the `answer: ` piece
     way: str
     said: str             # the way in words: "counts a resumed run again"
     expected: str

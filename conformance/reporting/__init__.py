@@ -178,7 +178,7 @@ def agent_texts(report: dict[str, Any]) -> tuple[str, list[str]] | None:
     hidden = sorted({rid for way in ways for rid in way.get("not_assessed") or ()})
     head = ("the deployed agent is off its contract (docs/agent.md), not the service: "
             + (f"{len(hidden)} requirement(s) it keeps from being read are not assessed ({', '.join(hidden)})"
-               if hidden else "every requirement was read through it"))
+               if hidden else "it left no requirement not assessed"))
     lines = []
     for way in ways:
         ex = way.get("example") or {}

@@ -147,6 +147,12 @@ WRONG = ("failed", "warning", "error")
 
 
 def false_verdicts(server: CorrectServer, report: dict) -> list[str]:
-    """`ID=status` for every requirement failed, warned or in error beyond what the server's design gives."""
-    return [f"{r['id']}={r['status']}" for r in report["requirements"]
-            if r["status"] in WRONG and server.by_design.get(r["id"]) != r["status"]]
+    """`ID=status` for every requirement failed, warned or in error beyond what the server's design gives, and
+    `agent=…` when the report names the agent otherwise than the server's design (a way it is off its contract that
+    it is not, or one it is that goes unnamed)."""
+    wrong = [f"{r['id']}={r['status']}" for r in report["requirements"]
+             if r["status"] in WRONG and server.by_design.get(r["id"]) != r["status"]]
+    named = {way["way"] for way in (report.get("agent") or {}).get("deviations") or ()}
+    if "agent" in report and named != set(server.agent):
+        wrong.append(f"agent={'; '.join(sorted(named)) or 'no-deviation-seen'}")
+    return wrong

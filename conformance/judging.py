@@ -18,7 +18,7 @@ from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.registry import Check
 from conformance.reporting import repro
 from conformance.reporting.transcript import transcript
-from conformance.vocab import inputs, sequences, silences
+from conformance.vocab import agent_readings, inputs, sequences, silences
 from conformance.vocab.steps import mcp as mcp_steps
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal
@@ -56,6 +56,7 @@ class CheckResult:
     version_only: tuple[str, ...] = ()        # failed over one version alone, the other passed: (that version, the
                                               # operations of the exchanges it named) (`versions.one_root`)
     left_out: str = ""                        # what of it was not judged over HTTP/2 (the target spoke it), and why
+    agent: tuple[dict[str, Any], ...] = ()    # readings of the agent that departed from its contract (agent_readings)
 
 
 
@@ -87,10 +88,15 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
 
 
 def _judge(source: RecordingSource, check: Check) -> CheckResult:
+    found: list[agent_readings.Finding] = []     # what the check's readings of the agent found off its contract
+    read: list[Recording] = []                    # the recordings the check was judged on
+
     def mk(status: str, msg: str = "", recs: list[Recording] = (), named: Iterable[Exchange] = ()) -> CheckResult:
         named = list(named)
+        scenario_of = {id(ex): rec.scenario for rec in read for ex in rec.exchanges}
         return CheckResult(check.id, check.requirements, status, msg, evidence(recs, named, source.redactor),
-                           supplementary=check.supplementary, broke=identities(recs, named))
+                           supplementary=check.supplementary, broke=identities(recs, named),
+                           agent=agent_readings.as_dicts(found, scenario_of))
 
     if source.preflight_error:
         return mk("error", source.preflight_error)
@@ -128,8 +134,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     if limited is not None and not set(check.requirements) & rate_limit_requirements():
         return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
                                   f"answered 429 when the suite's retry budget ran out")
+    read.extend(recs)
     try:
-        with judging(check.requirements):
+        with judging(check.requirements), agent_readings.collecting(found):
             note = check.fn(*recs)
     except NotAssessed as exc:
         return mk("not_assessed", str(exc))

@@ -160,7 +160,7 @@ def verify(rep: dict[str, Any], doc: dict[str, Any], *, recording_sha256: str | 
 
 def differences(rep: dict[str, Any], rebuilt: dict[str, Any]) -> list[str]:
     """What the report says that the re-judged report does not: the verdict, each requirement's and each check's
-    status (one missing from either side too), and the counts."""
+    status (one missing from either side too), the deployed agent's, and the counts."""
     out = []
     if rep.get("verdict") != rebuilt["verdict"]:
         out.append(f"verdict: the report says {rep.get('verdict')}, the recording judges {rebuilt['verdict']}")
@@ -170,6 +170,8 @@ def differences(rep: dict[str, Any], rebuilt: dict[str, Any]) -> list[str]:
     if said is not None and (not isinstance(said, dict) or any(got.get(k) != v for k, v in said.items())):
         # what the report says of them (a report of an earlier version says less: `other`, `left_out` came later)
         out.append(f"http_versions: the report says {said}, the recording {got}")
+    if "agent" in rep and _agent(rep["agent"]) != _agent(rebuilt.get("agent")):
+        out.append(f"agent: the report says {_agent(rep['agent'])}, the recording {_agent(rebuilt.get('agent'))}")
     if (rep.get("summary") or {}) != rebuilt["summary"]:
         out.append(f"summary: the report counts {_counts(rep.get('summary') or {})}, the recording "
                    f"{_counts(rebuilt['summary'])}")
@@ -188,6 +190,13 @@ def _statuses(kind: str, reported: list[dict[str, Any]], judged: list[dict[str, 
     out += [f"{kind} {rid}: in the report ({status}) but not judged from the recording"
             for rid, status in said.items() if rid not in seen]
     return out
+
+
+def _agent(agent: dict[str, Any] | None) -> str:
+    """The deployed agent as a report names it: its status and the ways it departed from its contract."""
+    agent = agent or {}
+    ways = "; ".join(f"{w.get('reading')} {w.get('way')}" for w in agent.get("deviations") or ())
+    return f"{agent.get('status')}" + (f" ({ways})" if ways else "")
 
 
 def _counts(summary: dict[str, Any]) -> str:

@@ -179,6 +179,33 @@ def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[st
     return rows
 
 
+def agent_summary(results: list[CheckResult], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The deployed agent as the run's readings of it showed it (`vocab.agent_readings`): each way it departed from its
+    contract (docs/agent.md), how many readings showed it and the first one, and the requirements left not assessed
+    because of it. A deviating agent is named here once, so a report says "your agent is off its contract in this
+    way" instead of only listing what it left not assessed. Built from the check results alone, so `conformance
+    rejudge` builds the same."""
+    not_assessed = {row["id"] for row in rows if row["status"] == "not_assessed"}
+    ways: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in results:
+        for f in r.agent:
+            way = ways.setdefault((f["reading"], f["said"]), {
+                "reading": f["reading"], "way": f["said"], "contract": f["contract"], "vector": f["vector"],
+                "hides": False, "seen": {}, "not_assessed": set()})
+            way["seen"].setdefault((f["scenario"], f["label"]), {k: f[k] for k in ("scenario", "label", "expected",
+                                                                                 "got")})
+            if f["hides"]:
+                way["hides"] = True
+                if r.status == "not_assessed":
+                    way["not_assessed"].update(set(r.requirements) & not_assessed)
+    deviations = [{**{k: v for k, v in w.items() if k not in ("seen", "not_assessed")}, "readings": len(w["seen"]),
+                   "example": w["seen"][min(w["seen"])], "not_assessed": sorted(w["not_assessed"])}
+                  for w in sorted(ways.values(), key=lambda w: (not w["hides"], w["reading"], w["way"]))]
+    if not deviations:
+        return {"status": "no-deviation-seen", "deviations": []}
+    return {"status": "off-contract", "deviations": deviations}
+
+
 def verdict(rows: list[dict[str, Any]], *, ran: int, error: str | None = None) -> tuple[str, str]:
     """The run's verdict and its reason. A baselined MUST failure waives the exit status, never the verdict."""
     if error:
@@ -269,6 +296,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         "summary": counts,
         "cost": stats,
         **({"http_versions": http_versions} if http_versions is not None else {}),
+        "agent": agent_summary(results, rows),
         "baseline": {"file": baseline.source, "known": sorted(baseline.known), "stale": stale} if baseline.source else None,
         "waived": waived(rows),
         "requirements": rows,

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 
 from conformance.outcomes import Deviation, NotAssessed, judge_all, precondition
 from conformance.vocab.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
+from conformance.vocab import agent_readings
 from conformance.registry import Step, check
 from conformance.vocab.steps import generated as steps
 from conformance.vocab.text import truncate
@@ -164,9 +165,8 @@ def _echoed_params(family: Step, ex) -> tuple[Any, str]:
     if ex.status != 200:
         return None, f"status {ex.status}"
     try:
-        text = PARAM_READERS[family](ex)
-        return json.loads(text), ""
-    except (AssertionError, ValueError, TypeError) as exc:
+        return agent_readings.echoed(PARAM_READERS[family](ex), "echo params", ex), ""
+    except (AssertionError, TypeError) as exc:
         return None, f"the reply is not canonical JSON of params: {str(exc).splitlines()[0][:120]}"
 
 
@@ -185,7 +185,8 @@ def same_params_on_every_protocol(rec) -> str:
         echoed = {f: _echoed_params(f, ex) for f, ex in sorted(by_family.items())}
         readable = {f: v for f, (v, why) in echoed.items() if not why}
         if len(readable) < 2:
-            raise NotAssessed(f"run {i}: fewer than two protocols echoed params")
+            unread = "; ".join(f"{protocol_of(f)}: {why}" for f, (_, why) in echoed.items() if why)
+            raise NotAssessed(f"run {i}: fewer than two protocols echoed params ({unread})")
         compared.append(i)
         for key, value in sent.items():
             got = {f: (p.get(key, "<absent>") if isinstance(p, dict) else "<params not an object>")

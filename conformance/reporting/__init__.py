@@ -172,3 +172,29 @@ def blocked_line(row: dict[str, Any]) -> str:
 
 def curl_of(row: dict[str, Any]) -> str | None:
     return primary_evidence(row).get("curl") or None
+
+
+def agent_texts(report: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """(headline, one line per way) naming a deployed agent its readings showed off its contract (report.json
+    `agent`), or None when none did: what every renderer says once, before the requirements."""
+    agent = report.get("agent") or {}
+    ways = agent.get("deviations") or []
+    if agent.get("status") != "off-contract" or not ways:
+        return None
+    hidden = sorted({rid for way in ways for rid in way.get("not_assessed") or ()})
+    head = ("the deployed agent is off its contract (docs/agent.md), not the service: "
+            + (f"{len(hidden)} requirement(s) it keeps from being read are not assessed ({', '.join(hidden)})"
+               if hidden else "it left no requirement not assessed"))
+    lines = []
+    for way in ways:
+        ex = way.get("example") or {}
+        where = "/".join(x for x in (ex.get("scenario"), ex.get("label")) if x)
+        lines.append(f"{way['reading']} {way['way']}: {where} expected {_short(ex.get('expected'))}, got "
+                     f"{_short(ex.get('got'))} ({way['readings']} reading(s)); the contract: \u201c{way['contract']}\u201d"
+                     f" (test vector \u201c{way['vector']}\u201d)")
+    return head, lines
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = " ".join(str(value).split())
+    return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance.reporting import (STATUS_LABEL, blocked_line, cost_text, counts, curl_of, failures, judged_nothing,
+from conformance.reporting import (STATUS_LABEL, agent_texts, blocked_line, cost_text, counts, curl_of, failures, judged_nothing,
                                    http_text, seed_text, target_label, title)
 
 SUMMARY_LIMIT = 1024 * 1024   # bytes GitHub accepts in $GITHUB_STEP_SUMMARY for one step
@@ -62,7 +62,7 @@ def render(report: dict[str, Any], limit: int = SUMMARY_LIMIT) -> str:
     if judged_nothing(report):   # its reason is the verdict's, stated once above
         return _fit([head, "Nothing was judged: the run stopped before any check could read an answer."], footer,
                     [], limit)
-    return _fit([head, _counts_table(report)], footer, _body(report), limit)
+    return _fit([head, _counts_table(report), _agent(report)], footer, _body(report), limit)
 
 
 def write(report: dict[str, Any], path: Path, redact: Callable[[str], str] = lambda s: s) -> Path:
@@ -103,6 +103,16 @@ def _counts_table(report: dict[str, Any]) -> str:
         return "No requirement was judged."
     return ("| " + " | ".join(STATUS_LABEL[s] for s in shown) + " |\n|" + "---:|" * len(shown) + "\n| "
             + " | ".join(str(c[s]) for s in shown) + " |")
+
+
+def _agent(report: dict[str, Any]) -> str:
+    """The deployed agent, named once when its readings showed it off its contract (report.json `agent`)."""
+    said = agent_texts(report)
+    if said is None:
+        return ""
+    head, ways = said
+    return "\n".join([f"### ⚠️ The deployed agent", "", f"**{text(head[0].upper() + head[1:], MESSAGE_CHARS)}**", "",
+                      *(f"- {text(line, MESSAGE_CHARS)}" for line in ways)])
 
 
 def _body(report: dict[str, Any]) -> list[tuple[str, str | None]]:

@@ -21,7 +21,8 @@ from typing import IO, Any
 import pytest
 
 from conformance import catalog, registry, report as report_module
-from conformance.reporting import (PROTOCOL_TITLE, blocked_line, cost_text, counts_text, curl_of, failures, grouped,
+from conformance.reporting import (PROTOCOL_TITLE, agent_texts, blocked_line, cost_text, counts_text, curl_of, failures,
+                                   grouped,
                                    http_text, judged_nothing, primary_evidence, protocol_of, seed_of, seed_text,
                                    size_text,
                                    suite_text, target_label, title)
@@ -64,7 +65,7 @@ class Style:
         if self.unicode:
             return s
         return (s.replace("›", ">").replace("·", "-").replace("…", "...").replace("—", "-").replace("–", "-")
-                .replace("≥", ">=").encode("ascii", "replace").decode())
+                .replace("≥", ">=").replace("\u201c", '"').replace("\u201d", '"').encode("ascii", "replace").decode())
 
     def clip(self, s: str, width: int | None = None) -> str:
         width = width or self.width
@@ -85,6 +86,20 @@ def target_lines(report: dict[str, Any], style: Style, checks: int | None = None
         extra.append(f"requirements {opts['requirements']}")
     return [style.text(f"target: {target_label(report.get('target') or {})}"),
             style.text(suite_text(report.get("suite") or report_module.suite_identity()) + " · " + " · ".join(extra))]
+
+
+def agent_lines(report: dict[str, Any], style: Style) -> list[str]:
+    """The deployed agent, named once before the requirements when its readings showed it off its contract."""
+    said = agent_texts(report)
+    if said is None:
+        return []
+    head, ways = said
+    width = max(40, style.width - 4)
+    out = [""] + [style.paint(line, "warning") for line in textwrap.wrap(style.text(f"agent: {head}"), width)]
+    for way in ways:
+        wrapped = textwrap.wrap(style.text(way), width - 4, max_lines=4, placeholder=" …" if style.unicode else " ...")
+        out += [f"  - {wrapped[0]}"] + [f"    {more}" for more in wrapped[1:]]
+    return out
 
 
 def requirement_lines(report: dict[str, Any], style: Style) -> list[str]:
@@ -164,7 +179,7 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     head = target_lines(report, style) if header else []
     if judged_nothing(report):   # the reason once, then the verdict
         return head + [""] + _wrapped("why", report.get("verdict_reason", ""), style, 4) + [verdict_line(report, style)]
-    lines = head + requirement_lines(report, style) + failure_lines(report, style)
+    lines = head + agent_lines(report, style) + requirement_lines(report, style) + failure_lines(report, style)
     base = report.get("baseline") or {}
     if base.get("stale"):
         lines += ["", "stale baseline entries (now passing): " + ", ".join(base["stale"])]

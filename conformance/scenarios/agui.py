@@ -310,7 +310,7 @@ async def interrupt(ctx: Context):
     thread = ctx.unique("ask")
     ask = await run_agui(ctx, steps.ASK, s["prompt"], thread=thread, expectation=expect("interrupt", thread=thread))
     interrupts = outcome_interrupts(ask)
-    ctx.note(thread=thread, interrupts=interrupts, answer=RESUME_ANSWER)
+    ctx.note(thread=thread, interrupts=interrupts, answer=RESUME_ANSWER, **p.resume_facts(s))
     if not paused(ask):
         ctx.note(no_resume="the question run did not pause (RUN_FINISHED with outcome.type `interrupt`; judged by "
                            "AGUI-INT-001), so there was no paused run to resume")

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from conformance.agent import Ask, Fail, Idle, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
+from conformance.agent import Ask, Fail, Idle, Paused, RunContext, Step, Text, ToolCall, new_id, paced
 from .asgi import DisconnectWatch, Request, Send, dumps, start_stream, stream_end, stream_write
 from .refusal import SESSION_KEY_RULE, Refusal, is_session_key
 
@@ -122,7 +122,7 @@ async def handle(service: Service, req: Request, send: Send, agent_id: str) -> N
         await service.refuse(send, req, refusal)
         return
     run_id = start.body["runId"] if "runId" in start.body else new_id("run_")
-    script, ctx, events = _run_of(start)
+    script, ctx, events = _run_of(service, start)
     await start_stream(send, start.gate.headers)
     await stream_write(send, _frame({"type": "RUN_STARTED", "threadId": start.thread_id, "runId": run_id}))
     async with DisconnectWatch(req.receive):
@@ -152,15 +152,16 @@ async def _accept(service: Service, req: Request, agent_id: str) -> Start:
     return Start(gate, body, prompt, thread_id, instance, paused, answer)
 
 
-def _run_of(start: Start):
+def _run_of(service: Service, start: Start):
     """(script, context, events) of the run this request starts or resumes."""
+    agent = service.interpreter
     if start.paused is not None:
-        return start.paused.script, start.paused.context, resumed_steps(start.paused, start.answer)
+        return start.paused.script, start.paused.context, agent.resumed_steps(start.paused, start.answer)
     start.instance.paused = None
     params = {k: v for k, v in start.body.items() if k not in INTERPRETED}
     ctx = RunContext(params=params, messages=start.body.get("messages") or [], run_number=start.instance.start_run())
-    script = parse(start.prompt or "")
-    return script, ctx, steps(script, ctx)
+    script = agent.parse(start.prompt or "")
+    return script, ctx, agent.steps(script, ctx)
 
 
 async def _stream_events(service: Service, send: Send, start: Start, script, ctx, events,

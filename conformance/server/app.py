@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import agui, invoke, mcp, metadata
+from .agent import Interpreter
 from .asgi import BadJSON, ClientGone, Receive, Request, Scope, Send, loads, send_json
 from .config import ServerConfig
 from .org import Agent, Credential, Organization
@@ -38,6 +39,7 @@ class Service:
         self.facts = facts
         self.base_url: str = facts["base_url"]
         self.auth_url: str = facts["auth_url"]
+        self.interpreter = Interpreter()   # the deployed agent: the conformance agent (a test server may plug another)
 
     # --- ASGI -------------------------------------------------------------
 

@@ -27,7 +27,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from conformance.agent import Ask, Fail, RunContext, Step, Text, ToolCall, canonical_json, new_id, parse, paced, steps
+from conformance.agent import Ask, Fail, RunContext, Step, Text, ToolCall, canonical_json, new_id, paced
 from .asgi import DisconnectWatch, Request, Send, dumps, send_json, start_stream, stream_end, stream_write
 from .refusal import SESSION_KEY_RULE, Refusal, is_session_key
 
@@ -105,19 +105,20 @@ async def handle(service: Service, req: Request, send: Send, agent_id: str) -> N
     instance = service.org.sessions.get(agent.id, session_id)
     instance.paused = None  # a new run leaves any question the instance was waiting on
     ctx = RunContext(params=params, messages=messages, run_number=instance.start_run())
-    script = parse(body["prompt"])
+    script = service.interpreter.parse(body["prompt"])
     started = time.monotonic()
     common = {"sessionId": session_id, "agentId": agent.id, "versionNumber": agent.version_number,
               "requestId": req.request_id}
     headers = gate.headers
 
+    events = service.interpreter.steps(script, ctx)
     if stream:
-        await _stream(req, send, script, ctx, common, started, headers)
+        await _stream(req, send, events, common, started, headers)
     else:
-        await _collect(req, send, script, ctx, common, started, headers)
+        await _collect(req, send, script, events, common, started, headers)
 
 
-async def _collect(req, send, script, ctx, common, started, headers) -> None:
+async def _collect(req, send, script, agent_events, common, started, headers) -> None:
     texts: list[str] = []
     events: list[dict[str, Any]] = []
     failure: Fail | None = None
@@ -133,10 +134,10 @@ async def _collect(req, send, script, ctx, common, started, headers) -> None:
 
     if script.sleeps:
         async with DisconnectWatch(req.receive):
-            async for event in paced(steps(script, ctx)):
+            async for event in paced(agent_events):
                 take(event)
     else:  # no sleep: no pacing and no disconnect watch, the fast path of the common case
-        for event in steps(script, ctx):
+        for event in agent_events:
             take(event)
     result: dict[str, Any] = {
         "status": "failed" if failure else "completed",
@@ -154,11 +155,11 @@ def _frame(event: dict[str, Any]) -> bytes:
     return b"event: " + event["type"].encode() + b"\ndata: " + dumps(event) + b"\n\n"
 
 
-async def _stream(req, send, script, ctx, common, started, headers) -> None:
+async def _stream(req, send, agent_events, common, started, headers) -> None:
     await start_stream(send, headers)
     failure: Fail | None = None
     async with DisconnectWatch(req.receive):
-        async for event in paced(steps(script, ctx)):
+        async for event in paced(agent_events):
             t = type(event)
             if t is Text:
                 await stream_write(send, _frame(_event("text", delta=event.text)))

@@ -56,11 +56,12 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from conformance.agent import Ask, Fail, Paused, RunContext, Step, Text, ToolCall, new_id, paced, parse, resumed_steps, steps
+from conformance.agent import Ask, Fail, Paused, RunContext, Step, Text, ToolCall, new_id, paced
 from .asgi import (
     BadJSON, DisconnectWatch, Request, Send, dumps, loads, send_bytes, send_empty, start_stream, stream_end,
     stream_write,
 )
+from .agent import Interpreter
 from .metadata import SCOPE, metadata_url
 from .refusal import MAX_SESSION_KEY, SESSION_KEY_RULE, Refusal, is_session_key
 
@@ -351,7 +352,7 @@ async def _tools_call(call: Call, agent, version: str, meta: dict[str, Any], par
     turn = _turn(call, agent, version, params, args, session_id)
     if turn.unanswered:
         return await _reply_result(call, progress_token, _input_required(agent, turn.session_id, turn.paused.ask), [])
-    prefix, script, ctx, events = _run_of(turn, args)
+    prefix, script, ctx, events = _run_of(call.service.interpreter, turn, args)
 
     async def finish(texts: list[str], ending: Any) -> dict[str, Any]:
         return _tool_result(agent, turn, script, ctx, prefix + "".join(texts), ending,
@@ -426,7 +427,7 @@ def _turn(call: Call, agent, version: str, params: dict[str, Any], args: dict[st
     return Turn(session_id, sessions.get(agent.id, session_id))
 
 
-def _run_of(turn: Turn, args: dict[str, Any]):
+def _run_of(interpreter: Interpreter, turn: Turn, args: dict[str, Any]):
     """(reply so far, script, context, events) of the run this call starts or continues."""
     turn.instance.paused = None
     paused = turn.paused
@@ -434,11 +435,12 @@ def _run_of(turn: Turn, args: dict[str, Any]):
         if turn.declined is not None:
             verb = "declined" if turn.declined == "decline" else "cancelled"
             return paused.reply_so_far, paused.script, paused.context, iter([Fail(f"The question was {verb}.")])
-        return paused.reply_so_far, paused.script, paused.context, resumed_steps(paused, turn.answer)
+        return (paused.reply_so_far, paused.script, paused.context,
+                interpreter.resumed_steps(paused, turn.answer))
     run_params = {k: v for k, v in args.items() if k not in INTERPRETED_ARGS}
     ctx = RunContext(params=run_params, messages=[], run_number=turn.instance.start_run())
-    script = parse(args["prompt"])
-    return "", script, ctx, steps(script, ctx)
+    script = interpreter.parse(args["prompt"])
+    return "", script, ctx, interpreter.steps(script, ctx)
 
 
 def _tool_result(agent, turn: Turn, script, ctx, reply: str, ending: Any, *, can_elicit: bool) -> dict[str, Any]:

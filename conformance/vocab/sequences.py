@@ -32,11 +32,11 @@ from conformance.engine import Context
 from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.registry import Step
 from conformance.target import DEFAULT_SEED
-from conformance.vocab import inputs, protocols as p
+from conformance.vocab import agent_readings, inputs, protocols as p
 from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
+from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only
-from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.wire.exchange import Exchange
 
 # -- what the agent is asked --------------------------------------------------------------------------------
@@ -129,6 +129,7 @@ class Instance:
     waiting: tuple[str, ...] | None = None   # the directives after the question a paused run waits on
     paused_path: str | None = None
     said: str = ""                           # the paused run's text so far (MCP may answer it whole at the end)
+    said_parts: list = field(default_factory=list)   # the same as parts: ["text", t] and ["answer", value] (resumes)
     slack: int = 0                           # runs a race may have added or not: later counts may be this far off
 
 
@@ -201,7 +202,7 @@ class Model:
             if move.verb == "run":
                 out.append(self._run(move, runs_on.get(move.key, 1), base.get(move.key, 0), move.key in raced))
             elif move.key in raced:
-                out.append(_expectation("open"))
+                out.append(_expectation("open", answer=answer))
             elif move.verb == "resume":
                 out.append(self._resume(move, answer))
             else:
@@ -227,7 +228,7 @@ class Model:
         if move.script == "echo-messages" and move.protocol in MESSAGES:
             expected = _expectation("reply", reply=text, judged=[["messages", MESSAGES[move.protocol]]])
         elif question is not None:
-            inst.waiting, inst.paused_path, inst.said = rest, move.path(), text
+            inst.waiting, inst.paused_path, inst.said, inst.said_parts = rest, move.path(), text, [["text", text]]
             expected = _expectation("pause", question=question, reply=text, judged=[["pause", PAUSES[move.path()]]])
             self._counted(move, inst, before, text, expected)
         elif rest == (FAILURE,):
@@ -276,8 +277,10 @@ class Model:
         self.resumes += 1
         head = "answer: " + p.canonical(answer)
         text, question, rest = walk(inst.waiting or (), inst.runs)
+        inst.said_parts = inst.said_parts + [["answer", answer], ["text", text]]
         expected = _expectation("resumed", reply=head + text, whole=inst.said + head + text, answer=answer,
-                                then="pause" if question is not None else "success", question=question)
+                                then="pause" if question is not None else "success", question=question,
+                                parts=inst.said_parts[-2:], whole_parts=inst.said_parts)
         expected["judged"] = [["resume", RESUMES[move.path()]]] + ([["thread", RESUMED_THREAD]]
                                                                  if move.protocol == "agui" else [])
         inst.said += head + text
@@ -493,7 +496,7 @@ def history(seed: int) -> tuple[Move, ...]:
         covered |= gains(option, last, covered)
         t, q, form = option
         protocol = PATHS[q][0]
-        moves.append(Move(protocol, key=HISTORY_KEY, script=TRANSITIONS[t], form=form))
+        moves.append(Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=form))
         if t == "pauses-and-resumes":
             moves.append(Move(protocol, "resume", key=HISTORY_KEY, form=form))
         last = (t, q)
@@ -510,7 +513,17 @@ def _failure_rule(q: str, form: str) -> str:
 
 def _script_move(t: str, q: str) -> Move:
     protocol, forms = PATHS[q]
-    return Move(protocol, key=HISTORY_KEY, script=TRANSITIONS[t], form=forms[0])
+    return Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=forms[0])
+
+
+def script_of(transition: str, protocol: str) -> str:
+    """The script that makes a transition: an MCP pause asks at once (its result may hold the text from before the
+    question, so a count before it would be read twice)."""
+    return "ask" if transition == "pauses-and-resumes" and protocol == "mcp" else TRANSITIONS[transition]
+
+
+def transition_of(script: str) -> str:
+    return "pauses-and-resumes" if script == "ask" else {s: t for t, s in TRANSITIONS.items()}.get(script, "completes")
 
 
 def _possible(t: str, q: str) -> bool:
@@ -535,7 +548,6 @@ def judged_histories(requirements: Iterable[str], recordings: Iterable[Any]) -> 
     """What the history played and the recordings hold, of the readings judged under any of `requirements`: each as
     `<transition> on <path> -> <path it was read on>` (the transition is the key's previous run), sorted."""
     wanted, out = set(requirements), set()
-    by_script = {script: t for t, script in TRANSITIONS.items()}
     for rec in recordings:
         if getattr(rec, "base_scenario", None) != HISTORIES:
             continue
@@ -546,7 +558,7 @@ def judged_histories(requirements: Iterable[str], recordings: Iterable[Any]) -> 
                 continue
             if wanted & {rule for _, rule in noted["expect"]["judged"]}:
                 out.add(f"{last[0]} on {last[1]} -> {path_of(move)}")
-            last = (by_script.get(move["script"], "completes"), path_of(move))
+            last = (transition_of(move["script"]), path_of(move))
     return tuple(sorted(out))
 
 
@@ -590,11 +602,11 @@ def judged_under(scenarios: list[str], protocol: str) -> list[str]:
 def _every_history_move() -> list[tuple[Move, ...]]:
     """Each move a history can make (every transition on every path, in every form), after a generated key."""
     out = []
-    for t, script in TRANSITIONS.items():
+    for t in TRANSITIONS:
         for q, (protocol, forms) in PATHS.items():
             for form in forms if _possible(t, q) else ():
-                move = Move(protocol, key=HISTORY_KEY, script=script, form=form)
-                resume = (Move(protocol, "resume", key=HISTORY_KEY, form=form),) if script in PAUSING else ()
+                move = Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=form)
+                resume = (Move(protocol, "resume", key=HISTORY_KEY, form=form),) if move.script in PAUSING else ()
                 out.append((Move("invoke", binds=HISTORY_KEY), move, *resume))
     return out
 
@@ -925,11 +937,14 @@ async def play_all(ctx: Context, family: Step, chains: list[tuple[Move, ...]] | 
 # -- judging what was played (the checks of each protocol give the readings) ----------------------------------
 @dataclass(frozen=True)
 class Played:
-    """One noted move of a recording with its exchange, and the moves before it on the same session key."""
+    """One noted move of a recording with its exchange, and the moves before it on the same session key (`earlier`,
+    noted as `facts["moves"]` holds them; `before`, their exchanges) and those sent with it on that key (`alongside`)."""
     rec: Any
     noted: dict[str, Any]
     ex: Exchange
     before: tuple[Exchange, ...]
+    earlier: tuple[dict[str, Any], ...] = ()
+    alongside: tuple[dict[str, Any], ...] = ()
 
     @property
     def expect(self) -> dict[str, Any]:
@@ -955,6 +970,10 @@ class Played:
         return f"{move['protocol']} {sent}{form} {key}{after}"
 
 
+def _keys(noted: dict[str, Any]) -> set[str]:
+    return {k for k in (noted["key"], noted.get("generated")) if k is not None}
+
+
 def played(recs: tuple[Any, ...], protocol: str, requirement: str) -> list[tuple[str, Played]]:
     """(aspect, move) of every move of `protocol` the recordings played whose expectation names `requirement`."""
     out = []
@@ -965,10 +984,12 @@ def played(recs: tuple[Any, ...], protocol: str, requirement: str) -> list[tuple
                 continue
             for aspect, rule in noted["expect"]["judged"]:
                 if rule == requirement:
-                    key = noted["key"] or noted.get("generated")
-                    before = tuple(rec.get(m["label"]) for m in moves[:i] if m["group"] != noted["group"]
-                                   and key is not None and key in (m["key"], m.get("generated")))
-                    out.append((aspect, Played(rec, noted, rec.get(noted["label"]), before)))
+                    keys = _keys(noted)
+                    earlier = tuple(m for m in moves[:i] if m["group"] != noted["group"] and keys & _keys(m))
+                    alongside = tuple(m for m in moves if m is not noted and m["group"] == noted["group"]
+                                      and keys & _keys(m))
+                    out.append((aspect, Played(rec, noted, rec.get(noted["label"]),
+                                               tuple(rec.get(m["label"]) for m in earlier), earlier, alongside)))
     return out
 
 
@@ -992,8 +1013,10 @@ GROUP_WORDS = {"sequences": "the protocol's chains, overlaps and long runs",
 def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,
                 judges: dict[str, Callable[[Played], None]], read_count: Callable[[Played], str | None]) -> str | None:
     """Every move of `protocol` whose expectation names `requirement`, judged by the reading of its aspect
-    (`judges[aspect]`; `count` by `read_count`, the reply of a run that completed with one, else None)."""
+    (`judges[aspect]`; `count` by `read_count`, the reply of a run that completed with one, else None, and then by
+    the agent's contract first: `agent_readings.judge_count`)."""
     replied: dict[tuple[str, int], list[tuple[int, Played]]] = {}
+    zero_based = agent_readings.counts_from_zero(_counts_replied(recs))
 
     def rule(item: tuple[str, Played]) -> None:
         aspect, move = item
@@ -1004,11 +1027,33 @@ def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,
         if text is None:
             raise NotAssessed(f"{move.ex.label}: the run raced a resume and did not complete with a count; what it "
                               f"does then is open")
-        count_is(move, text, replied)
+        count_is(move, text, replied, zero_based)
 
-    return judge_all(played(recs, protocol, requirement), rule, exchange=lambda item: item[1].ex,
-                     nothing=f"no {protocol} call of the chains played was judged under {requirement} (chains drawn "
-                             f"from the sessions model come with --depth 2 or more)")
+    return agent_readings.read_all(lambda guarded: judge_all(
+        played(recs, protocol, requirement), guarded, exchange=lambda item: item[1].ex,
+        nothing=f"no {protocol} call of the chains played was judged under {requirement} (chains drawn from the "
+                f"sessions model come with --depth 2 or more)"), rule)
+
+
+def before_failure(move: Played, text: str) -> bool:
+    """Whether `text`, sent before a failure, is what the script said: when it began with `count`, any whole number
+    then what followed (the count is judged as a count, through the agent's readings), else the text exactly."""
+    expect = move.expect
+    if "count" not in expect:
+        return text == expect["reply"]
+    suffix = expect.get("suffix") or ""
+    head = text[:len(text) - len(suffix)] if text.endswith(suffix) else None
+    return head is not None and digits_only(head)
+
+
+def messages_reached(move: Played, text: str) -> None:
+    """`echo messages` replied the messages the move sent, as the agent's readings read a JSON echo."""
+    sent = sent_messages(Move(**move.noted["move"]))
+    got = agent_readings.echoed(text, "echo messages", move.ex)
+    if agent_readings.changed("echo messages", sent, got, move.ex):
+        raise Deviation(f"{move.what()}: `echo messages` replied {truncate(text, 200, quoted=True)}, the messages sent "
+                        f"were {truncate(p.canonical(sent), 200, quoted=True)}: the list did not reach the agent "
+                        f"whole", [move.ex])
 
 
 def count_part(move: Played, text: str) -> str:
@@ -1018,17 +1063,79 @@ def count_part(move: Played, text: str) -> str:
     return text[:-len(suffix)] if suffix and text.endswith(suffix) else text
 
 
-def count_is(move: Played, text: str, replied: dict[tuple[str, int], list[tuple[int, Played]]]) -> None:
+def resumed_as_expected(move: Played, text: str, *, whole: bool = False) -> bool:
+    """A resumed move replied what the model expects (`reply`, what the run added after the question; with `whole`,
+    its whole reply too), the answers written as the agent's contract lets them be (`agent_readings.reads_as`)."""
+    expect = move.expect
+    if text == expect["reply"] or (whole and text == expect["whole"]):
+        return True
+    tries = [expect.get("parts")] + ([expect.get("whole_parts")] if whole else [])
+    return any(parts and agent_readings.reads_as(text, parts, move.ex) for parts in tries)
+
+
+def _counts_replied(recs: tuple[Any, ...]) -> list[tuple[str | None, list[int]]]:
+    """(reply, the counts the contract allows) of every `count` run the recordings noted."""
+    out = []
+    for rec in recs:
+        for noted in rec.facts.get("moves", []):
+            expect = noted["expect"]
+            if expect["kind"] == "count":
+                wanted = expect.get("among") or [expect.get("count")]
+                text = agent_readings.reply_text(noted["move"]["protocol"], rec.get(noted["label"]))
+                out.append((text.strip() if text is not None else None, [n for n in wanted if n is not None]))
+    return out
+
+
+def _resumes(move: Played) -> tuple[tuple[int, int], tuple[tuple[str, Exchange], ...]]:
+    """The resumes of the move's key before it that reached the agent as the answer to its question, surely and at
+    most (a resume sent with it may come first), and (rule, exchange) of those that did not continue the paused run
+    (each may have started a run)."""
+    reached, lost, raced = 0, [], 0
+    for m in move.earlier + move.alongside:
+        if m["move"]["verb"] != "resume":
+            continue
+        ex = move.rec.get(m["label"])
+        if _continued(m, ex):
+            reached, raced = (reached + 1, raced) if m["expect"]["kind"] != "open" else (reached, raced + 1)
+        elif m["expect"]["kind"] != "open" or agent_readings.reply_text(m["move"]["protocol"], ex) is not None:
+            # (a resume that raced this run may be refused when the run came first: only one that ran counts)
+            lost.append((RESUMES["mcp-elicit" if m["move"]["form"] == "elicit" else m["move"]["protocol"]], ex))
+    return (reached, reached + raced), tuple(lost)
+
+
+def _continued(noted: dict[str, Any], ex: Exchange) -> bool:
+    """Whether a resume reached the agent as the answer to its question: its reply holds the answer (in any form), or
+    it paused again on the next question (an MCP result shows only the question then; an eliciting client gets a form
+    and no text). A raced resume (`open`) is read the same way, by the answer the chain sent it."""
+    expect = noted["expect"]
+    text = agent_readings.reply_text(noted["move"]["protocol"], ex)
+    if text is None:
+        return False
+    if agent_readings.holds_answer(text, expect.get("answer")):
+        return True
+    return expect.get("then") == "pause" and (noted["move"]["form"] == "elicit" or expect.get("question", "") in text)
+
+
+def _others(move: Played) -> tuple[tuple[str, int], ...]:
+    """Runs each other key of the recording started before the move (an overlap's runs sent with it included)."""
+    runs: dict[str, int] = {}
+    for m in move.rec.facts.get("moves", []):
+        key = m["key"] or m.get("generated")
+        if m["group"] <= move.noted["group"] and m["move"]["verb"] == "run" and key is not None and key != move.key:
+            runs[key] = runs.get(key, 0) + 1
+    return tuple(runs.items())
+
+
+def count_is(move: Played, text: str, replied: dict[tuple[str, int], list[tuple[int, Played]]],
+             zero_based: bool = False) -> None:
     """The `count` reply `text` is the number the model expects, or one of the range runs sent together span, no two
-    of them the same."""
+    of them the same; a reply that differs is the agent's or the service's by `agent_readings.judge_count`."""
     expect = move.expect
     wanted = expect.get("count")
     span = expect.get("among") or [wanted]
-    if not digits_only(text) or int(text) not in span:
-        shown = f"{wanted}" if wanted is not None else f"one of {span[0]}..{span[-1]}"
-        raise Deviation(f"{move.what()}: `count` replied {truncate(text, 60, quoted=True)}, expected {shown} "
-                        f"(the runs this key's instance started): the call reached another instance", (move.ex,
-                                                                                                    *move.before))
+    resumes, lost = _resumes(move)
+    agent_readings.judge_count(agent_readings.Count(text, tuple(span), zero_based, resumes, lost, _others(move)),
+                               what=move.what(), exchanges=(move.ex, *move.before))
     if expect.get("distinct"):
         group = replied.setdefault((move.rec.scenario, move.noted["group"]), [])
         twin = next((other for n, other in group if n == int(text) and other.key == move.key), None)

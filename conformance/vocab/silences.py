@@ -109,6 +109,12 @@ class Silence:
     def resumed(self) -> bool:
         return self.position == "after-resume"
 
+    @property
+    def parts(self) -> list[list]:
+        """The resumed run's reply as the agent's contract builds it (`agent_readings.reads_as`): the answer, then the
+        piece said after the silence."""
+        return [["answer", ANSWER], ["text", "late"]]
+
 
 def _silence(stream: str, position: str, scenario: str | None = None) -> Silence:
     text = RESUMED_TEXT[stream] if position == "after-resume" else TEXT[stream]

@@ -14,3 +14,15 @@ def checks_in(*modules: str, generated: bool | None = None) -> list[str]:
 def rows(report: dict, ids=None) -> dict[str, dict]:
     """The report's requirement rows by id (only `ids` when given)."""
     return {r["id"]: r for r in report["requirements"] if ids is None or r["id"] in ids}
+
+
+def agui_reply(label: str, text: str, url: str = "https://server.test/v1/agents/agt_canned/agui"):
+    """A canned AG-UI run that ends normally with `text` as its whole reply (one content delta)."""
+    from conformance import canned
+    frames = canned.sse_frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+                               {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+                               {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": text},
+                               {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+                               {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": text,
+                                "outcome": {"type": "success"}})
+    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=frames, label=label, url=url)

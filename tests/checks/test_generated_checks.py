@@ -10,6 +10,7 @@ from conformance.api import certify
 from conformance.checks.generated import first_difference, side_by_side
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
+from tests.checks.support import agui_reply
 from tests.selftest.zoo import load_zoo
 
 CHECKS = ["generated.same_reply_on_every_protocol", "generated.same_params_on_every_protocol"]
@@ -76,16 +77,7 @@ def _invoke_json(label: str, reply: str):
                            label=label)
 
 
-def _agui(label: str, reply: str):
-    from conformance import canned
-    frames = canned.sse_frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-                               {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
-                               {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": reply},
-                               {"type": "TEXT_MESSAGE_END", "messageId": "m"},
-                               {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": reply,
-                                "outcome": {"type": "success"}})
-    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=frames, label=label,
-                           url="https://server.test/v1/agents/agt_canned/agui")
+_agui = agui_reply
 
 
 def test_a_different_reply_names_the_protocol_that_broke_it():

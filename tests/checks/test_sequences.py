@@ -185,7 +185,6 @@ def test_nothing_played_is_not_assessed():
 def history_pairs(chain) -> set:
     """What a history covers: each transition taken on each path, each transition read on each path, each path
     followed by each path (a reading move only: one whose answer shows its `count`)."""
-    by_script = {script: t for t, script in seq.TRANSITIONS.items()}
     covered, last = set(), ("completes", "invoke")
 
     def path_of(move):
@@ -194,7 +193,7 @@ def history_pairs(chain) -> set:
     for move in chain:
         if move.verb != "run" or move.key is None:
             continue
-        t, q = by_script[move.script], path_of(move)
+        t, q = seq.transition_of(move.script), path_of(move)
         covered.add(("taken", t, q))
         if seq.reads_count(move):
             covered |= {("read-after", last[0], q), ("path-after", last[1], q)}

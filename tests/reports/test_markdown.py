@@ -117,3 +117,13 @@ def test_write_redacts_every_secret(tmp_path):
     rep = blocked_report(message="the server echoed ais_live_SECRET123 back")
     path = markdown.write(rep, tmp_path / "report.md", lambda s: s.replace("ais_live_SECRET123", "«redacted»"))
     assert "SECRET123" not in path.read_text() and "«redacted»" in path.read_text()
+
+
+def test_an_agent_off_its_contract_has_its_section_before_the_failures():
+    from tests.reports.test_terminal import AGENT_OFF
+    report = {**make_report(fail=(FAILING_MUST,)), "agent": AGENT_OFF}
+    document = markdown.render(report)
+    assert document.count("### ⚠️ The deployed agent") == 1
+    assert document.index("The deployed agent") < document.index("Failures (MUST)")
+    assert "chain-6-agui-run" in document and "count in a paused and resumed run" in document
+    assert "The deployed agent" not in markdown.render(make_report(fail=(FAILING_MUST,)))

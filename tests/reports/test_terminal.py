@@ -90,3 +90,28 @@ def test_a_run_that_stopped_before_it_started_prints_the_header_with_its_report(
     lines = _terminal_run(make_report(error="could not start: the embedded server did not start"), started=False)
     assert sum(ln.startswith("target: ") for ln in lines) == 1 and lines[0].startswith("target: ")
     assert lines[-1].startswith("‼ ERROR") or "ERROR" in lines[-1]
+
+
+AGENT_OFF = {"status": "off-contract", "deviations": [{
+    "reading": "`count`", "way": "counts a resumed run again", "hides": True, "readings": 5,
+    "contract": "A resumed run is the same run: it does not count again and it keeps the params and messages it "
+                "started with.", "vector": "count in a paused and resumed run", "not_assessed": ["AGUI-SESS-002"],
+    "example": {"scenario": "agui.chain", "label": "chain-6-agui-run", "expected": "4", "got": "6"}}]}
+
+
+def test_an_agent_off_its_contract_is_named_once_before_the_requirements():
+    report = {**make_report(skip=("AGUI-SESS-002",)), "agent": AGENT_OFF}
+    lines = render(report, Style(colour=False))
+    at = [i for i, ln in enumerate(lines) if ln.startswith("agent: ")]
+    assert len(at) == 1 and at[0] < next(i for i, ln in enumerate(lines) if ln == "Invoke")
+    text = " ".join(" ".join(lines).split())
+    assert "off its contract" in text and "AGUI-SESS-002" in text and "chain-6-agui-run" in text
+    assert "“A resumed run is the same run" in text and "count in a paused and resumed run" in text
+    assert all(ln.isascii() for ln in render(report, Style(unicode=False, colour=False)) if ln.startswith(("agent",
+                                                                                                         "  - ")))
+
+
+def test_an_agent_that_kept_its_contract_is_not_mentioned():
+    for agent in (None, {"status": "no-deviation-seen", "deviations": []}):
+        report = make_report() if agent is None else {**make_report(), "agent": agent}
+        assert not any(ln.startswith("agent: ") for ln in render(report, Style(colour=False)))

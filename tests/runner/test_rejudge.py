@@ -249,3 +249,15 @@ def test_hand_edited_input_is_one_line_and_exit_2(case, failing_run, tmp_path, c
 def test_a_missing_directory_is_one_line(tmp_path, capsys):
     code, _, err = rejudge(tmp_path / "nowhere", capsys)
     assert code == 2 and "no such report directory" in err
+
+
+def test_a_report_that_names_another_agent_than_its_recording_is_a_difference():
+    from conformance.rejudge import differences
+    rebuilt = {"verdict": "conformant-partial", "requirements": [], "checks": [], "summary": {},
+               "agent": {"status": "no-deviation-seen", "deviations": []}}
+    edited = {**rebuilt, "agent": {"status": "off-contract", "deviations": [
+        {"reading": "`count`", "way": "counts from 0"}]}}
+    assert differences(rebuilt, rebuilt) == []
+    assert differences(edited, rebuilt) == ["agent: the report says off-contract (`count` counts from 0), the "
+                                            "recording no-deviation-seen"]
+    assert differences({k: v for k, v in rebuilt.items() if k != "agent"}, rebuilt) == []   # a report of before

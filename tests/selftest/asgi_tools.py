@@ -40,7 +40,7 @@ Builders:
 
 Helpers: ``sse_json(block) -> (event_name, obj)``, ``make_block(obj, event=None)``,
 ``split_blocks(buffer, final) -> (blocks, rest)``, ``header(headers, name)``,
-``path_kind(path)``.
+``path_kind(path)``, ``json_leaves(value, fn)`` (a JSON value with ``fn`` applied to every leaf).
 """
 from __future__ import annotations
 
@@ -133,6 +133,15 @@ def media_type(headers: Headers) -> str:
 
 def _is_json_type(mt: str) -> bool:
     return mt == "application/json" or mt.endswith("+json")
+
+
+def json_leaves(value: Any, fn: Callable[[Any], Any]) -> Any:
+    """`value` (parsed JSON) with `fn` applied to every leaf (anything but a list or an object)."""
+    if isinstance(value, list):
+        return [json_leaves(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: json_leaves(v, fn) for k, v in value.items()}
+    return fn(value)
 
 
 def _dumps(value: Any) -> bytes:

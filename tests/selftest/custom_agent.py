@@ -14,12 +14,12 @@ does not repeat the answer it was given when resumed: the resumed reply is just 
 from __future__ import annotations
 
 import dataclasses
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
-from unittest import mock
 
 from conformance.agent import Paused, Script, parse, steps
+from conformance.server.agent import Interpreter
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import Profile
 
@@ -53,28 +53,35 @@ REPORTING_PROFILE = dataclasses.replace(
     PROFILE, scenarios={**PROFILE.scenarios, **{key: {"prompt": prompt} for key, prompt in REPORTING_KEYS.items()}})
 
 
-def understand(prompt: str) -> Script:
-    """This agent's reading of a prompt: one of its own, or the fixed reply (never a directive)."""
-    return parse(SCRIPTS.get(prompt) or REPORTING_SCRIPTS.get(prompt) or f"say {UNKNOWN_PROMPT_REPLY}")
+class CustomAgent(Interpreter):
+    """This agent, plugged into a reference server (`Service.interpreter`)."""
+
+    def parse(self, prompt: str) -> Script:
+        """Its reading of a prompt: one of its own, or the fixed reply (never a directive)."""
+        return parse(SCRIPTS.get(prompt) or REPORTING_SCRIPTS.get(prompt) or f"say {UNKNOWN_PROMPT_REPLY}")
+
+    def resumed_steps(self, paused: Paused, answer: Any) -> Iterator[Any]:
+        """A resumed run goes on after its question without repeating the answer."""
+        return steps(paused.script, paused.context, paused.ask.resume_at)
 
 
-def carry_on(paused: Paused, answer: Any) -> Iterator[Any]:
-    """A resumed run goes on after its question without repeating the answer."""
-    return steps(paused.script, paused.context, paused.ask.resume_at)
+def with_custom_agent(app, facts):
+    app.interpreter = CustomAgent()
+    return app
 
 
-@contextmanager
-def custom_agent() -> Iterator[None]:
-    """While open, every reference server of this process runs this agent instead of the conformance agent."""
-    with ExitStack() as stack:
-        for module in ("invoke", "agui", "mcp"):
-            stack.enter_context(mock.patch(f"conformance.server.{module}.parse", understand))
-        for module in ("agui", "mcp"):
-            stack.enter_context(mock.patch(f"conformance.server.{module}.resumed_steps", carry_on))
-        yield
+def custom_agent_config(config: ServerConfig | None = None) -> ServerConfig:
+    """`config` (default: the reference server's) running this agent instead of the conformance agent."""
+    config = config or ServerConfig()
+    inner = config.wrap_app
+
+    def wrap(app, facts):
+        with_custom_agent(app, facts)
+        return inner(app, facts) if inner is not None else app
+    return dataclasses.replace(config, wrap_app=wrap)
 
 
 @contextmanager
 def custom_agent_server(config: ServerConfig | None = None) -> Iterator[ReferenceServer]:
-    with custom_agent(), ReferenceServer(config or ServerConfig()) as srv:
+    with ReferenceServer(custom_agent_config(config)) as srv:
         yield srv

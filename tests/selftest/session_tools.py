@@ -55,27 +55,28 @@ def with_store(app, store: Sessions):
 
 
 # -- the session key of a request, and answering under another one ---------------------------------------------
-def key_holder(body: Any, scope: dict) -> tuple[dict, str] | None:
-    """(the object holding the request's session key, its field), for a call that starts a run with a key."""
+def key_holder(body: Any, scope: dict, resumes: bool = False) -> tuple[dict, str] | None:
+    """(the object holding the request's session key, its field), for a call that starts a run with a key (and with
+    `resumes`, for a resume too)."""
     if not isinstance(body, dict):
         return None
     kind = t.path_kind(scope.get("path", ""))
     if kind == "invoke":
         return body, "sessionId"
-    if kind == "agui" and body.get("resume") is None:
+    if kind == "agui" and (resumes or body.get("resume") is None):
         return body, "threadId"
     params = body.get("params") if kind == "mcp" else None
     args = params.get("arguments") if isinstance(params, dict) else None
-    if isinstance(args, dict) and "resume" not in args and params.get("requestState") is None:
+    if isinstance(args, dict) and (resumes or ("resume" not in args and params.get("requestState") is None)):
         return args, "session_id"
     return None
 
 
-def rerouted(app, route):
-    """Calls whose session key `route(key, body, scope)` (async) maps to another key reach that key's instance; the
-    answer names the key sent."""
+def rerouted(app, route, resumes: bool = False):
+    """Calls whose session key `route(key, body, scope)` (async) maps to another key reach that key's instance (with
+    `resumes`, the resumes too); the answer names the key sent."""
     async def reroute(body, scope):
-        held = key_holder(body, scope)
+        held = key_holder(body, scope, resumes)
         if held is None or not isinstance(held[0].get(held[1]), str):
             return None
         holder, field = held

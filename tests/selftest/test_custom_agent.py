@@ -10,6 +10,7 @@ with the catalog.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import ssl
 from pathlib import Path
@@ -18,9 +19,12 @@ import httpx
 import pytest
 
 from conformance import api, catalog
+from conformance.agent import Text
+from conformance.server import ReferenceServer
 from conformance.target import Profile, from_server_facts
-from tests.selftest.custom_agent import (PROFILE, REPORTING_KEYS, REPORTING_PROFILE, UNKNOWN_PROMPT_REPLY,
-                                         custom_agent_server)
+from tests.selftest.custom_agent import (PROFILE, REPORTING_KEYS, REPORTING_PROFILE, UNKNOWN_PROMPT_REPLY, CustomAgent,
+                                         custom_agent_config, custom_agent_server)
+from tests.selftest.variant_agents import AGENTS
 
 CERTIFY = Path(__file__).resolve().parents[2] / "docs" / "certify.md"
 # Needs a profile key can serve, given an agent that reports in the conformance agent's form.
@@ -113,3 +117,38 @@ def test_a_resume_shape_for_mcp_is_refused_with_the_reason(tmp_path):
         Profile.load(str(profile))
     profile.write_text('[resume]\nagui = \'{"answer": "$payload"}\'\n', encoding="utf-8")
     assert Profile.load(str(profile)).resume == {"agui": {"answer": "$payload"}}
+
+
+class OffContractCustomAgent(CustomAgent):
+    """This team's agent off the contract its profile maps it to: it echoes what it received as JSON in the order
+    received, with spaces (its `count` counting from 0 comes from the session store of counts-from-zero)."""
+
+    def steps(self, script, ctx, start=0):
+        echo = script.directives[start:start + 1]
+        if echo and echo[0].word == "echo":
+            return iter([Text(json.dumps(ctx.params if echo[0].arg == "params" else ctx.messages))])
+        return super().steps(script, ctx, start)
+
+
+@pytest.mark.xdist_group("custom-agent")
+def test_a_mapped_agent_off_its_contract_is_judged_by_the_same_readings():
+    """The readings of a team's own agent go through the same judgement as the conformance agent's
+    (vocab.agent_readings): its `count` from 0 leaves the session requirements not assessed, its JSON in another form
+    is read through, nothing is failed, and the report names the agent."""
+    config = custom_agent_config(AGENTS["counts-from-zero"]())
+    inner = config.wrap_app
+
+    def wrap(app, facts):
+        app = inner(app, facts)
+        app.interpreter = OffContractCustomAgent()
+        return app
+    with ReferenceServer(dataclasses.replace(config, wrap_app=wrap)) as srv:
+        report = certify(srv, REPORTING_PROFILE)
+    assert not [r["id"] for r in report["requirements"] if r["status"] in WRONG], report["verdict"]
+    ways = {w["way"]: w for w in report["agent"]["deviations"]}
+    assert set(ways) == {"counts from 0", "writes JSON in another form than the canonical one"}
+    hidden = set(ways["counts from 0"]["not_assessed"])
+    assert {"INV-SESS-002", "MCP-SESS-002", "AGUI-SESS-002"} <= hidden
+    assert all("off its contract" in r["message"] for r in report["requirements"] if r["id"] in hidden)
+    assert {"INV-PASS-001", "AGUI-PASS-002", "INV-PASS-004"} <= {r["id"] for r in report["requirements"]
+                                                                  if r["status"] == "passed"}

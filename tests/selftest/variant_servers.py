@@ -19,6 +19,7 @@ class CorrectServer:
     config: Callable[[], ServerConfig]
     by_design: dict[str, str] = field(default_factory=dict)    # requirement -> the status its choice gives
     doc: str = ""
+    agent: tuple[str, ...] = ()    # how its deployed agent is off its contract: what report.json `agent` names
 
 
 def _variant() -> ServerConfig:
@@ -82,6 +83,13 @@ def _serialised() -> ServerConfig:
     return serialised_config()
 
 
+def _agent(name: str) -> Callable[[], ServerConfig]:
+    def config() -> ServerConfig:
+        from tests.selftest.variant_agents import AGENTS
+        return AGENTS[name]()
+    return config
+
+
 def _coarse_clock() -> ServerConfig:
     from tests.selftest.variant_sequences import coarse_clock_config
     return coarse_clock_config()
@@ -139,12 +147,38 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                   doc="variant_silences.py: an AG-UI `: ping` every 15 s from the stream's start, frames or not"),
     CorrectServer("silences-late-headers", _late_headers,
                   doc="variant_silences.py: invoke and MCP streams send their headers with their first frame"),
+    # A correct service whose deployed agent is off its contract (variant_agents.py): what the agent hides is not
+    # assessed, never failed, and the report names the agent.
+    CorrectServer("agent-counts-resumes", _agent("counts-resumes"), agent=("counts a resumed run again",),
+                  doc="variant_agents.py: `count` counts a resumed run as a run of its own"),
+    CorrectServer("agent-counts-from-zero", _agent("counts-from-zero"), agent=("counts from 0",),
+                  doc="variant_agents.py: `count` reports the runs before this one"),
+    CorrectServer("agent-json-other-form", _agent("json-other-form"),
+                  agent=("writes JSON in another form than the canonical one",
+                         "writes the answer of a resume in another form"),
+                  doc="variant_agents.py: echo, tool results and the answer of a resume as JSON with keys in the "
+                      "order received, spaces and \\u escapes"),
+    CorrectServer("agent-messages-indented", _agent("messages-indented"),
+                  agent=("writes JSON in another form than the canonical one",),
+                  doc="variant_agents.py: `echo messages` pretty-printed over several lines"),
+    CorrectServer("agent-chunks-shorter-first", _agent("chunks-shorter-first"),
+                  doc="variant_agents.py: `chunks` splits with the shorter pieces first (the pieces are never read "
+                      "one by one, so nothing names it)"),
+    CorrectServer("agent-answer-other-prefix", _agent("answer-other-prefix"),
+                  agent=("writes the answer of a resume in another form",),
+                  doc="variant_agents.py: a resumed run starts `Answer: ` and the answer as spaced JSON"),
 )}
 
 WRONG = ("failed", "warning", "error")
 
 
 def false_verdicts(server: CorrectServer, report: dict) -> list[str]:
-    """`ID=status` for every requirement failed, warned or in error beyond what the server's design gives."""
-    return [f"{r['id']}={r['status']}" for r in report["requirements"]
-            if r["status"] in WRONG and server.by_design.get(r["id"]) != r["status"]]
+    """`ID=status` for every requirement failed, warned or in error beyond what the server's design gives, and
+    `agent=…` when the report names the agent otherwise than the server's design (a way it is off its contract that
+    it is not, or one it is that goes unnamed)."""
+    wrong = [f"{r['id']}={r['status']}" for r in report["requirements"]
+             if r["status"] in WRONG and server.by_design.get(r["id"]) != r["status"]]
+    named = {way["way"] for way in (report.get("agent") or {}).get("deviations") or ()}
+    if "agent" in report and named != set(server.agent):
+        wrong.append(f"agent={'; '.join(sorted(named)) or 'no-deviation-seen'}")
+    return wrong

@@ -83,12 +83,14 @@ def resume_continues(move: Played) -> None:
         got = r.outcome_type()
         assert got == want, f"{move.what()}: the resumed run ended with outcome.type {got!r}, expected {want!r} " \
                             f"({truncate(r.finished(), 200, quoted=True)})"
-    judge_reply(r, lambda text: _is(text, move.expect["reply"], move))
+    judge_reply(r, lambda text: _is(text, move))
 
 
-def _is(text: str, want: str, move: Played) -> None:
-    assert text == want, f"{move.what()}: the resumed run replied {truncate(text, 160, quoted=True)}, expected " \
-                         f"{truncate(want, 160, quoted=True)} (the answer, then the rest of the script)"
+def _is(text: str, move: Played) -> None:
+    want = move.expect["reply"]
+    assert sequences.resumed_as_expected(move, text), \
+        f"{move.what()}: the resumed run replied {truncate(text, 160, quoted=True)}, expected " \
+        f"{truncate(want, 160, quoted=True)} (the answer, then the rest of the script)"
 
 
 def thread_kept(move: Played) -> None:
@@ -113,13 +115,13 @@ def failed(move: Played) -> None:
     r = run_of(move)
     with on(r.ex):
         ends_with_error(r)
-        assert r.text() == move.expect["reply"], \
+        assert sequences.before_failure(move, r.text()), \
             f"{move.what()}: the deltas before RUN_ERROR join to {truncate(r.text(), 160, quoted=True)}, expected " \
             f"{truncate(move.expect['reply'], 160, quoted=True)}"
 
 
 JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept, "reply": reply_exact,
-          "messages": reply_exact,
+          "messages": lambda move: sequences.messages_reached(move, run_of(move).text()),
           "failed": failed}
 
 

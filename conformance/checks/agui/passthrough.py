@@ -1,45 +1,40 @@
 """agui checks: pass-through."""
 from __future__ import annotations
 
-import json
-
 from typing import Any
 
 from conformance.outcomes import NotAssessed, on
 from conformance.registry import check
+from conformance.vocab import agent_readings
 from conformance.vocab.constants import AGUI_INTERPRETED as INTERPRETED
 from conformance.vocab.text import truncate
-from conformance.vocab.values import same_json
 from conformance.vocab.steps import agui as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.checks.agui._common import Run, judge_reply, judge_every, one_run, one_run_of
 
 
-def echoed_params(text: str) -> dict[str, Any]:
-    """The `params` the agent echoed (`echo params`) as its whole reply."""
-    try:
-        got = json.loads(text)
-    except ValueError:
-        raise AssertionError(f"`echo params` replied {truncate(text, 160, quoted=True)}, not JSON") from None
+def echoed_params(text: str, exchange: Any = None) -> dict[str, Any]:
+    """The `params` the agent echoed (`echo params`) as its whole reply (no JSON: the agent's, `agent_readings`)."""
+    got = agent_readings.echoed(text, "echo params", exchange)
     assert isinstance(got, dict), f"`echo params` replied {truncate(got, 160, quoted=True)}, not a JSON object"
     return got
 
 
-def params_hold(sent: dict[str, Any]):
+def params_hold(sent: dict[str, Any], exchange: Any = None):
     """A judge of the echoed reply: every field sent that the service does not interpret is in `params`, unchanged."""
     def judge(text: str) -> None:
-        got = echoed_params(text)
+        got = echoed_params(text, exchange)
+        passed = {name: value for name, value in sent.items() if name not in INTERPRETED}
         missing = [f"sent {name} = {truncate(value, 120, quoted=True)}, the agent's params hold "
-                   + (truncate(got[name], 120, quoted=True) if name in got else "no such field")
-                   for name, value in sent.items()
-                   if name not in INTERPRETED and not (name in got and same_json(got[name], value))]
+                   + ("no such field" if held is agent_readings.MISSING else truncate(held, 120, quoted=True))
+                   for name, value, held in agent_readings.fields_changed("echo params", passed, got, exchange)]
         assert not missing, "; ".join(missing[:8])
     return judge
 
 
 def reach_params(r: Run, sent: dict[str, Any]) -> None:
     with on(r.ex):
-        judge_reply(r, params_hold(sent))
+        judge_reply(r, params_hold(sent, r.ex))
 
 
 @check("AGUI-PASS-001", scenarios=["agui.params"])
@@ -75,7 +70,7 @@ def generated_fields_reach_params(rec):
     if not sent:
         raise NotAssessed("the generated-params scenario generated no fields")
     return judge_every([(one_run_of(rec, generated_steps.AGUI.of(i), ""), extra) for i, extra in enumerate(sent)],
-                      lambda item: judge_reply(item[0], params_hold(item[1])), exchange=lambda item: item[0].ex)
+                      lambda item: judge_reply(item[0], params_hold(item[1], item[0].ex)), exchange=lambda item: item[0].ex)
 
 
 @check("AGUI-PASS-003", scenarios=["agui.params"])
@@ -84,7 +79,7 @@ def interpreted_fields_withheld(rec):
     r = one_run(rec, steps.ECHO_PARAMS)
 
     def withheld(text: str) -> None:
-        got = echoed_params(text)
+        got = echoed_params(text, r.ex)
         leaked = [name for name in INTERPRETED if name in got]
         assert not leaked, f"the agent's params hold interpreted field(s) {leaked}: {truncate(got, 300, quoted=True)}"
     with on(r.ex):

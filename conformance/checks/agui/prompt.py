@@ -1,10 +1,9 @@
 """agui checks: prompt and result."""
 from __future__ import annotations
 
-import json
-
 from conformance.outcomes import NotAssessed, on
 from conformance.registry import check
+from conformance.vocab import agent_readings
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.vocab.steps import agui as steps
@@ -36,12 +35,10 @@ def whole_message_list_reaches_agent(rec):
     sent = rec.facts["messages"]
 
     def is_list_sent(text: str) -> None:
-        try:
-            got = json.loads(text)
-        except ValueError:
-            raise AssertionError(f"`echo messages` replied {truncate(text, 160, quoted=True)}, not JSON") from None
-        assert same_json(got, sent), (f"the agent received {truncate(got, 400, quoted=True)}, expected the list sent: "
-                                      f"{truncate(sent, 400, quoted=True)}")
+        got = agent_readings.echoed(text, "echo messages", r.ex)
+        assert not agent_readings.changed("echo messages", sent, got, r.ex), (
+            f"the agent received {truncate(got, 400, quoted=True)}, expected the list sent: "
+            f"{truncate(sent, 400, quoted=True)}")
     with on(r.ex):
         judge_reply(r, is_list_sent)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.engine import Recording
-from conformance.outcomes import Blocked, Deviation, NotAssessed, on, precondition
+from conformance.outcomes import Blocked, Deviation, NotAssessed, judge_all, on, precondition
 from conformance.registry import Step, check
+from conformance.vocab import agent_readings
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
@@ -21,16 +22,27 @@ MCP_TEXT_RESULT = "MCP-TOOL-001"     # a tools/call answers 200 with one text bl
 MCP_EXACT_REPLY = "MCP-TOOL-002"     # its text is exactly the agent's reply
 
 
-def counts(r: Run, expected: str) -> None:
-    """The `count` run replied `expected`."""
-    def is_count(text: str) -> None:
-        assert text == expected, f"`count` replied {truncate(text, 60, quoted=True)}, expected {expected!r}"
-    judge_reply(r, is_count)
+# The `count` each run of agui.session replies under the agent's contract: what tells how the agent counts.
+COUNTS = {steps.FRESH_1: "1", steps.FRESH_2: "2", steps.GENERATED_1: "1", steps.GENERATED_2: "2",
+          steps.GENERATED_OTHER: "1"}
+
+
+def counts(r: Run, expected: str, zero_based: bool = False) -> None:
+    """The `count` run replied `expected`, or what the agent's contract explains (`agent_readings.judge_count`)."""
+    judge_reply(r, lambda text: agent_readings.judge_count(agent_readings.Count(text, (int(expected),), zero_based),
+                                                           exchanges=(r.ex,)))
+
+
+def counts_from_zero(rec: Recording, wanted: dict[Step, str]) -> bool:
+    return agent_readings.counts_from_zero((agent_readings.reply_text("agui", ex), [int(n)])
+                                           for label, n in wanted.items() for ex in rec.exchanges if ex.label == label)
 
 
 def _replies(rec: Recording, wanted: dict[Step, str]) -> str | None:
-    return judge_every([(one_run(rec, label), reply) for label, reply in wanted.items()], lambda item: counts(*item),
-                       exchange=lambda item: item[0].ex)
+    zero_based = counts_from_zero(rec, COUNTS)
+    runs_ = [(one_run(rec, label), reply) for label, reply in wanted.items()]
+    return agent_readings.read_all(lambda rule: judge_every(runs_, rule, exchange=lambda item: item[0].ex),
+                                   lambda item: counts(*item, zero_based))
 
 
 @check("AGUI-SESS-001", scenarios=["agui.session"])
@@ -60,9 +72,14 @@ def _fresh_key_lost(session: Recording) -> Run | None:
     deviation of its own: no threadId does."""
     try:
         fresh = one_run(session, steps.FRESH_2)
-        return fresh if fresh.text() != "2" else None
-    except (AssertionError, NotAssessed):    # not read: nothing to explain it by
+        counts(fresh, "2", counts_from_zero(session, COUNTS))
+    except Blocked:                          # not read: nothing to explain it by
         return None
+    except Deviation as exc:
+        return fresh if exc.exchanges[:1] == (fresh.ex,) else None
+    except (AssertionError, NotAssessed):    # not read, or the agent's: nothing to explain it by
+        return None
+    return None
 
 
 @check("AGUI-SESS-002", scenarios=["agui.session"])
@@ -110,23 +127,27 @@ def one_key_across_protocols(rec):
     invoke, mcp = rec.get(steps.VIA_INVOKE), rec.get(steps.VIA_MCP)
     agui = one_run_of(rec, steps.VIA_AGUI, "2")
     key = rec.facts["key"]
-    with on(invoke):
-        got_invoke = _invoke_count(invoke)
-        assert got_invoke == "1", f"`count` with the fresh key {key!r} as sessionId replied {got_invoke!r}, expected '1'"
+    got_invoke = _invoke_count(invoke)
+    zero_based = agent_readings.counts_from_zero([(got_invoke, [1]), (agent_readings.reply_text("agui", agui.ex), [2]),
+                                                  (agent_readings.reply_text("mcp", mcp), [3])])
 
-    def after_invoke(text: str) -> None:
-        assert text == "2", (f"`count` with threadId {key!r} replied {truncate(text, 60, quoted=True)}, expected '2' "
-                             f"after invoke's 1: the AG-UI threadId reached another instance")
-    try:
-        judge_reply(agui, after_invoke)
-    except Deviation:
-        raise
-    except AssertionError as exc:
-        raise Deviation(str(exc), (agui.ex, invoke)) from None
-    got_mcp = _mcp_count(mcp)
-    if got_mcp != "3":
-        raise Deviation(f"`count` with session_id {key!r} replied {got_mcp!r}, expected '3' after invoke's 1 and "
-                        f"AG-UI's 2: the MCP session_id reached another instance", (mcp, invoke, agui.ex))
+    def count(text: str, n: int, what: str, exchanges: tuple[Exchange, ...]) -> None:
+        agent_readings.judge_count(agent_readings.Count(text, (n,), zero_based), what=what, exchanges=exchanges)
+
+    def via_agui() -> None:
+        try:
+            judge_reply(agui, lambda text: count(text, 2, f"threadId {key!r} after invoke's 1", (agui.ex, invoke)))
+        except Deviation:
+            raise
+        except AssertionError as exc:
+            raise Deviation(str(exc), (agui.ex, invoke)) from None
+
+    readings = [(invoke, lambda: count(got_invoke, 1, f"the fresh key {key!r} as sessionId", (invoke,))),
+                (agui.ex, via_agui),
+                (mcp, lambda: count(_mcp_count(mcp), 3, f"session_id {key!r} after invoke's 1 and AG-UI's 2",
+                                    (mcp, invoke, agui.ex)))]
+    return agent_readings.read_all(lambda rule: judge_all(readings, rule, exchange=lambda item: item[0]),
+                                   lambda item: item[1]())
 
 
 @check("AGUI-SESS-003", scenarios=["agui.key_lengths"])

@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, judge_all, joined, on, precondition
 from conformance.registry import Step, rule
-from conformance.vocab import is_json_media_type
+from conformance.vocab import agent_readings, is_json_media_type
 from conformance.vocab.constants import RUNS
 from conformance.vocab.readers import error_of, frame_json, is_4xx, request_json
 from conformance.vocab.steps import invoke as steps
@@ -45,7 +45,7 @@ from conformance.vocab.steps import silences as silence_steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.wire.sse import SSEEvent, strict_json_loads
+from conformance.wire.sse import SSEEvent
 
 TERMINAL = ("done", "error")
 RUN_STATES = ("completed", "failed")
@@ -143,13 +143,10 @@ def session_key_of(ex: Exchange) -> str:
     return sid
 
 
-def echoed(ex: Exchange) -> Any:
-    """The JSON value the agent echoed (`echo params` / `echo messages`) as the whole reply."""
-    text = reply_of(ex)
-    try:
-        return strict_json_loads(text)
-    except ValueError:
-        raise Deviation(f"the reply is not the echoed JSON: {truncate(text, 200, count=True)!r}", ex) from None
+def echoed(ex: Exchange, reading: str = "echo params") -> Any:
+    """The JSON value the agent echoed (`echo params` / `echo messages`) as the whole reply; a reply that is no JSON
+    is the agent's, not the service's (`agent_readings.echoed`)."""
+    return agent_readings.echoed(reply_of(ex), reading, ex)
 
 
 def error_body(ex: Exchange) -> dict[str, Any]:
@@ -373,9 +370,11 @@ def exact(ex: Exchange, got: str, expected: str) -> None:
                     f"got …{got[max(0, at - 20):at + 20]!r}…", ex)
 
 
-def count_is(ex: Exchange, expected: int, why: str, *context: Exchange) -> None:
-    """The `count` reply of `ex` is `expected`; a failure names `ex`, then the earlier calls it relies on. When the
-    result names another session than the key sent, the call reached that session: INV-SESS-003's deviation."""
+def count_is(ex: Exchange, expected: int, why: str, *context: Exchange, zero_based: bool = False,
+             others: tuple[tuple[str, int], ...] = ()) -> None:
+    """The `count` reply of `ex` is `expected`, or differs only as the agent's contract explains
+    (`agent_readings.judge_count`); a failure names `ex`, then the earlier calls it relies on. When the result names
+    another session than the key sent, the call reached that session: INV-SESS-003's deviation."""
     got = reply_of(ex)
     if got.strip() != str(expected):
         key = (request_json(ex) or {}).get("sessionId")
@@ -384,5 +383,12 @@ def count_is(ex: Exchange, expected: int, why: str, *context: Exchange) -> None:
             raise precondition("INV-SESS-003", (ex, *context), f"{why}: `count` replied {truncate(got, 60, count=True)!r}"
                                                                f" on session {quoted(reached, 80)}, not the key sent "
                                                                f"{truncate(key, 80, count=True)!r}")
-        raise Deviation(f"{why}: `count` must reply {expected}, got {truncate(got, 200, count=True)!r}",
-                        (ex, *context))
+    agent_readings.judge_count(agent_readings.Count(got, (expected,), zero_based, others=others), what=why,
+                               exchanges=(ex, *context))
+
+
+def counts_from_zero(rec: Recording, wanted: dict[str, int]) -> bool:
+    """Whether the agent counts from 0, by the `count` replies of these steps (`agent_readings.counts_from_zero`)."""
+    replies = [(agent_readings.reply_text("invoke", ex), [n]) for label, n in wanted.items()
+               for ex in rec.exchanges if ex.label == label]
+    return agent_readings.counts_from_zero(replies)

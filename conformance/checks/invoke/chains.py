@@ -76,7 +76,7 @@ def failed(move: Played) -> None:
     assert_ends_with_error(ex)
     before = text_of(ex, named(ex)[:-1])
     with on(ex):
-        assert before == move.expect["reply"], f"{move.what()}: the text before the `error` frame is " \
+        assert sequences.before_failure(move, before), f"{move.what()}: the text before the `error` frame is " \
                                                f"{quoted(before, 120)}, expected {quoted(move.expect['reply'], 120)}"
 
 
@@ -84,11 +84,12 @@ def partial(move: Played) -> None:
     """A failed JSON result's `result` is the text sent before the failure."""
     got = reply_of(move.ex)
     with on(move.ex):
-        assert got == move.expect["reply"], f"{move.what()}: a failed run's `result` is the text sent before the " \
+        assert sequences.before_failure(move, got), f"{move.what()}: a failed run's `result` is the text sent before the " \
                                             f"failure, {quoted(move.expect['reply'], 120)}; got {quoted(got, 120)}"
 
 
-JUDGES = {"reply": reply_exact, "messages": reply_exact, "echo": key_echoed, "duration": duration_bounded, "failed": failed, "partial": partial}
+JUDGES = {"reply": reply_exact, "messages": lambda move: sequences.messages_reached(move, text(move)), "echo": key_echoed,
+          "duration": duration_bounded, "failed": failed, "partial": partial}
 
 
 def moves_rule(requirement: str):

@@ -8,12 +8,12 @@ from typing import Any
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, joined, on
 from conformance.registry import check
+from conformance.vocab import agent_readings
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.wire.exchange import Exchange
-from conformance.vocab.values import same_json
 from conformance.checks.invoke._common import accepted, echoed, inside_limit, judge_each, quoted, what
 
 
@@ -26,8 +26,8 @@ def echoed_params(ex: Exchange) -> dict[str, Any]:
 
 def params_hold(ex: Exchange, expected: dict[str, Any]) -> None:
     params = echoed_params(ex)
-    bad = [f"{k!r}: sent {quoted(v, 80)}, agent saw {quoted(params[k], 80) if k in params else '(missing)'}"
-           for k, v in expected.items() if k not in params or not same_json(params[k], v)]
+    bad = [f"{k!r}: sent {quoted(v, 80)}, agent saw {'(missing)' if g is agent_readings.MISSING else quoted(g, 80)}"
+           for k, v, g in agent_readings.fields_changed("echo params", expected, params, ex)]
     with on(ex):
         assert not bad, "fields did not reach `params` unchanged: " + joined(bad)
 
@@ -89,7 +89,7 @@ def messages_reach_agent(rec: Recording) -> None:
         raise NotAssessed(f"the `messages` items {{role, content}} were refused ({ex.status}, {err.get('code')!r}); "
                           f"the items' shape is not shown, so whether the list reaches the agent was not judged")
     accepted(ex, "an invoke with a `messages` list")
-    got = echoed(ex)
+    got = echoed(ex, "echo messages")
     with on(ex):
-        assert same_json(got, rec.facts["messages"]), \
+        assert not agent_readings.changed("echo messages", rec.facts["messages"], got, ex), \
             f"sent messages {json.dumps(rec.facts['messages'], ensure_ascii=False)}, the agent saw {quoted(got)}"

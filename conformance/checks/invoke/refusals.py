@@ -6,10 +6,11 @@ from typing import Callable
 
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, on, precondition
+from conformance.vocab import agent_readings
 from conformance.registry import check, rule
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.steps import invoke as steps
-from conformance.checks.invoke._common import (count_is, is_json_answer, is_sse_answer, judge_each, refused,
+from conformance.checks.invoke._common import (count_is, counts_from_zero, is_json_answer, is_sse_answer, judge_each, refused,
                                                what)
 
 
@@ -61,6 +62,7 @@ def no_run(scenario: str) -> Callable[[Recording], str]:
         if not pairs:
             raise NotAssessed(rec.facts.get("no_run_reason") or f"scenario {scenario} proved no refusal")
         judged, skipped = [], []
+        zero_based = counts_from_zero(rec, {proof["count_label"]: 1 for proof in pairs.values()})
 
         def rule(item: tuple[str, dict[str, str]]) -> None:
             label, proof = item
@@ -72,9 +74,9 @@ def no_run(scenario: str) -> Callable[[Recording], str]:
             # the `count` reply shows the run; the refusal that started it comes next
             count_is(rec.get(proof["count_label"]), 1,
                      f"`{label}` was refused ({refusal.status}), so the first run on its session key "
-                     f"{proof['session']!r} is this one", refusal)
+                     f"{proof['session']!r} is this one", refusal, zero_based=zero_based)
 
-        judge_each(pairs.items(), rule)
+        agent_readings.read_all(lambda guarded: judge_each(pairs.items(), guarded), rule)
         if not judged:
             raise NotAssessed(f"none of {', '.join(pairs)} was refused")
         return f"no run after: {', '.join(judged)}" + (f"; not refused: {', '.join(skipped)}" if skipped else "")

@@ -6,12 +6,13 @@ from typing import Callable
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed
 from conformance.registry import Step, check, rule
+from conformance.vocab import agent_readings
 from conformance.vocab.readers import request_json as sent
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import (accepted, count_is, is_event_stream, judge_each, quoted, refused,
+from conformance.checks.invoke._common import (accepted, count_is, counts_from_zero, is_event_stream, judge_each, quoted, refused,
                                                run_status, session_key_of)
 
 
@@ -35,28 +36,41 @@ def generated_session_ids(rec: Recording, sessions: Recording) -> str | None:
     return note
 
 
+# The `count` each run of invoke.sessions replies under the agent's contract: what tells how the agent counts.
+COUNTS = {steps.COUNT_1: 1, steps.COUNT_2: 2, steps.COUNT_OTHER: 1, steps.GENERATED_1: 1, steps.GENERATED_2: 2}
+
+
 @check("INV-SESS-002", scenarios=["invoke.sessions"])
-def same_key_same_instance(rec: Recording) -> None:
+def same_key_same_instance(rec: Recording) -> str | None:
     """Sends `count` twice with one fresh `sessionId`; the replies are 1 then 2."""
     first = rec.get(steps.COUNT_1)
-    count_is(first, 1, "the first run on a fresh key")
-    count_is(rec.get(steps.COUNT_2), 2, f"the second run on the key of {first.label} reaches the same instance", first)
+    return counted(rec, [(first, 1, "the first run on a fresh key", ()),
+                         (rec.get(steps.COUNT_2), 2, f"the second run on the key of {first.label} reaches the same "
+                                                     f"instance", (first,))])
+
+
+def counted(rec: Recording, runs: list[tuple[Exchange, int, str, tuple[Exchange, ...]]], **evidence) -> str | None:
+    """Every (call, count the contract gives, why, earlier calls) read (`count_is`), the agent's way of counting
+    learnt from every count of the recording."""
+    zero_based = counts_from_zero(rec, COUNTS)
+    return agent_readings.read_all(lambda rule: judge_each(runs, rule), lambda run: count_is(
+        run[0], run[1], run[2], *run[3], zero_based=zero_based, **evidence))
 
 
 @check("GEN-SESS-002", scenarios=["invoke.sessions"])
-def other_key_new_instance(rec: Recording) -> None:
+def other_key_new_instance(rec: Recording) -> str | None:
     """Sends `count` on a fresh key after two runs on another key; the reply is 1 (a different key, a new instance)."""
-    count_is(rec.get(steps.COUNT_OTHER), 1, "a fresh key after two runs on another key")
+    return counted(rec, [(rec.get(steps.COUNT_OTHER), 1, "a fresh key after two runs on another key", ())],
+                   others=((rec.facts["key"], 2),))
 
 
 @check("INV-SESS-004", scenarios=["invoke.sessions"])
-def generated_key_reaches_instance(rec: Recording) -> None:
+def generated_key_reaches_instance(rec: Recording) -> str | None:
     """Sends `count` without `sessionId`, then `count` with the `sessionId` returned; the replies are 1 then 2."""
     first = rec.get(steps.GENERATED_1)
-    count_is(first, 1, "the first run on a generated key")
-    key = session_key_of(first)
-    count_is(rec.get(steps.GENERATED_2), 2, f"the key {key!r} returned by {first.label} reaches the same instance",
-             first)
+    return counted(rec, [(first, 1, "the first run on a generated key", ()),
+                         (rec.get(steps.GENERATED_2), 2, f"the key {session_key_of(first)!r} returned by "
+                                                         f"{first.label} reaches the same instance", (first,))])
 
 
 def session_echoed(ex: Exchange) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from conformance import schemas
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, precondition
+from conformance.vocab import agent_readings
 from conformance.vocab import protocols as p
 from conformance.vocab.readers import frame_json, got, request_json, sent_header
 from conformance.vocab.steps import generated as generated_steps, mcp as steps
@@ -280,6 +281,12 @@ def resumed_reply(rec: Recording, value: Any) -> str:
         raise NotAssessed("the profile's question_and_resume gives no reply after a resume (`reply_after_resume` "
                           "or `reply_after_resume_suffix`)")
     return expected
+
+
+def is_resumed_reply(rec: Recording, text: str, value: Any, ex: Exchange) -> bool:
+    """`text` is the reply of a run resumed with `value`: `resumed_reply`, or what the agent's contract lets it be
+    (the answer written in another form: `agent_readings.resumed_as_profiled`)."""
+    return text == resumed_reply(rec, value) or agent_readings.resumed_as_profiled(text, rec.facts, value, exchange=ex)
 
 
 def resumed_with(rec: Recording) -> str:

@@ -1,16 +1,19 @@
 """MCP checks: paused runs."""
 from __future__ import annotations
 
+from typing import Any
+
 from conformance.engine import Recording
 from conformance.outcomes import NotAssessed, judge_all, on, precondition
 from conformance.registry import check
-from conformance.vocab import protocols as p, silences
+from conformance.vocab import agent_readings, protocols as p, silences
 from conformance.vocab.readers import got
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import (CONTINUED, FINISHED, RESUMED, answered, as_json, asked_for_form,
-                                            continues_to, reply_text, result_of, resumed_reply, resumed_with)
+                                            continues_to, is_resumed_reply, reply_text, result_of, resumed_reply,
+                                            resumed_with)
 
 ASKED_FOR_FORM = "MCP-PAUSE-003"   # what the eliciting client's question is answered with is MCP-PAUSE-003's alone
 
@@ -36,7 +39,7 @@ def resume_continues(rec: Recording):
     is no run to resume, MCP-VER-001's.)"""
     result_of(rec.get(steps.ASK))
     ex = rec.get(resumed_with(rec))
-    continuation(ex, RESUMED, resumed_reply(rec, rec.facts["answer"]))
+    continuation(rec, ex, RESUMED, rec.facts["answer"])
 
 
 @check("MCP-PAUSE-002", scenarios=["mcp.pause_falsy"])
@@ -54,17 +57,24 @@ def resume_continues_through_silence(rec: Recording):
     held = [(ex, s) for ex, s in silences.held(rec) if s.resumed]
     if not held:
         raise NotAssessed("; ".join((rec.facts.get("unsent") or {}).values()) or "no resumed silent call was sent")
-    return judge_all(held, lambda item: continuation(item[0], RESUMED, item[1].reply), exchange=lambda item: item[0])
+    return judge_all(held, lambda item: continuation(rec, item[0], RESUMED, silences.ANSWER, item[1]),
+                     exchange=lambda item: item[0])
 
 
-def continuation(ex: Exchange, root: str, expected: str) -> None:
-    """A paused run continued on `ex`: not asked again, the reply `expected`. Its text block and resultType are
-    MCP-TOOL-001's and MCP-TOOL-003's (judged on this call), the roots of those readings."""
+def continuation(rec: Recording, ex: Exchange, root: str, answer: Any, silence: Any = None) -> None:
+    """A paused run continued on `ex`: not asked again, the reply that of a run resumed with `answer` (as the agent's
+    contract lets it be written: `is_resumed_reply`; after a silence, `silence.parts`). Its text block and
+    resultType are MCP-TOOL-001's and MCP-TOOL-003's (judged on this call), the roots of those readings."""
     result = result_of(ex, root)
     with on(ex):
         assert result.get("resultType") != "input_required", \
             f"the server asked again instead of continuing the paused run: {truncate(result)}"
-        continues_to(ex, reply_text(ex, root), expected)
+        text = reply_text(ex, root)
+        if silence is not None:
+            if text != silence.reply and not agent_readings.reads_as(text, silence.parts, ex):
+                continues_to(ex, text, silence.reply)
+        elif not is_resumed_reply(rec, text, answer, ex):
+            continues_to(ex, text, resumed_reply(rec, answer))
     if result.get("resultType") != "complete":
         raise precondition(FINISHED, ex, f"`resultType` is {as_json(result.get('resultType'))}, expected "
                                          f"\"complete\"")
@@ -99,5 +109,5 @@ def retry_continues(rec: Recording):
         raise NotAssessed("no form request in the upstream 2026-07-28 shape (InputRequiredResult with an "
                           "elicitation/create form) was received, so the suite could not answer it (MCP-OPEN-001)")
     answers = list(rec.facts.get("answers", {}).values())
-    continuation(rec.get(steps.RETRY), CONTINUED, resumed_reply(rec, answers[0] if len(answers) == 1 else answers))
+    continuation(rec, rec.get(steps.RETRY), CONTINUED, answers[0] if len(answers) == 1 else answers)
     return "form and retry in the upstream 2026-07-28 shape (the spec does not show them)"

@@ -1,4 +1,6 @@
-"""Sequences over the spec's "States and transitions": chains of calls on session keys, and what each must answer.
+"""Sequences over the spec's "States and transitions": what each call of a chain must answer, how a chain is played
+against the server, and how its calls are judged. The chains, their calls (`Move`), the scripts and the history are
+the model's (`conformance.model.histories`).
 
 One session key reaches one running instance of the agent, whichever protocol carries it (General facts). Through
 the conformance agent's directives (docs/agent.md) the model keeps, per key of a chain, what the spec makes
@@ -17,109 +19,33 @@ question, a resumed run's text and how it ends, a served MCP request. Where the 
 run on a paused session, a resume where no run waits, which of a resume and a run racing on one key comes first)
 the model either never draws the move or expects nothing of its answer (`open`).
 
-A default run sends the fixed chains below; `--depth N` adds chains drawn with hypothesis by walking this model
-(`drawn_chains`), drawn once per seed and sent once, never replayed or shrunk against the server.
+A default run sends the model's fixed chains and its history; `--depth N` adds chains drawn with hypothesis by walking
+this model (`drawn_chains`), drawn once per seed and sent once, never replayed or shrunk against the server.
 """
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from conformance.engine import Context
+from conformance.model.histories import (  # noqa: F401 (the model's data, read through this module too)
+    ACROSS_PROTOCOLS, AGUI_CHAIN, AGUI_LONG, AGUI_OVERLAP, ANSWERS, CHAINS, CROSS, CROSS_CHAIN, DRAWABLE, DURATION,
+    FAILED, FAILING, FAILURE, FIRST_QUESTION, FRESH_KEY, GENERATED_KEY, HANDSHAKE, HISTORIES, HISTORY, HISTORY_KEY,
+    HISTORY_MOVES, INVOKE_CHAIN, INVOKE_LONG, INVOKE_OVERLAP, KEPT_APART, KEY_ECHOED, LEGACY_CALLS, LONG_SECONDS,
+    MCP_CHAIN, MCP_ELICIT_CHAIN, MCP_LEGACY_CHAIN, MCP_LONG, MCP_OVERLAP, MESSAGES, Move, OTHER_AGENT,
+    OTHER_AGENT_CLASS, PARTIAL, PATHS, PAUSES, PAUSING, PROGRESS_ENDS, REPLY, RESUMED_THREAD, RESUMES, SAME_KEY,
+    SCRIPTS, SECOND_QUESTION, SLOW_SECONDS, STATELESS, TRANSITIONS, TWIN, history, is_stream, overlap, possible,
+    reads_count, script_of, transition_of, twin_class)
 from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.registry import Step
-from conformance.target import DEFAULT_SEED
 from conformance.vocab import agent_readings, inputs, protocols as p
 from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
 from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only
 from conformance.wire.exchange import Exchange
-
-# -- what the agent is asked --------------------------------------------------------------------------------
-FIRST_QUESTION, SECOND_QUESTION = "What is your name?", "Where do you live?"
-FAILURE = "fail boom"
-SLOW_SECONDS = 1.0    # a `count` run of an overlap lasts this long, so runs sent together are in flight together
-LONG_SECONDS = 15.0   # a long run: well past the 2 s of invoke.timing; its session and a pause outlast a 15 s idle, inside
-                      # the 16 s silence of agui.silence
-SCRIPTS: dict[str, tuple[str, ...]] = {
-    "count": ("count",),
-    "count-slow": ("count", f"sleep {SLOW_SECONDS:g}"),
-    "ask": (f"ask {FIRST_QUESTION}", "say thanks"),
-    "ask2": (f"ask {FIRST_QUESTION}", f"ask {SECOND_QUESTION}", "say done"),
-    "long": ("say early", f"sleep {LONG_SECONDS:g}", "say late"),
-    # the transitions of the histories (below): each reads `count` first where its answer can show it
-    "count-fail-late": ("count", "say ,", "say more", FAILURE),
-    "fail": (FAILURE,),
-    "tool-count": ('tool lookup {"q":"x"}', "count"),
-    "count-ask": ("count", f"ask {FIRST_QUESTION}", "say thanks"),
-    "echo-messages": ("echo messages",),
-}
-PAUSING = ("ask", "ask2", "count-ask")
-# The answers the resumes of a chain carry, in turn: each differs, so a continuation that took another one shows.
-ANSWERS: tuple[Any, ...] = ({"name": "Ada"}, {"city": "Zürich"}, {"name": "Grace", "visits": 2})
-# Earlier messages of a conversation: a long one (a server keeping only the last few, or the last of each role,
-# shows), with the roles AG-UI messages may carry besides user and assistant
-HISTORY = ({"role": "system", "content": "you are the conformance agent"},
-           {"role": "developer", "content": "keep every message"},
-           *({"role": ("user", "assistant")[i % 2], "content": f"say earlier {i // 2}" if i % 2 == 0 else
-              f"earlier {i // 2}"} for i in range(22)))
-
-# -- the requirements a move's readings are judged under ------------------------------------------------------
-SAME_KEY = {"invoke": "INV-SESS-002", "agui": "AGUI-SESS-002", "mcp": "MCP-SESS-002"}
-GENERATED_KEY = {"invoke": "INV-SESS-004", "agui": "AGUI-SESS-001", "mcp": "MCP-SESS-004"}
-ACROSS_PROTOCOLS = "GEN-SESS-001"
-FRESH_KEY = "GEN-SESS-002"
-KEY_ECHOED = {"invoke": "INV-SESS-003", "mcp": "MCP-SESS-003"}   # AG-UI's threadId echo reads `facts["runs"]`
-PAUSES = {"agui": "AGUI-INT-001", "mcp": "MCP-PAUSE-001", "mcp-elicit": "MCP-PAUSE-003"}
-RESUMES = {"agui": "AGUI-INT-002", "mcp": "MCP-PAUSE-002", "mcp-elicit": "MCP-PAUSE-004"}
-RESUMED_THREAD = "AGUI-INT-004"
-REPLY = {("invoke", False): "INV-RES-003", ("invoke", True): "INV-STREAM-008", ("agui", True): "AGUI-ORDER-006",
-         ("mcp", False): "MCP-TOOL-002", ("mcp", True): "MCP-PROG-008"}
-DURATION = "INV-RES-013"       # durationMs: the duration of the run, in milliseconds
-# a run that fails: (protocol, streamed, after output) -> the rule of how its failure arrives
-FAILED = {("invoke", False, True): "INV-RES-014", ("invoke", False, False): "INV-RES-014",
-          ("invoke", True, True): "INV-TERM-004", ("invoke", True, False): "INV-TERM-005",
-          ("agui", True, True): "AGUI-FAIL-001", ("agui", True, False): "AGUI-FAIL-002",
-          ("mcp", False, True): "MCP-TOOL-004", ("mcp", False, False): "MCP-TOOL-004",
-          ("mcp", True, True): "MCP-TOOL-004", ("mcp", True, False): "MCP-TOOL-004"}
-PARTIAL = {"invoke": "INV-RES-016"}
-MESSAGES = {"invoke": "INV-PASS-004", "agui": "AGUI-PROMPT-002"}   # the messages sent reach the agent, whole   # a failed JSON result's `result` is the text sent before the failure
-PROGRESS_ENDS = "MCP-PROG-003"  # a progress stream ends with the response, once, and nothing after it
-HANDSHAKE, LEGACY_CALLS, STATELESS = "MCP-VER-005", "MCP-VER-006", "MCP-SESS-005"
-
-
-@dataclass(frozen=True)
-class Move:
-    """One call of a chain.
-
-    `verb`: "run" (a new run of `script`), "resume" (answers the question the key's paused run waits on: AG-UI
-    `resume`, MCP `resume` argument, or an eliciting client's retry with the form answered), "list" (MCP
-    tools/list) or "initialize" (the 2025-11-25 handshake). `key`: the chain's name of the session key, None to
-    leave the key out (the service generates one, known as `binds` afterwards). `form`, how the call is spoken:
-    invoke "" (JSON, no Accept), "stream" (`stream: true`), "accept" (`Accept: text/event-stream` alone), "history"
-    (with `messages`); AG-UI "" (threadId), "bare" (no Accept), "run-id" (runId too), "history" (earlier user
-    messages); MCP "" , "no-name" (no Mcp-Name), "progress" (a progress token), "elicit" (a client that can elicit),
-    "legacy" (after the 2025-11-25 handshake)."""
-    protocol: str
-    verb: str = "run"
-    key: str | None = None
-    script: str = "count"
-    form: str = ""
-    binds: str | None = None
-    together: int = 0
-
-    def path(self) -> str:
-        """How a pause taken by this move is answered: `agui`, `mcp` (the question as text) or `mcp-elicit`."""
-        return "mcp-elicit" if self.has("elicit") else self.protocol
-
-    def has(self, *flags: str) -> bool:
-        """Whether the move is spoken in any of these forms (`form` joins several with `+`: `legacy+no-name`)."""
-        return bool(set(self.form.split("+")) & set(flags))
-
 
 @dataclass
 class Instance:
@@ -148,14 +74,6 @@ def walk(directives: tuple[str, ...], count: int) -> tuple[str, str | None, tupl
         elif word == "fail":
             return text, None, (line,)
     return text, None, ()
-
-
-def reads_count(move: Move) -> bool:
-    """Whether the move's answer shows its `count` (the text before a pause or a failure: not over MCP, whose result
-    of a failed or paused run is not the agent's text alone)."""
-    lines = SCRIPTS[move.script]
-    return "count" in lines and not (move.protocol == "mcp" and (FAILURE in lines or any(
-        line.startswith("ask ") for line in lines)))
 
 
 class Model:
@@ -232,13 +150,13 @@ class Model:
             expected = _expectation("pause", question=question, reply=text, judged=[["pause", PAUSES[move.path()]]])
             self._counted(move, inst, before, text, expected)
         elif rest == (FAILURE,):
-            expected = _expectation("failed", reply=text, judged=[["failed", FAILED[move.protocol, _stream(move),
+            expected = _expectation("failed", reply=text, judged=[["failed", FAILED[move.protocol, is_stream(move),
                                                                                     bool(text)]]])
-            if move.protocol in PARTIAL and not _stream(move):
+            if move.protocol in PARTIAL and not is_stream(move):
                 expected["judged"].append(["partial", PARTIAL[move.protocol]])
             self._counted(move, inst, before, text, expected)
         elif "count" not in SCRIPTS[move.script]:
-            expected = _expectation("reply", reply=text, judged=[["reply", REPLY[move.protocol, _stream(move)]]])
+            expected = _expectation("reply", reply=text, judged=[["reply", REPLY[move.protocol, is_stream(move)]]])
         elif together > 1 and not raced:
             expected = _expectation("count", among=_span(base + 1, base + together, inst.slack), distinct=True,
                                     judged=[["count", SAME_KEY[move.protocol]]])
@@ -303,15 +221,10 @@ class Model:
             expected["judged"].append(["echo", KEY_ECHOED[move.protocol]])
         if move.has("legacy"):
             expected["judged"].append(["served", LEGACY_CALLS])
-        if move.protocol == "invoke" and not _stream(move):
+        if move.protocol == "invoke" and not is_stream(move):
             expected["judged"].append(["duration", DURATION])
         if move.protocol == "mcp" and move.has("progress"):
             expected["judged"].append(["stream", PROGRESS_ENDS])
-
-
-def _stream(move: Move) -> bool:
-    """The answer is an event stream (invoke asked for one, MCP sent a progress token; AG-UI always streams)."""
-    return move.has("stream", "accept", "progress") or move.protocol == "agui"
 
 
 def _span(low: int, high: int, slack: int) -> list[int]:
@@ -346,198 +259,6 @@ def groups(chain: tuple[Move, ...]) -> list[list[Move]]:
     return out
 
 
-# -- the chains a default run sends ----------------------------------------------------------------------
-INVOKE_CHAIN = (
-    Move("invoke", binds="k"),                            # no sessionId, no stream, no Accept: count 1
-    Move("invoke", key="k", form="stream"),               # the generated key, streamed: 2
-    Move("invoke", key="k", form="history"),              # with `messages`: 3
-    Move("invoke", key="k", script="echo-messages", form="history"),   # a long history reaches the agent whole
-)
-AGUI_CHAIN = (
-    Move("agui", form="bare", binds="t"),                 # no threadId, runId or Accept: 1
-    Move("agui", key="t", form="run-id"),                 # 2
-    Move("agui", key="t", script="ask2", form="history"), # earlier user messages; pauses on the first question
-    Move("agui", "resume", key="t"),                      # continues, pauses on the second
-    Move("agui", "resume", key="t"),                      # a second resume in a row: the run completes
-    Move("agui", key="t"),                                # 4: the resumed run counted once
-    Move("agui", key="t", script="echo-messages", form="history"),     # a long history reaches the agent whole
-)
-MCP_CHAIN = (
-    Move("mcp", "list"),
-    Move("mcp", "list"),
-    Move("mcp", form="no-name", binds="s"),               # no session_id, no Mcp-Name: 1
-    Move("mcp", key="s", form="progress"),                # a progress stream: 2
-    Move("mcp", key="s", script="ask2"),                  # the question as text
-    Move("mcp", "resume", key="s"),                       # continues, asks the second as text
-    Move("mcp", "resume", key="s"),                       # completes
-    Move("mcp", key="s"),                                 # 4
-)
-MCP_LEGACY_CHAIN = (
-    Move("mcp", "initialize", form="legacy"),
-    Move("mcp", "list", form="legacy"),
-    Move("mcp", key="l", form="legacy"),
-    Move("mcp", key="l", form="legacy"),
-    Move("mcp", key="l", script="ask", form="legacy"),
-    Move("mcp", "resume", key="l", form="legacy"),
-)
-MCP_ELICIT_CHAIN = (
-    Move("mcp", key="e", script="ask2", form="elicit"),   # asked for a form
-    Move("mcp", "resume", key="e", form="elicit"),        # retried with it answered: asked for a second form
-    Move("mcp", "resume", key="e", form="elicit"),        # retried again: complete
-)
-# Keys equal only after a transformation a server may apply (`inputs.TRANSFORMS`): the first key, then each of its
-# twins, every one on another protocol in turn. Each is a key of its own, so each starts a new instance (`count` 1).
-TWIN = "~"
-
-
-def twin_class(transform: str) -> str:
-    return f"session-key:twin-{transform}"
-
-
-# The same key with another agent (`--other-agent-id`) reaches that agent's instance, a new one: `a@other`.
-OTHER_AGENT, OTHER_AGENT_CLASS = "@other", "session-key:other-agent"
-KEPT_APART = (Move("invoke", key="a"), *(Move(("agui", "mcp", "invoke")[i % 3], key=f"a{TWIN}{name}")
-                                         for i, name in enumerate(inputs.TRANSFORMS)),
-              Move("agui", key=f"a{OTHER_AGENT}"))
-CROSS_CHAIN = (                                           # one key over every protocol, with a pause on two of them
-    Move("invoke", binds="x"),
-    Move("mcp", key="x"),
-    Move("agui", key="x", script="ask"),
-    Move("agui", "resume", key="x"),
-    Move("invoke", key="x", form="stream"),
-    Move("mcp", key="x", script="ask"),
-    Move("mcp", "resume", key="x"),
-    Move("agui", key="x"),
-)
-
-
-def overlap(protocol: str, *, race: bool) -> tuple[Move, ...]:
-    """Two slow `count` runs on one fresh key and one on another, all at once, then one more on the first key; with
-    `race`, a paused run on a third key, then its resume and a new run on that key at once. (Each protocol's overlap
-    scenario is recorded on a lane of its own, so calls sent together leave together whatever the suite's other
-    work.)"""
-    moves = (Move(protocol, key="a", script="count-slow", together=1),
-             Move(protocol, key="a", script="count-slow", together=1),
-             Move(protocol, key="b", script="count-slow", together=1),
-             Move(protocol, key="a"))
-    if race:
-        moves += (Move(protocol, key="r", script="ask"),
-                  Move(protocol, "resume", key="r", together=2),
-                  Move(protocol, key="r", together=2))
-    return moves
-
-
-INVOKE_OVERLAP = overlap("invoke", race=False)
-AGUI_OVERLAP = overlap("agui", race=True)
-MCP_OVERLAP = overlap("mcp", race=True)
-
-
-# Runs of several seconds, judged on what the spec says of time (durationMs, streams that stay open and end
-# properly), and a session that must outlast them: a count after a long run on its key, a pause answered only after
-# a long run (each protocol's long-run scenario is recorded on a lane of its own, inside the 16 s silence).
-INVOKE_LONG = (Move("invoke", key="w", script="long", together=1),
-               Move("invoke", key="v", script="long", form="stream", together=1),
-               Move("invoke", key="w"))
-AGUI_LONG = (Move("agui", key="q", script="ask"),
-             Move("agui", key="w", script="long"),
-             Move("agui", "resume", key="q"))
-MCP_LONG = (Move("mcp", key="q", script="ask"),
-            Move("mcp", key="w", script="long", form="progress"),
-            Move("mcp", "resume", key="q"))
-
-
-# -- histories: every kind of transition, then a reading, on every path ---------------------------------------
-# What a run can leave behind on its session (a transition), by the script that makes it; and the paths a call can
-# take, with the forms each path's calls rotate through (the optional fields of each left out in turn).
-TRANSITIONS = {"completes": "count", "fails-after-pieces": "count-fail-late", "fails-before-output": "fail",
-               "calls-a-tool": "tool-count", "pauses-and-resumes": "count-ask"}
-PATHS = {"invoke": ("invoke", ("", "stream")), "agui": ("agui", ("", "run-id")),
-         "mcp": ("mcp", ("", "progress", "no-name")),
-         "mcp-2025-11-25": ("mcp", ("legacy", "legacy+no-name", "legacy+no-accept"))}
-HISTORY_KEY = "h"
-HISTORY_MOVES = 48      # a bound: the covering takes about 40 (tests/checks/test_sequences.py holds it to it)
-
-
-def history(seed: int) -> tuple[Move, ...]:
-    """One chain on one key (generated by the service) that takes every transition on every path, follows each
-    transition with a reading (`count`, the key echoed) on every path, and every path with every path: pairwise
-    coverage of (transition, its path, the next path), built greedily with one move of lookahead, ties broken by the
-    seed. Every form of a path is taken, and each failure in every form that changes how it arrives (FAILED). A
-    pause is resumed at once on its own path; a transition whose answer shows no count is read by the next call."""
-    rng = random.Random(f"{seed}/histories")
-    moves = [Move("mcp", "initialize", form="legacy"), Move("invoke", binds=HISTORY_KEY)]
-    options = [(t, q, f) for t in TRANSITIONS for q, (_, forms) in PATHS.items() for f in forms if _possible(t, q)]
-    wanted, covered, last = set(), set(), ("completes", "invoke")
-    for t, q, f in options:
-        wanted |= {("taken", t, q), ("form", q, f)} | {("read-after", t, r) for r in PATHS} \
-            | {("path-after", q, r) for r in PATHS}
-        if TRANSITIONS[t] in FAILING and len({_failure_rule(q, g) for g in PATHS[q][1]}) > 1:
-            wanted.add(("fails-as", t, q, f))
-
-    def gains(option: tuple[str, str, str], after: tuple[str, str], done: set) -> set:
-        t, q, f = option
-        made = {("taken", t, q), ("form", q, f), ("fails-as", t, q, f)}
-        if _reads(t, q):
-            made |= {("read-after", after[0], q), ("path-after", after[1], q)}
-        return (made & wanted) - done
-
-    def worth(option: tuple[str, str, str]) -> tuple[int, int]:
-        """What the move covers, then the most the move after it can (a transition whose reading is still wanted
-        gains nothing itself: the next move reads it)."""
-        now = gains(option, last, covered)
-        return len(now), max(len(gains(o, option[:2], covered | now)) for o in options)
-
-    while wanted - covered and len(moves) < HISTORY_MOVES:
-        scores = {option: worth(option) for option in options}
-        best = max(scores.values())
-        if best == (0, 0):
-            break
-        option = rng.choice([o for o, score in scores.items() if score == best])
-        covered |= gains(option, last, covered)
-        t, q, form = option
-        protocol = PATHS[q][0]
-        moves.append(Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=form))
-        if t == "pauses-and-resumes":
-            moves.append(Move(protocol, "resume", key=HISTORY_KEY, form=form))
-        last = (t, q)
-    return tuple(moves)
-
-
-FAILING = ("count-fail-late", "fail")
-
-
-def _failure_rule(q: str, form: str) -> str:
-    protocol = PATHS[q][0]
-    return FAILED[protocol, _stream(Move(protocol, form=form)), True]
-
-
-def _script_move(t: str, q: str) -> Move:
-    protocol, forms = PATHS[q]
-    return Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=forms[0])
-
-
-def script_of(transition: str, protocol: str) -> str:
-    """The script that makes a transition: an MCP pause asks at once (its result may hold the text from before the
-    question, so a count before it would be read twice)."""
-    return "ask" if transition == "pauses-and-resumes" and protocol == "mcp" else TRANSITIONS[transition]
-
-
-def transition_of(script: str) -> str:
-    return "pauses-and-resumes" if script == "ask" else {s: t for t, s in TRANSITIONS.items()}.get(script, "completes")
-
-
-def _possible(t: str, q: str) -> bool:
-    """What invoke does with a question is not shown; a progress token on a paused MCP run is not needed here."""
-    return not (t == "pauses-and-resumes" and PATHS[q][0] == "invoke")
-
-
-def _reads(t: str, q: str) -> bool:
-    return reads_count(_script_move(t, q))
-
-
-HISTORIES = "agui.histories"
-
-
 def path_of(move: dict[str, Any]) -> str | None:
     """The history path a noted move took (None: a move of no path, such as a resume or a list)."""
     return next((q for q, (protocol, forms) in PATHS.items()
@@ -570,25 +291,6 @@ def histories_for(requirement: str) -> list[str]:
     return [f"transitions: {', '.join(TRANSITIONS)}", f"paths: {', '.join(PATHS)}"]
 
 
-# The chains each scenario plays (scenario -> chains), and what its moves of a protocol are judged under.
-CHAINS: dict[str, tuple[tuple[Move, ...], ...]] = {
-    "invoke.chain": (INVOKE_CHAIN,), "invoke.together": (INVOKE_OVERLAP,), "invoke.slow_run": (INVOKE_LONG,),
-    "agui.chain": (AGUI_CHAIN,), "agui.together": (AGUI_OVERLAP,), "agui.slow_run": (AGUI_LONG,),
-    "mcp.chain": (MCP_CHAIN, MCP_LEGACY_CHAIN, MCP_ELICIT_CHAIN), "mcp.together": (MCP_OVERLAP,),
-    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN, KEPT_APART),
-    HISTORIES: (history(DEFAULT_SEED),),    # each run plays its own seed's (`played_histories`): the same rules
-}
-CROSS = "agui.cross_chain"     # it also plays the chains drawn under --depth
-# Everything a drawn move of a protocol can be judged under (tests/checks/test_sequences.py draws to prove it).
-DRAWABLE = {
-    "invoke": ("INV-SESS-002", "INV-SESS-003", "INV-SESS-004", "GEN-SESS-001", "GEN-SESS-002", "INV-RES-013"),
-    "agui": ("AGUI-SESS-001", "AGUI-SESS-002", "GEN-SESS-001", "GEN-SESS-002", "AGUI-INT-001", "AGUI-INT-002",
-             "AGUI-INT-004"),
-    "mcp": ("MCP-SESS-002", "MCP-SESS-003", "MCP-SESS-004", "MCP-SESS-005", "GEN-SESS-001", "GEN-SESS-002",
-            "MCP-PAUSE-001", "MCP-PAUSE-002", "MCP-PROG-003"),
-}
-
-
 def judged_under(scenarios: list[str], protocol: str) -> list[str]:
     """The requirements the moves of `protocol` in these scenarios are judged under (in the scenario that plays the
     drawn chains, everything a drawn move can be judged under too; in the histories, everything any seed's can)."""
@@ -604,7 +306,7 @@ def _every_history_move() -> list[tuple[Move, ...]]:
     out = []
     for t in TRANSITIONS:
         for q, (protocol, forms) in PATHS.items():
-            for form in forms if _possible(t, q) else ():
+            for form in forms if possible(t, q) else ():
                 move = Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=form)
                 resume = (Move(protocol, "resume", key=HISTORY_KEY, form=form),) if move.script in PAUSING else ()
                 out.append((Move("invoke", binds=HISTORY_KEY), move, *resume))

@@ -205,7 +205,7 @@ def history_pairs(chain) -> set:
 def test_a_history_covers_every_transition_then_every_path_pairwise(seed):
     chain = seq.history(seed)
     paths, transitions = list(seq.PATHS), list(seq.TRANSITIONS)
-    wanted = ({("taken", t, q) for t in transitions for q in paths if seq._possible(t, q)}
+    wanted = ({("taken", t, q) for t in transitions for q in paths if seq.possible(t, q)}
               | {("read-after", t, q) for t in transitions for q in paths}
               | {("path-after", p, q) for p in paths for q in paths})
     assert wanted <= history_pairs(chain), sorted(wanted - history_pairs(chain))

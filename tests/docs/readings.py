@@ -230,7 +230,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("the MCP versions the suite speaks", ("MCP {}", "speaks {} without", "`MCP-Protocol-Version: {}`",
                                                  "MCP-Protocol-Version: {}", '"protocolVersion": "{}"', "The {} handshake",
                                                  "the {} handshake", "({}) when it lists", "in mode {} its",
-                                                 "a {} client", "every {} client"),
+                                                 "a {} client", "every {} client", "the {} path"),
            lambda: frozenset({MCP_VERSION, MCP_LEGACY_VERSION}), ("docs/protocol-mapping.md",)),
     Figure("the AG-UI release", ("AG-UI {}", "`@ag-ui/client` {}"), t.agui_version,
            ("docs/agent.md", "docs/profile.md", "docs/protocol-mapping.md")),

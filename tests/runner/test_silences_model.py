@@ -11,7 +11,7 @@ from conformance import catalog, registry
 from conformance.agent import ConformanceAgent, Sleep, Text
 from conformance.checks.agui._common import PING_INTERVAL
 from conformance.judging import CheckResult
-from conformance.profile import Timeouts
+from conformance.profile import AGENT_SCENARIOS, Timeouts
 from conformance.report import requirement_rows
 from conformance.vocab import silences
 
@@ -60,7 +60,7 @@ def test_lengths_sit_outside_the_ping_edge_and_inside_the_default_runs_floor():
 def test_the_agui_start_silence_is_agui_silence_default_prompt():
     start = silences.SILENCES["agui:start:16s"]
     assert start.scenario == "agui.silence"
-    assert start.prompt == silences.AGENT["silence"]["prompt"] and start.reply == silences.AGENT["silence"]["reply"]
+    assert start.prompt == AGENT_SCENARIOS["silence"]["prompt"] and start.reply == AGENT_SCENARIOS["silence"]["reply"]
 
 
 def test_each_silence_is_judged_under_exactly_the_requirements_it_names():

@@ -12,6 +12,11 @@ cautious one request a second is assumed. After a 429, nothing paced goes before
 An optional cap (``--rate-limit N/SECONDS``, schemathesis's format) is a token bucket of our own.
 
 Only requests sent with ``paced=False`` (the 429 probe) may drive the server's bucket to zero.
+
+The pacer also keeps what a run's plan reads (`state`): the requests sent, the tokens it thinks are left, the refill
+rate and whether it was learned, and how long the run was held back by the rate limit (`held_seconds`: the wall time
+during which at least one request waited for the bucket or a 429's Retry-After). `RunDeadline` turns that into the
+run's deadline: a budget of time not spent waiting for the rate limit, never beyond a cap.
 """
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-__all__ = ["Pacer", "parse_rate_limit"]
+__all__ = ["Pacer", "PaceState", "RunDeadline", "parse_rate_limit", "parse_duration"]
 
 RESERVE = 2               # tokens left in the server's bucket for nobody but the 429 probe
 DEFAULT_RATE = 1.0        # requests per second while the refill rate is still unknown
@@ -30,6 +35,7 @@ UNOBSERVED_BURST = 8      # requests in flight before the server first shows its
 SILENT_ANSWERS = 3        # answers without the header after which the server is taken not to show it
 POLL = 0.1                # seconds a queued request sleeps before asking again (at most)
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*")
 
 
 def parse_rate_limit(text: str) -> tuple[int, float]:
@@ -43,6 +49,41 @@ def parse_rate_limit(text: str) -> tuple[int, float]:
     if n < 1 or seconds <= 0:
         raise ValueError(f"rate limit {text!r}: both the count and the period must be positive")
     return n, seconds
+
+
+def parse_duration(text: str) -> float:
+    """``"30m"`` -> 1800.0: a number of seconds, or with a unit s, m, h or d (``90``, ``90s``, ``2.5m``, ``1h``)."""
+    m = _DURATION.fullmatch(str(text or ""))
+    if not m or float(m.group(1)) <= 0:
+        raise ValueError(f"duration {text!r}: expected a positive number of seconds, or with a unit: 90s, 30m, 1h")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def duration_text(seconds: float) -> str:
+    """1800 -> '30m', 5400 -> '90m', 7200 -> '2h', 90 -> '90s': a duration as a duration option takes it back."""
+    whole = max(0, round(seconds))
+    if whole and whole % 3600 == 0:
+        return f"{whole // 3600}h"
+    if whole and whole % 60 == 0:
+        return f"{whole // 60}m"
+    return f"{whole}s"
+
+
+@dataclass(frozen=True)
+class PaceState:
+    """What the pacer knows at one moment (`Pacer.state`), for a run's plan."""
+    now: float
+    sent: int                      # requests sent so far, resends included
+    tokens: float | None           # the server's tokens the pacer thinks are left now (None: never shown)
+    rate: float                    # requests per second the bucket refills (learned, capped or assumed)
+    rate_known: bool               # learned from the server's answers (or our own --rate-limit cap)
+    largest_remaining: int         # the largest X-RateLimit-Remaining seen (about the bucket's size)
+    blocked_until: float           # after a 429: nothing paced goes before this
+    reserve: int
+    shows_remaining: bool          # the server shows X-RateLimit-Remaining (or has not yet answered without it)
+    limited: bool                  # a rate limit was met: a 429, or the pacer held a request back
+    held_seconds: float
+    own_tokens: float | None = None  # what our own --rate-limit bucket holds now (None: no such cap)
 
 
 @dataclass
@@ -79,12 +120,59 @@ class Pacer:
         self._max_seen = 0                 # the largest Remaining ever seen (about the bucket's size)
         self._rate: float | None = rate_limit[0] / rate_limit[1] if rate_limit else None
         self._anchor: tuple[int, int, float] | None = None  # (seq, remaining, t) to learn the rate from
+        self._anchor_learned = False       # the rate was learned from the server's answers
         self._blocked_until = 0.0          # after a 429: nothing paced before this
+        self._holding = 0                  # requests waiting for the bucket or a Retry-After right now
+        self._held_since = 0.0
+        self._held = 0.0                   # closed stretches of holding, in seconds
+        self._limited = False
 
     @property
     def rate(self) -> float:
         """The server's refill rate as far as we know (requests per second)."""
         return self._rate or DEFAULT_RATE
+
+    # -- waiting -------------------------------------------------------------------------------------
+    def hold(self) -> None:
+        """A request starts waiting for the rate limit (the bucket, or a 429's Retry-After)."""
+        with self._lock:
+            if self._holding == 0:
+                self._held_since = self._clock()
+            self._holding += 1
+            self._limited = True
+
+    def release(self) -> None:
+        with self._lock:
+            self._holding -= 1
+            if self._holding == 0:
+                self._held += self._clock() - self._held_since
+
+    def held_seconds(self) -> float:
+        """Wall time during which at least one request of the run waited for the rate limit."""
+        with self._lock:
+            return self._held_locked(self._clock())
+
+    def _held_locked(self, now: float) -> float:
+        return self._held + (now - self._held_since if self._holding else 0.0)
+
+    def state(self) -> PaceState:
+        with self._lock:
+            now = self._clock()
+            tokens = None
+            if self._tokens is not None:
+                self._refill(now)
+                tokens = self._tokens
+            rate_known = self._rate is not None and (self._anchor_learned or self._cap is not None)
+            return PaceState(now=now, sent=self._sent, tokens=tokens, rate=self.rate, rate_known=rate_known,
+                             largest_remaining=self._max_seen, blocked_until=self._blocked_until,
+                             reserve=self.reserve, shows_remaining=self._silent < SILENT_ANSWERS,
+                             limited=self._limited, held_seconds=self._held_locked(now),
+                             own_tokens=self._own_tokens(now))
+
+    def _own_tokens(self, now: float) -> float | None:
+        if self._cap is None:
+            return None
+        return min(self._cap.capacity, self._cap.tokens + (now - self._cap.stamp) * self._cap.rate)
 
     # -- sending -------------------------------------------------------------------------------------
     def ticket(self, paced: bool = True, retry: bool = False) -> int:
@@ -149,6 +237,7 @@ class Pacer:
             now = self._clock()
             self._answered += 1
             if retry_after is not None:
+                self._limited = True
                 # Retry-After says when one request may go again, not the refill rate (a fixed window would
                 # mislead), so the rate is still learned from Remaining only.
                 self._blocked_until = max(self._blocked_until, now + retry_after)
@@ -180,9 +269,47 @@ class Pacer:
             if refilled > 0:   # measured over the whole span since the anchor: the longer, the less noisy
                 learned = refilled / span
                 self._rate = min(learned, self._cap.rate) if self._cap is not None else learned
+                self._anchor_learned = True
 
 
 def remaining_count(value: str | None) -> int | None:
     """An X-RateLimit-Remaining value as a count; None when absent or not a whole number in ASCII digits."""
     v = (value or "").strip()
     return int(v) if v.isascii() and v.isdigit() else None
+
+
+class RunDeadline:
+    """When a run stops recording: after `budget` seconds of time not spent waiting for the server's rate limit
+    (`held`: the pacer's held_seconds), and never later than `cap` seconds after it started. Waiting for the bucket
+    is the server's pace, not its silence, so it does not spend the budget; the cap bounds the whole."""
+
+    def __init__(self, start: float, budget: float, cap: float | None, held=lambda: 0.0, *,
+                 budget_words: str = "the run's deadline (profile [timeouts] run)",
+                 cap_words: str = "the run's cap") -> None:
+        self.start, self.budget, self.cap = start, budget, cap
+        self._held = held
+        self._words = (budget_words, cap_words)
+
+    @property
+    def cap_at(self) -> float:
+        return self.start + self.cap if self.cap is not None else float("inf")
+
+    def at(self) -> float:
+        """The deadline as it stands now (it moves later while the run waits for the rate limit, up to the cap)."""
+        return min(self.cap_at, self.start + self.budget + self._held())
+
+    def capped(self) -> bool:
+        """Whether the cap, not the budget, sets the deadline now."""
+        return self.cap_at <= self.start + self.budget + self._held()
+
+    def left(self, now: float) -> float:
+        return self.at() - now
+
+    def later(self, seconds: float) -> "RunDeadline":
+        """The same deadline `seconds` later (a client's backstop behind the scenarios')."""
+        return RunDeadline(self.start, self.budget + seconds, None if self.cap is None else self.cap + seconds,
+                           self._held, budget_words=self._words[0], cap_words=self._words[1])
+
+    def words(self) -> str:
+        """What sets the deadline now, in words ("the run's deadline (…)" or "the run's cap (…)")."""
+        return self._words[self.capped()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fnmatch
 import importlib
 import itertools
@@ -172,6 +173,23 @@ class Context:
 
     def note(self, **facts: Any) -> None:
         self.recording.facts.update(facts)
+
+    # -- what the preflight already recorded (record once, check many) -------------------------------------------
+    def preflight(self, label: str) -> Exchange | None:
+        """The preflight's exchange `label` when it was answered over the version this scenario speaks: the same
+        request a scenario would send again (the metadata document, the plain MCP `tools/list`)."""
+        if self.client.http2:
+            return None
+        ex = next((e for e in self.session.preflight.exchanges if e.label == label), None)
+        return ex if ex is not None and ex.status is not None and ex.status != 429 else None
+
+    def keep(self, ex: Exchange, label: str) -> Exchange:
+        """Record an exchange made before this scenario under one of its own steps (`label`); `facts["kept"]` maps
+        such steps to the label they were sent under."""
+        mine = dataclasses.replace(ex, label=label)
+        self.recording.exchanges.append(mine)
+        self.recording.facts.setdefault("kept", {})[label] = ex.label
+        return mine
 
 
 @dataclass
@@ -387,7 +405,7 @@ class Session:
             return None
         protocols = [protocol for protocol in PLAIN_CALL_PROTOCOLS if self._selected(protocol)]
         answers = list(await asyncio.gather(*(   # at once: a preflight lasts as long as the slowest plain call
-            client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=f"preflight-{protocol}", limits=limits,
+            client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=plain_call(protocol), limits=limits,
                         **self._plain_call(protocol)) for protocol in protocols)))
         for ex in answers:
             ex.credential = "api_key"
@@ -410,9 +428,8 @@ class Session:
         t = self.target
         auth = {"Authorization": f"Bearer {t.api_key}"}
         prompt = (t.profile.scenario("plain_reply") or {}).get("prompt", "say conformance")
-        if protocol == "invoke":
-            return {"headers": {**auth, "Accept": "application/json"},
-                    "json": {"prompt": prompt, "sessionId": f"conf-{t.run_tag}-preflight"}}
+        if protocol == "invoke":   # invoke.selection's request without `stream` and with Accept: application/json
+            return {"headers": {**auth, "Accept": "application/json"}, "json": {"prompt": prompt}}
         if protocol == "agui":
             return {"headers": {**auth, "Accept": "text/event-stream"}, "sse": True,
                     "json": vocab_protocols.agui_input(prompt, thread=f"conf-{t.run_tag}-preflight-agui")}

@@ -41,6 +41,7 @@ CLIENT_GRACE = 1.0     # the clients' own run deadline, after the scenarios' (a 
 REPORT_GRACE = 10.0    # after the run's deadline: scenarios cut off get this long to hand back their recording
 CLOSE_BUDGET = 5.0     # seconds close() may take for all lanes together
 WATCH = 1.0            # how often a wait re-reads the run's deadline (it moves while the run waits for the rate limit)
+PREFLIGHT_WAIT = 30.0  # how long a scenario started before the preflight's end waits for it to read its answers
 
 
 @dataclass
@@ -177,11 +178,18 @@ class Context:
     # -- what the preflight already recorded (record once, check many) -------------------------------------------
     def preflight(self, label: str) -> Exchange | None:
         """The preflight's exchange `label` when it was answered over the version this scenario speaks: the same
-        request a scenario would send again (the metadata document, the plain MCP `tools/list`)."""
-        if self.client.http2:
+        request a scenario would send again (the metadata document, the plain MCP `tools/list`). Only once the
+        preflight is over (`after_preflight`)."""
+        if self.client.http2 or not self.session.preflight_done.is_set():
             return None
         ex = next((e for e in self.session.preflight.exchanges if e.label == label), None)
         return ex if ex is not None and ex.status is not None and ex.status != 429 else None
+
+    async def after_preflight(self) -> None:
+        """Wait for the preflight to end (a slow scenario starts while it runs), at most PREFLIGHT_WAIT seconds."""
+        end = time.monotonic() + PREFLIGHT_WAIT
+        while not self.session.preflight_done.is_set() and time.monotonic() < end:
+            await asyncio.sleep(0.05)
 
     def keep(self, ex: Exchange, label: str) -> Exchange:
         """Record an exchange made before this scenario under one of its own steps (`label`); `facts["kept"]` maps
@@ -238,12 +246,14 @@ class Session:
                                                  f"limit (profile [timeouts] run)",
                                     cap_words=f"the run's cap ({plan.cap_option(self.max_run_time)})")
         #: requests the run plans to send (set when it starts) and the length of its longest scenario
-        self.planned = 0
+        self.planned = self.planned_free = 0
         self.floor = plan.floor_seconds(0.0)
-        #: the first estimate whose pace was known (or needed no pace), as `estimate()` gave it
-        self.first_estimate: plan.Estimate | None = None
+        #: the estimates `estimate()` gave first (`start`), and first once the pace was learnt or not needed (`paced`)
+        self.estimates: dict[str, plan.Estimate] = {}
         #: called (from the judging thread) while it waits for a recording: progress output
         self.on_wait = None
+        #: set once the preflight is over (a slow scenario started before it may read its answers: `Context.preflight`)
+        self.preflight_done = threading.Event()
         self.budget = RecordingBudget()
         self._tls: dict[bool, Any] = {}
         #: what `recording(name)` handed the checks, by scenario
@@ -295,6 +305,8 @@ class Session:
             preflight.cancel()
             self.preflight_error = (f"the preflight got no whole answer from {self.target.base_url} within {bound:g} s "
                                     f"({'; '.join(f'{ex.label}: {ex.error or ex.status}' for ex in self.preflight.exchanges) or 'no answer'})")
+        finally:
+            self.preflight_done.set()
         if self.preflight_error:
             return
         self._plan(needed | set(twins))
@@ -304,18 +316,21 @@ class Session:
 
     def _plan(self, scenarios: set[str]) -> None:
         state = self.pacer.state()
-        self.planned = plan.planned_requests(scenarios, depth=self.target.depth, thorough=self.target.thorough,
-                                             remaining=state.largest_remaining or None,
-                                             probe_max=self.target.rate_probe_max)
+        how = dict(depth=self.target.depth, thorough=self.target.thorough, remaining=state.largest_remaining or None,
+                   probe_max=self.target.rate_probe_max)
+        self.planned = plan.planned_requests(scenarios, **how)
+        self.planned_free = plan.planned_requests(scenarios, **how, free=True)
         silence = (self.target.profile.scenario("silence") or {}).get("silent_seconds", 0.0)
         long_silence = 32.0 if self.target.thorough and "agui.silence_long" in scenarios else 0.0
         self.floor = plan.floor_seconds(max(float(silence or 0.0), long_silence))
 
     def estimate(self) -> plan.Estimate:
-        """How long the run has left, as far as the pacer knows now; kept as `first_estimate` once its pace is known."""
-        got = plan.estimate(self.planned, self.floor, self.pacer.state(), self.started_at)
-        if self.first_estimate is None and (got.rate is None or got.rate_known or not got.limited):
-            self.first_estimate = got
+        """How long the run has left, as far as the pacer knows now (the first, and the first with its pace known or
+        not needed, are kept in `estimates`)."""
+        got = plan.estimate(self.planned, self.floor, self.pacer.state(), self.started_at, self.planned_free)
+        self.estimates.setdefault("start", got)
+        if got.rate is None or got.rate_known or not got.limited:
+            self.estimates.setdefault("paced", got)
         return got
 
     @property
@@ -603,7 +618,8 @@ class Session:
 
     def stats(self) -> dict[str, Any]:
         total = lambda field: sum(getattr(c.stats, field, 0) for lane in self._lanes for c in lane.clients)
-        first = self.first_estimate
+        first = self.estimates.get("paced") or self.estimates.get("start")
+        start = self.estimates.get("start")
         return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
                 **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429", "rate_limited",
                                          "paced_waits", "transport_retries")},
@@ -615,6 +631,7 @@ class Session:
                 # the pace: time the run waited for the server's rate limit, and the plan against what happened
                 "rate_limit_wait_seconds": round(self.pacer.held_seconds(), 1),
                 "planned_requests": self.planned,
+                "estimated_seconds_at_start": round(start.total, 1) if start is not None else None,
                 "estimated_seconds": round(first.total, 1) if first is not None else None,
                 "estimate_basis": first.basis() if first is not None else None,
                 "max_run_time_seconds": self.max_run_time, "cut_advice": self.cut_advice()}

@@ -22,22 +22,30 @@ REQUESTS: dict[str, int] = {
     "access.agui": 10, "access.invoke": 10, "access.mcp": 13,
     "agui.big": 1, "agui.chain": 6, "agui.cross_chain": 8, "agui.cross_session": 3, "agui.fail_after": 1,
     "agui.fail_before": 1, "agui.input_forms": 2, "agui.interrupt": 2, "agui.key_lengths": 2, "agui.last_user": 2,
-    "agui.messages": 1, "agui.params": 1, "agui.params_falsy": 1, "agui.plain": 2, "agui.refusals": 13,
+    "agui.messages": 1, "agui.params": 1, "agui.params_falsy": 1, "agui.plain": 2, "agui.refusals": 7,
     "agui.resume_open": 5, "agui.session": 5, "agui.silence": 1, "agui.silence_long": 0, "agui.slow_run": 3,
     "agui.step": 1, "agui.streamed": 1, "agui.together": 7, "agui.tool": 1, "agui.upstream_input": 1,
-    "fuzz.agui": 17, "fuzz.invoke": 24, "fuzz.mcp": 11, "fuzz.metadata": 5,
+    "fuzz.agui": 11, "fuzz.invoke": 12, "fuzz.mcp": 8, "fuzz.metadata": 2,
     "generated.params": 6, "generated.round_trip": 8,
     "invoke.big_body": 1, "invoke.chain": 3, "invoke.cleartext": 2, "invoke.extra_data": 3, "invoke.input_forms": 4,
     "invoke.key_lengths": 2, "invoke.messages": 1, "invoke.params": 1, "invoke.refusals": 14, "invoke.runs": 12,
-    "invoke.selection": 6, "invoke.sessions": 5, "invoke.slow_run": 3, "invoke.timing": 2, "invoke.together": 4,
-    "mcp.chain": 17, "mcp.failures": 2, "mcp.input_forms": 15, "mcp.legacy": 3, "mcp.modern": 5,
+    "invoke.selection": 5, "invoke.sessions": 5, "invoke.slow_run": 3, "invoke.timing": 2, "invoke.together": 4,
+    "mcp.chain": 16, "mcp.failures": 2, "mcp.input_forms": 9, "mcp.legacy": 3, "mcp.modern": 4,
     "mcp.official_client": 11, "mcp.pause_elicit": 2, "mcp.pause_falsy": 2, "mcp.pause_text": 2, "mcp.progress": 3,
-    "mcp.rate_limit": 0, "mcp.sessions": 4, "mcp.slow_run": 3, "mcp.together": 7,
-    "metadata.challenge": 2, "metadata.document": 7,
+    "mcp.rate_limit": 0, "mcp.refusals": 12, "mcp.sessions": 4, "mcp.slow_run": 3, "mcp.together": 7,
+    "metadata.challenge": 1, "metadata.document": 6,
+}
+# Of those, the requests that spend nothing of the server's bucket on the reference server: refused for their
+# credential (401), sent without one (the metadata document), or never answered (cleartext http://). They are sent
+# at the pace of the others, but the bucket's refill is spent on the rest alone.
+FREE: dict[str, int] = {
+    "access.agui": 5, "access.invoke": 5, "access.mcp": 9, "fuzz.agui": 1, "fuzz.invoke": 1, "fuzz.mcp": 1,
+    "fuzz.metadata": 2, "invoke.cleartext": 2, "invoke.refusals": 1, "metadata.challenge": 1, "metadata.document": 4,
 }
 UNLISTED = 3
 DEPTH_SCALED = ("fuzz.", "generated.")     # their generated requests grow with --depth
 PREFLIGHT = 4                              # the metadata document and one plain call per protocol
+PREFLIGHT_FREE = 1                         # the metadata document
 THOROUGH = {"agui.silence_long": 1}        # what --thorough adds (the 429 probe: `probe_requests`)
 PROBE_BATCH = 25                           # the 429 probe sends what X-RateLimit-Remaining leaves plus a batch
 SLOWEST = 8.0                              # seconds the slowest scenario but the silences takes (the 6 s runs)
@@ -46,15 +54,16 @@ CAP_STEP = 300.0                           # a suggested --max-run-time is round
 
 
 def planned_requests(scenarios: Iterable[str], *, depth: int = 1, thorough: bool = False,
-                     remaining: int | None = None, probe_max: int = 1000) -> int:
-    """Requests a run of these scenarios sends a conformant server, the preflight included."""
-    total = PREFLIGHT
+                     remaining: int | None = None, probe_max: int = 1000, free: bool = False) -> int:
+    """Requests a run of these scenarios sends a conformant server, the preflight included (`free`: only those of
+    them that spend nothing of the bucket)."""
+    total = PREFLIGHT_FREE if free else PREFLIGHT
     for name in scenarios:
         base = name.removesuffix(versions.TWIN)
-        n = REQUESTS.get(base, UNLISTED)
+        n = FREE.get(base, 0) if free else REQUESTS.get(base, UNLISTED)
         if base.startswith(DEPTH_SCALED):
             n *= max(1, depth)
-        if thorough:
+        if thorough and not free:
             n += THOROUGH.get(base, 0)
             if base == "mcp.rate_limit":
                 n += probe_requests(remaining, probe_max)
@@ -93,19 +102,22 @@ class Estimate:
         if self.rate is None:
             return "no rate limit shown"
         left = f"{max(0, int(self.tokens))} left in the server's bucket" if self.tokens is not None else ""
-        if not self.limited:
-            return f"{left or 'the rate limit'} covers them"
         rate = f"{self.rate:.3g} request{'s' if self.rate != 1 else ''}/s"
+        if not self.limited:
+            if self.rate_known:
+                return f"{left + ', ' if left else ''}refill {rate} learnt from X-RateLimit-Remaining: it keeps up"
+            return f"{left or 'the rate limit'} covers them"
         pace = (f"refill {rate} learnt from X-RateLimit-Remaining" if self.rate_known
                 else f"refill not shown yet, {rate} assumed until the bucket runs low")
         return f"{left}, {pace}" if left else pace
 
 
-def estimate(planned: int, floor: float, state: PaceState, started: float) -> Estimate:
-    """How long the run has left: the requests still to send, beyond what the bucket holds now (less the pacer's
-    reserve), at the refill rate, after any Retry-After still running; never less than its longest scenario."""
+def estimate(planned: int, floor: float, state: PaceState, started: float, free: int = 0) -> Estimate:
+    """How long the run has left: the requests still to send that spend the bucket (of `planned`, `free` spend
+    nothing), beyond what the bucket holds now (less the pacer's reserve), at the refill rate, after any Retry-After
+    still running; never less than its longest scenario."""
     elapsed = max(0.0, state.now - started)
-    to_send = max(0, planned - state.sent)
+    to_send = max(0, (planned - free) - (state.sent - state.unspent))
     by_floor = max(0.0, floor - elapsed)
     held = [t for t in (state.tokens, state.own_tokens) if t is not None]
     tokens = min(held) if held else None

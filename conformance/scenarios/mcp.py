@@ -354,6 +354,7 @@ def _probe_budget(sent: int, remaining: int | None, cap: int) -> int:
 
 # -- the official client ----------------------------------------------------------------------
 CLIENT_STEP_SECONDS = 25.0
+CLIENT_REQUESTS = 6       # what the official client sends in one mode (discover or initialize, list, three calls)
 
 
 @scenario("mcp.official_client", protocol="mcp", prompts=("plain_reply", "question_and_resume"), deadline=60.0,
@@ -413,7 +414,9 @@ async def drive_official_client(ctx: Context, mode: str, prefix: str, plain_prom
             kwargs: dict[str, Any] = {"mode": mode, "cache": None}
             if mode != "legacy":
                 kwargs["elicitation_callback"] = elicit
-            async with paced_timeout(CLIENT_STEP_SECONDS):
+            # its requests go together once the bucket holds them: the SDK gives up a `server/discover` after 10 s
+            # (then speaks 2025-11-25), so a wait in the line would change what it does
+            async with ctx.client.granted(CLIENT_REQUESTS), paced_timeout(CLIENT_STEP_SECONDS):
                 async with Client(streamable_http_client(url, http_client=hc, terminate_on_close=False),
                                   **kwargs) as client:
                     out["protocol_version"] = client.protocol_version

@@ -85,6 +85,7 @@ async def _settle(found: concurrent.futures.Future, ctx: Context) -> None:
 
 
 async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
+    await ctx.after_preflight()
     ex = ctx.preflight(plain_call("mcp"))     # the preflight's plain call of MCP is this very tools/list
     if ex is None:
         ex = await ctx.client.send("POST", ctx.agent_path("mcp"), label="tool-lookup",

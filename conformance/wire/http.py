@@ -48,7 +48,7 @@ from anyio.streams.tls import TLSAttribute
 from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
 from .listening import listening_for
-from .pace import Pacer, RunDeadline, parse_rate_limit
+from .pace import GRANT, Grant, Pacer, RunDeadline, parse_rate_limit
 from .redact import MASK, Redactor, is_suite_made
 from .sse import SSERecorder
 
@@ -438,10 +438,59 @@ class Client:
             if activity is not None:
                 activity.release()
 
+    @contextlib.asynccontextmanager
+    async def granted(self, n: int):
+        """Wait until the server's bucket holds `n` requests (at most what it shows, less the reserve), set them
+        aside, and let the requests of this block (the tasks it starts too) go without waiting in line: for a client
+        whose own time-outs a wait between its requests would trip. Yields the Grant (None when the run's deadline
+        came first: the requests then wait their turn as usual)."""
+        activity = ACTIVITY.get()
+        size = self.pacer.grant_size(n)
+        ticket = self.pacer.ticket(True, tokens=size)
+        grant = None
+        held = False
+        try:
+            while not self._after_deadline(time.monotonic()):
+                ok, wait = self.pacer.try_grant(ticket)
+                if ok:
+                    grant = Grant(size)
+                    break
+                if not held:
+                    held = True
+                    self.pacer.hold()
+                    if activity is not None:
+                        activity.hold()
+                t = time.monotonic()
+                await anyio.sleep(wait)
+                self.stats.paced_seconds += time.monotonic() - t
+        finally:
+            self.pacer.leave(ticket)
+            if held:
+                self.pacer.release()
+                if activity is not None:
+                    activity.release()
+        token = GRANT.set(grant)
+        try:
+            yield grant
+        finally:
+            GRANT.reset(token)
+            if grant is not None:
+                self.pacer.return_grant(grant.left)
+                grant.left = 0
+
     async def _wait_turn(self, paced: bool, retry: bool, method: str, path: str, label: str,
                          activity: Activity | None) -> tuple[int | None, float]:
         """Wait until the pacer lets the request go: (its sequence number, seconds held back); the sequence
-        number is None when the run's deadline came first. A request held back shows as in flight."""
+        number is None when the run's deadline came first. A request held back shows as in flight. A request
+        of a grant (`granted`) goes at once."""
+        grant = GRANT.get()
+        if paced and not retry and grant is not None and grant.take():
+            ticket = self.pacer.ticket(False)
+            while True:     # only our own --rate-limit cap can hold it
+                seq, wait = self.pacer.try_send(ticket, True, granted=True)
+                if seq is not None:
+                    return seq, 0.0
+                await anyio.sleep(wait)
         ticket = self.pacer.ticket(paced, retry)
         waiting = Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
                            request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
@@ -581,7 +630,7 @@ class Client:
                     ex.error = ex.error or self.redact(describe(exc, "body", len(ex.body), lim))
                 finally:
                     if ex.headers is None:   # no answer: the pacer still learns the request is over
-                        self.pacer.observe(seq, None)
+                        self.pacer.observe(seq, None, spent=False)
                 if ex.error and cut_by_run(ex.error):
                     self.stats.cut_by_run_deadline += 1
                 return ex
@@ -629,7 +678,8 @@ class Client:
             ex.headers = resp.headers
             ex.http_version = resp.http_version
             # the pacer learns at the headers: a stream may stay open long after
-            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
+            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex),
+                               spent=resp.status_code != 401 and "authorization" in req.headers)
             ex.t_headers = clock() - t0
             if self._counts_as_run(req, resp.status_code):
                 self.stats.agent_runs += 1

@@ -7,11 +7,16 @@ wait, sleeps on its own loop and asks again).
 It keeps an estimate of the tokens left in the server's bucket, re-anchored on every
 ``X-RateLimit-Remaining`` the server sends (minus the requests sent since the one answered). Requests
 queue in order while the estimate is at the reserve and go as the bucket refills. The refill rate is not
-shown by the server, so it is learned from two observations while the bucket is not full; until then a
-cautious one request a second is assumed. After a 429, nothing paced goes before its ``Retry-After``.
+shown by the server, so it is learned from two observations while the bucket is not full (the requests between
+them that spent nothing, answered 401 or 429 or sent without a credential, left out: counting them would learn a
+rate faster than the bucket's and run into 429s); until then a cautious one request a second is assumed. After a
+429, nothing paced goes before its ``Retry-After``, and then the resends go first, down to the last token.
 An optional cap (``--rate-limit N/SECONDS``, schemathesis's format) is a token bucket of our own.
 
 Only requests sent with ``paced=False`` (the 429 probe) may drive the server's bucket to zero.
+
+A `grant` is a place in the line for several requests at once: it waits until the bucket holds them all, then they
+go without waiting (a client the suite does not drive, whose own time-outs a wait in the middle would trip).
 
 The pacer also keeps what a run's plan reads (`state`): the requests sent, the tokens it thinks are left, the refill
 rate and whether it was learned, and how long the run was held back by the rate limit (`held_seconds`: the wall time
@@ -20,17 +25,19 @@ run's deadline: a budget of time not spent waiting for the rate limit, never bey
 """
 from __future__ import annotations
 
+import contextvars
 import itertools
 import re
 import threading
 import time
 from dataclasses import dataclass
 
-__all__ = ["Pacer", "PaceState", "RunDeadline", "parse_rate_limit", "parse_duration"]
+__all__ = ["Pacer", "PaceState", "RunDeadline", "Grant", "GRANT", "parse_rate_limit", "parse_duration"]
 
 RESERVE = 2               # tokens left in the server's bucket for nobody but the 429 probe
 DEFAULT_RATE = 1.0        # requests per second while the refill rate is still unknown
 MIN_LEARN_SPAN = 2.0      # seconds between two observations before a refill rate is derived from them
+KNOWN_SPAN = 10.0         # ... and before a plan calls it learnt (over 2 s it paces well; a length needs more)
 UNOBSERVED_BURST = 8      # requests in flight before the server first shows its X-RateLimit-Remaining
 SILENT_ANSWERS = 3        # answers without the header after which the server is taken not to show it
 POLL = 0.1                # seconds a queued request sleeps before asking again (at most)
@@ -84,6 +91,23 @@ class PaceState:
     limited: bool                  # a rate limit was met: a 429, or the pacer held a request back
     held_seconds: float
     own_tokens: float | None = None  # what our own --rate-limit bucket holds now (None: no such cap)
+    unspent: int = 0               # answered requests that spent nothing of the bucket (401, 429, no credential)
+
+
+@dataclass
+class Grant:
+    """Requests set aside in the server's bucket for one block of work (`Client.granted`): those left to send."""
+    left: int
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+#: the grant the current task's requests draw on (set by `Client.granted`; None: each request waits its turn)
+GRANT: contextvars.ContextVar[Grant | None] = contextvars.ContextVar("conformance_grant", default=None)
 
 
 @dataclass
@@ -110,7 +134,10 @@ class Pacer:
         self._cap = _Bucket(rate_limit[0], rate_limit[0] / rate_limit[1], float(rate_limit[0]), now) \
             if rate_limit else None
         self._tickets = itertools.count(1)
-        self._queue: list[int] = []        # paced first sends waiting for the server's bucket, oldest first
+        self._queue: list[int] = []        # paced requests waiting for the server's bucket: resends, then the rest
+        self._weight: dict[int, int] = {}  # tokens a ticket in the queue waits for (a grant's: several)
+        self._retries: set[int] = set()    # tickets of resends after a 429 (they may spend the reserve)
+        self._promised = 0                 # tokens granted and not yet spent
         self._sent = 0                     # requests sent so far (their sequence numbers)
         self._answered = 0
         self._silent = 0                   # answers that carried no X-RateLimit-Remaining
@@ -120,7 +147,9 @@ class Pacer:
         self._max_seen = 0                 # the largest Remaining ever seen (about the bucket's size)
         self._rate: float | None = rate_limit[0] / rate_limit[1] if rate_limit else None
         self._anchor: tuple[int, int, float] | None = None  # (seq, remaining, t) to learn the rate from
-        self._anchor_learned = False       # the rate was learned from the server's answers
+        self._learnt_span = 0.0            # the span of the observations the rate was last learned from
+        self._free: set[int] = set()       # requests that spent nothing of the bucket (refused for their credential)
+        self._unspent = 0                  # how many, over the run
         self._blocked_until = 0.0          # after a 429: nothing paced before this
         self._holding = 0                  # requests waiting for the bucket or a Retry-After right now
         self._held_since = 0.0
@@ -162,12 +191,12 @@ class Pacer:
             if self._tokens is not None:
                 self._refill(now)
                 tokens = self._tokens
-            rate_known = self._rate is not None and (self._anchor_learned or self._cap is not None)
+            rate_known = self._cap is not None or self._learnt_span >= KNOWN_SPAN
             return PaceState(now=now, sent=self._sent, tokens=tokens, rate=self.rate, rate_known=rate_known,
                              largest_remaining=self._max_seen, blocked_until=self._blocked_until,
                              reserve=self.reserve, shows_remaining=self._silent < SILENT_ANSWERS,
                              limited=self._limited, held_seconds=self._held_locked(now),
-                             own_tokens=self._own_tokens(now))
+                             own_tokens=self._own_tokens(now), unspent=self._unspent)
 
     def _own_tokens(self, now: float) -> float | None:
         if self._cap is None:
@@ -175,50 +204,88 @@ class Pacer:
         return min(self._cap.capacity, self._cap.tokens + (now - self._cap.stamp) * self._cap.rate)
 
     # -- sending -------------------------------------------------------------------------------------
-    def ticket(self, paced: bool = True, retry: bool = False) -> int:
-        """A place in the queue for one request. ``retry``: a resend after a 429's Retry-After, which does
-        not wait for the reserve to refill (the server said when to come back)."""
+    def ticket(self, paced: bool = True, retry: bool = False, *, tokens: int = 1) -> int:
+        """A place in the queue for one request (a grant: for `tokens`). ``retry``: a resend after a 429's
+        Retry-After: it goes before the requests not sent yet, and may spend the reserve."""
         with self._lock:
             t = next(self._tickets)
-            if paced and not retry:
-                self._queue.append(t)
+            if paced:
+                self._weight[t] = tokens
+                if retry:
+                    self._retries.add(t)
+                    self._queue.insert(sum(1 for q in self._queue if q in self._retries), t)
+                else:
+                    self._queue.append(t)
             return t
 
     def leave(self, ticket: int) -> None:
         """The request went, or gave up waiting."""
         with self._lock:
-            if ticket in self._queue:
-                self._queue.remove(ticket)
+            self._forget(ticket)
 
-    def try_send(self, ticket: int, paced: bool = True) -> tuple[int | None, float]:
+    def _forget(self, ticket: int) -> None:
+        if ticket in self._queue:
+            self._queue.remove(ticket)
+        self._weight.pop(ticket, None)
+        self._retries.discard(ticket)
+
+    def try_send(self, ticket: int, paced: bool = True, *, granted: bool = False) -> tuple[int | None, float]:
         """(sequence number, 0) when the request may go now (it is counted as sent); otherwise (None, seconds
-        to sleep before asking again)."""
+        to sleep before asking again). ``granted``: one of a grant's requests, whose tokens were set aside."""
         with self._lock:
             now = self._clock()
             if paced:
-                wait = max(self._blocked_until - now, self._cap.wait(now) if self._cap else 0.0,
-                           self._server_wait(ticket, now))
+                wait = self._cap.wait(now) if self._cap else 0.0
+                if not granted:
+                    wait = max(wait, self._blocked_until - now, self._server_wait(ticket, now))
                 if wait > 0:
                     return None, min(wait, POLL)
                 if self._cap is not None:
                     self._cap.tokens -= 1.0
-            if ticket in self._queue:
-                self._queue.remove(ticket)
+            if granted:
+                self._promised = max(0, self._promised - 1)
+            self._forget(ticket)
             if self._tokens is not None:
                 self._refill(now)
                 self._tokens -= 1.0
             self._sent += 1
             return self._sent, 0.0
 
+    def grant_size(self, n: int) -> int:
+        """How many requests one grant may hold: never more than the server's bucket shows, less the reserve."""
+        with self._lock:
+            if self._tokens is None:
+                return n
+            return max(1, min(n, self._max_seen - self.reserve))
+
+    def try_grant(self, ticket: int) -> tuple[bool, float]:
+        """(True, 0) when the bucket holds the grant's tokens (they are set aside now); else (False, wait)."""
+        with self._lock:
+            now = self._clock()
+            wait = max(self._blocked_until - now, self._server_wait(ticket, now))
+            if wait > 0:
+                return False, min(wait, POLL)
+            self._promised += self._weight.get(ticket, 1)
+            self._forget(ticket)
+            return True, 0.0
+
+    def return_grant(self, unused: int) -> None:
+        """A grant's tokens that were not spent go back to the line."""
+        with self._lock:
+            self._promised = max(0, self._promised - unused)
+
     def _server_wait(self, ticket: int, now: float) -> float:
-        if ticket not in self._queue:       # a retry: Retry-After already said when
+        if ticket not in self._queue:       # not paced
             return 0.0
-        ahead = self._queue.index(ticket)
+        at = self._queue.index(ticket)
+        ahead = sum(self._weight.get(q, 1) for q in self._queue[:at])
         if self._tokens is None:
             shown = self._silent < SILENT_ANSWERS
             return POLL if shown and self._sent - self._answered + ahead >= UNOBSERVED_BURST else 0.0
         self._refill(now)
-        short = self.reserve + 1 + ahead - self._tokens   # tokens this request needs, beyond those there
+        reserve = 0 if ticket in self._retries else self.reserve
+        # tokens this request (or grant) needs, beyond those there and not set aside for a grant
+        short = reserve + self._weight.get(ticket, 1) + ahead - (self._tokens - self._promised)
         return 0.0 if short <= 0 else short / self.rate
 
     def _refill(self, now: float) -> None:
@@ -229,13 +296,18 @@ class Pacer:
         self._stamp = now
 
     # -- learning ------------------------------------------------------------------------------------
-    def observe(self, seq: int, remaining: str | None, retry_after: float | None = None) -> None:
+    def observe(self, seq: int, remaining: str | None, retry_after: float | None = None, *,
+                spent: bool = True) -> None:
         """What the answer to request ``seq`` said: its X-RateLimit-Remaining and, for a 429, Retry-After
-        (already capped by the caller)."""
+        (already capped by the caller). ``spent``: False for a request that cannot have spent the bucket (refused
+        for its credential, or sent without one)."""
         r = remaining_count(remaining)
         with self._lock:
             now = self._clock()
             self._answered += 1
+            if not spent or retry_after is not None:     # a 429 spent nothing either
+                self._free.add(seq)
+                self._unspent += 1
             if retry_after is not None:
                 self._limited = True
                 # Retry-After says when one request may go again, not the refill rate (a fixed window would
@@ -265,11 +337,12 @@ class Pacer:
         seq0, r0, t0 = self._anchor
         span = now - t0
         if span >= MIN_LEARN_SPAN:
-            refilled = r - r0 + (seq - seq0)
+            self._free = {s for s in self._free if s > seq0}
+            refilled = r - r0 + (seq - seq0) - sum(1 for s in self._free if s <= seq)
             if refilled > 0:   # measured over the whole span since the anchor: the longer, the less noisy
                 learned = refilled / span
                 self._rate = min(learned, self._cap.rate) if self._cap is not None else learned
-                self._anchor_learned = True
+                self._learnt_span = span
 
 
 def remaining_count(value: str | None) -> int | None:

@@ -107,7 +107,7 @@ class RecordingTransport:
             try:
                 response = await self.inner.handle_async_request(request)
             except BaseException as exc:
-                client.pacer.observe(seq, None)
+                client.pacer.observe(seq, None, spent=False)
                 ex.t_end = time.monotonic() - ex.started_at
                 ex.error = "cancelled by the client before any response headers" if isinstance(
                     exc, (asyncio.CancelledError, GeneratorExit)) else client.redact(
@@ -115,7 +115,8 @@ class RecordingTransport:
                 self.record(ex)
                 raise
             client.pacer.observe(seq, response.headers.get("x-ratelimit-remaining"),
-                                 client._retry_after(response.status_code, response.headers.get("retry-after")))
+                                 client._retry_after(response.status_code, response.headers.get("retry-after")),
+                                 spent=response.status_code != 401 and "authorization" in request.headers)
             wait = client._resend_after(response.status_code, response.headers.get("retry-after"), waits)
             if wait is None:
                 break

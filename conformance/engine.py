@@ -310,6 +310,7 @@ class Session:
         if self.preflight_error:
             return
         self._plan(needed | set(twins))
+        self.estimate()
         for name in _in_order(needed | set(twins)):
             if name not in self._futures:
                 self._schedule(name, shared, sem)
@@ -596,6 +597,7 @@ class Session:
             limit = end if end is not None else self.run_deadline + REPORT_GRACE
             if fut.done() or now >= limit:
                 return fut.result(0 if fut.done() else max(0.0, limit - now))
+            self.estimate()       # what the run knows of its pace, kept as it is learnt (`estimates`)
             if self.on_wait is not None:
                 self.on_wait()
             try:

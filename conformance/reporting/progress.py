@@ -66,8 +66,9 @@ class Ticker:
     seconds while the rate limit sets the run's length."""
 
     def __init__(self, estimate: Callable[[], plan.Estimate], say: Callable[[str, plan.Estimate], None], *,
-                 live: bool, every: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.estimate, self.say, self.live, self.every, self.clock = estimate, say, live, every, clock
+                 live: bool, every: float, clock: Callable[[], float] | None = None) -> None:
+        self.estimate, self.say, self.live, self.every = estimate, say, live, every
+        self.clock = clock or (lambda: time.monotonic())
         self._last = float("-inf")       # when progress (or the plan, or the pace) was last said
         self._looked = float("-inf")     # when the estimate was last read
         self._paced = False

@@ -137,12 +137,25 @@ def test_the_pacer_counts_wall_time_held_once_however_many_requests_wait():
 
 
 # -- when progress is said ------------------------------------------------------------------------------------------
-def ticker(live: bool, estimates: list[plan.Estimate], clock: Clock):
+def ticked(live: bool, estimates: list[plan.Estimate], ticks: int, step: float) -> list[tuple[str, float]]:
+    """What a Ticker says (kind, when) over `ticks` ticks `step` seconds apart, reading `estimates` in turn (the last
+    one again once they run out)."""
+    clock = Clock()
     said: list[tuple[str, float]] = []
     it = iter(estimates)
-    t = progress.Ticker(lambda: next(it), lambda kind, est: said.append((kind, clock.now)), live=live,
+    last = [estimates[-1]]
+
+    def estimate() -> plan.Estimate:
+        last[0] = next(it, last[0])
+        return last[0]
+
+    t = progress.Ticker(estimate, lambda kind, est: said.append((kind, clock.now)), live=live,
                         every=progress.QUIET_EVERY, clock=clock)
-    return t, said
+    t.start()
+    for _ in range(ticks):
+        clock.now += step
+        t.tick()
+    return said
 
 
 def est(*, limited: bool, known: bool) -> plan.Estimate:
@@ -150,13 +163,7 @@ def est(*, limited: bool, known: bool) -> plan.Estimate:
 
 
 def test_a_quiet_log_gets_the_plan_the_pace_once_learnt_and_a_line_a_minute():
-    clock = Clock()
-    ests = [est(limited=True, known=False)] + [est(limited=True, known=True)] * 300
-    t, said = ticker(False, ests, clock)
-    t.start()
-    for _ in range(240):       # four minutes of ticks, one a second
-        clock.now += 1
-        t.tick()
+    said = ticked(False, [est(limited=True, known=False), est(limited=True, known=True)], 240, 1.0)   # four minutes
     kinds = [k for k, _ in said]
     assert kinds[:2] == ["plan", "pace"] and kinds.count("pace") == 1
     assert kinds.count("progress") == 3          # at most one a minute
@@ -164,22 +171,11 @@ def test_a_quiet_log_gets_the_plan_the_pace_once_learnt_and_a_line_a_minute():
 
 
 def test_a_quiet_log_of_a_run_without_a_rate_limit_gets_the_plan_alone():
-    clock = Clock()
-    t, said = ticker(False, [est(limited=False, known=False)] * 200, clock)
-    t.start()
-    for _ in range(90):
-        clock.now += 1
-        t.tick()
-    assert [k for k, _ in said] == ["plan"]
+    assert [k for k, _ in ticked(False, [est(limited=False, known=False)], 90, 1.0)] == ["plan"]
 
 
 def test_a_live_line_follows_every_tick_but_no_faster_than_it_can_be_read():
-    clock = Clock()
-    t, said = ticker(True, [est(limited=False, known=False)] * 100, clock)
-    t.start()
-    for _ in range(20):
-        clock.now += 0.25
-        t.tick()
+    said = ticked(True, [est(limited=False, known=False)], 20, 0.25)
     assert [k for k, _ in said].count("progress") == 10
 
 

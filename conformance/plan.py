@@ -50,7 +50,7 @@ THOROUGH = {"agui.silence_long": 1}        # what --thorough adds (the 429 probe
 PROBE_BATCH = 25                           # the 429 probe sends what X-RateLimit-Remaining leaves plus a batch
 SLOWEST = 8.0                              # seconds the slowest scenario but the silences takes (the 6 s runs)
 TAIL = 2.0                                 # seconds the last requests take to be answered
-CAP_STEP = 300.0                           # a suggested --max-run-time is rounded up to this
+CAP_STEPS = (60.0, 300.0)                  # a suggested --max-run-time is rounded up to a minute, past 10 to 5
 
 
 def planned_requests(scenarios: Iterable[str], *, depth: int = 1, thorough: bool = False,
@@ -133,10 +133,11 @@ def estimate(planned: int, floor: float, state: PaceState, started: float, free:
 
 
 def suggested_cap(total: float, cap: float) -> float:
-    """A --max-run-time that lets a run of this estimated length finish: a quarter more, rounded up to 5 minutes,
-    and more than the cap that cut it."""
-    want = max(total * 1.25, cap + CAP_STEP)
-    return math.ceil(want / CAP_STEP) * CAP_STEP
+    """A --max-run-time that lets a run of this estimated length finish: a quarter more, and a minute more than the
+    cap that cut it at least, rounded up to a minute (to 5 minutes past 10)."""
+    want = max(total * 1.25, cap + CAP_STEPS[0])
+    step = CAP_STEPS[0] if want <= 600 else CAP_STEPS[1]
+    return math.ceil(want / step) * step
 
 
 def minutes_text(seconds: float) -> str:

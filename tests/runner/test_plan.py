@@ -92,9 +92,10 @@ def test_lengths_for_people(seconds, text):
 
 
 def test_the_cap_suggested_finishes_the_run_and_is_more_than_the_one_that_cut_it():
-    assert plan.suggested_cap(2000, 1800) == 2700
-    assert plan.suggested_cap(500, 1800) == 2100
-    assert plan.cap_option(2700) == "--max-run-time 45m"
+    assert plan.suggested_cap(2000, 1800) == 2700          # 2500 s, rounded up to 5 minutes
+    assert plan.suggested_cap(500, 1800) == 2100           # more than the cap that cut it
+    assert plan.suggested_cap(212, 120) == 300             # 265 s, rounded up to a minute
+    assert plan.cap_option(2700) == "--max-run-time 45m" and plan.cap_option(300) == "--max-run-time 5m"
 
 
 @pytest.mark.parametrize("text,seconds", [("900", 900), ("90s", 90), ("30m", 1800), ("1.5h", 5400), ("1d", 86400)])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.wire.pace import DEFAULT_RATE, RESERVE, Pacer, parse_rate_limit
+from conformance.wire.pace import DEFAULT_RATE, KNOWN_SPAN, RESERVE, Pacer, parse_rate_limit
 
 
 class Clock:
@@ -175,3 +175,20 @@ def test_resends_go_first_and_may_spend_the_reserve() -> None:
     resend = p.ticket(retry=True)
     assert p.try_send(first)[0] is None
     assert p.try_send(resend)[0] is not None     # ahead of the first send, and the reserve is its to spend
+
+
+def test_a_plan_calls_the_rate_learnt_only_over_a_longer_span() -> None:
+    """Two observations 2 s apart pace well enough; a run's length is told from a rate seen over KNOWN_SPAN."""
+    clock = Clock()
+    p = Pacer(clock=clock)
+    seq, _ = send(p)
+    p.observe(seq, "20")
+    seqs = [send(p, paced=False)[0] for _ in range(15)]
+    p.observe(seqs[-1], "5")
+    clock.now += 4.0
+    p.observe(send(p, paced=False)[0], "8")
+    assert p.rate == pytest.approx(1.0) and not p.state().rate_known
+    clock.now += KNOWN_SPAN
+    spent = [send(p, paced=False)[0] for _ in range(int(KNOWN_SPAN))]
+    p.observe(spent[-1], "8")                    # 5 + 24 s refilled - 21 spent since the anchor
+    assert p.rate == pytest.approx(1.0) and p.state().rate_known

@@ -29,14 +29,12 @@ is resent once on a fresh connection.
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import ipaddress
 import json as _json
 import ssl
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
@@ -819,16 +817,11 @@ async def _close(resp: httpx.Response) -> None:
 
 
 def _retry_after_seconds(value: str | None) -> float | None:
-    """Retry-After as seconds from now: delay-seconds, or an HTTP-date (RFC 9110 §10.2.3; one in the past is 0)."""
+    """Retry-After as whole seconds, the form the spec gives it; anything else (an HTTP-date included, which the
+    spec does not allow: MCP-ERR-003 judges it) is not used, and the resend then backs off by itself."""
     if value is None:
         return None
     v = value.strip()
-    if v.isascii() and v.isdigit():
-        return float(int(v))
-    try:
-        when = email.utils.parsedate_to_datetime(v)
-    except (TypeError, ValueError, IndexError):
+    if not v.isascii() or not v.isdigit():
         return None
-    if when is None or when.tzinfo is None:
-        return None
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+    return float(int(v))

@@ -106,7 +106,7 @@ class Estimate:
         if not self.limited:
             if self.rate_known:
                 return f"{left + ', ' if left else ''}refill {rate} learnt from X-RateLimit-Remaining: it keeps up"
-            return f"{left or 'the rate limit'} covers them"
+            return f"{left or 'the rate limit'} covers what is left to send"
         pace = (f"refill {rate} learnt from X-RateLimit-Remaining" if self.rate_known
                 else f"refill not shown yet, {rate} assumed until the bucket runs low")
         return f"{left}, {pace}" if left else pace

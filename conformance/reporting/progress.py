@@ -2,7 +2,8 @@
 makes it last, learnt from the first answers), the pace once the refill rate is learnt, and progress (requests sent of
 planned, time left); as lines for people (`terminal`) and as JSON events (`--format json`).
 
-`Ticker` decides when: the plan once, the pace once (when it changes what the plan said), and progress on every tick
+`Ticker` decides when: the plan once, the pace once (when the refill is learnt, or the bucket turns out to keep up,
+after a plan that had to assume a rate), and progress on every tick
 where a live line can be rewritten, otherwise at most every `QUIET_EVERY` seconds and only while the rate limit sets
 the run's length: a CI log gets a line now and then, never a stream of them. CI is told by its usual variables.
 """
@@ -85,7 +86,7 @@ class Ticker:
             return
         self._looked = now
         est = self.estimate()
-        if not self._paced and est.rate_known:     # the refill rate is learnt: the estimate that counts, at once
+        if not self._paced and (est.rate_known or not est.limited):   # learnt, or the bucket keeps up: say it
             self._paced = True
             self._last = now
             self.say("pace", est)

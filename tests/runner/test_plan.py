@@ -42,7 +42,7 @@ def test_without_a_rate_limit_a_run_lasts_its_longest_scenario():
 def test_a_bucket_that_holds_the_whole_plan_costs_no_wait():
     got = plan.estimate(300, 17.0, pace(sent=4, tokens=520.0), START)
     assert got.left == 7.0 and not got.limited
-    assert got.basis() == "520 left in the server's bucket covers them"
+    assert got.basis() == "520 left in the server's bucket covers what is left to send"
 
 
 def test_beyond_the_bucket_the_refill_rate_sets_the_length():
@@ -169,6 +169,11 @@ def test_a_quiet_log_gets_the_plan_the_pace_once_learnt_and_a_line_a_minute():
     assert kinds[:2] == ["plan", "pace"] and kinds.count("pace") == 1
     assert kinds.count("progress") == 3          # at most one a minute
     assert all(b - a >= progress.QUIET_EVERY for (_, a), (_, b) in zip(said[1:], said[2:]))
+
+
+def test_a_plan_that_assumed_a_rate_is_followed_by_the_pace_once_the_bucket_keeps_up():
+    said = ticked(False, [est(limited=True, known=False), est(limited=False, known=False)], 30, 1.0)
+    assert [k for k, _ in said] == ["plan", "pace"]
 
 
 def test_a_quiet_log_of_a_run_without_a_rate_limit_gets_the_plan_alone():

@@ -247,7 +247,7 @@ class Session:
                                     cap_words=f"the run's cap ({plan.cap_option(self.max_run_time)})")
         #: requests the run plans to send (set when it starts) and the length of its longest scenario
         self.planned = self.planned_free = 0
-        self.floor = plan.floor_seconds(0.0)
+        self.floor = plan.floor_seconds(())
         #: the estimates `estimate()` gave first (`start`), and first once the pace was learnt or not needed (`paced`)
         self.estimates: dict[str, plan.Estimate] = {}
         #: called (from the judging thread) while it waits for a recording: progress output
@@ -319,11 +319,15 @@ class Session:
         state = self.pacer.state()
         how = dict(depth=self.target.depth, thorough=self.target.thorough, remaining=state.largest_remaining or None,
                    probe_max=self.target.rate_probe_max)
-        self.planned = plan.planned_requests(scenarios, **how)
-        self.planned_free = plan.planned_requests(scenarios, **how, free=True)
-        silence = (self.target.profile.scenario("silence") or {}).get("silent_seconds", 0.0)
-        long_silence = 32.0 if self.target.thorough and "agui.silence_long" in scenarios else 0.0
-        self.floor = plan.floor_seconds(max(float(silence or 0.0), long_silence))
+        sent = self.preflight.exchanges
+        self.planned = plan.planned_requests(scenarios, **how, preflight=len(sent))
+        self.planned_free = plan.planned_requests(scenarios, **how, free=True, preflight=sum(
+            1 for ex in sent if ex.credential is None or ex.status in (None, 401, 429)))
+        silence = float((self.target.profile.scenario("silence") or {}).get("silent_seconds") or 0.0)
+        lengths = {"agui.silence": silence, "agui.silence_long": 2 * silence if self.target.thorough else 0.0}
+        self.floor = plan.floor_seconds(
+            lengths.get(name.removesuffix(versions.TWIN), plan.SLOWEST if SCENARIOS[name].isolated else plan.QUICK)
+            for name in scenarios)
 
     def estimate(self) -> plan.Estimate:
         """How long the run has left, as far as the pacer knows now (the first, and the first with its pace known or

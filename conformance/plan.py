@@ -49,15 +49,17 @@ PREFLIGHT_FREE = 1                         # the metadata document
 THOROUGH = {"agui.silence_long": 1}        # what --thorough adds (the 429 probe: `probe_requests`)
 PROBE_BATCH = 25                           # the 429 probe sends what X-RateLimit-Remaining leaves plus a batch
 SLOWEST = 8.0                              # seconds the slowest scenario but the silences takes (the 6 s runs)
+QUICK = 1.0                                # seconds any other scenario takes
 TAIL = 2.0                                 # seconds the last requests take to be answered
 CAP_STEPS = (60.0, 300.0)                  # a suggested --max-run-time is rounded up to a minute, past 10 to 5
 
 
 def planned_requests(scenarios: Iterable[str], *, depth: int = 1, thorough: bool = False,
-                     remaining: int | None = None, probe_max: int = 1000, free: bool = False) -> int:
-    """Requests a run of these scenarios sends a conformant server, the preflight included (`free`: only those of
-    them that spend nothing of the bucket)."""
-    total = PREFLIGHT_FREE if free else PREFLIGHT
+                     remaining: int | None = None, probe_max: int = 1000, free: bool = False,
+                     preflight: int | None = None) -> int:
+    """Requests a run of these scenarios sends a conformant server, the preflight's included (`preflight` of them
+    when the run knows; `free`: only those that spend nothing of the bucket)."""
+    total = preflight if preflight is not None else PREFLIGHT_FREE if free else PREFLIGHT
     for name in scenarios:
         base = name.removesuffix(versions.TWIN)
         n = FREE.get(base, 0) if free else REQUESTS.get(base, UNLISTED)
@@ -76,9 +78,10 @@ def probe_requests(remaining: int | None, probe_max: int) -> int:
     return probe_max if remaining is None else min(probe_max, remaining + PROBE_BATCH)
 
 
-def floor_seconds(silence: float) -> float:
-    """How long a run lasts with no rate limit in the way: its longest scenario (the AG-UI silence)."""
-    return max(silence, SLOWEST) + 1.0
+def floor_seconds(longest: Iterable[float]) -> float:
+    """How long a run lasts with no rate limit in the way: its longest scenario (of `longest`, each scenario's
+    length: the AG-UI silences', SLOWEST for the other slow ones, QUICK for the rest), and a second."""
+    return max(longest, default=QUICK) + 1.0
 
 
 @dataclass(frozen=True)

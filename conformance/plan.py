@@ -95,6 +95,7 @@ class Estimate:
     rate: float | None      # requests per second the rate limit allows (None: none shown)
     rate_known: bool        # that rate was learned (or is our own --rate-limit); False: assumed
     tokens: float | None    # what the server's bucket holds for us now (None: not shown)
+    rate_seen: bool = False  # the rate was read from the answers, over a span too short to call it learnt
 
     @property
     def total(self) -> float:
@@ -111,6 +112,7 @@ class Estimate:
                 return f"{left + ', ' if left else ''}refill {rate} learnt from X-RateLimit-Remaining: it keeps up"
             return f"{left or 'the rate limit'} covers what is left to send"
         pace = (f"refill {rate} learnt from X-RateLimit-Remaining" if self.rate_known
+                else f"refill about {rate} so far" if self.rate_seen
                 else f"refill not shown yet, {rate} assumed until the bucket runs low")
         return f"{left}, {pace}" if left else pace
 
@@ -132,7 +134,7 @@ def estimate(planned: int, floor: float, state: PaceState, started: float, free:
     beyond = max(0.0, to_send - usable)
     paced = blocked + beyond / state.rate + (TAIL if beyond else 0.0)
     return Estimate(planned, state.sent, elapsed, max(by_floor, paced), paced > by_floor, state.rate,
-                    state.rate_known, tokens)
+                    state.rate_known, tokens, state.rate_seen)
 
 
 def suggested_cap(total: float, cap: float) -> float:

@@ -92,6 +92,7 @@ class PaceState:
     held_seconds: float
     own_tokens: float | None = None  # what our own --rate-limit bucket holds now (None: no such cap)
     unspent: int = 0               # answered requests that spent nothing of the bucket (401, 429, no credential)
+    rate_seen: bool = False        # a refill rate was derived from the answers, over too short a span to call it learnt
 
 
 @dataclass
@@ -196,7 +197,8 @@ class Pacer:
                              largest_remaining=self._max_seen, blocked_until=self._blocked_until,
                              reserve=self.reserve, shows_remaining=self._silent < SILENT_ANSWERS,
                              limited=self._limited, held_seconds=self._held_locked(now),
-                             own_tokens=self._own_tokens(now), unspent=self._unspent)
+                             own_tokens=self._own_tokens(now), unspent=self._unspent,
+                             rate_seen=self._learnt_span > 0)
 
     def _own_tokens(self, now: float) -> float | None:
         if self._cap is None:

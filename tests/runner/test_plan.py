@@ -58,6 +58,11 @@ def test_a_rate_not_learnt_yet_is_said_to_be_assumed():
     assert "refill not shown yet, 1 request/s assumed until the bucket runs low" in got.basis()
 
 
+def test_a_rate_read_over_a_short_span_is_said_to_be_so_far():
+    got = plan.estimate(300, 17.0, pace(sent=4, tokens=5.0, rate=0.9, rate_seen=True, limited=True), START)
+    assert got.basis() == "5 left in the server's bucket, refill about 0.9 requests/s so far"
+
+
 def test_a_retry_after_still_running_adds_its_wait():
     shown = pace(sent=100, tokens=0.0, rate=2.0, rate_known=True, limited=True, blocked_until=START + 40)
     got = plan.estimate(300, 17.0, shown, START)

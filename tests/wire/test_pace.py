@@ -83,13 +83,20 @@ def test_retry_after_blocks_paced_requests_but_the_retry_goes_then() -> None:
     assert send(p)[0] is None                    # a first send still waits for the reserve
 
 
-def test_learns_the_refill_rate_from_remaining() -> None:
-    clock = Clock()
+def anchored(clock: Clock) -> Pacer:
+    """A pacer that saw a full bucket of 20, then 5 left after 15 more requests: the anchor the refill is learnt
+    from (each test moves the clock on from there)."""
     p = Pacer(clock=clock)
     seq, _ = send(p)
     p.observe(seq, "20")                         # full bucket: says nothing about the refill
     seqs = [send(p, paced=False)[0] for _ in range(15)]
     p.observe(seqs[-1], "5")
+    return p
+
+
+def test_learns_the_refill_rate_from_remaining() -> None:
+    clock = Clock()
+    p = anchored(clock)
     clock.now += 4.0
     seqs = [send(p, paced=False)[0] for _ in range(4)]
     p.observe(seqs[-1], "9")                     # 4 s: 4 spent, 5 -> 9, so 8 refilled: 2 per second
@@ -100,11 +107,7 @@ def test_requests_refused_for_their_credential_are_not_taken_for_refill() -> Non
     """401s and requests without a credential spend nothing of the bucket: counted as spent, they would make the
     refill look faster than it is, and the pacer would run into 429s."""
     clock = Clock()
-    p = Pacer(clock=clock)
-    seq, _ = send(p)
-    p.observe(seq, "20")
-    seqs = [send(p, paced=False)[0] for _ in range(15)]
-    p.observe(seqs[-1], "5")
+    p = anchored(clock)
     clock.now += 4.0
     seqs = [send(p, paced=False)[0] for _ in range(8)]
     for free in seqs[:4]:
@@ -180,11 +183,7 @@ def test_resends_go_first_and_may_spend_the_reserve() -> None:
 def test_a_plan_calls_the_rate_learnt_only_over_a_longer_span() -> None:
     """Two observations 2 s apart pace well enough; a run's length is told from a rate seen over KNOWN_SPAN."""
     clock = Clock()
-    p = Pacer(clock=clock)
-    seq, _ = send(p)
-    p.observe(seq, "20")
-    seqs = [send(p, paced=False)[0] for _ in range(15)]
-    p.observe(seqs[-1], "5")
+    p = anchored(clock)
     clock.now += 4.0
     p.observe(send(p, paced=False)[0], "8")
     assert p.rate == pytest.approx(1.0) and not p.state().rate_known

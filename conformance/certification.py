@@ -102,13 +102,14 @@ class Certification:
         self.error = self.session.preflight_error
 
     def _target(self) -> Target:
-        facts = {f: self.fact(f) for f in FACTS if f != "profile"}
+        facts = {f: self.fact(f) for f in FACTS if f not in ("profile", "max_run_time")}
         profile = Profile.load(self.fact("profile"))
         if profile.extra_data_field and not facts.get("extra_data_field"):
             facts["extra_data_field"] = profile.extra_data_field
         common = dict(profile=profile, insecure=bool(self.get("insecure")), depth=max(1, self.get("depth") or 1),
                       seed=self.get("seed"), thorough=bool(self.get("thorough")), rate_limit=self.get("rate_limit"),
                       rate_probe_max=self.get("rate_probe_max") or options.RATE_PROBE_MAX,
+                      max_run_time=self.fact("max_run_time"),
                       http2=not self.get("no_http2"))
         if facts["base_url"] is None:
             return from_server_facts(self.server.facts(), **common)

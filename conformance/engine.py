@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fnmatch
 import importlib
 import itertools
@@ -23,24 +24,26 @@ from datetime import datetime, timezone
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
-from conformance import catalog, versions
+from conformance import catalog, options, plan, versions
 from conformance.outcomes import NotAssessed
 from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits, tls_context
 from conformance.wire.listening import listening_for
-from conformance.wire.pace import Pacer, parse_rate_limit
+from conformance.wire.pace import Pacer, RunDeadline, parse_duration, parse_rate_limit
 from conformance.wire.redact import Redactor
 from conformance.vocab import protocols as vocab_protocols
 from conformance.vocab.values import error_of
 
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
-PREFLIGHT_METADATA = "preflight"
+PREFLIGHT_METADATA = "preflight"   # its GET of the metadata document, without a credential
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
 CLIENT_GRACE = 1.0     # the clients' own run deadline, after the scenarios' (a backstop if a cancel is not delivered)
 REPORT_GRACE = 10.0    # after the run's deadline: scenarios cut off get this long to hand back their recording
 PREFLIGHT_SLACK = 5.0  # the preflight's bound beyond its exchanges' own (the metadata, then the plain calls at once)
 CLOSE_BUDGET = 5.0     # seconds close() may take for all lanes together
+WATCH = 1.0            # how often a wait re-reads the run's deadline (it moves while the run waits for the rate limit)
+PREFLIGHT_WAIT = 30.0  # how long a scenario started before the preflight's end waits for it to read its answers
 
 
 @dataclass
@@ -188,6 +191,30 @@ class Context:
         leaves out what HTTP/2 cannot carry for the suite (`versions.HTTP1_ONLY_STEPS`)."""
         return self.recording.left_out(label) is None
 
+    # -- what the preflight already recorded (record once, check many) -------------------------------------------
+    def preflight(self, label: str) -> Exchange | None:
+        """The preflight's exchange `label` when it was answered over the version this scenario speaks: the same
+        request a scenario would send again (the metadata document, the plain MCP `tools/list`). Only once the
+        preflight is over (`after_preflight`)."""
+        if self.client.http2 or not self.session.preflight_done.is_set():
+            return None
+        ex = next((e for e in self.session.preflight.exchanges if e.label == label), None)
+        return ex if ex is not None and ex.status is not None and ex.status != 429 else None
+
+    async def after_preflight(self) -> None:
+        """Wait for the preflight to end (a slow scenario starts while it runs), at most PREFLIGHT_WAIT seconds."""
+        end = time.monotonic() + PREFLIGHT_WAIT
+        while not self.session.preflight_done.is_set() and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+
+    def keep(self, ex: Exchange, label: str) -> Exchange:
+        """Record an exchange made before this scenario under one of its own steps (`label`); `facts["kept"]` maps
+        such steps to the label they were sent under."""
+        mine = dataclasses.replace(ex, label=label)
+        self.recording.exchanges.append(mine)
+        self.recording.facts.setdefault("kept", {})[label] = ex.label
+        return mine
+
 
 @dataclass
 class Lane:
@@ -223,15 +250,32 @@ class Session:
         #: check id -> its judging.CheckResult, as the front end judged them (the recording lists them)
         self.results: dict[str, Any] = {}
         self.started_at = time.monotonic()
-        #: nothing is recorded after this (time.monotonic()); every lane's client enforces it too
-        self.run_deadline = self.started_at + t.run
         rate_limit = getattr(target, "rate_limit", None)
         #: one pacer for every lane: they all spend the same bucket of the server's
         self.pacer = Pacer(parse_rate_limit(rate_limit) if rate_limit else None)
+        #: the cap on the whole run (--max-run-time), in seconds
+        self.max_run_time = parse_duration(getattr(target, "max_run_time", None) or options.DEFAULT_MAX_RUN_TIME)
+        #: nothing is recorded after it: `profile [timeouts] run` seconds not spent waiting for the server's rate
+        #: limit, never beyond the cap; every lane's client enforces it too
+        self.deadline = RunDeadline(self.started_at, t.run, self.max_run_time, self.pacer.held_seconds,
+                                    budget_words=f"the run's deadline of {t.run:g} s not spent waiting for the rate "
+                                                 f"limit (profile [timeouts] run)",
+                                    cap_words=f"the run's cap ({plan.cap_option(self.max_run_time)})")
+        #: requests the run plans to send (set when it starts) and the length of its longest scenario
+        self.planned = self.planned_free = 0
+        self.floor = plan.floor_seconds(())
+        #: the estimates `estimate()` gave first (`start`), and first once the pace was learnt or not needed (`paced`)
+        self.estimates: dict[str, plan.Estimate] = {}
+        #: called (from the judging thread) while it waits for a recording: progress output
+        self.on_wait = None
+        #: set once the preflight is over (a slow scenario started before it may read its answers: `Context.preflight`)
+        self.preflight_done = threading.Event()
         self.budget = RecordingBudget()
         self._tls: dict[bool, Any] = {}
         #: what `recording(name)` handed the checks, by scenario
         self.seen: dict[str, Recording | BaseException] = {}
+        #: scenarios the run's deadline (or its cap) cut off
+        self.cut: set[str] = set()
         #: when the run started (UTC), for the reports
         self.began = datetime.now(timezone.utc)
 
@@ -275,11 +319,43 @@ class Session:
         except TimeoutError:
             preflight.cancel()
             self.preflight_error = self._no_whole_answer(self.target.profile.timeouts.run)
+        finally:
+            self.preflight_done.set()
         if self.preflight_error:
             return
+        self._plan(needed | set(twins))
+        self.estimate()
         for name in _in_order(needed | set(twins)):
             if name not in self._futures:
                 self._schedule(name, shared, sem)
+
+    def _plan(self, scenarios: set[str]) -> None:
+        state = self.pacer.state()
+        how = dict(depth=self.target.depth, thorough=self.target.thorough, remaining=state.largest_remaining or None,
+                   probe_max=self.target.rate_probe_max)
+        sent = self.preflight.exchanges
+        self.planned = plan.planned_requests(scenarios, **how, preflight=len(sent))
+        self.planned_free = plan.planned_requests(scenarios, **how, free=True, preflight=sum(
+            1 for ex in sent if ex.credential is None or ex.status in (None, 401, 429)))
+        silence = float((self.target.profile.scenario("silence") or {}).get("silent_seconds") or 0.0)
+        lengths = {"agui.silence": silence, "agui.silence_long": 2 * silence if self.target.thorough else 0.0}
+        self.floor = plan.floor_seconds(
+            lengths.get(name.removesuffix(versions.TWIN), plan.SLOWEST if SCENARIOS[name].isolated else plan.QUICK)
+            for name in scenarios)
+
+    def estimate(self) -> plan.Estimate:
+        """How long the run has left, as far as the pacer knows now (the first, and the first with its pace known or
+        not needed, are kept in `estimates`)."""
+        got = plan.estimate(self.planned, self.floor, self.pacer.state(), self.started_at, self.planned_free)
+        self.estimates.setdefault("start", got)
+        if got.rate is None or got.rate_known or not got.limited:
+            self.estimates.setdefault("paced", got)
+        return got
+
+    @property
+    def run_deadline(self) -> float:
+        """The run's deadline as it stands now (time.monotonic())."""
+        return self.deadline.at()
 
     def _offer_http2(self, shared: Lane, needed: set[str]) -> list[str]:
         """The twins to record over HTTP/2 (`versions`): none unless the target picks h2 when offered it by ALPN,
@@ -320,7 +396,7 @@ class Session:
         return Client(self.target.base_url, tls=self._tls[http2], ca_bundle=self.target.ca_bundle,
                       insecure=self.target.insecure,
                       limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
-                      run_deadline=self.run_deadline + CLIENT_GRACE, budget=self.budget, http2=http2)
+                      run_deadline=self.deadline.later(CLIENT_GRACE), budget=self.budget, http2=http2)
 
     def close(self) -> None:
         """Stop every lane; idempotent, and bounded (CLOSE_BUDGET for all lanes together, whatever the server
@@ -377,7 +453,7 @@ class Session:
             return None
         protocols = [protocol for protocol in PLAIN_CALL_PROTOCOLS if self._selected(protocol)]
         answers = list(await asyncio.gather(*(   # at once: a preflight lasts as long as the slowest plain call
-            client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=f"preflight-{protocol}", limits=limits,
+            client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=plain_call(protocol), limits=limits,
                         **self._plain_call(protocol)) for protocol in protocols)))
         for ex in answers:
             ex.credential = "api_key"
@@ -400,9 +476,8 @@ class Session:
         t = self.target
         auth = {"Authorization": f"Bearer {t.api_key}"}
         prompt = (t.profile.scenario("plain_reply") or {}).get("prompt", "say conformance")
-        if protocol == "invoke":
-            return {"headers": {**auth, "Accept": "application/json"},
-                    "json": {"prompt": prompt, "sessionId": f"conf-{t.run_tag}-preflight"}}
+        if protocol == "invoke":   # invoke.selection's request without `stream` and with Accept: application/json
+            return {"headers": {**auth, "Accept": "application/json"}, "json": {"prompt": prompt}}
         if protocol == "agui":
             return {"headers": {**auth, "Accept": "text/event-stream"}, "sse": True,
                     "json": vocab_protocols.agui_input(prompt, thread=f"conf-{t.run_tag}-preflight-agui")}
@@ -414,9 +489,8 @@ class Session:
         ctx = Context(self, scn, client)
         activity = Activity()
         ACTIVITY.set(activity)   # this task's context: the client reports what it is doing for this scenario
-        run_left = self.run_deadline - time.monotonic()
         try:
-            await asyncio.wait_for(self._run_scenario(scn, ctx, sem, after, activity), timeout=max(0.0, run_left))
+            await self._until_run_deadline(self._run_scenario(scn, ctx, sem, after, activity))
             return ctx.recording
         except NotAssessed as exc:
             return exc
@@ -424,8 +498,10 @@ class Session:
             # The run's deadline is the suite's budget, not a rule of the spec (which shows no run time-outs): a
             # server that broke an exchange's own limits is judged on that exchange; a scenario the budget cut off
             # is not assessed, with what it was waiting for.
+            self.cut.add(scn.name)
+            capped = self.deadline.capped()
             unanswered = [ex for ex in ctx.recording.exchanges if ex.transport_failed and ex.started_at is not None]
-            if unanswered:   # the server already broke an exchange's own limits: that exchange is the evidence
+            if unanswered and not capped:   # the server already broke an exchange's own limits: that is the evidence
                 exc = ScenarioFailed(f"scenario {scn.name} was cut off by the run's "
                                      f"{self.target.profile.timeouts.run:g} s deadline after {unanswered[-1].label} "
                                      f"got no answer ({unanswered[-1].error})")
@@ -438,13 +514,52 @@ class Session:
                    "it was waiting for other scenarios to finish first" if after and not ctx.recording.exchanges
                    else "it had not started: other scenarios held every recording slot" if not ctx.recording.exchanges
                    else "")
-            return NotAssessed(f"scenario {scn.name} was cut off by the run's {self.target.profile.timeouts.run:g} s "
-                               f"deadline (profile [timeouts] run)" + (f"; {why}" if why else "")
+            return NotAssessed(f"scenario {scn.name} was cut off by {self.cut_words()}" + (f"; {why}" if why else "")
                                + (f" ({held})" if held else ""))
         except ScenarioFailed as exc_:
             exc = exc_
         exc.recording = ctx.recording
         return exc
+
+    async def _until_run_deadline(self, coro) -> None:
+        """Await `coro` until the run's deadline, re-read every WATCH seconds since it moves while the run waits for the
+        rate limit; past it, cancel and raise TimeoutError."""
+        task = asyncio.ensure_future(coro)
+        try:
+            while not task.done():
+                left = self.deadline.left(time.monotonic())
+                if left <= 0:
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=CLOSE_BUDGET)
+                    raise asyncio.TimeoutError
+                await asyncio.wait({task}, timeout=min(left, WATCH))
+            return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+
+    def cut_words(self) -> str:
+        """What cut a scenario off, in words that name the option or profile entry that lets it finish."""
+        t = self.target.profile.timeouts.run
+        if not self.deadline.capped():
+            return (f"the run's {t:g} s deadline (profile [timeouts] run; time spent waiting for the server's rate "
+                    f"limit does not count)")
+        return f"the run's cap of {plan.minutes_text(self.max_run_time)} ({plan.cap_option(self.max_run_time)})"
+
+    def cut_advice(self) -> str | None:
+        """One line saying what cut the run and which option finishes it; None when nothing was cut."""
+        if not self.cut:
+            return None
+        n = len(self.cut)
+        what = f"{n} scenario{'s' if n != 1 else ''} cut off"
+        if not self.deadline.capped():
+            return (f"{what} by the run's {self.target.profile.timeouts.run:g} s deadline, not by the rate limit: "
+                    f"raise [timeouts] run in a profile (--profile) if the server is this slow")
+        got = self.estimate()
+        need = max(got.total, time.monotonic() - self.started_at)
+        return (f"{what} at the run's cap of {plan.minutes_text(self.max_run_time)} ({plan.cap_option(self.max_run_time)}); "
+                f"the server's rate limit needs about {plan.minutes_text(need)} for this run: "
+                f"{plan.cap_option(plan.suggested_cap(need, self.max_run_time))} finishes it")
 
     async def _run_scenario(self, scn: Scenario, ctx: Context, sem: asyncio.Semaphore | None,
                             after: list[Future], activity: Activity | None = None) -> None:
@@ -497,15 +612,30 @@ class Session:
         if name not in self._futures:     # asked for by judging beyond the checks run (a basic call's scenario)
             return NotAssessed(f"scenario {name} was not run")
         fut = self._futures[name]
-        if timeout is None:
-            timeout = max(0.0, self.run_deadline + REPORT_GRACE - time.monotonic())
         try:
-            got = fut.result(timeout)
+            got = self._wait_for(fut, timeout)
         except TimeoutError:
             got = ScenarioFailed(f"scenario {name} never reported back within {REPORT_GRACE:g} s of the run's "
                                  f"deadline (the recorder is stuck)")
         self.seen[name] = got
         return got
+
+    def _wait_for(self, fut: Future, timeout: float | None) -> Any:
+        """A recorder's result, waiting at most `timeout` seconds, or (None) until REPORT_GRACE after the run's
+        deadline as it moves; `on_wait` is called now and then meanwhile (progress)."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            limit = end if end is not None else self.run_deadline + REPORT_GRACE
+            if fut.done() or now >= limit:
+                return fut.result(0 if fut.done() else max(0.0, limit - now))
+            self.estimate()       # what the run knows of its pace, kept as it is learnt (`estimates`)
+            if self.on_wait is not None:
+                self.on_wait()
+            try:
+                return fut.result(min(WATCH / 2, max(0.0, limit - now)))
+            except TimeoutError:
+                continue
 
     def outcomes(self) -> dict[str, Recording | BaseException | None]:
         """Every scenario's outcome: as the checks were handed it, or as it ended when no check asked for it (a
@@ -522,11 +652,28 @@ class Session:
 
     def stats(self) -> dict[str, Any]:
         total = lambda field: sum(getattr(c.stats, field, 0) for lane in self._lanes for c in lane.clients)
+        first = self.estimates.get("paced") or self.estimates.get("start")
+        start = self.estimates.get("start")
         return {"wall_seconds": round(time.monotonic() - self.started_at, 3),
                 **{f: total(f) for f in ("requests", "agent_runs", "bytes_received", "waits_429", "rate_limited",
-                                         "paced_waits", "transport_retries", "cut_by_run_deadline")},
+                                         "paced_waits", "transport_retries")},
                 **{f: round(total(f), 1) for f in ("waits_429_seconds", "paced_seconds")},
-                "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes}
+                "frames_recorded": self.budget.used, "body_bytes_recorded": self.budget.used_bytes,
+                # what the run's deadline cut: scenarios (recorded in part or not at all) and exchanges
+                "cut_by_run_deadline": len(self.cut), "exchanges_cut_by_run_deadline": total("cut_by_run_deadline"),
+                "cut_by": None if not self.cut else "max_run_time" if self.deadline.capped() else "run_deadline",
+                # the pace: time the run waited for the server's rate limit, and the plan against what happened
+                "rate_limit_wait_seconds": round(self.pacer.held_seconds(), 1),
+                "planned_requests": self.planned,
+                "estimated_seconds_at_start": round(start.total, 1) if start is not None else None,
+                "estimated_seconds": round(first.total, 1) if first is not None else None,
+                "estimate_basis": first.basis() if first is not None else None,
+                "max_run_time_seconds": self.max_run_time, "cut_advice": self.cut_advice()}
+
+
+def plain_call(protocol: str) -> str:
+    """The label of the preflight's plain call of a protocol (MCP's is `tools/list` with the API key)."""
+    return f"preflight-{protocol}"
 
 
 def _in_order(names: set[str]) -> list[str]:

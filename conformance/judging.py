@@ -133,7 +133,7 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     limited = rate_limited_exchange(recs)
     if limited is not None and not set(check.requirements) & rate_limit_requirements():
         return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
-                                  f"answered 429 when the suite's retry budget ran out")
+                                  f"answered 429 when no more resends were allowed (the run's deadline came first)")
     read.extend(recs)
     try:
         with judging(check.requirements), agent_readings.collecting(found):
@@ -262,7 +262,7 @@ def named_in(message: str, recs: list[Recording]) -> list[Exchange]:
 
 
 def rate_limited_exchange(recs: list[Recording]) -> Exchange | None:
-    """An exchange the server still answered 429 after the client's retry budget (the wire layer marks it)."""
+    """An exchange the server still answered 429 when the client could resend it no more (the wire layer marks it)."""
     return next((ex for rec in recs for ex in rec.exchanges if getattr(ex, "rate_limited", False)), None)
 
 

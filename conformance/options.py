@@ -28,6 +28,10 @@ RANDOM_SEED = "random"
 RATE_LIMIT = re.compile(r"^\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*$")
 DEFAULT_REPORT_DIR = "reports"
 RATE_PROBE_MAX = 1000     # requests the 429 probe may send by default
+# the longest a run may last, waiting for the server's rate limit included: a default run needs about 5 minutes of a
+# bucket of 60 requests a minute, about 15 of one of 20 a minute
+DEFAULT_MAX_RUN_TIME = "30m"
+FORMATS = ("text", "json")
 
 
 class ExitStatus(IntEnum):
@@ -151,6 +155,15 @@ def _rate_limit(value: Any, where: str) -> str | None:
     return None
 
 
+def _duration(value: Any, where: str) -> str | None:
+    from conformance.wire.pace import parse_duration
+    try:
+        parse_duration(str(value))
+    except ValueError:
+        return f"{where} {value!r}: expected a duration such as 30m, 1h or 900 (seconds)"
+    return None
+
+
 def _at_least_1(value: Any, where: str) -> str | None:
     return None if value >= 1 else f"{where} {value}: must be at least 1"
 
@@ -255,6 +268,10 @@ OPTIONS: tuple[Option, ...] = (
            default=12, check=_at_least_1),
     Option("rate_limit", "--rate-limit", "cost", "send at most N requests per SECONDS seconds (e.g. 10/1)",
            "N/SECONDS", check=_rate_limit),
+    Option("max_run_time", "--max-run-time", "cost",
+           f"the longest the run may last, waiting for the server's rate limit included (default "
+           f"{DEFAULT_MAX_RUN_TIME}); the run's deadline follows the server's pace up to this cap", "DURATION",
+           env="CONFORMANCE_MAX_RUN_TIME", check=_duration),
     Option("rate_probe_max", "--rate-probe-max", "cost",
            f"requests the 429 probe (--thorough) may send to reach the server's rate limit (default {RATE_PROBE_MAX}); "
            "raise it for a larger bucket if you accept the load", "N", type=int, default=RATE_PROBE_MAX,
@@ -265,6 +282,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("baseline", "--baseline", "reports",
            "known failing requirement ids (one a line, or JSON): they do not fail the run", "FILE",
            check=_readable_file(_baseline)),
+    Option("format", "--format", "reports",
+           "text (default): the report for people; json: one JSON event a line on stdout (start, plan, progress, "
+           "verdict) instead", "FORMAT", default="text", choices=FORMATS),
     Option("require_complete", "--require-complete", "reports",
            f"exit {int(ExitStatus.INCOMPLETE)} when the verdict is conformant-partial (some MUST not assessed)"),
 )

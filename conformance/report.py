@@ -271,6 +271,8 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
           options: dict[str, Any], started_at: str | None = None, finished_at: str | None = None,
           http_versions: dict[str, Any] | None = None) -> dict[str, Any]:
     rows = requirement_rows(results, coverage, not_run, baseline)
+    stats = dict(stats)
+    cut = stats.pop("cut_advice", None)    # what the run's deadline or cap cut, and the option that finishes it
     ran = sum(1 for r in results if r.status in ("passed", "failed", "info"))
     if error and not ran:   # the run stopped before judging: its reason is stated once, in verdict_reason
         for row in rows:
@@ -295,6 +297,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         "options": {"seed_source": target.get("seed_source"), **options, "seed": seed},
         "summary": counts,
         "cost": stats,
+        **({"run_cut": cut} if cut else {}),
         **({"http_versions": http_versions} if http_versions is not None else {}),
         "agent": agent_summary(results, rows),
         "baseline": {"file": baseline.source, "known": sorted(baseline.known), "stale": stale} if baseline.source else None,

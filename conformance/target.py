@@ -52,6 +52,7 @@ class Target:
     embedded: bool = False       # the target is our own reference server
     rate_limit: str | None = None  # cap on our pace, N/SECONDS as schemathesis writes it ("20/10s", "100/m")
     rate_probe_max: int = options.RATE_PROBE_MAX  # requests the 429 probe may send
+    max_run_time: str | None = None  # the run's cap, waiting for the rate limit included (None: DEFAULT_MAX_RUN_TIME)
     http2: bool = True           # the core scenarios over HTTP/2 too when the target picks h2 by ALPN (--no-http2)
 
     def __post_init__(self) -> None:

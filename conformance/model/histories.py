@@ -127,7 +127,6 @@ AGUI_CHAIN = (
 )
 MCP_CHAIN = (
     Move("mcp", "list"),
-    Move("mcp", "list"),
     Move("mcp", form="no-name", binds="s"),               # no session_id, no Mcp-Name: 1
     Move("mcp", key="s", form="progress"),                # a progress stream: 2
     Move("mcp", key="s", script="ask2"),                  # the question as text

@@ -4,8 +4,9 @@
 directly); `Terminal` is the pytest plugin object that prints it, replacing
 pytest's own progress and summary unless -v asked for them. The header (the
 target and what judges it) is printed once: when the run starts, or with the
-report when the run stopped before it started. -q prints the verdict line
-alone. The verdict is always the last line.
+report when the run stopped before it started; the run's plan and pace follow it
+(`progress`). -q prints the verdict line alone. The verdict is always the last
+line. `--format json` prints JSON events instead, one a line (`progress.event`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import IO, Any
 import pytest
 
 from conformance import catalog, registry, report as report_module
+from conformance.reporting import progress
 from conformance.reporting import (PROTOCOL_TITLE, agent_texts, blocked_line, cost_text, counts_text, curl_of, failures,
                                    grouped,
                                    http_text, judged_nothing, primary_evidence, protocol_of, seed_of, seed_text,
@@ -184,6 +186,8 @@ def render(report: dict[str, Any], style: Style | None = None, *, quiet: bool = 
     if base.get("stale"):
         lines += ["", "stale baseline entries (now passing): " + ", ".join(base["stale"])]
     lines += [""] + _wrapped("why", report.get("verdict_reason", ""), style, 2)
+    if report.get("run_cut"):
+        lines += _wrapped("cut", report["run_cut"], style, 3)
     if seed_of(report) is not None:
         lines.append(style.text(f"seed: {seed_text(report)}"))
     if http_text(report):
@@ -217,7 +221,11 @@ class Terminal:
         self.style = Style.for_stream(stream)
         self.quiet = config.option.verbose < 0
         self.verbose = config.option.verbose > 0
-        self.live = self.style.colour or bool(getattr(stream, "isatty", lambda: False)())
+        self.json = (config.getoption("conf_format", None) or "text") == "json"
+        self.ci = progress.in_ci()
+        self.live = bool(getattr(stream, "isatty", lambda: False)()) and not self.ci and not self.json
+        self.progress = ""       # the live line's part about requests (requests 120/290 · 2 min left)
+        self.ticker: progress.Ticker | None = None
         self.totals: dict[str, int] = {}
         self.done: dict[str, int] = {}
         self.headed = False      # the header went out when the run started
@@ -242,18 +250,50 @@ class Terminal:
         for check in run.checks:
             proto = _check_protocol(check)
             self.totals[proto] = self.totals.get(proto, 0) + 1
-        if self.quiet:
+        if self.quiet and not self.json:
             return
         option = self.config.getoption
         head = {"target": run.target.public(), "suite": report_module.suite_identity(),
                 "options": {"seed": run.target.seed, "seed_source": run.target.seed_source,
                             "protocols": option("conf_protocols"), "level": option("conf_level"),
                             "requirements": option("conf_requirements")}}
-        if self.verbose:
-            self.write()
-        for line in target_lines(head, self.style, checks=len(run.checks)):
-            self.write(run.redact(line))
+        if self.json:
+            self.write(run.redact(progress.event_line(progress.event(
+                "start", target=target_label(head["target"]), suite=head["suite"], checks=len(run.checks),
+                seed=run.target.seed, seed_source=run.target.seed_source))))
+        else:
+            if self.verbose:
+                self.write()
+            for line in target_lines(head, self.style, checks=len(run.checks)):
+                self.write(run.redact(line))
         self.headed = True
+        session = run.session
+        if session is not None and not run.error:
+            every = progress.QUIET_EVERY if self.ci or not (self.json or self.live) else progress.EVENTS_EVERY
+            self.ticker = progress.Ticker(session.estimate, lambda kind, est: self._say(kind, est, session),
+                                          live=self.live, every=every)
+            session.on_wait = self.ticker.tick
+            self.ticker.start()
+
+    def _say(self, kind: str, est, session) -> None:
+        """The plan, the pace or progress, as a line (live on a terminal) or as a JSON event."""
+        if self.json:
+            more = {"max_run_time_seconds": session.max_run_time} if kind == "plan" else {}
+            self.write(progress.event_line(progress.event(kind, est, **more)))
+        elif kind == "progress" and self.live:
+            self.progress = progress.progress_line(est)
+            self._live(self.style.text(self._live_text()))
+        else:
+            line = {"plan": lambda: progress.plan_line(est, session.max_run_time), "pace": lambda: progress.pace_line(est),
+                    "progress": lambda: progress.progress_line(est)}[kind]()
+            if self.live and (self.done or self.progress):
+                self._live("")
+                self.stream.write("\r")
+            self.write(self.style.text(("  " if kind == "progress" else "") + line))
+
+    def _live_text(self) -> str:
+        parts = [f"{p} {self.done.get(p, 0)}/{n}" for p, n in self.totals.items()]
+        return "  " + (f"{self.progress} · " if self.progress else "") + "checks: " + " · ".join(parts)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_internalerror(self, excrepr, excinfo) -> bool | None:
@@ -277,9 +317,12 @@ class Terminal:
             return
         proto = _check_protocol(check)
         self.done[proto] = self.done.get(proto, 0) + 1
+        if self.ticker is not None:
+            self.ticker.tick()
+        if self.json:
+            return
         if self.live:
-            parts = [f"{p} {self.done.get(p, 0)}/{n}" for p, n in self.totals.items()]
-            self._live(self.style.text("  checks: " + " · ".join(parts)))
+            self._live(self.style.text(self._live_text()))
         elif self.done[proto] == self.totals.get(proto):
             self.write(f"  {proto:<9} {self.totals[proto]} checks judged")
 
@@ -295,7 +338,13 @@ class Terminal:
         if self.printed or run is None or run.report is None:
             return
         self.printed = True
-        if self.live and self.done:
+        if self.json:
+            rep = run.report
+            self.write(run.redact(progress.event_line(progress.event(
+                "verdict", verdict=rep.get("verdict"), reason=rep.get("verdict_reason"), summary=rep.get("summary"),
+                run_cut=rep.get("run_cut"), cost=rep.get("cost"), reports=rep.get("reports")))))
+            return
+        if self.live and (self.done or self.progress):
             self._live("")
             self.stream.write("\r")
         for line in render(run.report, self.style, quiet=self.quiet, header=not self.headed):

@@ -62,7 +62,8 @@ def _notes(ex: Exchange, lines: _Lines) -> None:
     if ex.retried_transport:
         lines.add(f"(resent on a fresh connection: the first attempt failed on a reused one: {ex.retried_transport})")
     if ex.rate_limited:
-        lines.add("(still rate limited when the retry budget ran out: the server did not judge this request)")
+        lines.add("(still answered 429 when no more resends were allowed (the run's deadline, or the client's retry "
+                  "limit): the server did not judge this request)")
 
 
 def _answer(ex: Exchange, lines: _Lines) -> None:

@@ -348,37 +348,26 @@ async def resume_open(ctx: Context):
 # -- refusals ---------------------------------------------------------------------------------
 @scenario("agui.refusals", protocol=("agui", "invoke"), deadline=60, steps=steps.AGUI_REFUSALS)
 async def refusals(ctx: Context):
-    """Requests refused before any stream (Accept: text/event-stream on all), and invoke's answer to the same faults."""
+    """Requests refused before any stream (Accept: text/event-stream on all), and invoke's answer to the same
+    session key out of bounds. (The credential and addressing refusals with Accept: text/event-stream are
+    access.agui's, and invoke's answers to the same faults access.invoke's: each is sent once.)"""
     agui, invoke = ctx.agent_path("agui"), ctx.agent_path("invoke")
     prompt = "say conformance"
     key = ctx.unique("ref")
     long_key = inputs.padded(ctx, "long", MAX_KEY + 1, "session-key:257-multibyte", steps.THREAD_257, "k")
     inputs.carry(ctx, steps.INVOKE_SESSION_257, "session-key:257-multibyte")
-    unknown_agent = "agt_conformance" + secrets.token_hex(8)
     big = p.agui_input(prompt, thread=key, padding="x" * OUTSIDE_LIMIT_BYTES)
     cases = [
-        (steps.NO_MESSAGES, agui, {"threadId": key}, {}),
-        (steps.EMPTY_MESSAGES, agui, {"threadId": key, "messages": []}, {}),
-        (steps.ASSISTANT_ONLY, agui, {"threadId": key, "messages": [p.agui_message("say x", "assistant", "a1")]}, {}),
-        (steps.THREAD_257, agui, p.agui_input(prompt, thread=long_key), {}),
-        (steps.THREAD_EMPTY, agui, p.agui_input(prompt, thread=""), {}),
-        (steps.TWO_MB, agui, big, {}),
-        (steps.AGUI_UNKNOWN_AGENT, ctx.agent_path("agui", unknown_agent), p.agui_input(prompt), {}),
-        (steps.AGUI_NO_CREDENTIAL, agui, p.agui_input(prompt), {"credential": None}),
-        (steps.AGUI_BAD_CREDENTIAL, agui, p.agui_input(prompt), {"credential": None, "bad": True}),
-        (steps.INVOKE_UNKNOWN_AGENT, ctx.agent_path("invoke", unknown_agent), p.invoke_body(prompt), {}),
-        (steps.INVOKE_NO_CREDENTIAL, invoke, p.invoke_body(prompt), {"credential": None}),
-        (steps.INVOKE_BAD_CREDENTIAL, invoke, p.invoke_body(prompt), {"credential": None, "bad": True}),
-        (steps.INVOKE_SESSION_257, invoke, p.invoke_body(prompt, long_key), {}),
+        (steps.NO_MESSAGES, agui, {"threadId": key}),
+        (steps.EMPTY_MESSAGES, agui, {"threadId": key, "messages": []}),
+        (steps.ASSISTANT_ONLY, agui, {"threadId": key, "messages": [p.agui_message("say x", "assistant", "a1")]}),
+        (steps.THREAD_257, agui, p.agui_input(prompt, thread=long_key)),
+        (steps.THREAD_EMPTY, agui, p.agui_input(prompt, thread="")),
+        (steps.TWO_MB, agui, big),
+        (steps.INVOKE_SESSION_257, invoke, p.invoke_body(prompt, long_key)),
     ]
     cases = [case for case in cases if ctx.sends(case[0])]     # over HTTP/2, not the 2 MB body (`versions`)
-    bad_credential = {"Authorization": "Bearer conformance-not-a-credential-" + secrets.token_hex(6)}
-
-    async def send(label: Step, path: str, body: Any, opts: dict[str, Any]) -> None:
-        headers = {**SSE_ACCEPT, **(bad_credential if opts.get("bad") else {})}
-        await ctx.post(path, body, label=label, headers=headers, credential=opts.get("credential", "api_key"))
-
-    await asyncio.gather(*(send(*case) for case in cases))
+    await asyncio.gather(*(ctx.post(path, body, label=label, headers=SSE_ACCEPT) for label, path, body in cases))
     order = {case[0]: i for i, case in enumerate(cases)}
     ctx.recording.exchanges.sort(key=lambda e: order.get(e.label, len(order)))
 

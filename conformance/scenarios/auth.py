@@ -51,6 +51,8 @@ async def _invoke_or_agui(ctx: Context, protocol: str) -> None:
 
     async def post(label: str, kind: str = API_KEY, agent: str | None = None) -> None:
         credential, headers = _headers(ctx, kind)
+        if protocol == "agui":   # as an AG-UI client asks: the refusals must still be the JSON error body (AGUI-ERR-005)
+            headers = {"Accept": p.SSE, **headers}
         await ctx.post(ctx.agent_path(protocol, agent), _body(ctx, protocol, prompt), label=label,
                        credential=credential, headers=headers)
 
@@ -74,7 +76,8 @@ async def access_invoke(ctx: Context) -> None:
 
 @scenario("access.agui", protocol="agui", prompts=("plain_reply",), steps=steps.ACCESS_AGUI)
 async def access_agui(ctx: Context) -> None:
-    """AG-UI: the API key accepted, then credential refusals and agent addressing (no run starts)."""
+    """AG-UI, with Accept: text/event-stream: the API key accepted, then credential refusals and agent addressing (no
+    run starts)."""
     await _invoke_or_agui(ctx, "agui")
 
 

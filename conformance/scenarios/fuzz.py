@@ -40,25 +40,28 @@ import httpx
 
 from conformance import generate
 from conformance.outcomes import SuiteFault
+from conformance.engine import PREFLIGHT_METADATA
 from conformance.registry import scenario
-from conformance.vocab.fuzzing import (AGUI_FIELDS, AGUI_ONLY, AGUI_TYPED, INVOKE_FIELDS, PLAN, SAFE_INTEGER, Issue,
-                                       Probe, Request, Sent, canonical_size, clean_json, content_type, issues_of,
-                                       json_text, probe, started_run)
+from conformance.vocab.fuzzing import (AGUI_FIELDS, AGUI_ONLY, AGUI_TYPED, INVOKE_FIELDS, PLAN, SAFE_INTEGER,
+                                       SENT_NEGATIVES, Issue, Probe, Request, Sent, canonical_size, clean_json,
+                                       content_type, issues_of, json_text, probe, started_run)
 from conformance.vocab.protocols import MCP_VERSION, META_CAPS, META_VERSION, SSE
 from conformance.vocab.sending import listed_tool
 from conformance.vocab.steps import fuzz as steps
 from conformance.vocab.text import truncate
+from conformance.wire.exchange import ACTIVITY
 from conformance.wire.redact import Redactor
 
 PROMPT_PREFIX = "fuzz "            # not a directive word: the conformance agent echoes the prompt
 REQUEST_TIMEOUT = 10.0             # seconds per generated request (echo runs are short)
-TIME_BUDGET = 45.0                 # seconds of sending per operation; later cases are skipped
+TIME_BUDGET = 45.0                 # seconds of sending per operation, waits for the rate limit not counted; later
+                                   # cases are skipped
 MAX_EXCERPT = 300                  # characters of a body in the one-line summaries
 MAX_TRANSCRIPT = 64 * 1024         # characters of a request or response body kept as evidence
 
 # -- building cases (drawn from the run's seed) ------------------------------------------------------
 DRAWS_PER_NEGATIVE = 4   # negatives drawn per one kept: a draw with no stated defect to judge is not sent
-SHARE_PER_RULE = 0.5     # at most this share of an operation's negatives judge the same stated rule
+SHARE_PER_RULE = 0.25    # at most this share of an operation's negatives judge the same stated rule
 EXTRA_BYTES = 1500       # extra fields kept well inside the 4 KB extra data bound, whichever field carries it
 # What the generator sees in place of the target's agent and credential: draws are kept on disk (draw_cache), so
 # nothing of the target may reach them; the target's values replace these after loading.
@@ -245,10 +248,11 @@ def build_probes(name: str, plan: Plan, depth: int, seed: int) -> list[Probe]:
     """The cases of one operation, deterministic for the seed: positives, negatives (each breaking one stated
     rule), then the first positive without a credential. Every case is one whose right answer is unambiguous;
     repeats are dropped."""
-    n_pos, n_neg, _ = (x * depth for x in PLAN[name])
+    n_pos, n_drawn, _ = (x * depth for x in PLAN[name])
+    n_neg = SENT_NEGATIVES[name] * depth
     if name == "metadata":
         probes = [Probe(name, "positive", c) for c in drawn(name, "positive", 1, seed, plan)]
-        for c in drawn(name, "positive", n_pos, seed, plan, agent=False):
+        for c in drawn(name, "positive", n_pos, seed, plan, agent=False)[:n_neg]:
             c.path_parameters = {**c.path_parameters, "agentId": plan.other_agent(c.path_parameters)}
             probes.append(Probe(name, "other-agent", c))
         return _labelled(probes)
@@ -259,7 +263,7 @@ def build_probes(name: str, plan: Plan, depth: int, seed: int) -> list[Probe]:
         kept.add(_case(name, "positive", case, body, plan))
     tally: dict[str, int] = {}             # negatives kept per stated rule
     per_rule = max(1, int(n_neg * SHARE_PER_RULE))
-    for case in drawn(name, "negative", n_neg * DRAWS_PER_NEGATIVE, seed, plan):
+    for case in drawn(name, "negative", n_drawn * DRAWS_PER_NEGATIVE, seed, plan):
         if kept.count("negative") >= n_neg:
             break
         made = plan.negative(name, case.body, tally)
@@ -368,19 +372,22 @@ def run_operation(name: str, target, unique: Callable[[str], str], send: Callabl
            "generated": len(probes), "seed": target.seed}
     sent: list[Sent] = []
     t0 = time.monotonic()
+    waited = 0.0                        # seconds held back by the server's rate limit: the server's pace, not time
     accepted_refusal = False
     for p in probes:
         # A case the spec says is refused is sent until one is wrongly accepted (then the server has
         # shown the failure, and each further one would cost a run); any other case that could start a
         # run needs the budget.
         over = out["runs"] >= run_cap and (not p.defects or accepted_refusal)
-        if p.may_run and over or time.monotonic() - t0 > TIME_BUDGET:
+        if p.may_run and over or time.monotonic() - t0 - waited > TIME_BUDGET:
             out["skipped"] += 1
             continue
         one = _send_and_record(p, target, send, out)
-        if one is None:                 # the suite's own wait ran out (rate limit): unsent, not the server's fault
+        if one is None:                 # the run's deadline came first: unsent, not the server's fault
             out["skipped"] += 1
             continue
+        if one.exchange is not None:
+            waited += one.exchange.waited_pace + sum(one.exchange.waited_429)
         accepted_refusal |= bool(p.defects and one.record.get("run"))
         out["cases"].append(one.record)
         sent.append(one)
@@ -420,21 +427,35 @@ class NoAnswer(ConnectionError):
 
 
 EXCHANGE = "conformance.exchange"     # the recorded Exchange, in the extensions of the httpx.Response handed over
+REPORT_WAIT = 10.0                    # after the run's deadline, how long a worker waits for the client to give up
 
 def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Response]:
     """Sends a generated case through the run's bounded client (deadlines, byte cap, circuit breaker, cost
-    counted), from the worker thread, and hands the checks an httpx.Response to judge."""
+    counted, the rate limit waited out like every request's), from the worker thread, and hands the checks an
+    httpx.Response to judge. A case that is the preflight's very request (the metadata document without a
+    credential) is read from the preflight."""
+    activity = ACTIVITY.get()      # the scenario's: its deadline does not count the waits for the rate limit
+
+    async def sending(method: str, url: str, label: str, headers: dict[str, Any], body: dict[str, Any]):
+        ACTIVITY.set(activity)
+        known = ctx.preflight(PREFLIGHT_METADATA) if method == "GET" and not headers and not body else None
+        if known is not None and known.url == url:
+            return ctx.keep(known, label)
+        return await ctx.send(method, url, label=label, credential=None, headers=headers,
+                              limits=dataclasses.replace(ctx.client.limits, total=REQUEST_TIMEOUT), **body)
+
     def send(p: Probe) -> httpx.Response:
         method, url, headers, body = p.case.wire(ctx.target.base_url)
-        coro = ctx.send(method, url, label=p.label or steps.CASE.of(p.kind), credential=None, headers=headers,
-                        retry_429=False, limits=dataclasses.replace(ctx.client.limits, total=REQUEST_TIMEOUT), **body)
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
-        try:
-            # the client bounds the exchange itself; this bounds the wait for a turn under a rate limit
-            ex = future.result(REQUEST_TIMEOUT + 15)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise
+        future = asyncio.run_coroutine_threadsafe(
+            sending(method, url, p.label or steps.CASE.of(p.kind), headers, body), loop)
+        while True:   # the client bounds the exchange and the wait for the rate limit (the run's deadline)
+            try:
+                ex = future.result(REQUEST_TIMEOUT)
+                break
+            except concurrent.futures.TimeoutError:
+                if time.monotonic() > ctx.session.run_deadline + REPORT_WAIT:
+                    future.cancel()
+                    raise
         if ex.status is None:
             raise NoAnswer(ex)
         request = httpx.Request(ex.method, ex.url, headers=headers, content=ex.request_body or b"")

@@ -29,9 +29,10 @@ import secrets
 from typing import Any
 from urllib.parse import urlsplit
 
-from conformance.engine import Context
+from conformance.engine import Context, plain_call
 from conformance.outcomes import NotAssessed
 from conformance.vocab import sequences, silences
+from conformance.vocab.readers import request_json
 from conformance.vocab.protocols import SSE, canonical, invoke_body
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import sequences as seq_steps
@@ -165,14 +166,22 @@ SELECTION = {
 
 @scenario("invoke.selection", protocol="invoke", prompts=("plain_reply",), steps=steps.INVOKE_SELECTION)
 async def selection(ctx: Context) -> None:
-    """The plain reply under each combination of `stream` and `Accept`, without a `sessionId`."""
+    """The plain reply under each combination of `stream` and `Accept`, without a `sessionId` (no `stream` and
+    `Accept: application/json` is the preflight's plain call of invoke, read from it)."""
     prompt = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
     ctx.note(reply=ctx.agent_scenario("plain_reply").get("reply"))
-    await asyncio.gather(*(
-        ctx.post(path, {"prompt": prompt, **fields}, headers=headers, label=label,
-                 limits=stream_limits(ctx) if form != "json" else None)
-        for label, (fields, headers, form) in SELECTION.items()))
+    sends = []
+    for label, (fields, headers, form) in SELECTION.items():
+        body = {"prompt": prompt, **fields}
+        plain = ctx.preflight(plain_call("invoke"))
+        if plain is not None and not fields and headers == ACCEPT_JSON and request_json(plain) == body \
+                and plain.request_headers.get("accept") == ACCEPT_JSON["Accept"]:
+            ctx.keep(plain, label)
+            continue
+        sends.append(ctx.post(path, body, headers=headers, label=label,
+                              limits=stream_limits(ctx) if form != "json" else None))
+    await asyncio.gather(*sends)
     sort_by(ctx, list(SELECTION))
 
 

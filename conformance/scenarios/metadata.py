@@ -2,20 +2,22 @@
 the `resource_metadata` URL of an MCP 401 followed to the document. No agent run."""
 from __future__ import annotations
 
-from conformance.engine import Context
+from urllib.parse import urlsplit
+
+from conformance.engine import PREFLIGHT_METADATA, Context
 from conformance.registry import scenario
 from conformance.vocab.steps import metadata as steps
-from conformance.vocab.challenges import challenge_params, url_under
+from conformance.vocab.challenges import challenge_params, metadata_url, url_under
 from conformance.vocab.sending import call_tool, optional, random_agent, tool_name, unknown_credential
 
 
 @scenario("metadata.document", protocol="metadata", steps=steps.METADATA_DOCUMENT)
 async def document(ctx: Context) -> None:
-    """GET the metadata without a credential, with the API key and with an unknown bearer; GET it for an unknown,
-    a malformed and the undeployed agent id; POST to it (the endpoint is GET only: a refusal that must use the
-    error body)."""
+    """GET the metadata without a credential (the preflight's GET of it, when there was one), with the API key and
+    with an unknown bearer; GET it for an unknown, a malformed and the undeployed agent id; POST to it (the endpoint
+    is GET only: a refusal that must use the error body)."""
     path = ctx.metadata_path()
-    await ctx.send("GET", path, label=steps.DOC, credential=None)
+    await document_without_credential(ctx, steps.DOC)
     await ctx.send("GET", path, label=steps.DOC_KEY)
     await ctx.send("GET", path, label=steps.DOC_UNKNOWN_BEARER, credential=None,
                    headers={"Authorization": f"Bearer {unknown_credential(ctx, 'live')}"})
@@ -40,4 +42,16 @@ async def challenge(ctx: Context) -> None:
         return
     ctx.note(resource_metadata=url)
     if isinstance(url, str) and url_under(url, ctx.target.base_url):
-        await ctx.send("GET", url, label=steps.FOLLOWED, credential=None)
+        if url == metadata_url(ctx.target):   # the very document, spelled as the suite spells it: read once
+            await document_without_credential(ctx, steps.FOLLOWED)
+        else:
+            await ctx.send("GET", url, label=steps.FOLLOWED, credential=None)
+
+
+async def document_without_credential(ctx: Context, label: str) -> None:
+    """The metadata document fetched without a credential, recorded as `label`: the preflight already did."""
+    ex = ctx.preflight(PREFLIGHT_METADATA)
+    if ex is not None and urlsplit(ex.url).path == ctx.metadata_path() and ex.method == "GET":
+        ctx.keep(ex, label)
+    else:
+        await ctx.send("GET", ctx.metadata_path(), label=label, credential=None)

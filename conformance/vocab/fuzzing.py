@@ -63,13 +63,17 @@ from conformance.vocab.values import media_type
 
 OPENAPI = schemas.resource("openapi.yaml")
 
-# per operation and depth 1: (positive cases, negative cases, cases that may start a run)
+# per operation and depth 1: (positive cases, negative cases, cases that may start a run); what is drawn for a seed
 PLAN = {
     "invoke": (3, 20, 4),
     "agui": (2, 14, 3),
     "mcp": (2, 8, 2),
     "metadata": (4, 0, 0),
 }
+# per operation and depth 1: the negative cases sent, out of those drawn (metadata: the other agents' ids), at most
+# a quarter of them judged on one stated rule; every rule the draws break is still sent twice, at a fraction of the
+# requests (a hosted server's rate limit pays for each)
+SENT_NEGATIVES = {"invoke": 8, "agui": 8, "mcp": 5, "metadata": 2}
 OPERATIONS = {"invoke": ("POST", "/v1/agents/{agentId}/invoke"), "agui": ("POST", "/v1/agents/{agentId}/agui"),
               "mcp": ("POST", "/v1/agents/{agentId}/mcp"),
               "metadata": ("GET", "/.well-known/oauth-protected-resource/v1/agents/{agentId}/mcp")}

@@ -10,7 +10,7 @@ import secrets
 from typing import Any, Awaitable, Callable
 from urllib.parse import quote
 
-from conformance.engine import Context
+from conformance.engine import Context, plain_call
 from conformance.outcomes import NotAssessed
 from conformance.vocab import protocols as p
 from conformance.vocab.constants import QUERY_CREDENTIAL_PARAM
@@ -85,9 +85,12 @@ async def _settle(found: concurrent.futures.Future, ctx: Context) -> None:
 
 
 async def _lookup_tool(ctx: Context) -> tuple[str | None, str]:
-    ex = await ctx.client.send("POST", ctx.agent_path("mcp"), label="tool-lookup",
-                               headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
-                               json=p.mcp_request("tools/list", id="tool-lookup"))
+    await ctx.after_preflight()
+    ex = ctx.preflight(plain_call("mcp"))     # the preflight's plain call of MCP is this very tools/list
+    if ex is None:
+        ex = await ctx.client.send("POST", ctx.agent_path("mcp"), label="tool-lookup",
+                                   headers={**ctx.bearer(), **p.mcp_headers("tools/list")},
+                                   json=p.mcp_request("tools/list", id="tool-lookup"))
     name = _single_tool_name(ex)
     if name:
         return name, ""

@@ -11,8 +11,8 @@ the header phase and around every single body read, plus the overall
 ``total`` seconds (plus a few seconds to close the connection). They count only
 time the suite was listening (`listening.py`): a stall of the suite's own event
 loop is not the server's silence. A run-wide
-deadline (``run_deadline``) cuts every exchange still open then and stops new
-sends, whatever the server does.
+deadline (``run_deadline``: a time, or a `pace.RunDeadline` that moves later while the run waits for the rate limit,
+up to its cap) cuts every exchange still open then and stops new sends, whatever the server does.
 
 HTTP versions: a client speaks HTTP/1.1 only, or (``http2=True``) offers ``h2`` and ``http/1.1`` by ALPN and
 records on each exchange the version the server chose (``Exchange.http_version``). ``Client.alpn_choice`` asks the
@@ -20,7 +20,8 @@ target which it picks in one TLS handshake, without sending a request.
 
 Rate limits: every request is paced by a :class:`~.pace.Pacer` (shared by the
 run's clients) from the server's ``X-RateLimit-Remaining``; a 429 is waited out
-(``Retry-After``, capped) and the same request resent within a retry budget.
+(``Retry-After``) and the same request resent, as often as the run's deadline allows: a request the server has not
+judged yet is no observation, so sending it again replays nothing.
 A request that dies on a reused keep-alive connection before any response byte
 is resent once on a fresh connection.
 """
@@ -45,7 +46,7 @@ from anyio.streams.tls import TLSAttribute
 from .exchange import ACTIVITY, SENSITIVE_HEADERS, Activity, Exchange, Limits
 from .failures import describe, seconds_text, size_text
 from .listening import listening_for
-from .pace import Pacer, parse_rate_limit
+from .pace import GRANT, Grant, Pacer, RunDeadline, parse_rate_limit
 from .redact import MASK, Redactor, is_suite_made
 from .sse import SSERecorder
 
@@ -60,6 +61,11 @@ _CLOSE_GRACE = 5.0
 # Shorter than common servers' idle keep-alive (uvicorn: 5 s), so we rarely reuse a connection being closed.
 KEEPALIVE_EXPIRY = 4.0
 _MIN_AUTO_SECRET = 8  # credentials this long or longer are added to the redactor
+# Without a run deadline (a client on its own): how long a 429 may hold a request, and how often it is resent
+LONE_429_WAIT = 30.0
+LONE_429_RETRIES = 4
+BACKOFF_429 = (1.0, 2.0, 4.0, 8.0, 15.0)   # seconds before resending a 429 that names no Retry-After
+RUN_DEADLINE = "the run's deadline (profile [timeouts] run)"
 
 
 class _Unset:
@@ -77,7 +83,7 @@ class ClientStats:
     bytes_received: int = 0  # response body bytes received
     waits_429: int = 0  # number of Retry-After waits taken
     waits_429_seconds: float = 0.0  # total seconds waited for 429s
-    rate_limited: int = 0  # exchanges still 429 when the retry budget ran out
+    rate_limited: int = 0  # exchanges still 429 when the run's deadline came (or the retry budget ran out)
     paced_waits: int = 0  # requests held back to stay under the rate limit
     paced_seconds: float = 0.0  # total seconds they were held back
     transport_retries: int = 0  # requests resent on a fresh connection after a dead pooled one
@@ -169,8 +175,8 @@ class Client:
         insecure: bool = False,
         limits: Limits | None = None,
         secrets: Iterable[str] = (),
-        max_429_wait: float = 30.0,
-        max_429_retries: int = 4,
+        max_429_wait: float | None = None,
+        max_429_retries: int | None = None,
         breaker: int = 10,
         rate_limit: str | tuple[int, float] | None = None,
         pacer: Pacer | None = None,
@@ -180,7 +186,9 @@ class Client:
         http2: bool = False,
     ) -> None:
         """`tls`: a context made by `tls_context` to share between a run's clients (making one reads the system's
-        CA store, about 50 ms of CPU); made here from `ca_bundle` and `insecure` when not given."""
+        CA store, about 50 ms of CPU); made here from `ca_bundle` and `insecure` when not given. `max_429_wait` and
+        `max_429_retries` bound the 429 resends (None: as the server's Retry-After asks and as often as the run's
+        deadline allows; without a run deadline LONE_429_WAIT and LONE_429_RETRIES)."""
         _check_url(base_url)
         #: offer h2 as well as http/1.1 by ALPN (over https://; plain http:// stays HTTP/1.1)
         self.http2 = http2
@@ -194,7 +202,7 @@ class Client:
             rate_limit = parse_rate_limit(rate_limit)
         #: shared by every client of a run (they hit the same bucket); pass one to share it
         self.pacer = pacer if pacer is not None else Pacer(rate_limit)
-        #: time.monotonic() after which nothing is sent and every exchange still open is cut off
+        #: time.monotonic() after which nothing is sent and every exchange still open is cut off, or a RunDeadline
         self.run_deadline = run_deadline
         #: shared by a run's clients like the pacer
         self.budget = budget if budget is not None else RecordingBudget()
@@ -377,8 +385,8 @@ class Client:
             self.cut_off += _hit_a_limit(ex)
             if ex.status != 429 or not retry_429:
                 return ex
-            wait = self._capped_retry_after(ex)
-            if wait is None or len(waits) >= self.max_429_retries or self._after_deadline(time.monotonic() + wait):
+            wait = self._resend_after(ex.status, ex.header("retry-after"), waits)
+            if wait is None:
                 ex.rate_limited = True
                 self.stats.rate_limited += 1
                 return ex
@@ -389,27 +397,98 @@ class Client:
         return self._retry_after(ex.status, ex.header("retry-after"))
 
     def _retry_after(self, status: int | None, value: str | None) -> float | None:
-        """A 429's Retry-After in seconds, capped; None when not a 429 or not usable."""
+        """A 429's Retry-After in seconds (capped by `max_429_wait`); None when not a 429 or not usable."""
         if status != 429:
             return None
         wait = _retry_after_seconds(value)
-        return None if wait is None else min(max(wait, 0.0), self.max_429_wait)
+        return None if wait is None else min(max(wait, 0.0), self._max_429_wait)
+
+    @property
+    def _max_429_wait(self) -> float:
+        if self.max_429_wait is not None:
+            return self.max_429_wait
+        return LONE_429_WAIT if self.run_deadline is None else float("inf")
+
+    def _resend_after(self, status: int | None, value: str | None, waits: list[float]) -> float | None:
+        """Seconds to wait before sending a 429'd request again (its Retry-After, else a backoff), or None when it is
+        not resent: the retries allowed are spent, or the wait would end after the run's deadline."""
+        if status != 429:
+            return None
+        limit = self.max_429_retries if self.max_429_retries is not None else \
+            LONE_429_RETRIES if self.run_deadline is None else None
+        if limit is not None and len(waits) >= limit:
+            return None
+        wait = self._retry_after(status, value)
+        if wait is None:
+            wait = BACKOFF_429[min(len(waits), len(BACKOFF_429) - 1)]
+        return None if self._after_cap(time.monotonic() + wait) else wait
 
     async def _sleep_429(self, wait: float, activity: Activity | None) -> None:
         self.stats.waits_429 += 1
         self.stats.waits_429_seconds += wait
         if activity is not None:
             activity.hold()
+        self.pacer.hold()
         try:
             await anyio.sleep(wait)
         finally:
+            self.pacer.release()
             if activity is not None:
                 activity.release()
+
+    @contextlib.asynccontextmanager
+    async def granted(self, n: int):
+        """Wait until the server's bucket holds `n` requests (at most what it shows, less the reserve), set them
+        aside, and let the requests of this block (the tasks it starts too) go without waiting in line: for a client
+        whose own time-outs a wait between its requests would trip. Yields the Grant (None when the run's deadline
+        came first: the requests then wait their turn as usual)."""
+        activity = ACTIVITY.get()
+        size = self.pacer.grant_size(n)
+        ticket = self.pacer.ticket(True, tokens=size)
+        grant = None
+        held = False
+        try:
+            while not self._after_deadline(time.monotonic()):
+                ok, wait = self.pacer.try_grant(ticket)
+                if ok:
+                    grant = Grant(size)
+                    break
+                if not held:
+                    held = True
+                    self.pacer.hold()
+                    if activity is not None:
+                        activity.hold()
+                t = time.monotonic()
+                await anyio.sleep(wait)
+                self.stats.paced_seconds += time.monotonic() - t
+        finally:
+            self.pacer.leave(ticket)
+            if held:
+                self.pacer.release()
+                if activity is not None:
+                    activity.release()
+        token = GRANT.set(grant)
+        try:
+            yield grant
+        finally:
+            GRANT.reset(token)
+            if grant is not None:
+                self.pacer.return_grant(grant.left)
+                grant.left = 0
 
     async def _wait_turn(self, paced: bool, retry: bool, method: str, path: str, label: str,
                          activity: Activity | None) -> tuple[int | None, float]:
         """Wait until the pacer lets the request go: (its sequence number, seconds held back); the sequence
-        number is None when the run's deadline came first. A request held back shows as in flight."""
+        number is None when the run's deadline came first. A request held back shows as in flight. A request
+        of a grant (`granted`) goes at once."""
+        grant = GRANT.get()
+        if paced and not retry and grant is not None and grant.take():
+            ticket = self.pacer.ticket(False)
+            while True:     # only our own --rate-limit cap can hold it
+                seq, wait = self.pacer.try_send(ticket, True, granted=True)
+                if seq is not None:
+                    return seq, 0.0
+                await anyio.sleep(wait)
         ticket = self.pacer.ticket(paced, retry)
         waiting = Exchange(label=label, method=method, url=str(self._http.base_url.join(path)), request_headers={},
                            request_body=None, status=None, headers=None, body=b"", stream=None, t_headers=None,
@@ -426,6 +505,7 @@ class Client:
                 if not held_back:
                     held_back = True
                     self.stats.paced_waits += 1
+                    self.pacer.hold()
                     if activity is not None:
                         activity.in_flight[id(waiting)] = waiting
                         activity.hold()
@@ -436,18 +516,36 @@ class Client:
                 self.stats.paced_seconds += step
         finally:
             self.pacer.leave(ticket)
+            if held_back:
+                self.pacer.release()
             if activity is not None and activity.in_flight.pop(id(waiting), None) is not None:
                 activity.release()
 
-    def _after_deadline(self, at: float) -> bool:
-        return self.run_deadline is not None and at >= self.run_deadline
+    def run_deadline_at(self) -> float | None:
+        """The run's deadline as it stands now (time.monotonic()), None when there is none."""
+        d = self.run_deadline
+        return d.at() if isinstance(d, RunDeadline) else d
 
-    @staticmethod
-    def _deadline_reason(held: float) -> str:
+    def _after_deadline(self, at: float) -> bool:
+        deadline = self.run_deadline_at()
+        return deadline is not None and at >= deadline
+
+    def _after_cap(self, at: float) -> bool:
+        """Whether `at` is past the latest the run's deadline can ever be (its cap; a plain deadline is its own)."""
+        d = self.run_deadline
+        cap = d.cap_at if isinstance(d, RunDeadline) else d
+        return cap is not None and at >= cap
+
+    def run_deadline_words(self) -> str:
+        """The run's deadline, in words naming what sets it (always starting "the run's")."""
+        d = self.run_deadline
+        return d.words() if isinstance(d, RunDeadline) else RUN_DEADLINE
+
+    def _deadline_reason(self, held: float) -> str:
         if held > 0:
-            return (f"not sent: held back {held:.1f} s to stay under the server's rate limit, until the run's "
-                    f"deadline (profile [timeouts] run) passed")
-        return "not sent: the run's deadline (profile [timeouts] run) had passed"
+            return (f"not sent: held back {held:.1f} s to stay under the server's rate limit, until "
+                    f"{self.run_deadline_words()} passed")
+        return f"not sent: {self.run_deadline_words()} had passed"
 
     @staticmethod
     def _died_on_reused_connection(ex: Exchange) -> bool:
@@ -518,8 +616,9 @@ class Client:
                 t0 = clock()
                 ex.started_at = t0
                 deadline = t0 + lim.total
-                if self.run_deadline is not None and self.run_deadline < deadline:
-                    deadline = self.run_deadline
+                run_deadline = self.run_deadline_at()
+                if run_deadline is not None and run_deadline < deadline:
+                    deadline = run_deadline
                 try:
                     async with contextlib.AsyncExitStack() as stack:
                         # a resend gets a one-connection pool of its own, so it cannot reuse another stale one
@@ -529,8 +628,8 @@ class Client:
                     ex.error = ex.error or self.redact(describe(exc, "body", len(ex.body), lim))
                 finally:
                     if ex.headers is None:   # no answer: the pacer still learns the request is over
-                        self.pacer.observe(seq, None)
-                if ex.error and "run's deadline" in ex.error:
+                        self.pacer.observe(seq, None, spent=False)
+                if ex.error and cut_by_run(ex.error):
                     self.stats.cut_by_run_deadline += 1
                 return ex
         finally:
@@ -564,7 +663,7 @@ class Client:
             if resp is not None:
                 await _close(resp)
             ex.error = (
-                f"no response headers before the run's deadline (profile [timeouts] run), {budget:.1f} s after sending"
+                f"no response headers before {self.run_deadline_words()}, {budget:.1f} s after sending"
                 if by_run
                 else f"no response headers within {seconds_text(lim.headers)} s"
                 if lim.headers <= lim.total
@@ -577,7 +676,8 @@ class Client:
             ex.headers = resp.headers
             ex.http_version = resp.http_version
             # the pacer learns at the headers: a stream may stay open long after
-            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex))
+            self.pacer.observe(seq, ex.header("x-ratelimit-remaining"), self._capped_retry_after(ex),
+                               spent=resp.status_code != 401 and "authorization" in req.headers)
             ex.t_headers = clock() - t0
             if self._counts_as_run(req, resp.status_code):
                 self.stats.agent_runs += 1
@@ -603,7 +703,7 @@ class Client:
         error: str | None = None
         it = resp.aiter_bytes().__aiter__()
         cut = f"the {seconds_text(lim.total)} s deadline" if deadline >= t0 + lim.total \
-            else "the run's deadline (profile [timeouts] run)"
+            else self.run_deadline_words()
         chunks = 0
         items = 0
 
@@ -696,6 +796,11 @@ class Client:
             ex.stream = rec.finish(end, t_end)
 
 
+def cut_by_run(error: str) -> bool:
+    """Whether an exchange's error says the run's deadline (or its cap) cut it."""
+    return "the run's deadline" in error or "the run's cap" in error
+
+
 def _hit_a_limit(ex: Exchange) -> bool:
     """Was this exchange cut off by one of the suite's limits (not merely answered badly)?"""
     if ex.stream is not None and ex.stream.end in ("deadline", "byte_cap", "item_cap"):
@@ -712,12 +817,11 @@ async def _close(resp: httpx.Response) -> None:
 
 
 def _retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After as whole seconds, the form the spec gives it; anything else (an HTTP-date included, which the
+    spec does not allow: MCP-ERR-003 judges it) is not used, and the resend then backs off by itself."""
     if value is None:
         return None
     v = value.strip()
     if not v.isascii() or not v.isdigit():
         return None
-    try:
-        return float(int(v))
-    except ValueError:
-        return None
+    return float(int(v))

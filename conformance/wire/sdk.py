@@ -1,18 +1,20 @@
 """A client the suite does not drive itself (the official `mcp` SDK's, over httpx2), recorded like the suite's own.
 
-`RecordingTransport` wraps that client's transport. Every request waits its turn with the run's pacer, a 429 with
-a usable Retry-After is waited out and resent within the retry budget, and the request with its answer becomes an
+`RecordingTransport` wraps that client's transport. Every request waits its turn with the run's pacer, a 429 is
+waited out and resent as the suite's own client does (`Client._resend_after`), and the request with its answer becomes an
 `Exchange` in the scenario's recording, in the order sent: labelled, credentials masked, counted in the run's
 cost, the body held to the byte cap, the run's recording budget and its deadline, and an event stream recorded
 frame by frame by the strict SSE recorder. The client reads the body as it arrives (it answers a server's
 request in the middle of a stream, it stops reading after its response), so the exchange holds what it read; a
 stream the client closed early ends `closed by the client`.
 
-Only this module knows the suite's client (`http.Client`); `http.py` does not know this one.
+Only this module knows the suite's client (`http.Client`); `http.py` does not know this one. `paced_timeout`
+bounds what such a client does, not counting the time the rate limit held its requests back.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections import Counter
@@ -28,7 +30,28 @@ if TYPE_CHECKING:
     from .http import Client
 
 CLOSED_BY_CLIENT = "closed by the client"
+WATCH = 0.5     # how often `paced_timeout` moves its deadline by the time held back meanwhile
 STILL_OPEN = "still open when the client was done"
+
+
+@contextlib.asynccontextmanager
+async def paced_timeout(seconds: float):
+    """`asyncio.timeout(seconds)`, but the time the scenario's requests were held back by the server's rate limit
+    (pacing, a 429's Retry-After) does not count: a client kept waiting by the bucket has not timed out."""
+    activity = ACTIVITY.get()
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    async with asyncio.timeout_at(start + seconds) as scope:
+        async def follow() -> None:
+            while True:
+                await asyncio.sleep(WATCH)
+                scope.reschedule(start + seconds + activity.waited)
+        watcher = asyncio.ensure_future(follow()) if activity is not None else None
+        try:
+            yield scope
+        finally:
+            if watcher is not None:
+                watcher.cancel()
 
 
 class RecordingTransport:
@@ -84,16 +107,18 @@ class RecordingTransport:
             try:
                 response = await self.inner.handle_async_request(request)
             except BaseException as exc:
-                client.pacer.observe(seq, None)
+                client.pacer.observe(seq, None, spent=False)
                 ex.t_end = time.monotonic() - ex.started_at
                 ex.error = "cancelled by the client before any response headers" if isinstance(
                     exc, (asyncio.CancelledError, GeneratorExit)) else client.redact(
                     describe(exc, "headers", 0, client.limits))
                 self.record(ex)
                 raise
-            wait = client._retry_after(response.status_code, response.headers.get("retry-after"))
-            client.pacer.observe(seq, response.headers.get("x-ratelimit-remaining"), wait)
-            if wait is None or len(waits) >= client.max_429_retries or client._after_deadline(time.monotonic() + wait):
+            client.pacer.observe(seq, response.headers.get("x-ratelimit-remaining"),
+                                 client._retry_after(response.status_code, response.headers.get("retry-after")),
+                                 spent=response.status_code != 401 and "authorization" in request.headers)
+            wait = client._resend_after(response.status_code, response.headers.get("retry-after"), waits)
+            if wait is None:
                 break
             await response.aclose()
             waits.append(wait)
@@ -189,7 +214,7 @@ class _RecordedBody:
             if n_items >= limits.max_items:
                 self._cut("item_cap", f"stream exceeded the {limits.max_items:,} frame cap")
         if client._after_deadline(time.monotonic()):
-            self._cut("deadline", f"{what} still incomplete at the run's deadline (profile [timeouts] run)")
+            self._cut("deadline", f"{what} still incomplete at {client.run_deadline_words()}")
 
     def _keep(self, chunk: bytes) -> None:
         self.body += chunk

@@ -11,7 +11,7 @@ import pytest
 
 from conformance import canned
 from conformance.outcomes import Blocked, Deviation, NotAssessed
-from conformance.vocab.steps import agui as steps
+from conformance.vocab.steps import access, agui as steps
 from tests.checks.test_agui_canned import AGUI_URL, SSE, THREAD, check, data, interrupt_rec, reply_events, stream
 
 JSON = {"content-type": "application/json"}
@@ -188,19 +188,34 @@ def error_body(code: str) -> dict:
                       **({"details": {"field": "invalid"}} if code == "validation_failed" else {})}}
 
 
+STATUS = {"not_found": 404, "unauthenticated": 401}
+ACCESS_CODES = {access.NO_CREDENTIAL: "unauthenticated", access.UNKNOWN_KEY: "unauthenticated",
+                access.UNKNOWN_AGENT: "not_found"}
+
+
+def _refused(scenario: str, codes: dict, answers: dict):
+    exchanges = [answers.get(label) or canned.exchange(STATUS.get(code, 400), JSON, body=error_body(code), label=label)
+                 for label, code in codes.items()]
+    return canned.recording(scenario, exchanges, facts={})
+
+
 def refusals_rec(answers: dict):
     """agui.refusals with every step refused correctly, but for `answers` (label -> exchange)."""
     codes = {steps.NO_MESSAGES: "invalid_request", steps.EMPTY_MESSAGES: "invalid_request",
              steps.ASSISTANT_ONLY: "invalid_request", steps.THREAD_257: "validation_failed",
              steps.THREAD_EMPTY: "validation_failed", steps.TWO_MB: "validation_failed",
-             steps.AGUI_UNKNOWN_AGENT: "not_found", steps.INVOKE_UNKNOWN_AGENT: "not_found",
-             steps.AGUI_NO_CREDENTIAL: "unauthenticated", steps.INVOKE_NO_CREDENTIAL: "unauthenticated",
-             steps.AGUI_BAD_CREDENTIAL: "unauthenticated", steps.INVOKE_BAD_CREDENTIAL: "unauthenticated",
              steps.INVOKE_SESSION_257: "validation_failed"}
-    status = {"not_found": 404, "unauthenticated": 401}
-    exchanges = [answers.get(label) or canned.exchange(status.get(code, 400), JSON, body=error_body(code), label=label)
-                 for label, code in codes.items()]
-    return canned.recording("agui.refusals", exchanges, facts={})
+    return _refused("agui.refusals", codes, answers)
+
+
+def access_rec(protocol: str, answers: dict | None = None):
+    """access.agui or access.invoke with its credential and addressing refusals answered correctly, but `answers`."""
+    return _refused(f"access.{protocol}", ACCESS_CODES, answers or {})
+
+
+def refusal_recs(refusals: dict | None = None, agui: dict | None = None, invoke: dict | None = None):
+    """What AGUI-ERR-004 reads: agui.refusals, access.agui, access.invoke."""
+    return refusals_rec(refusals or {}), access_rec("agui", agui), access_rec("invoke", invoke)
 
 
 def sse_refusal(label):
@@ -210,16 +225,24 @@ def sse_refusal(label):
 
 def test_a_refusal_as_an_event_stream_fails_err_005_alone():
     rec = refusals_rec({steps.NO_MESSAGES: sse_refusal(steps.NO_MESSAGES)})
-    dev = failed("refusals_are_error_bodies", rec)
+    dev = failed("refusals_are_error_bodies", rec, access_rec("agui"))
     assert dev.exchanges == (rec.get(steps.NO_MESSAGES),) and dev.message.startswith("no-messages: the 400 refusal is an event stream")
     assert blocked("refused_without_messages", rec).root == "AGUI-ERR-005"
+
+
+def test_a_credential_refusal_as_an_event_stream_fails_err_005():
+    """access.agui asks for the event stream as an AG-UI client does: its refusals are AGUI-ERR-005's evidence too."""
+    streamed = dataclasses.replace(sse_refusal(access.NO_CREDENTIAL), status=401)
+    agui = access_rec("agui", {access.NO_CREDENTIAL: streamed})
+    dev = failed("refusals_are_error_bodies", refusals_rec({}), agui)
+    assert dev.exchanges == (streamed,) and dev.message.startswith("no-credential: the 401 refusal is an event stream")
 
 
 def test_a_request_that_ran_fails_its_own_requirement_and_not_err_005():
     ran = stream(steps.NO_MESSAGES, frames(reply_events("conformance")))
     rec = refusals_rec({steps.NO_MESSAGES: ran})
     assert failed("refused_without_messages", rec).exchanges == (ran,)
-    assert check("refusals_are_error_bodies")(rec) is None
+    assert check("refusals_are_error_bodies")(rec, access_rec("agui")) is None
 
 
 def test_a_refusal_with_another_code_names_its_exchange():
@@ -231,10 +254,10 @@ def test_a_refusal_with_another_code_names_its_exchange():
 
 
 def test_agui_and_invoke_refusals_compared_name_both_exchanges():
-    agui = canned.exchange(403, JSON, body=error_body("not_found"), label=steps.AGUI_UNKNOWN_AGENT)
-    rec = refusals_rec({steps.AGUI_UNKNOWN_AGENT: agui})
-    dev = failed("refusals_match_invoke", rec)
-    assert dev.exchanges == (agui, rec.get(steps.INVOKE_UNKNOWN_AGENT))
+    agui = canned.exchange(403, JSON, body=error_body("not_found"), label=access.UNKNOWN_AGENT)
+    recs = refusal_recs(agui={access.UNKNOWN_AGENT: agui})
+    dev = failed("refusals_match_invoke", *recs)
+    assert dev.exchanges == (agui, recs[2].get(access.UNKNOWN_AGENT))
 
 
 @pytest.mark.parametrize("invoke_answer,root", [
@@ -243,9 +266,8 @@ def test_agui_and_invoke_refusals_compared_name_both_exchanges():
     (canned.exchange(401, SSE, sse=[(0.0, b"event: error\ndata: {}\n\n")]), "INV-ERR-001"),
     (canned.exchange(401, JSON, body={"error": {"message": "no code"}}), "GEN-ERR-002")])
 def test_an_invoke_answer_that_is_no_refusal_blocks_the_comparison(invoke_answer, root):
-    answer = dataclasses.replace(invoke_answer, label=steps.INVOKE_NO_CREDENTIAL)
-    rec = refusals_rec({steps.INVOKE_NO_CREDENTIAL: answer})
-    found = blocked("refusals_match_invoke", rec)
+    answer = dataclasses.replace(invoke_answer, label=access.NO_CREDENTIAL)
+    found = blocked("refusals_match_invoke", *refusal_recs(invoke={access.NO_CREDENTIAL: answer}))
     assert found.root == root and found.exchanges == (answer,)
 
 

@@ -150,7 +150,7 @@ def mcp_result(label, text, key, result_type="complete"):
 
 def mcp_chain(final_reply):
     moves = noted(steps.CHAIN, seq.MCP_CHAIN)
-    texts = ["", "", "1", "2", seq.FIRST_QUESTION, seq.SECOND_QUESTION, final_reply, "4"]
+    texts = ["", "1", "2", seq.FIRST_QUESTION, seq.SECOND_QUESTION, final_reply, "4"]
     exchanges = [mcp_result(m["label"], text, m["key"]) if m["move"]["verb"] not in ("list",) else
                  canned.exchange(200, {"content-type": "application/json"}, label=m["label"],
                                  url="https://server.test/v1/agents/agt_canned/mcp",

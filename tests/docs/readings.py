@@ -15,7 +15,9 @@ from conformance import __version__, catalog, draw_cache, registry, versions
 from conformance.agent import DIRECTIVES, canonical_json, parse
 from conformance.agent import vectors as agent_vectors
 from conformance.checks.agui._common import PING_INTERVAL
-from conformance.options import OPTIONS, RATE_PROBE_MAX
+from conformance.options import DEFAULT_MAX_RUN_TIME, OPTIONS, RATE_PROBE_MAX
+from conformance.reporting import progress
+from conformance.wire.pace import DEFAULT_RATE, parse_duration
 from conformance.certification import REPORT_FILES
 from conformance.recording import FORMAT as RECORDING_FORMAT
 from conformance.reporting.markdown import SUMMARY_LIMIT
@@ -47,8 +49,19 @@ FIGURES: tuple[Figure, ...] = (
            ("README.md", "docs/cli.md", "docs/ci.md", "docs/certify.md")),
     Figure("what the 429 probe sends past the bucket", ("`X-RateLimit-Remaining` + {}", "says is left plus {}"),
            lambda: RATE_PROBE_BATCH, ("README.md", "docs/cli.md", "docs/certify.md")),
-    Figure("what makes a default run probe for its 429", ("`X-RateLimit-Remaining` at most {}",),
-           t.cheap_probe_threshold, ("docs/cli.md",)),
+    # the run's pace (plan, progress, the deadline's cap)
+    Figure("the run's cap by default", ("`--max-run-time` (default `{}m`", "(default `{}m`; `CONFORMANCE_MAX_RUN",
+                                        "waiting for the server's rate limit included (default {}m)"),
+           lambda: parse_duration(DEFAULT_MAX_RUN_TIME) / 60,
+           ("README.md", "docs/cli.md", "`conformance run --help`", "action.yml")),
+    Figure("the refill rate assumed until one is learnt", ("until\nthe refill rate shows, {} request a second",
+                                                           "until the refill rate shows, {} request a second"),
+           lambda: DEFAULT_RATE, ("docs/cli.md",)),
+    Figure("how often a log without a terminal gets progress", ("a progress line comes at most every {} s",
+                                                                "at most every {} s in CI"),
+           lambda: progress.QUIET_EVERY, ("docs/cli.md",)),
+    Figure("how often progress events go elsewhere", ("every {} s while\nthe rate limit", "every {} s while the rate limit"),
+           lambda: progress.EVENTS_EVERY, ("docs/cli.md",)),
     Figure("the MUSTs only --thorough assesses", ("{} MUSTs need `--thorough`", "without it {} MUSTs are never",
                                                   "assesses the {} MUSTs a default run leaves out"),
            t.thorough_musts, ("README.md", "docs/ci.md")),
@@ -305,6 +318,11 @@ CHECKED: tuple[Checked, ...] = (
             lambda m: [m[1], m[2]] == [t.vectors()["id_forms"][k] for k in ("tool_call", "ask")], ("docs/agent.md",)),
     Checked("a numbered section of the same page", r"\b[Ss]ections? (\d+)(?: to (\d+))?\b",
             lambda m: {n for n in (m[1], m[2]) if n} <= _numbered_sections(m.string), ("docs/certify.md",)),
+    Checked("durations --max-run-time takes", r"or with a unit \(`(\d+s)`, `(\d+m)`, `(\d+h)`\)",
+            lambda m: all(parse_duration(v) > 0 for v in m.groups()), ("docs/cli.md",)),
+    Checked("an example of the live line (the requests sent of those planned, the time left)",
+            r"`requests (\d+)/(\d+) · (\d+) min (\d+) s left · checks: …`",
+            lambda m: int(m[1]) <= int(m[2]) and int(m[4]) < 60, ("docs/cli.md",)),
     Checked("an example of the live progress line (checks judged of each protocol's, as the terminal writes it)",
             r"`invoke (\d+)/(\d+) · agui (\d+)/(\d+) …`",
             lambda m: int(m[1]) <= int(m[2]) and int(m[3]) <= int(m[4]),

@@ -144,6 +144,8 @@ def documented_default(option: options.Option) -> str:
         return "all"
     if option.name == "report_dir":
         return options.DEFAULT_REPORT_DIR
+    if option.name == "max_run_time":
+        return options.DEFAULT_MAX_RUN_TIME
     return str(option.default)
 
 

@@ -131,17 +131,6 @@ def thorough_musts() -> int:
 
 
 @cache
-def cheap_probe_threshold() -> int:
-    """The most requests left (`X-RateLimit-Remaining` of the first answer) at which a default run still probes
-    for its 429, measured on the probe scenario."""
-    assert not gated("mcp.rate_limit", thorough=False, remaining=0), "a default run never probes"
-    remaining = 0
-    while not gated("mcp.rate_limit", thorough=False, remaining=remaining + 1):
-        remaining += 1
-        assert remaining < 10_000, "a default run probes whatever the bucket holds"
-    return remaining
-
-
 # -- the wire ---------------------------------------------------------------------------------------------------
 def http_versions() -> str:
     """The HTTP versions the suite's clients offer, as the docs name them ("HTTP/1.1 only", "HTTP/1.1 and

@@ -1,4 +1,6 @@
 """The terminal report: target first, requirements by section, failures that explain themselves, verdict last."""
+import json
+
 from conformance.reporting.terminal import Style, render
 from tests.reports.support import CURL, FAILING_MUST, make_report, should_requirement
 
@@ -51,27 +53,44 @@ def test_colour_only_when_asked():
     assert coloured[-1].startswith("\033[1;32m")
 
 
-def _terminal_run(report: dict, *, started: bool):
-    """What the Terminal plugin object writes for a run: at its start (unless it stopped before) and at its end."""
+def _terminal_run(report: dict, *, started: bool, session=None, fmt: str = "text", ticks: int = 0):
+    """What the Terminal plugin object writes for a run: at its start (unless it stopped before), on `ticks` waits
+    for a recording a minute apart, and at its end. `session`: what the run's plan reads (None: no plan)."""
     import io
     from types import SimpleNamespace
+    from unittest import mock
 
     from conformance import registry
+    from conformance.reporting import progress
     from conformance.reporting.terminal import Terminal
 
-    opts = {"conf_protocols": None, "conf_level": "may", "conf_requirements": None}
-    config = SimpleNamespace(option=SimpleNamespace(verbose=0), getoption=opts.get,
+    opts = {"conf_protocols": None, "conf_level": "may", "conf_requirements": None, "conf_format": fmt}
+    config = SimpleNamespace(option=SimpleNamespace(verbose=0), getoption=lambda name, default=None: opts.get(name),
                              pluginmanager=SimpleNamespace(getplugin=lambda name: None))
     target = SimpleNamespace(public=lambda: report["target"], seed=7, seed_source="given")
     run = SimpleNamespace(checks=list(registry.load_all().values())[:3], target=target, report=report,
-                          redact=lambda line: line, error=None)
+                          redact=lambda line: line, error=None, session=session)
     config._conformance_run = run
     out = type("Utf8", (io.StringIO,), {"encoding": "utf-8"})()
-    terminal = Terminal(config, out)
-    if started:
-        terminal.started(run)
+    clock = [1000.0]
+    with mock.patch.object(progress.time, "monotonic", lambda: clock[0]):
+        terminal = Terminal(config, out)
+        if started:
+            terminal.started(run)
+        for _ in range(ticks):
+            clock[0] += 61
+            session.on_wait()
     terminal.pytest_unconfigure(config)
     return out.getvalue().splitlines()
+
+
+def _paced_session(*, limited: bool = True):
+    """A session whose plan is a 60-a-minute bucket's, its pace learnt."""
+    from types import SimpleNamespace
+
+    from conformance.plan import Estimate
+    est = Estimate(298, 120, 100.0, 110.0 if limited else 5.0, limited, 1.0, True, 2.0)
+    return SimpleNamespace(estimate=lambda: est, max_run_time=1800.0, on_wait=None)
 
 
 def test_the_header_is_printed_once():
@@ -115,3 +134,35 @@ def test_an_agent_that_kept_its_contract_is_not_mentioned():
     for agent in (None, {"status": "no-deviation-seen", "deviations": []}):
         report = make_report() if agent is None else {**make_report(), "agent": agent}
         assert not any(ln.startswith("agent: ") for ln in render(report, Style(colour=False)))
+
+
+def test_the_plan_follows_the_header_and_a_log_gets_progress_now_and_then(monkeypatch):
+    """Without a terminal (a CI log) a rate-limited run says its plan once, then a line a minute at most."""
+    monkeypatch.delenv("CI", raising=False)
+    lines = _terminal_run(make_report(), started=True, session=_paced_session(), ticks=3)
+    assert lines[2].startswith("plan: 298 requests, about 3 min 30 s (2 left in the server's bucket, refill 1 "
+                               "request/s learnt from X-RateLimit-Remaining) · cap 30 min (--max-run-time)")
+    assert [ln.strip() for ln in lines if "requests 120/298" in ln] == ["requests 120/298 · 1 min 50 s left"] * 3
+
+
+def test_a_run_the_bucket_does_not_slow_prints_its_plan_and_no_progress():
+    lines = _terminal_run(make_report(), started=True, session=_paced_session(limited=False), ticks=3)
+    assert sum(ln.startswith("plan: ") for ln in lines) == 1 and not any("requests 120/298" in ln for ln in lines)
+
+
+def test_a_run_cut_by_its_cap_says_which_option_finishes_it():
+    report = make_report()
+    report["run_cut"] = ("41 scenarios cut off at the run's cap of 5 min (--max-run-time 5m); the server's rate limit "
+                         "needs about 7 min for this run: --max-run-time 10m finishes it")
+    lines = _terminal_run(report, started=True)
+    cut = [ln for ln in lines if ln.startswith("  cut:")]
+    assert cut and "--max-run-time 10m finishes it" in " ".join(lines[lines.index(cut[0]):])
+
+
+def test_format_json_prints_events_only():
+    lines = _terminal_run(make_report(fail=(FAILING_MUST,)), started=True, session=_paced_session(), fmt="json",
+                          ticks=2)
+    events = [json.loads(ln) for ln in lines]
+    assert [e["event"] for e in events] == ["start", "plan", "progress", "progress", "verdict"]
+    assert events[1]["requests_planned"] == 298 and events[1]["max_run_time_seconds"] == 1800.0
+    assert events[-1]["verdict"] == "non-conformant" and "cost" in events[-1]

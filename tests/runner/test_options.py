@@ -111,3 +111,34 @@ def test_the_report_and_the_terminal_say_which_seed_and_how_to_repeat_it(tmp_pat
     assert seed == {"default": DEFAULT_SEED, "given": 5}.get(source, seed)
     assert f"seed {seed} ({source})" in proc.stdout
     assert f"--seed {seed}" in proc.stdout or "--seed random explores" in proc.stdout
+
+
+# -- the run's cap and the output's format -----------------------------------------------------------
+def test_the_runs_cap_comes_from_its_option_or_its_variable(monkeypatch):
+    from conformance import engine
+    from conformance.certification import Certification
+
+    assert options.BY_NAME["max_run_time"].env == "CONFORMANCE_MAX_RUN_TIME"
+    given = {"base_url": "https://agents.example.com", "agent_id": "agt_1"}
+    monkeypatch.delenv("CONFORMANCE_MAX_RUN_TIME", raising=False)
+    assert engine.Session(Certification(lambda n: given.get(n))._target(), []).max_run_time == 1800.0
+    monkeypatch.setenv("CONFORMANCE_MAX_RUN_TIME", "20m")
+    assert engine.Session(Certification(lambda n: given.get(n))._target(), []).max_run_time == 1200.0
+    session = engine.Session(Certification(lambda n: {**given, "max_run_time": "1h"}.get(n))._target(), [])
+    assert session.max_run_time == 3600.0 and session.deadline.cap_at == session.started_at + 3600.0
+    opts, _ = cli.parse_run(["--max-run-time", "45m", "--format", "json"])
+    assert cli.OptionHandover(opts).values == {"conf_max_run_time": "45m", "conf_format": "json"}
+
+
+@pytest.mark.parametrize("args, said", [(["--max-run-time", "soon"], "--max-run-time 'soon': expected a duration"),
+                                        (["--format", "yaml"], "--format")])
+def test_a_bad_cap_or_format_is_one_line_and_exit_2(capsys, args, said):
+    assert cli.main(["run", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and said in err
+
+
+def test_a_bad_cap_in_the_environment_is_named_by_its_variable(monkeypatch):
+    monkeypatch.setenv("CONFORMANCE_MAX_RUN_TIME", "0")
+    assert options.problem(lambda name: None) == ("CONFORMANCE_MAX_RUN_TIME '0': expected a duration such as 30m, 1h "
+                                                  "or 900 (seconds)")

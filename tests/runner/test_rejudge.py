@@ -20,6 +20,7 @@ from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
 from conformance.wire.redact import MASK
 from tests.reports.support import run_cli, server_args, server_env
+from tests.runner.conftest import DEFAULT_RUN
 from tests.selftest.zoo import load_zoo
 
 BROKEN = "INV-RES-005-events-missing"
@@ -27,16 +28,7 @@ FAILING_MUST = "INV-RES-005"
 #: the checks only --thorough assesses: the ping repeating over two intervals, and the 429 probe's
 THOROUGH_CHECKS = ["agui.ping_repeats", "mcp.rate_limited", "mcp.probed_429_has_retry_after"]
 SECRETS = ("api_key", "access_token", "revoked_key", "expired_token")
-
-
-@pytest.fixture(scope="module")
-def default_run(tmp_path_factory) -> Path:
-    """A default `conformance run` of the embedded reference server (the pytest plugin's path)."""
-    out = tmp_path_factory.mktemp("default")
-    proc = run_cli("run", "--report-dir", str(out))
-    assert proc.returncode == 0 and (out / recording.FILE).is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert f"recording: {out / recording.FILE} (" in proc.stdout
-    return out
+pytestmark = pytest.mark.xdist_group(DEFAULT_RUN)    # one default run (tests/runner/conftest.py) for the group
 
 
 @pytest.fixture(scope="module")

@@ -386,9 +386,21 @@ def test_429_wait_capped_and_retries_bounded() -> None:
     assert client.stats.requests == 3 and len(st.requests) == 3
 
 
-def test_429_without_usable_retry_after_is_returned() -> None:
-    ex, st, client = run(one(_limited(1, "Wed, 21 Oct 2015 07:28:00 GMT")))
-    assert ex.status == 429 and ex.waited_429 == [] and client.stats.requests == 1
+@pytest.mark.parametrize("retry_after", ["soon", "Wed, 21 Oct 2099 07:28:00 GMT"])
+def test_429_without_whole_seconds_is_resent_after_a_backoff(retry_after) -> None:
+    """The spec gives Retry-After in seconds: anything else (an HTTP-date too) is not waited for, nor does it hold
+    the other requests back; the request is resent after a backoff of its own."""
+    ex, st, client = run(one(_limited(1, retry_after)))
+    assert ex.status == 200 and ex.waited_429 == [1.0] and client.stats.requests == 2
+    assert client.pacer.state().blocked_until == 0.0
+
+
+def test_429_is_resent_as_long_as_the_run_deadline_allows() -> None:
+    """With a run deadline there is no retry count: a 429 is resent until the wait would end after the deadline."""
+    ex, st, client = run(one(_limited(3, "0"), client_kw={"run_deadline": time.monotonic() + 30}))
+    assert ex.status == 200 and ex.waited_429 == [0.0, 0.0, 0.0] and not ex.rate_limited
+    ex, st, client = run(one(_limited(3, "20"), client_kw={"run_deadline": time.monotonic() + 5}))
+    assert ex.status == 429 and ex.rate_limited and ex.waited_429 == [] and len(st.requests) == 1
 
 
 # -- agent run accounting, pooling, concurrency -------------------------------
@@ -586,7 +598,7 @@ def test_429_budget_spent_marks_the_exchange_rate_limited() -> None:
     ex, st, client = run(one(_limited(10, "0"), client_kw={"max_429_retries": 3}))
     assert ex.status == 429 and ex.rate_limited and ex.waited_429 == [0.0, 0.0, 0.0]
     assert client.stats.rate_limited == 1 and len(st.requests) == 4
-    assert "retry budget ran out" in transcript(ex)
+    assert "no more resends were allowed" in transcript(ex)
 
 
 def test_429_probe_is_not_marked_rate_limited() -> None:

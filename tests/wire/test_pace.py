@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.wire.pace import DEFAULT_RATE, RESERVE, Pacer, parse_rate_limit
+from conformance.wire.pace import DEFAULT_RATE, KNOWN_SPAN, RESERVE, Pacer, parse_rate_limit
 
 
 class Clock:
@@ -83,16 +83,36 @@ def test_retry_after_blocks_paced_requests_but_the_retry_goes_then() -> None:
     assert send(p)[0] is None                    # a first send still waits for the reserve
 
 
-def test_learns_the_refill_rate_from_remaining() -> None:
-    clock = Clock()
+def anchored(clock: Clock) -> Pacer:
+    """A pacer that saw a full bucket of 20, then 5 left after 15 more requests: the anchor the refill is learnt
+    from (each test moves the clock on from there)."""
     p = Pacer(clock=clock)
     seq, _ = send(p)
     p.observe(seq, "20")                         # full bucket: says nothing about the refill
     seqs = [send(p, paced=False)[0] for _ in range(15)]
     p.observe(seqs[-1], "5")
+    return p
+
+
+def test_learns_the_refill_rate_from_remaining() -> None:
+    clock = Clock()
+    p = anchored(clock)
     clock.now += 4.0
     seqs = [send(p, paced=False)[0] for _ in range(4)]
     p.observe(seqs[-1], "9")                     # 4 s: 4 spent, 5 -> 9, so 8 refilled: 2 per second
+    assert p.rate == pytest.approx(2.0)
+
+
+def test_requests_refused_for_their_credential_are_not_taken_for_refill() -> None:
+    """401s and requests without a credential spend nothing of the bucket: counted as spent, they would make the
+    refill look faster than it is, and the pacer would run into 429s."""
+    clock = Clock()
+    p = anchored(clock)
+    clock.now += 4.0
+    seqs = [send(p, paced=False)[0] for _ in range(8)]
+    for free in seqs[:4]:
+        p.observe(free, "9", spent=False)         # four 401s: the bucket did not move for them
+    p.observe(seqs[-1], "9")                     # 4 s: 4 spent (not 8), 5 -> 9, so 8 refilled: 2 per second
     assert p.rate == pytest.approx(2.0)
 
 
@@ -116,3 +136,58 @@ def test_cap_holds_whatever_the_server_says() -> None:
     assert [send(p)[0] is not None for _ in range(3)] == [True, True, False]
     clock.now += 1.0 / 3
     assert send(p)[0] is not None
+
+
+def test_a_grant_waits_for_all_its_tokens_and_sets_them_aside() -> None:
+    """A grant of 4 goes once the bucket holds them over the reserve; its requests then go at once, and a request
+    behind it waits for what is left."""
+    clock = Clock()
+    p = Pacer(clock=clock)
+    seq, _ = send(p)
+    p.observe(seq, "6")                          # 6 left
+    assert send(p)[0] is not None                # 5 left
+    grant = p.ticket(tokens=p.grant_size(4))
+    behind = p.ticket()
+    assert p.try_grant(grant)[0] is False        # 4 + the reserve > 5
+    assert p.try_send(behind)[0] is None         # first come, first served
+    clock.now += 1.0 / DEFAULT_RATE              # one more token
+    assert p.try_grant(grant) == (True, 0.0)
+    assert p.try_send(behind)[0] is None         # the 6 there: 4 set aside, 2 the reserve
+    sent = [p.try_send(p.ticket(False), True, granted=True)[0] for _ in range(4)]
+    assert None not in sent
+    assert p.try_send(behind)[0] is None
+    clock.now += 1.0 / DEFAULT_RATE
+    assert p.try_send(behind)[0] is not None
+
+
+def test_a_grant_is_never_larger_than_the_bucket_shows() -> None:
+    clock = Clock()
+    p = Pacer(clock=clock)
+    assert p.grant_size(6) == 6                  # nothing shown yet: no limit known
+    seq, _ = send(p)
+    p.observe(seq, "4")
+    assert p.grant_size(6) == 4 - RESERVE
+
+
+def test_resends_go_first_and_may_spend_the_reserve() -> None:
+    clock = Clock()
+    p = Pacer(clock=clock)
+    seq, _ = send(p)
+    p.observe(seq, str(RESERVE))
+    first = p.ticket()
+    resend = p.ticket(retry=True)
+    assert p.try_send(first)[0] is None
+    assert p.try_send(resend)[0] is not None     # ahead of the first send, and the reserve is its to spend
+
+
+def test_a_plan_calls_the_rate_learnt_only_over_a_longer_span() -> None:
+    """Two observations 2 s apart pace well enough; a run's length is told from a rate seen over KNOWN_SPAN."""
+    clock = Clock()
+    p = anchored(clock)
+    clock.now += 4.0
+    p.observe(send(p, paced=False)[0], "8")
+    assert p.rate == pytest.approx(1.0) and not p.state().rate_known
+    clock.now += KNOWN_SPAN
+    spent = [send(p, paced=False)[0] for _ in range(int(KNOWN_SPAN))]
+    p.observe(spent[-1], "8")                    # 5 + 24 s refilled - 21 spent since the anchor
+    assert p.rate == pytest.approx(1.0) and p.state().rate_known

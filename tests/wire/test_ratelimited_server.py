@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.api import certify
+from conformance.report import exit_code
 from conformance.server import ReferenceServer, ServerConfig
 from conformance.server.config import rate_limit_fields
 from conformance.target import from_server_facts
@@ -23,6 +24,40 @@ def test_suite_passes_a_rate_limited_reference_server() -> None:
     cost = report["cost"]
     assert cost["paced_waits"] > 0   # the limit was reached, and paced
     assert cost["rate_limited"] == 0
+
+
+@pytest.mark.xdist_group("ratelimit-certify")
+def test_a_small_bucket_is_waited_for_and_no_judgement_is_lost_to_a_429() -> None:
+    """A bucket of 8 refilled at 4 a second, a few requirements (the official client's among them: its requests go
+    together once the bucket holds them, or the SDK would give up its server/discover and speak another version)."""
+    wanted = ["MCP-CLIENT-003", "MCP-CLIENT-004", "AUTH-KEY-002", "INV-SEL-001", "INV-SEL-002"]
+    with ReferenceServer(ServerConfig(**rate_limit_fields("8/2"))) as srv:
+        report = certify(from_server_facts(srv.facts), requirements=wanted)
+    rows = {r["id"]: r for r in report["requirements"] if r["id"] in wanted}
+    assert {r["status"] for r in rows.values()} == {"passed"}, {k: r.get("message") for k, r in rows.items()}
+    cost = report["cost"]
+    assert cost["rate_limited"] == 0 and cost["cut_by_run_deadline"] == 0 and cost["rate_limit_wait_seconds"] > 0
+    assert cost["planned_requests"] > 0 and cost["estimated_seconds"] is not None
+
+
+@pytest.mark.xdist_group("ratelimit-certify")
+def test_a_run_cut_by_its_cap_names_the_option_that_finishes_it_and_counts_what_was_cut() -> None:
+    """A bucket of 20 refilled over 60 s, a cap of 6 s: what fits in the bucket is judged, the scenarios still
+    waiting for it are cut off and their requirements not assessed with the option named, the run is partial (exit
+    3 with --require-complete), and the cost counts what was cut."""
+    # (none of them read a silence: a slow scenario starts first and would spend the bucket before invoke.runs)
+    wanted = ["INV-SEL-003", "INV-RES-005", "INV-SESS-001"]
+    with ReferenceServer(ServerConfig(**rate_limit_fields("20/60"))) as srv:
+        report = certify(from_server_facts(srv.facts, max_run_time="6s"), requirements=wanted)
+    cost = report["cost"]
+    assert cost["cut_by_run_deadline"] >= 1 and cost["cut_by"] == "max_run_time" and cost["max_run_time_seconds"] == 6
+    assert "--max-run-time 6s" in report["run_cut"] and report["run_cut"].endswith("finishes it")
+    status = {r["id"]: r for r in report["requirements"] if r["id"] in wanted}
+    assert status["INV-RES-005"]["status"] == "passed"       # invoke.runs, first in line
+    cut = [r for r in status.values() if r["status"] == "not_assessed"]
+    assert cut and all("(--max-run-time 6s)" in r["message"] for r in cut)
+    assert {r["status"] for r in status.values()} == {"passed", "not_assessed"}
+    assert report["verdict"] == "conformant-partial" and exit_code(report, require_complete=True) == 3
 
 
 def test_serve_rate_limit_option_maps_to_a_bucket() -> None:

@@ -12,7 +12,7 @@ from conformance.registry import Step, check, rule
 from conformance.vocab.readers import error_of, got, is_4xx
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.vocab.steps import agui as steps
+from conformance.vocab.steps import access, agui as steps
 from conformance.checks.agui._common import judge_every, refusal_error
 
 
@@ -46,25 +46,30 @@ rule(lambda case: _refusal_check(case[2], case[3]), over=REFUSALS, requirements=
      scenarios=["agui.refusals"], name=lambda case: case[1], doc=lambda case: case[4])
 
 
-@check("AGUI-ERR-005", scenarios=["agui.refusals"])
-def refusals_are_error_bodies(rec):
-    """Sends faulty AG-UI requests with Accept: text/event-stream; each 4xx answer is a JSON error body, not a stream.
-    An answer that is no refusal at all is judged by the requirement of that fault."""
+# The credential and addressing refusals of AG-UI (access.agui sends them with Accept: text/event-stream)
+ACCESS_REFUSED = (access.NO_CREDENTIAL, access.UNKNOWN_KEY, access.UNKNOWN_AGENT)
+
+
+@check("AGUI-ERR-005", scenarios=["agui.refusals", "access.agui"])
+def refusals_are_error_bodies(rec, access_rec):
+    """Sends faulty AG-UI requests with Accept: text/event-stream (and no, or an unknown, credential; an unknown
+    agent); each 4xx answer is a JSON error body, not a stream. An answer that is no refusal at all is judged by the
+    requirement of that fault."""
     def error_body(ex: Exchange) -> None:
         if not is_4xx(ex):
             raise NotAssessed(f"{ex.label}: not refused ({got(ex)}): judged by the requirement of that fault")
         refusal_error(ex)
         schemas.check("error-body", ex.json(), "the refusal's body")
-    return judge_every([rec.get(label) for label in steps.AGUI_REFUSED if not rec.left_out(label)], error_body,
-                       exchange=lambda ex: ex)
+    return judge_every([rec.get(label) for label in steps.AGUI_REFUSED if not rec.left_out(label)]
+                       + [access_rec.get(label) for label in ACCESS_REFUSED], error_body, exchange=lambda ex: ex)
 
 
 # The same fault sent to AG-UI and to invoke, and the requirements that say each must refuse it.
-SAME_FAULT = (   # (AG-UI step, invoke step, AG-UI's requirement, invoke's requirement)
-    (steps.AGUI_UNKNOWN_AGENT, steps.INVOKE_UNKNOWN_AGENT, "GEN-AGENT-005", "GEN-AGENT-005"),
-    (steps.AGUI_NO_CREDENTIAL, steps.INVOKE_NO_CREDENTIAL, "AUTH-KEY-003", "AUTH-KEY-002"),
-    (steps.AGUI_BAD_CREDENTIAL, steps.INVOKE_BAD_CREDENTIAL, "AUTH-KEY-004", "AUTH-KEY-004"),
-    (steps.THREAD_257, steps.INVOKE_SESSION_257, "AGUI-SESS-004", "INV-SESS-006"),
+SAME_FAULT = (   # (AG-UI step, invoke step, AG-UI's requirement, invoke's requirement, both in agui.refusals)
+    (access.UNKNOWN_AGENT, access.UNKNOWN_AGENT, "GEN-AGENT-005", "GEN-AGENT-005", False),
+    (access.NO_CREDENTIAL, access.NO_CREDENTIAL, "AUTH-KEY-003", "AUTH-KEY-002", False),
+    (access.UNKNOWN_KEY, access.UNKNOWN_KEY, "AUTH-KEY-004", "AUTH-KEY-004", False),
+    (steps.THREAD_257, steps.INVOKE_SESSION_257, "AGUI-SESS-004", "INV-SESS-006", True),
 )
 INVOKE_REFUSAL_STATUS = "GEN-ERR-001"        # a refusal of invoke has a 4xx status and the error body
 INVOKE_REFUSAL_NOT_STREAMED = "INV-ERR-001"  # … as JSON, when the request accepted an event stream
@@ -96,14 +101,20 @@ def _invoke_refusal(ex: Exchange, owner: str) -> dict[str, Any]:
     return err
 
 
-@check("AGUI-ERR-004", scenarios=["agui.refusals"])
-def refusals_match_invoke(rec):
-    """Sends the same faults (unknown agent, no/bad credential, 257-character key) to AG-UI and invoke; same status and code."""
+@check("AGUI-ERR-004", scenarios=["agui.refusals", "access.agui", "access.invoke"])
+def refusals_match_invoke(rec, agui_access, invoke_access):
+    """Sends the same faults (unknown agent, no/unknown credential: the access scenarios; 257-character key) to AG-UI
+    and invoke; same status and code."""
+    def pair(case: tuple) -> tuple[Exchange, Exchange]:
+        agui_label, invoke_label, _, _, refusals = case
+        return (rec.get(agui_label), rec.get(invoke_label)) if refusals else \
+            (agui_access.get(agui_label), invoke_access.get(invoke_label))
+
     def same_refusal(case: tuple) -> None:
-        agui_label, invoke_label, agui_owner, invoke_owner = case
-        a, i = rec.get(agui_label), rec.get(invoke_label)
+        agui_owner, invoke_owner = case[2], case[3]
+        a, i = pair(case)
         a_code, i_code = _agui_refusal(a, agui_owner).get("code"), _invoke_refusal(i, invoke_owner).get("code")
         if not (same_json(a.status, i.status) and same_json(a_code, i_code)):
-            raise Deviation(f"AG-UI answered status {a.status} code {a_code!r}, invoke ({invoke_label}) answered status "
+            raise Deviation(f"AG-UI answered status {a.status} code {a_code!r}, invoke ({i.label}) answered status "
                             f"{i.status} code {i_code!r} (expected the same 4xx refusal)", (a, i))
-    return judge_every(SAME_FAULT, same_refusal, exchange=lambda case: rec.get(case[0]))
+    return judge_every(SAME_FAULT, same_refusal, exchange=lambda case: pair(case)[0])

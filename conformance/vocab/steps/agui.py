@@ -56,23 +56,17 @@ ANSWER = Step("answer")
 STALE_ANSWER = Step("stale-answer")
 AGUI_RESUME_OPEN = (ASK, UNKNOWN_INTERRUPT, EMPTY_RESUME, ANSWER, STALE_ANSWER)
 
-# -- agui.refusals (each faulty AG-UI request, and invoke's answer to the same faults) --------------------------------
+# -- agui.refusals (each faulty AG-UI request, and invoke's answer to the same fault; the credential and addressing
+# refusals of both protocols are access.agui's and access.invoke's) --------------------------------------------------
 NO_MESSAGES = Step("no-messages")
 EMPTY_MESSAGES = Step("empty-messages")
 ASSISTANT_ONLY = Step("assistant-only")
 THREAD_257 = Step("thread-257")
 THREAD_EMPTY = Step("thread-empty")
 TWO_MB = Step("two-mb")
-AGUI_UNKNOWN_AGENT = Step("agui-unknown-agent")
-AGUI_NO_CREDENTIAL = Step("agui-no-credential")
-AGUI_BAD_CREDENTIAL = Step("agui-bad-credential")
-INVOKE_UNKNOWN_AGENT = Step("invoke-unknown-agent")
-INVOKE_NO_CREDENTIAL = Step("invoke-no-credential")
-INVOKE_BAD_CREDENTIAL = Step("invoke-bad-credential")
 INVOKE_SESSION_257 = Step("invoke-session-257")
-AGUI_REFUSED = (NO_MESSAGES, EMPTY_MESSAGES, ASSISTANT_ONLY, THREAD_257, THREAD_EMPTY, TWO_MB, AGUI_UNKNOWN_AGENT,
-                AGUI_NO_CREDENTIAL, AGUI_BAD_CREDENTIAL)
-AGUI_REFUSALS = (*AGUI_REFUSED, INVOKE_UNKNOWN_AGENT, INVOKE_NO_CREDENTIAL, INVOKE_BAD_CREDENTIAL, INVOKE_SESSION_257)
+AGUI_REFUSED = (NO_MESSAGES, EMPTY_MESSAGES, ASSISTANT_ONLY, THREAD_257, THREAD_EMPTY, TWO_MB)
+AGUI_REFUSALS = (*AGUI_REFUSED, INVOKE_SESSION_257)
 
 # -- agui.silence, agui.silence_long --------------------------------------------------------------------------------
 SILENCE = Step("silence")

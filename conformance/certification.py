@@ -43,7 +43,7 @@ class Certification:
         self.report: dict[str, Any] | None = None
         self.baseline = Baseline()
         #: scenario -> its outcome as recording.json.gz holds it, encoded as soon as its checks were judged
-        self.encoded: dict[str, str] = {}
+        self.encoded: dict[str, bytes] = {}
         self.began = time.monotonic()
         #: (signal name, number, seconds into the run) once SIGINT or SIGTERM arrived
         self.interrupt: tuple[str, int, float] | None = None

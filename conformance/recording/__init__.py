@@ -41,9 +41,10 @@ __all__ = ["FORMAT", "FILE", "RecordingError", "pieces", "encode_outcome", "docu
 # The recording is written as a stream of JSON pieces, one exchange at a time, straight into the gzip file: a run
 # that recorded its whole budget (up to 96 MiB of bodies) never holds its recording as one string as well.
 def pieces(session: Session, *, checks: Iterable[Check], options: dict[str, Any], error: str | None,
-           started_at: str, finished_at: str, encoded: dict[str, str] | None = None) -> Iterator[str]:
-    """The recording of a run as JSON text, piece by piece: what its checks were judged on, redacted by the run's
-    redactor. `encoded`: scenarios already encoded (`encode_outcome`) while the run was still recording."""
+           started_at: str, finished_at: str, encoded: dict[str, bytes] | None = None) -> Iterator[str | bytes]:
+    """The recording of a run as JSON text, piece by piece (str, or UTF-8 bytes where `encoded` gave them): what its
+    checks were judged on, redacted by the run's redactor. `encoded`: scenarios already encoded (`encode_outcome`)
+    while the run was still recording."""
     from conformance.report import suite_identity
 
     redact = session.redactor.redact
@@ -77,10 +78,12 @@ def pieces(session: Session, *, checks: Iterable[Check], options: dict[str, Any]
     yield "]}"
 
 
-def encode_outcome(session: Session, name: str) -> str:
+def encode_outcome(session: Session, name: str) -> bytes:
     """A scenario's outcome as the recording holds it, once the checks have been handed it (`Session.seen`): done
-    while slower scenarios still record, so the end of the run only writes."""
-    return "".join(_outcome(name, session.seen[name], session.redactor.redact))
+    while slower scenarios still record, so the end of the run only writes. Kept as UTF-8, not as a str: one
+    astral character (a generated value has some) makes CPython store a whole str at 4 bytes a character, and a
+    run that recorded its whole body budget would hold its recording four times over."""
+    return "".join(_outcome(name, session.seen[name], session.redactor.redact)).encode("utf-8")
 
 
 def _json(value: Any) -> str:
@@ -129,7 +132,7 @@ def _outcome(name: str, got: Recording | BaseException | None, redact) -> Iterat
 
 def document(session: Session, **what: Any) -> dict[str, Any]:
     """The recording in memory, exactly as `save` writes it (`pieces`' arguments)."""
-    return json.loads("".join(pieces(session, **what)))
+    return json.loads(b"".join(_utf8(piece) for piece in pieces(session, **what)))
 
 
 class _Counted(io.RawIOBase):
@@ -158,14 +161,18 @@ def save(session: Session, directory: Path, **what: Any) -> dict[str, Any]:
         counted = _Counted(file)
         with gzip.GzipFile(fileobj=counted, mode="wb", compresslevel=6, mtime=0) as packed:
             for piece in pieces(session, **what):
-                data = piece.encode("utf-8")
+                data = _utf8(piece)
                 raw += len(data)
                 packed.write(data)
     return {"file": str(path), "bytes": counted.size, "json_bytes": raw, "sha256": counted.sha256.hexdigest()}
 
 
+def _utf8(piece: str | bytes) -> bytes:
+    return piece if isinstance(piece, bytes) else piece.encode("utf-8")
+
+
 def keep(session: Session | None, directory: Path, *, checks: Iterable[Check], report: dict[str, Any],
-         error: str | None, encoded: dict[str, str] | None = None) -> dict[str, Any] | None:
+         error: str | None, encoded: dict[str, bytes] | None = None) -> dict[str, Any] | None:
     """The recording of a `conformance run` written beside its report (options and times from the report, which is
     about `options.requirements` alone when they were given): what `save` says, `{"error": …}` when it could not
     be written (the reports are written all the same), None when the run never started a session."""

@@ -6,7 +6,8 @@ the old one's place in its recording, and the checks that failed the requirement
 (`judging.assess`, the run's own judging). The failure is reproduced when a check fails again naming that step.
 
 A request that carries a value an earlier answer of its scenario generated (a session key the server made) is
-re-sent as its curl lines would be followed: the earlier request first, then this one with the fresh value.
+re-sent as its curl lines would be followed: the earlier request first, then every later one that carried the value
+(its history), then this one, each with the fresh value.
 """
 from __future__ import annotations
 
@@ -106,14 +107,18 @@ def _answered(ex: Exchange) -> dict[tuple, str]:
 
 
 def _prerequisites(rec: Recording, target: Exchange) -> list[Exchange]:
-    """The earlier exchanges of `target`'s scenario whose answer generated a value `target`'s request carries."""
+    """The earlier exchanges of `target`'s scenario whose answer generated a value `target`'s request carries, and
+    those that carried such a value after it: the history on a generated key, which a fault may need (a third call)."""
     carried = {v for _, v in _leaves(request_json(target)) if len(v) >= _SHORTEST_KEY}
     before = rec.exchanges[:next(i for i, ex in enumerate(rec.exchanges) if ex is target)]
+    generated: set[str] = set()
     out = []
     for ex in before:
         sent = {v for _, v in _leaves(request_json(ex))}
-        if carried & (set(_answered(ex).values()) - sent):
+        made = carried & (set(_answered(ex).values()) - sent)
+        if made or generated & sent:
             out.append(ex)
+        generated |= made
     return out
 
 

@@ -155,7 +155,7 @@ def remaining_not_a_count(app, facts):
 
 
 @broken("GEN-RATE-003", name="GEN-RATE-003-retry-after-http-date",
-        config={"rate_limit_burst": 5, "rate_limit_per_second": 1.0})
+        config={"rate_limit_burst": 5, "rate_limit_per_second": 5.0})
 def retry_after_http_date(app, facts):
     """A small rate limit whose 429s carry `Retry-After` as an HTTP date, not whole seconds."""
     def fn(headers, scope, status):

@@ -575,7 +575,7 @@ def unknown_agent_403(app, facts):
 
 
 @broken("MCP-ERR-003", name="MCP-ERR-003-retry-after-http-date",
-        config={"rate_limit_burst": 8, "rate_limit_per_second": 0.2})
+        config={"rate_limit_burst": 8, "rate_limit_per_second": 2.0})
 def retry_after_date(app, facts):
     """A 429 carries Retry-After as an HTTP-date instead of whole seconds."""
     def change(headers, scope, status):

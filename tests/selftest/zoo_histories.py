@@ -162,8 +162,8 @@ def jsonrpc_first(app, facts):
 
         async def replay():
             nonlocal sent
-            if sent:
-                return {"type": "http.disconnect"}
+            if sent:        # the body is read: what comes next is the client's real disconnect, which a stream awaits
+                return await receive()
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
         await app(scope, replay, send)

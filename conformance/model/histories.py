@@ -66,6 +66,9 @@ PARTIAL = {"invoke": "INV-RES-016"}   # a failed JSON result's `result` is the t
 MESSAGES = {"invoke": "INV-PASS-004", "agui": "AGUI-PROMPT-002"}   # the messages sent reach the agent, whole
 PROGRESS_ENDS = "MCP-PROG-003"  # a progress stream ends with the response, once, and nothing after it
 HANDSHAKE, LEGACY_CALLS, STATELESS = "MCP-VER-005", "MCP-VER-006", "MCP-SESS-005"
+# a 2026-07-28 call is served (HTTP 200, a JSON-RPC response): refused, it is this one failure, and the readings it
+# carries (the count, the key echoed, how its stream ends) are blocked by it, not failed again
+MODERN_CALLS, NAME_OPTIONAL = "MCP-VER-001", "MCP-HDR-004"    # the second: a call without Mcp-Name
 
 
 @dataclass(frozen=True)
@@ -320,5 +323,5 @@ DRAWABLE = {
     "agui": ("AGUI-SESS-001", "AGUI-SESS-002", "GEN-SESS-001", "GEN-SESS-002", "AGUI-INT-001", "AGUI-INT-002",
              "AGUI-INT-004"),
     "mcp": ("MCP-SESS-002", "MCP-SESS-003", "MCP-SESS-004", "MCP-SESS-005", "GEN-SESS-001", "GEN-SESS-002",
-            "MCP-PAUSE-001", "MCP-PAUSE-002", "MCP-PROG-003"),
+            "MCP-PAUSE-001", "MCP-PAUSE-002", "MCP-PROG-003", "MCP-VER-001", "MCP-HDR-004"),
 }

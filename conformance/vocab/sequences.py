@@ -34,8 +34,8 @@ from conformance.model.histories import (  # noqa: F401 (the model's data, read 
     ACROSS_PROTOCOLS, AGUI_CHAIN, AGUI_LONG, AGUI_OVERLAP, ANSWERS, CHAINS, CROSS, CROSS_CHAIN, DRAWABLE, DURATION,
     FAILED, FAILING, FAILURE, FIRST_QUESTION, FRESH_KEY, GENERATED_KEY, HANDSHAKE, HISTORIES, HISTORY, HISTORY_KEY,
     HISTORY_MOVES, INVOKE_CHAIN, INVOKE_LONG, INVOKE_OVERLAP, KEPT_APART, KEY_ECHOED, LEGACY_CALLS, LONG_SECONDS,
-    MCP_CHAIN, MCP_ELICIT_CHAIN, MCP_LEGACY_CHAIN, MCP_LONG, MCP_OVERLAP, MESSAGES, Move, OTHER_AGENT,
-    OTHER_AGENT_CLASS, PARTIAL, PATHS, PAUSES, PAUSING, PROGRESS_ENDS, REPLY, RESUMED_THREAD, RESUMES, SAME_KEY,
+    MCP_CHAIN, MCP_ELICIT_CHAIN, MCP_LEGACY_CHAIN, MCP_LONG, MCP_OVERLAP, MESSAGES, MODERN_CALLS, Move, NAME_OPTIONAL,
+    OTHER_AGENT, OTHER_AGENT_CLASS, PARTIAL, PATHS, PAUSES, PAUSING, PROGRESS_ENDS, REPLY, RESUMED_THREAD, RESUMES, SAME_KEY,
     SCRIPTS, SECOND_QUESTION, SLOW_SECONDS, STATELESS, TRANSITIONS, TWIN, history, is_stream, overlap, possible,
     reads_count, script_of, transition_of, twin_class)
 from conformance.outcomes import Deviation, NotAssessed, judge_all
@@ -221,6 +221,9 @@ class Model:
             expected["judged"].append(["echo", KEY_ECHOED[move.protocol]])
         if move.has("legacy"):
             expected["judged"].append(["served", LEGACY_CALLS])
+        elif move.protocol == "mcp" and not move.has("elicit") and expected["kind"] != "resumed":
+            # a resume refused is the resume's rule
+            expected["judged"].append(["served", NAME_OPTIONAL if move.has("no-name") else MODERN_CALLS])
         if move.protocol == "invoke" and not is_stream(move):
             expected["judged"].append(["duration", DURATION])
         if move.protocol == "mcp" and move.has("progress"):

@@ -140,7 +140,7 @@ def agui_first_piece(app, facts):
                                                     lambda e, o: kind(o) == "RUN_ERROR"), where="agui")
 
 
-@wrong_for("MCP-VER-006", "MCP-VER-006-jsonrpc-member-expected-first", "request-body:writings")
+@wrong_for("MCP-VER-005", "MCP-VER-005-jsonrpc-member-expected-first", "request-body:writings")
 def jsonrpc_first(app, facts):
     """A hand-written JSON-RPC router takes a request for JSON-RPC only when its text starts `{"jsonrpc":"2.0"`: a
     body written with spaces, or with its members in another order, is answered -32600 (400)."""

@@ -13,11 +13,11 @@ from conformance.registry import rule
 from conformance.vocab import protocols as p
 from conformance.vocab import sequences
 from conformance.vocab.readers import request_json
-from conformance.vocab.sequences import HANDSHAKE, Played
+from conformance.vocab.sequences import HANDSHAKE, MODERN_CALLS, NAME_OPTIONAL, Played
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only
 from conformance.checks.mcp._common import (EXACT_REPLY, FINISHED, as_json, asked_for_form, continues_to, reply_text,
-                                            response_last, result_of, structured_session, text_block)
+                                            response, response_last, result_of, structured_session, text_block)
 
 # judged apart: the scenarios of MCP alone, and the one crossing protocols (--protocols may leave it out)
 GROUPS = {"sequences": ["mcp.chain", "mcp.together", "mcp.slow_run"], "cross": [sequences.CROSS],
@@ -61,6 +61,9 @@ def served(move: Played) -> None:
     """Answered 200 with a JSON-RPC result (the requirement that says so is the root of every other reading);
     `initialize` agrees on 2025-11-25."""
     rule_id = next(r for a, r in move.expect["judged"] if a == "served")
+    if rule_id in (MODERN_CALLS, NAME_OPTIONAL):    # a result or a JSON-RPC error: the run's other readings say which
+        response(move.ex, rule_id)
+        return
     res = result(move, rule_id)
     if rule_id == HANDSHAKE:
         with on(move.ex):

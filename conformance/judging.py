@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 from urllib.parse import urlsplit
 
-from conformance import catalog, versions
+from conformance import catalog, options, plan, versions
 from conformance.engine import PREFLIGHT, Recording, ScenarioFailed
 from conformance.outcomes import Blocked, NotAssessed, Observation, judging
 from conformance.registry import Check
@@ -23,6 +23,7 @@ from conformance.vocab.steps import mcp as mcp_steps
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal
 from conformance.wire.exchange import Exchange
+from conformance.wire.pace import parse_duration
 from conformance.wire.redact import Redactor
 
 #: the requirement a protocol's plain call broke, by its status, when another operation accepted the same key and
@@ -132,8 +133,11 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         return result
     limited = rate_limited_exchange(recs)
     if limited is not None and not set(check.requirements) & rate_limit_requirements():
+        asked = getattr(getattr(source, "target", None), "max_run_time", None)     # kept in the recording too
+        cap = parse_duration(asked or options.DEFAULT_MAX_RUN_TIME)
         return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
-                                  f"answered 429 when no more resends were allowed (the run's deadline came first)")
+                                  f"answered 429 when the run's cap of {plan.minutes_text(cap)} "
+                                  f"({plan.cap_option(cap)}) allowed no more resends")
     read.extend(recs)
     try:
         with judging(check.requirements), agent_readings.collecting(found):

@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.xdist_group("hostile"),
 RUN_DEADLINE = 40.0        # the profile's [timeouts] run: the recording phase is cut off then, whatever the server does
 RUN_BOUND = RUN_DEADLINE + 120.0  # seconds for one whole `conformance run` (start, judging, reports; a loaded box)
 RSS_BOUND_MB = 1024.0      # peak resident memory of the subprocess
-PARALLEL = 4               # subprocesses at once (each run needs ~15-30 s of CPU; CI has 2 cores)
+PARALLEL = 3               # subprocesses at once (each run needs ~15-30 s of CPU; CI has 2 cores and 5 test workers)
 PROFILE = f"""\
 [timeouts]
 connect = 3.0

@@ -586,13 +586,14 @@ class Session:
     @staticmethod
     async def _within_deadline(scn: Scenario, ctx: Context, activity: Activity) -> None:
         """The scenario's own deadline; time its requests spent held back by the server's rate limit (pacing,
-        Retry-After) is added to it, so a rate-limited server does not make a scenario time out."""
+        Retry-After), and time the suite spent drawing its inputs, is added to it: a rate-limited server does not
+        make a scenario time out, nor does a busy machine slowing the suite's own work."""
         loop = asyncio.get_running_loop()
         task = loop.create_task(scn.fn(ctx))
         start = loop.time()
         try:
             while not task.done():
-                left = start + scn.deadline + activity.waited - loop.time()
+                left = start + scn.deadline + activity.waited + activity.suite_seconds - loop.time()
                 if left <= 0:
                     task.cancel()
                     await asyncio.wait({task}, timeout=CLOSE_BUDGET)

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator
 
 from conformance import draw_cache
 from conformance.outcomes import SuiteFault
+from conformance.wire.exchange import ACTIVITY
 
 # Hypothesis parses source with `ast`, whose recursion bookkeeping is not thread-safe on CPython 3.11
 # ("AST constructor recursion depth mismatch"): every draw in the process takes this lock.
@@ -286,7 +287,9 @@ def drawn(fn: Callable[..., Any], *args: Any) -> Any:
     """`fn(*args)` called in the drawing process, its value as read back from JSON (`draw_cache.encoded`): how
     the suite draws. `fn` is a function of a module of the suite (it is found again there by its name), `args`
     are JSON data. A draw that crashed, or a drawing process that ended, is a SuiteFault."""
-    return _DRAWER.call(f"{fn.__module__}:{fn.__qualname__}", list(args))
+    activity = ACTIVITY.get()      # the scenario drawing: its deadline does not count the suite's own work
+    with activity.suite_work() if activity else contextlib.nullcontext():
+        return _DRAWER.call(f"{fn.__module__}:{fn.__qualname__}", list(args))
 
 
 # the child's first line: the suite it imports is this one, from where this one was imported

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import dataclasses
 import datetime
 import functools
@@ -480,7 +481,8 @@ async def in_daemon_thread(fn, *args):
         else:
             loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
 
-    threading.Thread(target=work, name="fuzz-worker", daemon=True).start()
+    # in this task's context, as asyncio.to_thread: the draws there are counted as the suite's work for the scenario
+    threading.Thread(target=contextvars.copy_context().run, args=(work,), name="fuzz-worker", daemon=True).start()
     return await done
 
 

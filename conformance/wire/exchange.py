@@ -3,10 +3,11 @@ scenario has in flight (`Activity`). The client (`http.py`) fills these; checks 
 """
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import httpx
 
@@ -40,11 +41,32 @@ class Limits:
 @dataclass
 class Activity:
     """What one scenario is doing on the wire: the exchanges in flight (so a scenario cut off can say which
-    exchange held it) and the seconds spent waiting for the rate limit (which its deadline does not count)."""
+    exchange held it), the seconds spent waiting for the rate limit and those spent on the suite's own work (drawing
+    its inputs): its deadline counts neither, since the server was not waited on."""
     in_flight: dict[int, "Exchange"] = field(default_factory=dict)
     _waited: float = 0.0
     _holding: int = 0              # requests held back right now
     _since: float = 0.0            # when the current stretch of holding began
+    _own: float = 0.0
+    _own_since: float | None = None     # when the suite's work in progress began (None: none)
+
+    @contextlib.contextmanager
+    def suite_work(self) -> Iterator[None]:
+        """The suite working for this scenario (a draw, waiting for the drawing process included); nested: once."""
+        outer = self._own_since is None
+        if outer:
+            self._own_since = time.monotonic()
+        try:
+            yield
+        finally:
+            if outer:
+                self._own += time.monotonic() - self._own_since
+                self._own_since = None
+
+    @property
+    def suite_seconds(self) -> float:
+        since = self._own_since
+        return self._own + (time.monotonic() - since if since is not None else 0.0)
 
     def hold(self) -> None:
         if self._holding == 0:

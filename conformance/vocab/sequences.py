@@ -215,15 +215,14 @@ class Model:
     @staticmethod
     def _common(move: Move, expected: dict[str, Any]) -> None:
         """The readings every call of a protocol carries: the key sent comes back (in a JSON result; an eliciting
-        client's form request names no session), a legacy call is served."""
+        client's form request names no session), an MCP call is served (a resume is read by its own rule)."""
         if move.key is not None and move.protocol in KEY_ECHOED and not move.has("stream", "accept", "elicit") \
                 and expected["kind"] != "failed":
             expected["judged"].append(["echo", KEY_ECHOED[move.protocol]])
-        if move.has("legacy"):
-            expected["judged"].append(["served", LEGACY_CALLS])
-        elif move.protocol == "mcp" and not move.has("elicit") and expected["kind"] != "resumed":
-            # a resume refused is the resume's rule
-            expected["judged"].append(["served", NAME_OPTIONAL if move.has("no-name") else MODERN_CALLS])
+        if move.protocol == "mcp" and not move.has("elicit") and expected["kind"] != "resumed":
+            # a resume refused is the resume's rule (MCP-PAUSE-002), on either handshake
+            rule = LEGACY_CALLS if move.has("legacy") else NAME_OPTIONAL if move.has("no-name") else MODERN_CALLS
+            expected["judged"].append(["served", rule])
         if move.protocol == "invoke" and not is_stream(move):
             expected["judged"].append(["duration", DURATION])
         if move.protocol == "mcp" and move.has("progress"):

@@ -544,7 +544,7 @@ class Session:
         if not self.deadline.capped():
             return (f"the run's {t:g} s deadline (profile [timeouts] run; time spent waiting for the server's rate "
                     f"limit does not count)")
-        return f"the run's cap of {plan.minutes_text(self.max_run_time)} ({plan.cap_option(self.max_run_time)})"
+        return plan.cap_words(self.max_run_time)
 
     def cut_advice(self) -> str | None:
         """One line saying what cut the run and which option finishes it; None when nothing was cut."""
@@ -557,7 +557,7 @@ class Session:
                     f"raise [timeouts] run in a profile (--profile) if the server is this slow")
         got = self.estimate()
         need = max(got.total, time.monotonic() - self.started_at)
-        return (f"{what} at the run's cap of {plan.minutes_text(self.max_run_time)} ({plan.cap_option(self.max_run_time)}); "
+        return (f"{what} at {plan.cap_words(self.max_run_time)}; "
                 f"the server's rate limit needs about {plan.minutes_text(need)} for this run: "
                 f"{plan.cap_option(plan.suggested_cap(need, self.max_run_time))} finishes it")
 

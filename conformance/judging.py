@@ -136,8 +136,7 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         asked = getattr(getattr(source, "target", None), "max_run_time", None)     # kept in the recording too
         cap = parse_duration(asked or options.DEFAULT_MAX_RUN_TIME)
         return mk("not_assessed", f"rate-limited: {limited.label} ({limited.method} {limited.url}) was still "
-                                  f"answered 429 when the run's cap of {plan.minutes_text(cap)} "
-                                  f"({plan.cap_option(cap)}) allowed no more resends")
+                                  f"answered 429 when {plan.cap_words(cap)} allowed no more resends")
     read.extend(recs)
     try:
         with judging(check.requirements), agent_readings.collecting(found):

@@ -157,6 +157,11 @@ def minutes_text(seconds: float) -> str:
     return f"{h} h" + (f" {m} min" if m else "")
 
 
+def cap_words(seconds: float) -> str:
+    """The cap in the words every message that names it uses: 'the run's cap of 2 min (--max-run-time 2m)'."""
+    return f"the run's cap of {minutes_text(seconds)} ({cap_option(seconds)})"
+
+
 def cap_option(seconds: float) -> str:
     """The option that sets this cap, as a user types it."""
     return f"--max-run-time {duration_text(seconds)}"

@@ -39,7 +39,7 @@ def certify(target: Target, *, requirements: Iterable[str] | None = None, check_
     session = engine.Session(target, chosen, concurrency=concurrency)
     try:
         session.start()
-        for c in [] if session.preflight_error else chosen:
+        for c in [] if session.preflight_error else sorted(chosen, key=lambda c: bool(c.every)):   # every exchange last
             session.results[c.id] = judging.assess(session, c)
         results = list(session.results.values())
     finally:

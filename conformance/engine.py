@@ -605,6 +605,10 @@ class Session:
                 task.cancel()
 
     # -- judging --------------------------------------------------------------------
+    def scenario_names(self) -> list[str]:
+        """Every scenario the run started, in order."""
+        return sorted(self._futures)
+
     def recording(self, name: str, timeout: float | None = None) -> Recording | BaseException:
         """The scenario's recording, or why there is none; waits at most until shortly after the run's deadline.
         What it hands out is kept (`seen`): the recording file holds exactly what the checks were judged on."""

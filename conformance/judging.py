@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 from urllib.parse import urlsplit
 
-from conformance import catalog, options, plan, versions
+from conformance import catalog, exchange_rules, options, plan, versions
 from conformance.engine import PREFLIGHT, Recording, ScenarioFailed
-from conformance.outcomes import Blocked, NotAssessed, Observation, judging
-from conformance.registry import Check
+from conformance.outcomes import Blocked, NotAssessed, Observation, judging, reading
+from conformance.registry import CHECKS, Check
 from conformance.reporting import repro
 from conformance.reporting.transcript import transcript
 from conformance.vocab import agent_readings, inputs, sequences, silences
@@ -58,6 +58,8 @@ class CheckResult:
                                               # operations of the exchanges it named) (`versions.one_root`)
     left_out: str = ""                        # what of it was not judged over HTTP/2 (the target spoke it), and why
     agent: tuple[dict[str, Any], ...] = ()    # readings of the agent that departed from its contract (agent_readings)
+    read: tuple[Exchange, ...] = field(default=(), repr=False)   # the exchanges it read (its recordings' when it
+                                                                 # did not say): the dimensions it was judged on
 
 
 
@@ -71,10 +73,18 @@ class RecordingSource(Protocol):
 
     def recording(self, name: str) -> Recording | BaseException: ...
 
+    def scenario_names(self) -> list[str]: ...
+
 
 def assess(source: RecordingSource, check: Check) -> CheckResult:
     """One check judged on the recordings of its scenarios, its message redacted."""
     t0 = time.monotonic()
+    if check.every:
+        result = _judge(source, check)
+        result.http_versions = tuple(sorted({ex.http_version for ex in result.read if ex.http_version}))
+        result.duration = time.monotonic() - t0
+        result.message = source.redactor.redact(result.message)
+        return result
     result = versions.judge_twin(source, check, _judge(source, check), _judge)
     if result.version_only:     # the operations it showed on, which `versions.one_root` groups by
         result.version_only = (result.version_only[0], *operations(source, result.broke))
@@ -101,6 +111,8 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
 
     if source.preflight_error:
         return mk("error", source.preflight_error)
+    if check.every:
+        return _judge_every(source, check, mk, read)
     recs = []
     for name in check.scenarios:
         got = source.recording(name)
@@ -167,6 +179,65 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
                   recs)
     return mk("passed", note if isinstance(note, str) else "")
+
+
+def _judge_every(source: RecordingSource, check: Check, mk: Callable[..., CheckResult],
+                 read: list[Recording]) -> CheckResult:
+    """A check over every exchange of the run (`exchange_rules`): judged on every recording there is, whatever
+    became of the others (a scenario that failed or was not assessed says so on its own checks)."""
+    gated = gate(source.preflight, check)
+    if gated is not None:
+        plain, root = gated
+        result = mk("blocked", f"{plain.label}: the plain call of this protocol answered {plain.status} at "
+                               f"{urlsplit(plain.url).path} while another operation accepted the same key and "
+                               f"agent", [source.preflight], [plain])
+        result.blocked_by = root
+        return result
+    recs = every_recording(source)
+    read.extend(recs)
+    exchanges: list[Exchange] = []
+    try:
+        with judging(check.requirements), reading(exchanges), exchange_rules.claiming(claims(source, recs)):
+            note = check.fn(recs)
+    except NotAssessed as exc:
+        return mk("not_assessed", str(exc))
+    except Observation as exc:
+        return mk("info", str(exc), recs, getattr(exc, "exchanges", ()))
+    except Blocked as exc:
+        result = mk("blocked", str(exc), recs, exc.exchanges)
+        result.blocked_by = exc.root
+        result.read = tuple(exchanges)
+        return result
+    except AssertionError as exc:
+        result = mk("failed", str(exc) or f"{check.id} failed", recs, getattr(exc, "exchanges", ()))
+        result.read = tuple(exchanges)
+        return result
+    except Exception as exc:  # a check that crashes is the suite's fault, never the server's
+        return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}")
+    result = mk("passed", note if isinstance(note, str) else "")
+    result.read = tuple(exchanges)
+    return result
+
+
+def every_recording(source: RecordingSource) -> list[Recording]:
+    """The preflight and every scenario's recording the run has (scenarios that failed or were not assessed left
+    none to read)."""
+    got = [source.recording(name) for name in source.scenario_names()]
+    return [source.preflight, *(rec for rec in got if isinstance(rec, Recording))]
+
+
+def claims(source: RecordingSource, recs: list[Recording]) -> dict[int, str]:
+    """id(exchange) -> the requirement a scenario's check already failed on it (judged before every exchange rule):
+    one deviation, one failure, the scenario's check built for it named first."""
+    by_name = {(rec.scenario, ex.label): ex for rec in recs for ex in rec.exchanges}
+    out: dict[int, str] = {}
+    for result in getattr(source, "results", {}).values():
+        if result.status == "failed" and result.requirements and not getattr(CHECKS.get(result.check), "every", ()):
+            for named in result.broke:
+                ex = by_name.get(tuple(named))
+                if ex is not None:
+                    out.setdefault(id(ex), result.requirements[0])
+    return out
 
 
 def operations(source: RecordingSource, named: Iterable[tuple[str, str]]) -> list[str]:

@@ -97,6 +97,27 @@ def judging(requirements: Iterable[str]) -> Iterator[None]:
         JUDGING.reset(token)
 
 
+#: the exchanges the check being judged read, when the judging keeps them (`reading`): the request dimensions a
+#: requirement was judged on are read off them
+READ: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("conformance_read", default=None)
+
+
+@contextlib.contextmanager
+def reading(into: list[Any]) -> Iterator[None]:
+    token = READ.set(into)
+    try:
+        yield
+    finally:
+        READ.reset(token)
+
+
+def read_on(*exchanges: Any) -> None:
+    """Notes that the check being judged read these exchanges (nothing outside a judging that keeps them)."""
+    kept = READ.get()
+    if kept is not None:
+        kept.extend(exchanges)
+
+
 def precondition(root: str, exchanges: Any, message: str) -> Deviation:
     """What a reader raises when an exchange broke `root`, the rule every reading of it relies on: a Deviation
     for the checks of `root` itself (they judge exactly this), a `Blocked` by `root` for every other check."""

@@ -64,9 +64,14 @@ class Check:
     module: str = ""
     supplementary: bool = False      # extra evidence (schemas over all traffic, generated inputs): its failure
                                      # fails the requirement, its pass alone never satisfies it
+    # an exchange rule's check (`checks/every`): judged last, on every exchange of these protocols the run recorded,
+    # whatever scenario sent it; it names no scenario, so it makes none run
+    every: tuple[str, ...] = ()
 
     @property
     def protocols(self) -> set[str]:
+        if self.every:
+            return set(self.every)
         return {p for s in self.scenarios for p in SCENARIOS[s].protocols}
 
     @property
@@ -182,10 +187,13 @@ def surface_module(module: str) -> str:
 
 
 def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str | None = None,
-          supplementary: bool = False, doc: str | None = None):
+          supplementary: bool = False, doc: str | None = None, every: tuple[str, ...] = ()):
     """Register a check function. `name` (default: the function's) makes the id `<module>.<name>`; `doc` replaces
     the docstring (a check built by a factory); `supplementary`: its failure fails the requirement, its pass alone
-    never satisfies it."""
+    never satisfies it; `every` (protocols, with `scenarios=[]`): the function takes the list of every recording
+    the run made and judges each exchange of those protocols (`conformance.checks.every`)."""
+    if every and scenarios:
+        raise RegistryError("a check over every exchange names no scenario")
     if not requirements:
         raise RegistryError("a check must name at least one requirement")
 
@@ -197,17 +205,17 @@ def check(*requirements: str, scenarios: list[str] | tuple[str, ...], name: str 
         if check_id in CHECKS and CHECKS[check_id].fn is not fn:
             raise RegistryError(f"check {check_id} registered twice")
         CHECKS[check_id] = Check(check_id, fn, tuple(requirements), tuple(scenarios), _summary(fn), surface,
-                                 supplementary)
+                                 supplementary, tuple(every))
         return fn
 
     return register
 
 
 def rule(make: Callable[[Any], Callable[..., Any]], over: Iterable[Any], *, requirements: Any, scenarios: Any,
-         name: Any = None, doc: Any = None, supplementary: Any = False) -> list[Callable[..., Any]]:
+         name: Any = None, doc: Any = None, supplementary: Any = False, every: Any = ()) -> list[Callable[..., Any]]:
     """One rule applied over several parameters: for each `param` of `over`, `make(param)` builds a check function
     and registers it as by `@check`. `requirements` (one id or several), `scenarios` (one name or several), `name`,
-    `doc` and `supplementary` are values or functions of the parameter. The check id is `<module>.<name>` (default
+    `doc`, `supplementary` and `every` are values or functions of the parameter. The check id is `<module>.<name>` (default
     name: the built function's `__name__`).
 
         rule(lambda scn: lambda rec: judge(rec.get(steps.CALL)), over=["access.invoke", "access.agui"],
@@ -227,7 +235,7 @@ def rule(make: Callable[[Any], Callable[..., Any]], over: Iterable[Any], *, requ
         reqs = (reqs,) if isinstance(reqs, str) else tuple(reqs)
         scns = [scns] if isinstance(scns, str) else list(scns)
         check(*reqs, scenarios=scns, name=value(name, param) if name is not None else fn.__name__,
-              supplementary=bool(value(supplementary, param)))(fn)
+              supplementary=bool(value(supplementary, param)), every=tuple(value(every, param)))(fn)
         made.append(fn)
     return made
 
@@ -251,8 +259,24 @@ def load_all() -> dict[str, Check]:
             pkg = importlib.import_module(pkg_name)
             for info in pkgutil.iter_modules(pkg.__path__):
                 importlib.import_module(f"{pkg_name}.{info.name}")
+        _register_exchange_rules()
         _loaded = True
     return CHECKS
+
+
+def _register_exchange_rules() -> None:
+    """One check per requirement with exchange rules (`exchange_rules`), over every exchange of the run: registered
+    once every check module has registered its rules, as extra evidence (its failure fails the requirement, its
+    pass alone never satisfies it). Their ids read `every.<requirement>`."""
+    from conformance import exchange_rules
+
+    def made(rid: str) -> Callable[..., Any]:
+        fn = exchange_rules.over_every_exchange(rid)
+        fn.__module__ = "conformance.checks.every"
+        return fn
+
+    rule(made, over=exchange_rules.requirements(), requirements=lambda rid: rid, scenarios=[],
+         every=exchange_rules.protocols_of, supplementary=True, name=lambda rid: rid.lower().replace("-", "_"))
 
 
 def validate() -> None:

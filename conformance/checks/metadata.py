@@ -13,14 +13,16 @@ from urllib.parse import urlsplit
 
 from conformance import schemas
 from conformance.engine import Recording
+from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import Blocked, Deviation, NotAssessed, judge_all, on, precondition
 from conformance.registry import check
+from conformance.vocab import requests as rq
 from conformance.vocab.steps import metadata as steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled, url_under
 from conformance.vocab.constants import SCOPE
 from conformance.vocab.readers import got, step
 from conformance.vocab.traffic import violations
-from conformance.vocab.values import same_json
+from conformance.vocab.values import is_json_media_type, same_json
 from conformance.wire.exchange import Exchange
 
 CACHE_SECONDS = 30
@@ -392,3 +394,44 @@ def upstream_model_accepts(rec: Recording):
             ProtectedResourceMetadata.model_validate(doc)
         except ValidationError as exc:
             raise AssertionError(f"mcp.shared.auth.ProtectedResourceMetadata rejects the document: {exc}"[:600]) from None
+
+
+# -- every GET of the metadata, whatever sent it (conformance.exchange_rules) ---------------------------------
+META_EVERY = ("metadata",)
+
+
+def get_of(*where: str):
+    return lambda ex, target: ex.method == "GET" and rq.addressed(ex, target) in where and ex.status != 429
+
+
+def document_served(ex: Exchange, target: Any) -> None:
+    assert ex.status == 200, f"the agent's metadata must be served (200), got {got(ex)}"
+    assert isinstance(ex.json(), dict), f"the metadata is not a JSON object: {got(ex)}"
+
+
+def resource_names_mcp_url(ex: Exchange, target: Any) -> None:
+    doc = ex.json()
+    want = f"{target.base_url.rstrip('/')}/v1/agents/{rq.path_agent(ex)}/mcp"
+    assert same_url(doc.get("resource"), want), f"resource is {doc.get('resource')!r}, expected {want!r}"
+
+
+def document_answered(ex: Exchange, target: Any) -> bool:
+    return get_of("agent")(ex, target) and ex.status == 200 and is_json_media_type(ex.header("content-type")) \
+        and isinstance(rq.json_or_none(ex.body), dict)
+
+
+def answered_404(ex: Exchange, target: Any) -> None:
+    assert ex.status == 404, f"expected 404, got {got(ex)}"
+
+
+register(
+    ExchangeRule("META-DOC-001", "document_served", META_EVERY,
+                 lambda ex, target: get_of("agent")(ex, target) and rq.credential(ex) == "none", document_served,
+                 basic=True, doc="a GET without credential answers 200 with a JSON object."),
+    ExchangeRule("META-DOC-002", "resource_names_mcp_url", META_EVERY, document_answered, resource_names_mcp_url,
+                 doc="`resource` names the agent's MCP URL."),
+    ExchangeRule("META-STATE-001", "undeployed_404", META_EVERY, get_of("undeployed"), answered_404,
+                 doc="the undeployed agent's metadata answers 404."),
+    ExchangeRule("META-STATE-002", "unknown_404", META_EVERY, get_of("unknown"), answered_404,
+                 doc="a never-existing agent's metadata answers 404."),
+)

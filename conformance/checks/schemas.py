@@ -10,11 +10,15 @@ rule, so it never fails a second requirement here. Like every check module it im
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
-from conformance.outcomes import NotAssessed, judge_all
+from conformance.exchange_rules import ExchangeRule, register
+from conformance.outcomes import NotAssessed, joined, judge_all
 from conformance.registry import SCENARIOS, load_scenarios, rule
+from conformance.vocab import requests as rq, traffic
+from conformance.vocab.protocols import META_CAPS
 from conformance.vocab.traffic import exchange_violations
+from conformance.wire.exchange import Exchange
 
 
 # -- checks over the surface scenarios ---------------------------------------------------------
@@ -83,3 +87,60 @@ def register_schema_checks() -> list[str]:
 
 
 register_schema_checks()
+
+
+# -- every answer of the run, whatever sent it (conformance.exchange_rules) -------------------------------------
+# which operations each schema map's requirements are read on
+OPERATIONS = {"error-body": ("invoke", "agui"), "invoke-result": ("invoke",), "invoke-event": ("invoke",),
+              "agui-event": ("agui",), "mcp-error": ("mcp",), "mcp-error-32022": ("mcp",), "mcp-response": ("mcp",),
+              "mcp-tools-call-result": ("mcp",), "mcp-progress-notification": ("mcp",),
+              "protected-resource-metadata": ("metadata",)}
+EXTRA = {"META-STATE-003": ("metadata",), "AGUI-ID-001": ("agui",), "AGUI-ID-002": ("agui",),
+         "AGUI-ID-003": ("agui",)}
+
+
+def _operations() -> dict[str, tuple[str, ...]]:
+    out: dict[str, set[str]] = {}
+    for schema, table in traffic.MAPS.items():
+        for rid in table.values():
+            out.setdefault(rid, set()).update(OPERATIONS[schema])
+    for rid, ops in EXTRA.items():
+        out.setdefault(rid, set()).update(ops)
+    return {rid: tuple(sorted(ops)) for rid, ops in sorted(out.items())}
+
+
+def _has_schema(ex: Exchange, target: Any) -> bool:
+    return bool(ex.remembered("schemas applied", lambda: _applied(ex))) and not asks_for_input(ex)
+
+
+def asks_for_input(ex: Exchange) -> bool:
+    """An eliciting client's paused call answered with MCP 2026-07-28's input-required result (a form to fill in,
+    MCP-PAUSE-003's): not a tool result, so not the tool result's schema."""
+    caps = rq.meta(ex).get(META_CAPS)
+    if not (isinstance(caps, dict) and "elicitation" in caps):
+        return False
+    body = traffic.json_or_none(ex.body)
+    result = body.get("result") if isinstance(body, dict) else None
+    return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def _applied(ex: Exchange) -> list[str]:
+    applied: list[str] = []
+    op = traffic.operation_of(ex.url or "")
+    frames = [(f.event, f.data) for f in ex.stream.events if f.dispatched] if ex.stream is not None else None
+    traffic.body_violations(op or "", ex.status, ex.content_type, ex.body, frames,
+                            traffic.json_or_none(ex.request_body), "", applied)
+    return applied
+
+
+def _schema_judge(rid: str):
+    def judge(ex: Exchange, target: Any) -> None:
+        found = [v for v in traffic.exchange_violations(ex) if v.requirement == rid]
+        assert not found, f"HTTP {ex.status}: {len(found)} schema violation(s) of what {rid} states: " \
+                          + joined([v.text for v in found])
+    return judge
+
+
+register(*(ExchangeRule(rid, "schema", ops, _has_schema, _schema_judge(rid),
+                        doc="its answer's fields against the JSON Schema of their kind.")
+           for rid, ops in _operations().items()))

@@ -247,6 +247,11 @@ class Replay:
         self.outcomes = {s["scenario"]: self._outcome(s["scenario"], s) for s in doc["scenarios"]}
         #: the scenarios the run left an outcome for (a scenario still running when it ended left none)
         self.recorded = {s["scenario"] for s in doc["scenarios"] if s["outcome"] != "not_recorded"}
+        #: check id -> its result, as `rejudge` judges them (the checks over every exchange read the others')
+        self.results: dict[str, Any] = {}
+
+    def scenario_names(self) -> list[str]:
+        return sorted(self.outcomes)
 
     def recording(self, name: str) -> Recording | BaseException:
         return self.outcomes.get(name) or self._outcome(name, None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from conformance.engine import Recording
-from conformance.outcomes import judge_all, on, precondition
+from conformance.outcomes import Observation, judge_all, on, precondition
 from conformance.vocab import same_integer
 from conformance.vocab.readers import error_body as refusal_error, error_code, error_of, got, is_4xx, rpc_error, step
 from conformance.vocab.steps import access as steps
@@ -150,3 +150,37 @@ def each(labels: Iterable[str], rec: Recording, fn) -> str:
     broke the rule); NotAssessed (with the reasons) if none ran."""
     return judge_all(labels, fn, exchange=lambda label: step(rec, label), nothing="no step ran") or ""
 
+
+
+# -- one exchange, whatever sent it (the exchange rules: conformance.exchange_rules) ------------------------------
+LISTED_CODES = ("invalid_request", "unauthenticated", "not_found", "validation_failed")
+
+
+def refused_as(ex: Exchange, code: str | None = None, *, status: int | None = None, details: bool = False) -> None:
+    """Invoke/AG-UI: the request was refused with a 4xx (or `status`) and the error body, `error.code` = `code`
+    when given, `details` an object when asked. A refusal that lost its 4xx, or whose body breaks GEN-ERR-001…005,
+    broke that rule first (a precondition); an answer that was no refusal is this rule's own failure."""
+    what = f"{ex.method} {operation_of(ex.url) or ex.url}"
+    with on(ex):
+        if ex.status is None or 200 <= ex.status < 300:
+            raise AssertionError(f"expected a refusal (a 4xx with the error body), got {got(ex)}")
+        refusal_status_class(ex, what)
+        if status is not None and ex.status != status:
+            raise AssertionError(f"expected HTTP {status}, got {got(ex)}")
+        err = error_body_fields(ex, what)
+        if code is not None and err.get("code") != code:
+            raise AssertionError(f"expected error.code {code!r}, got {err.get('code')!r}: {got(ex)}")
+        if details and not isinstance(err.get("details"), dict):
+            raise precondition("GEN-ERR-005", ex, f"`validation_failed` without `details` as an object: {got(ex)}")
+
+
+def served(ex: Exchange) -> None:
+    """Invoke/AG-UI: a request the spec says must run was answered 200. A refusal whose code the spec does not
+    list is seen, not judged: the spec's list of codes is not complete (`Observation`)."""
+    if ex.status is not None and 400 <= ex.status < 500:
+        code = (error_of(ex) or {}).get("code")
+        if code not in LISTED_CODES:
+            raise Observation(f"refused {ex.status} with `error.code` {code!r}, which the spec does not list "
+                              f"(a request that must run is judged no further)")
+    with on(ex):
+        assert ex.status == 200, f"a valid request must be run and answered 200, got {got(ex)}"

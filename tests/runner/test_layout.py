@@ -17,7 +17,7 @@ import conformance
 ROOT = Path(conformance.__file__).parent
 ALLOWED = ("conformance.vocab", "conformance.wire", "conformance.engine", "conformance.registry",
            "conformance.outcomes", "conformance.generate", "conformance.schemas", "conformance.target",
-           "conformance.catalog", "conformance.model")
+           "conformance.catalog", "conformance.model", "conformance.exchange_rules")
 MODULES = sorted(p for pkg in ("checks", "scenarios") for p in (ROOT / pkg).rglob("*.py"))
 
 

@@ -17,4 +17,4 @@ Only dispatched SSE blocks are frames (`SSEEvent.dispatched`): a block with no d
 Checks are grouped by catalog section, one module each; `_common` holds what they share. Every check keeps the id
 `agui.<name>` (the registry names a check by its surface package, not the section module).
 """
-from conformance.checks.agui import framing, order, ids, lifecycles, sessions, refusals, prompt, passthrough, pings, failures, interrupts, limits, upstream, chains, silences  # noqa: F401
+from conformance.checks.agui import framing, order, ids, lifecycles, sessions, refusals, prompt, passthrough, pings, failures, interrupts, limits, upstream, chains, silences, every  # noqa: F401

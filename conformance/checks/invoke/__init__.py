@@ -9,4 +9,4 @@ and never fail a check; only what the spec says about frames is judged.
 Checks are grouped by catalog section, one module each; `_common` holds what they share. Every check keeps the id
 `invoke.<name>` (the registry names a check by its surface package, not the section module).
 """
-from conformance.checks.invoke import selection, results, streams, runs, sessions, passthrough, limits, refusals, errors, transport, rate_limits, chains  # noqa: F401
+from conformance.checks.invoke import selection, results, streams, runs, sessions, passthrough, limits, refusals, errors, transport, rate_limits, chains, every  # noqa: F401

@@ -32,6 +32,7 @@ import json
 
 from typing import Any, Callable, Iterable
 
+from conformance import exchange_rules
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, judge_all, joined, on, precondition
 from conformance.registry import Step, rule
@@ -347,6 +348,11 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
         rule(lambda group: over_streams(judge, group), over=groups, requirements=requirements,
              scenarios=lambda group: [STREAM_GROUPS[group][0]], name=lambda group: f"{judge.__name__}__{group}",
              doc=judge.__doc__, supplementary=lambda group: group in DIRECTIVE_GROUPS)
+        if set(groups) != {"timing"}:     # a rule timed on a lane of its own is read there alone
+            exchange_rules.register(*(exchange_rules.ExchangeRule(
+                rid, judge.__name__, ("invoke",), lambda ex, target: is_event_stream(ex),
+                lambda ex, target: judge(ex), doc=f"every invoke event stream: {judge.__doc__.split(';')[-1].strip()}")
+                for rid in requirements))
         return judge
 
     return register

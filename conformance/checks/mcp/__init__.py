@@ -8,4 +8,4 @@ spec and name the upstream rule in their pass note.
 Checks are grouped by catalog section, one module each; `_common` holds what they share. Every check keeps the id
 `mcp.<name>` (the registry names a check by its surface package, not the section module).
 """
-from conformance.checks.mcp import client, methods, paused, progress, refusals, results, sessions, versions, chains  # noqa: F401
+from conformance.checks.mcp import client, methods, paused, progress, refusals, results, sessions, versions, chains, every  # noqa: F401

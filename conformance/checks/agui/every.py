@@ -1,0 +1,220 @@
+"""AG-UI rules over every exchange (`conformance.exchange_rules`), whatever scenario sent it: a run the spec says must stream is answered with an event stream of unnamed
+frames, one JSON event each, `RUN_STARTED` first and once, one terminal event last, the thread and run ids sent
+echoed; a request without a user message or a resume is refused `invalid_request`, a refusal is never a stream.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.agui._common import TERMINAL, Run, frame_value, is_event
+from conformance.exchange_rules import ExchangeRule, register
+from conformance.outcomes import Observation, precondition
+from conformance.vocab import requests as rq
+from conformance.vocab.readers import error_of, got, is_4xx
+from conformance.vocab.refusals import refused_as, served
+from conformance.vocab.values import is_json_media_type
+from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
+from conformance.wire.exchange import Exchange
+
+AGUI = ("agui",)
+
+
+def run_of(ex: Exchange) -> Run:
+    """The answer as the AG-UI checks read a run, with what the request sent."""
+    sent = rq.fields(ex)
+    return Run(None, ex.label, ex, {"thread": sent.get("threadId"), "run": sent.get("runId")})
+
+
+def is_stream(ex: Exchange, target: Any) -> bool:
+    return ex.status == 200 and ex.stream is not None and ex.content_type == "text/event-stream"
+
+
+def must_stream(ex: Exchange, target: Any) -> bool:
+    return ex.status not in rq.NOT_JUDGED_STATUSES and not rq.agui_problems(ex, target)
+
+
+def streams(ex: Exchange, target: Any) -> None:
+    """answered 200 with `text/event-stream`."""
+    served(ex)
+    assert ex.content_type == "text/event-stream", f"a valid AG-UI run must stream (200 text/event-stream), got " \
+                                                   f"{got(ex)}"
+
+
+def unnamed(ex: Exchange, target: Any) -> None:
+    named = [f"frame {f.index} ({f.event!r})" for f in ex.stream.dispatched if f.event]
+    assert not named, f"AG-UI frames carry no event name: {', '.join(named[:5])}"
+
+
+def one_value_each(ex: Exchange, target: Any) -> None:
+    """each frame is blank-line terminated and holds one whole JSON value."""
+    if ex.stream.end == "eof_mid_block":
+        raise AssertionError("the stream ended inside a frame that no blank line closed: "
+                             f"{truncate(ex.stream.pending.decode('utf-8', 'replace'), 160, quoted=True)}")
+    for f in ex.stream.dispatched:
+        frame_value(f, ex)
+
+
+def json_events(ex: Exchange, target: Any) -> None:
+    bad = [f"frame {f.index}: {truncate(f.data, 80, quoted=True)}" for f in ex.stream.dispatched
+           if not is_event(frame_value(f, ex))]
+    assert not bad, f"frames whose data is not a JSON object with a string `type`: {'; '.join(bad[:4])}"
+
+
+def started_first(ex: Exchange, target: Any) -> None:
+    r = run_of(ex)
+    types = [e["type"] for e in r.events]
+    assert types and types[0] == "RUN_STARTED" and types.count("RUN_STARTED") == 1, \
+        f"expected RUN_STARTED first and once, got {r.types()}"
+
+
+def one_terminal(ex: Exchange, target: Any) -> None:
+    r = run_of(ex)
+    count = len(r.of_type(*TERMINAL))
+    assert count == 1, f"expected exactly one RUN_FINISHED or RUN_ERROR, got {count}: {r.types()}"
+
+
+def terminal_last(ex: Exchange, target: Any) -> None:
+    r = run_of(ex)
+    r.terminal()
+    values = [frame_value(f, ex) for f in r.frames]
+    last = max(i for i, v in enumerate(values) if is_event(v) and v["type"] in TERMINAL)
+    after = r.frames[last + 1:]
+    assert not after, f"{len(after)} frame(s) after the terminal event: " + \
+        ", ".join(truncate(f.data, 60, quoted=True) for f in after[:3])
+
+
+def echoed(event_type: str, field: str):
+    def judge(ex: Exchange, target: Any) -> None:
+        r = run_of(ex)
+        sent = rq.fields(ex)[field]
+        event = r.started() if event_type == "RUN_STARTED" else r.finished()
+        assert same_json(event.get(field), sent), \
+            f"sent {field} {truncate(sent, 80, quoted=True)}, {event_type}.{field} is " \
+            f"{truncate(event.get(field), 80, quoted=True)}"
+    return judge
+
+
+def sent(field: str, finished: bool = False):
+    def applies(ex: Exchange, target: Any) -> bool:
+        value = rq.fields(ex).get(field)
+        if not (is_stream(ex, target) and isinstance(value, str) and rq.key_length(value) == "inside"):
+            return False
+        return not finished or any(e["type"] == "RUN_FINISHED" for e in run_of(ex).events)
+    return applies
+
+
+def same_thread(ex: Exchange, target: Any) -> None:
+    r = run_of(ex)
+    start = r.started().get("threadId")
+    differ = [e.get("threadId") for e in r.of_type("RUN_FINISHED") if not same_json(e.get("threadId"), start)]
+    assert not differ, f"RUN_STARTED.threadId {truncate(start, 60, quoted=True)} but RUN_FINISHED.threadId " \
+                       f"{truncate(differ[0], 60, quoted=True)}"
+
+
+def refused_with(code: str | None, *, status: int | None = None):
+    return lambda ex, target: refused_as(ex, code, status=status)
+
+
+def refusal_is_error_body(ex: Exchange, target: Any) -> None:
+    """a refusal is a 4xx whose body is the JSON error body, never an event stream (AGUI-ERR-005)."""
+    if ex.content_type == "text/event-stream":
+        raise precondition("AGUI-ERR-005", ex, f"an AG-UI refusal came as an event stream: {got(ex)}")
+    assert is_4xx(ex), f"a refusal must have a 4xx status, got {got(ex)}"
+    assert is_json_media_type(ex.header("content-type")), \
+        f"a refusal must be sent as JSON (application/json or +json), got Content-Type {ex.header('content-type')!r}"
+    assert error_of(ex) is not None, f"the refusal's body is not the error body {{error: {{…}}}}: {got(ex)}"
+
+
+def credential_is(*kinds: str):
+    return lambda ex, target: rq.credential(ex) in kinds and rq.only("credential")(ex, target)
+
+
+def addressed_to(*where: str):
+    return lambda ex, target: rq.addressed(ex, target) in where and rq.only("agent")(ex, target)
+
+
+def no_user_message(test):
+    return lambda ex, target: rq.only("user-message")(ex, target) and test(rq.fields(ex))
+
+
+def stream_refusal(ex: Exchange, target: Any) -> None:
+    assert ex.content_type != "text/event-stream", f"an AG-UI refusal must be the JSON error body, not an event " \
+                                                   f"stream: {got(ex)}"
+
+
+def resume_not_invalid(ex: Exchange, target: Any) -> None:
+    """a request with `resume` and no `messages` is not refused `invalid_request`."""
+    if ex.status is not None and 400 <= ex.status < 500:
+        code = (error_of(ex) or {}).get("code")
+        assert code != "invalid_request", f"a request with `resume` was refused `invalid_request`: {got(ex)}"
+        raise Observation(f"refused {ex.status} {code!r} (the resume's own rules judge what it answered)")
+
+
+register(
+    ExchangeRule("AGUI-FRAME-001", "valid_run_streams", AGUI, must_stream, streams, basic=True,
+                 doc="a valid AG-UI run is answered 200 with an event stream, however it was written or framed."),
+    ExchangeRule("GEN-ERR-001", "agui_refusal_is_error_body", AGUI, rq.is_refusal, refusal_is_error_body,
+                 basic=True, doc="every AG-UI refusal is a 4xx with the JSON error body."),
+    ExchangeRule("AGUI-ERR-005", "refusal_is_not_a_stream", AGUI, rq.is_refusal, stream_refusal,
+                 doc="an AG-UI refusal is JSON, not an event stream."),
+    ExchangeRule("AGUI-FRAME-002", "frames_unnamed", AGUI, is_stream, unnamed, doc="no frame is named."),
+    ExchangeRule("AGUI-FRAME-004", "one_value_per_frame", AGUI, is_stream, one_value_each,
+                 doc="every frame holds one whole JSON value."),
+    ExchangeRule("AGUI-FRAME-003", "frames_are_events", AGUI, is_stream, json_events,
+                 doc="every frame is one JSON event."),
+    ExchangeRule("AGUI-ORDER-001", "run_started_first", AGUI, is_stream, started_first,
+                 doc="RUN_STARTED comes first, once."),
+    ExchangeRule("AGUI-ORDER-002", "one_terminal", AGUI, is_stream, one_terminal,
+                 doc="exactly one RUN_FINISHED or RUN_ERROR."),
+    ExchangeRule("AGUI-ORDER-003", "terminal_last", AGUI, is_stream, terminal_last,
+                 doc="the terminal event is the last frame."),
+    ExchangeRule("AGUI-ID-001", "thread_id_echoed", AGUI, sent("threadId"), echoed("RUN_STARTED", "threadId"),
+                 doc="RUN_STARTED.threadId equals the threadId sent."),
+    ExchangeRule("AGUI-ID-002", "run_id_echoed_on_start", AGUI, sent("runId"), echoed("RUN_STARTED", "runId"),
+                 doc="RUN_STARTED.runId equals the runId sent."),
+    ExchangeRule("AGUI-ID-003", "run_id_echoed_on_finish", AGUI, sent("runId", finished=True),
+                 echoed("RUN_FINISHED", "runId"), doc="RUN_FINISHED.runId equals the runId sent."),
+    ExchangeRule("AGUI-ID-004", "finish_thread_matches_start", AGUI, is_stream, same_thread,
+                 doc="RUN_FINISHED.threadId equals RUN_STARTED.threadId."),
+    ExchangeRule("AGUI-ERR-001", "no_messages_no_resume", AGUI,
+                 no_user_message(lambda s: "messages" not in s), refused_with("invalid_request"),
+                 doc="neither messages nor resume: refused `invalid_request`."),
+    ExchangeRule("AGUI-ERR-002", "empty_messages", AGUI, no_user_message(lambda s: s.get("messages") == []),
+                 refused_with("invalid_request"), doc="`messages: []` and no resume: refused `invalid_request`."),
+    ExchangeRule("AGUI-ERR-003", "no_user_message", AGUI,
+                 no_user_message(lambda s: isinstance(s.get("messages"), list) and s["messages"] != []),
+                 refused_with("invalid_request"), doc="messages without a user message and no resume: refused "
+                                                      "`invalid_request`."),
+    ExchangeRule("AGUI-INT-003", "resume_without_messages", AGUI,
+                 lambda ex, target: ex.status not in rq.NOT_JUDGED_STATUSES and "messages" not in rq.fields(ex)
+                 and isinstance(rq.fields(ex).get("resume"), (list, dict)) and bool(rq.fields(ex)["resume"])
+                 and set(rq.agui_problems(ex, target)) == {"resume", "user-message"},
+                 resume_not_invalid, doc="`resume` without messages is not refused `invalid_request`."),
+    ExchangeRule("AUTH-KEY-003", "agui_no_credential_refused", AGUI, credential_is("none"),
+                 refused_with("unauthenticated"), doc="no Authorization: refused `unauthenticated`, in any form."),
+    ExchangeRule("AUTH-KEY-004", "agui_unknown_key_refused", AGUI, credential_is("unknown"),
+                 refused_with("unauthenticated"), doc="an unknown key: refused `unauthenticated`."),
+    ExchangeRule("AUTH-KEY-005", "agui_revoked_key_refused", AGUI, credential_is("revoked"),
+                 refused_with("unauthenticated"), doc="the revoked key: refused `unauthenticated`."),
+    ExchangeRule("AUTH-KEY-006", "agui_other_scheme_refused", AGUI, credential_is("other-scheme", "empty"),
+                 refused_with("unauthenticated"), doc="another scheme or an empty bearer value: `unauthenticated`."),
+    ExchangeRule("AUTH-BIND-001", "agui_token_bound_to_its_agent", AGUI,
+                 lambda ex, target: rq.credential(ex) == "access-token" and rq.addressed(ex, target) == "other"
+                 and rq.only("credential", "agent")(ex, target), refused_with(None),
+                 doc="an access token sent to another agent is refused."),
+    ExchangeRule("GEN-AGENT-001", "agui_malformed_agent_refused", AGUI, addressed_to("malformed"),
+                 refused_with(None), doc="an agentId without `agt_` is refused with the error body."),
+    ExchangeRule("GEN-AGENT-003", "agui_undeployed_agent_404", AGUI, addressed_to("undeployed"),
+                 refused_with(None, status=404), doc="the undeployed agent answers 404 with the error body."),
+    ExchangeRule("GEN-AGENT-005", "agui_unknown_agent_not_found", AGUI, addressed_to("unknown"),
+                 refused_with("not_found"), doc="an agent that does not exist is refused `not_found`."),
+    ExchangeRule("GEN-AGENT-006", "agui_unknown_agent_404", AGUI, addressed_to("unknown"),
+                 refused_with("not_found", status=404), doc="... with HTTP 404."),
+    ExchangeRule("AGUI-SESS-004", "thread_outside_refused", AGUI,
+                 lambda ex, target: rq.only("session-key")(ex, target)
+                 and rq.key_length(rq.fields(ex).get("threadId")) == "outside", refused_with("validation_failed"),
+                 doc="a threadId of 0 or over 256 characters is refused `validation_failed`."),
+    ExchangeRule("AGUI-LIM-002", "body_over_limit_refused", AGUI, rq.only("body-size"), refused_with(None),
+                 doc="a body well over 1 MB is refused, however it travels (Content-Length or chunked)."),
+)

@@ -1,0 +1,168 @@
+"""Invoke rules over every exchange (`conformance.exchange_rules`), whatever scenario sent it: a request the spec
+says must run is answered in the form it asked for (a JSON result or an event stream, by `stream` or by `Accept`),
+however it was written or framed; the result names the session key sent; every refusal is a 4xx with the error
+body, and each kind of invalid request (a refused credential, an agent that is not there, a key outside 1 to 256,
+a body over 1 MB, a wrong-typed field) is refused as its rule says, in whatever form it came (streamed or not).
+A rule about one problem of a request reads the requests with that problem alone: the spec does not say which of
+two problems a server reports first. The stream framing rules register themselves (`_common.stream_rule`).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from conformance.checks.invoke._common import is_event_stream, quoted, what
+from conformance.exchange_rules import ExchangeRule, register
+from conformance.outcomes import precondition
+from conformance.vocab import requests as rq
+from conformance.vocab.readers import error_of, is_4xx
+from conformance.vocab.refusals import refused_as, served
+from conformance.vocab.values import is_json_media_type
+from conformance.wire.exchange import Exchange
+
+INVOKE = ("invoke",)
+
+
+def must_run(*modes: str) -> Callable[[Exchange, Any], bool]:
+    """A request the spec says must run (`requests.invoke_problems` finds nothing), asking in one of `modes`."""
+    return lambda ex, target: rq.only()(ex, target) and rq.invoke_mode(ex) in modes
+
+
+def json_result(ex: Exchange, target: Any) -> None:
+    """answered 200 with one JSON object, the invoke result."""
+    if is_event_stream(ex):
+        raise precondition("INV-SEL-004" if rq.fields(ex).get("stream") is False else "INV-SEL-003", ex,
+                           f"expected one JSON result, got an event stream ({what(ex)})")
+    served(ex)
+    assert is_json_media_type(ex.header("content-type")), \
+        f"the result must be sent as application/json, got Content-Type {ex.header('content-type')!r}"
+    body = ex.json()
+    assert isinstance(body, dict), f"the invoke result is not a JSON object: {quoted(body)}"
+
+
+def no_stream(ex: Exchange, target: Any) -> None:
+    """answered as one JSON body, not an event stream (when it was answered 200)."""
+    if ex.status == 200:
+        assert not is_event_stream(ex), f"asked for no stream, got an event stream ({what(ex)})"
+
+
+def event_stream(ex: Exchange, target: Any) -> None:
+    """answered 200 with `text/event-stream`."""
+    served(ex)
+    assert ex.content_type == "text/event-stream", \
+        f"a request asking for a stream must be answered with text/event-stream, got {what(ex)}"
+
+
+def session_echoed(ex: Exchange, target: Any) -> None:
+    sent = rq.fields(ex)["sessionId"]
+    body = ex.json()
+    got = body.get("sessionId") if isinstance(body, dict) else None
+    assert got == sent, f"sent sessionId {quoted(sent)}, the result names {quoted(got)}"
+
+
+def carries_key(ex: Exchange, target: Any) -> bool:
+    return (ex.status == 200 and not is_event_stream(ex) and is_json_media_type(ex.header("content-type"))
+            and rq.key_length(rq.fields(ex).get("sessionId")) == "inside" and rq.valid_key(ex)
+            and rq.addressed(ex, target) == "agent")
+
+
+def sole(problem: str, test: Callable[[dict[str, Any]], bool]) -> Callable[[Exchange, Any], bool]:
+    return lambda ex, target: rq.only(problem)(ex, target) and test(rq.fields(ex))
+
+
+def refused_with(code: str | None, *, details: bool = False, status: int | None = None):
+    return lambda ex, target: refused_as(ex, code, details=details, status=status)
+
+
+def refusal_is_error_body(ex: Exchange, target: Any) -> None:
+    """a refusal is a 4xx whose body is the JSON error body, and not an event stream for a request that asked for
+    one (INV-ERR-001)."""
+    if ex.content_type == "text/event-stream" and rq.invoke_mode(ex) != "json":
+        raise precondition("INV-ERR-001", ex, f"the refusal of a request asking for a stream came as an event "
+                                              f"stream: {what(ex)}")
+    assert is_4xx(ex), f"a refusal must have a 4xx status, got {what(ex)}"
+    assert is_json_media_type(ex.header("content-type")), \
+        f"a refusal must be sent as JSON (application/json or +json), got Content-Type {ex.header('content-type')!r}"
+    assert error_of(ex) is not None, f"the refusal's body is not the error body {{error: {{…}}}}: {what(ex)}"
+
+
+def stream_refusal_is_json(ex: Exchange, target: Any) -> None:
+    assert ex.content_type != "text/event-stream", \
+        f"a refusal of a request asking for a stream must be the JSON error body, not an event stream: {what(ex)}"
+
+
+def credential_is(*kinds: str) -> Callable[[Exchange, Any], bool]:
+    return lambda ex, target: rq.credential(ex) in kinds and rq.only("credential")(ex, target)
+
+
+def addressed_to(*where: str) -> Callable[[Exchange, Any], bool]:
+    return lambda ex, target: rq.addressed(ex, target) in where and rq.only("agent")(ex, target)
+
+
+register(
+    ExchangeRule("INV-SEL-003", "json_when_not_asked", INVOKE,
+                 lambda ex, target: must_run("json")(ex, target) and "stream" not in rq.fields(ex), no_stream,
+                 basic=True, doc="an invoke without `stream` and without the event stream in Accept is answered "
+                                 "with one JSON body."),
+    ExchangeRule("INV-SEL-004", "json_when_stream_false", INVOKE,
+                 lambda ex, target: must_run("json")(ex, target) and rq.fields(ex).get("stream") is False, no_stream,
+                 basic=True, doc="an invoke with `stream: false` is answered with one JSON body."),
+    ExchangeRule("INV-RES-001", "result_is_json_200", INVOKE, must_run("json"), json_result, basic=True,
+                 doc="an invoke that must run, asking for JSON, is answered 200 with one JSON object, however the "
+                     "request was written or framed."),
+    ExchangeRule("INV-SEL-001", "stream_true_streams", INVOKE, must_run("stream-field"), event_stream,
+                 basic=True, doc="`stream: true` is answered 200 with an event stream."),
+    ExchangeRule("INV-SEL-002", "accept_streams", INVOKE, must_run("accept"), event_stream, basic=True,
+                 doc="no `stream` and `Accept: text/event-stream` (in any case, with a weight) is answered 200 with "
+                     "an event stream."),
+    ExchangeRule("GEN-ERR-001", "invoke_refusal_is_error_body", INVOKE, rq.is_refusal, refusal_is_error_body,
+                 basic=True, doc="every invoke refusal is a 4xx with the JSON error body."),
+    ExchangeRule("INV-ERR-001", "stream_refusal_is_json", INVOKE,
+                 lambda ex, target: rq.is_refusal(ex, target) and rq.invoke_mode(ex) in ("stream-field", "accept"),
+                 stream_refusal_is_json, doc="a refusal of a request asking for a stream is JSON, not a stream."),
+    ExchangeRule("INV-SESS-003", "session_id_echoed", INVOKE, carries_key, session_echoed,
+                 doc="the result's `sessionId` equals the key sent, exactly."),
+    ExchangeRule("AUTH-KEY-002", "invoke_no_credential_refused", INVOKE, credential_is("none"),
+                 refused_with("unauthenticated"), doc="no Authorization: refused `unauthenticated`, in any form."),
+    ExchangeRule("AUTH-KEY-004", "invoke_unknown_key_refused", INVOKE, credential_is("unknown"),
+                 refused_with("unauthenticated"), doc="an unknown key: refused `unauthenticated`, in any form."),
+    ExchangeRule("AUTH-KEY-005", "invoke_revoked_key_refused", INVOKE, credential_is("revoked"),
+                 refused_with("unauthenticated"), doc="the revoked key: refused `unauthenticated`, in any form."),
+    ExchangeRule("AUTH-KEY-006", "invoke_other_scheme_refused", INVOKE, credential_is("other-scheme", "empty"),
+                 refused_with("unauthenticated"),
+                 doc="another scheme or an empty bearer value: refused `unauthenticated`, in any form."),
+    ExchangeRule("AUTH-BIND-001", "invoke_token_bound_to_its_agent", INVOKE,
+                 lambda ex, target: rq.credential(ex) == "access-token" and rq.addressed(ex, target) == "other"
+                 and rq.only("credential", "agent")(ex, target), refused_with(None),
+                 doc="an access token sent to another agent is refused."),
+    ExchangeRule("GEN-AGENT-001", "invoke_malformed_agent_refused", INVOKE, addressed_to("malformed"),
+                 refused_with(None), doc="an agentId without `agt_` is refused with the error body."),
+    ExchangeRule("GEN-AGENT-002", "invoke_undeployed_agent_404", INVOKE, addressed_to("undeployed"),
+                 refused_with(None, status=404), doc="the undeployed agent answers 404 with the error body."),
+    ExchangeRule("GEN-AGENT-005", "invoke_unknown_agent_not_found", INVOKE, addressed_to("unknown"),
+                 refused_with("not_found"), doc="an agent that does not exist is refused `not_found`."),
+    ExchangeRule("GEN-AGENT-006", "invoke_unknown_agent_404", INVOKE, addressed_to("unknown"),
+                 refused_with("not_found", status=404), doc="... with HTTP 404."),
+    ExchangeRule("INV-SESS-006", "key_outside_refused", INVOKE,
+                 lambda ex, target: rq.only("session-key")(ex, target)
+                 and rq.key_length(rq.fields(ex).get("sessionId")) == "outside", refused_with("validation_failed"),
+                 doc="a sessionId of 0 or over 256 characters is refused `validation_failed`."),
+    ExchangeRule("INV-LIM-002", "body_over_limit_refused", INVOKE, rq.only("body-size"), refused_with(None),
+                 doc="a body well over 1 MB is refused, however it travels (Content-Length or chunked)."),
+    ExchangeRule("INV-ERR-002", "prompt_not_string_refused", INVOKE,
+                 sole("prompt", lambda sent: "prompt" in sent), refused_with("validation_failed", details=True),
+                 doc="a `prompt` that is not a string is refused `validation_failed` with `details`."),
+    ExchangeRule("INV-ERR-003", "stream_not_boolean_refused", INVOKE, sole("stream", lambda sent: True),
+                 refused_with("validation_failed", details=True),
+                 doc="a `stream` that is not a boolean is refused `validation_failed` with `details`."),
+    ExchangeRule("INV-ERR-004", "prompt_missing_refused", INVOKE,
+                 sole("prompt", lambda sent: "prompt" not in sent), refused_with(None),
+                 doc="an invoke without `prompt` is refused with the error body."),
+    ExchangeRule("INV-ERR-005", "body_not_object_refused", INVOKE, rq.only("body", "prompt"), refused_with(None),
+                 doc="a body that is not a JSON object is refused with the error body."),
+    ExchangeRule("INV-LIM-004", "extra_data_outside_refused", INVOKE,
+                 lambda ex, target: rq.only("extra-data")(ex, target) and rq.extra_size(ex, target) == "outside",
+                 refused_with(None), doc="extra data well over 4 KB as JSON is refused."),
+    ExchangeRule("INV-LIM-005", "extra_data_outside_validation_failed", INVOKE,
+                 lambda ex, target: rq.only("extra-data")(ex, target) and rq.extra_size(ex, target) == "outside",
+                 refused_with("validation_failed"), doc="... with `validation_failed`."),
+)

@@ -1,0 +1,272 @@
+"""MCP rules over every exchange (`conformance.exchange_rules`), whatever scenario sent it: a request the spec says must be answered is answered 200 with a JSON-RPC response
+holding its id and a result, a tools/call names its session key and a progress token gets a stream of progress
+notifications ending with the result; a request whose headers do not match its body, or that declares a version the
+service does not speak, is refused 400 with -32022; a refused credential, on any method and in any form, is a 401
+with its challenge; every refusal keeps its 4xx with a JSON-RPC error body.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.mcp._common import (as_json, final_message, is_response, refusal, response_last,
+                                            rpc_error_body, served_by, structured_session)
+from conformance.checks.mcp.progress import framed
+from conformance.exchange_rules import ExchangeRule, register
+from conformance.outcomes import Observation, precondition
+from conformance.vocab import requests as rq
+from conformance.vocab.challenges import challenge_params, metadata_url, same_url
+from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE, UNSUPPORTED_VERSION
+from conformance.vocab.protocols import META_VERSION
+from conformance.vocab.readers import got
+from conformance.vocab.text import truncate
+from conformance.vocab.values import same_json
+from conformance.wire.exchange import Exchange
+
+MCP = ("mcp",)
+
+
+def problems(ex: Exchange, target: Any) -> list[str]:
+    return rq.mcp_problems(ex, target)
+
+
+def answered(ex: Exchange) -> bool:
+    return ex.status not in rq.NOT_JUDGED_STATUSES
+
+
+def must_answer(ex: Exchange, target: Any) -> bool:
+    return answered(ex) and not problems(ex, target)
+
+
+def by(requirement: str):
+    """The requests `served_by` names `requirement` for (the one that says this request is answered)."""
+    return lambda ex, target: must_answer(ex, target) and served_by(ex) == requirement
+
+
+def answered_with_result(ex: Exchange, target: Any) -> None:
+    """answered 200 with a JSON-RPC result (the one body, or the last frame of a stream)."""
+    if ex.status is not None and 400 <= ex.status < 500:
+        try:
+            code = rpc_error_body(ex)["error"]["code"]
+        except AssertionError:
+            code = None
+        if code not in (UNSUPPORTED_VERSION, JSONRPC_INVALID_REQUEST, -32601, -32602, -32600, None):
+            raise Observation(f"refused {ex.status} with code {as_json(code)}, a condition the spec does not list")
+    assert ex.status == 200, f"a valid {rq.rpc_method(ex)} must be answered 200 with a JSON-RPC result, got {got(ex)}"
+    msg = final_message(ex)
+    assert is_response(msg) and "result" in msg, \
+        f"expected a JSON-RPC result, got {truncate(msg)}"
+
+
+def id_echoed(ex: Exchange, target: Any) -> None:
+    msg = final_message(ex)
+    sent, back = rq.rpc(ex).get("id"), msg.get("id")
+    kept = same_json(back, sent) and (isinstance(back, str) == isinstance(sent, str))
+    assert same_json(msg.get("jsonrpc"), "2.0") and kept, \
+        f"sent id {as_json(sent)}, the response has jsonrpc {as_json(msg.get('jsonrpc'))} and id {as_json(back)}"
+
+
+def answered_200_response(ex: Exchange, target: Any) -> bool:
+    if not (ex.status == 200 and rq.has_id(ex) and rq.rpc(ex).get("jsonrpc") == "2.0"):
+        return False
+    try:
+        return is_response(final_message(ex))
+    except AssertionError:
+        return False
+
+
+def session_echoed(ex: Exchange, target: Any) -> None:
+    sent = rq.tool_arguments(ex)["session_id"]
+    result = final_message(ex)["result"]
+    sc = result.get("structuredContent")
+    got_key = sc.get("sessionId") if isinstance(sc, dict) else None
+    assert got_key == sent, f"sent session_id {as_json(sent)}, structuredContent.sessionId is {as_json(got_key)}"
+
+
+def carries_key(ex: Exchange, target: Any) -> bool:
+    if not (must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and "session_id" in rq.tool_arguments(ex)
+            and ex.status == 200):
+        return False
+    try:
+        msg = final_message(ex)
+    except AssertionError:
+        return False
+    result = msg.get("result") if isinstance(msg, dict) else None
+    return isinstance(result, dict) and result.get("resultType") != "input_required" and "structuredContent" in result
+
+
+def generated_key(ex: Exchange, target: Any) -> None:
+    structured_session(final_message(ex)["result"])
+
+
+def no_key(ex: Exchange, target: Any) -> bool:
+    if not (must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and "session_id" not in
+            rq.tool_arguments(ex) and ex.status == 200):
+        return False
+    try:
+        result = final_message(ex).get("result")
+    except AssertionError:
+        return False
+    return isinstance(result, dict) and result.get("resultType") != "input_required"
+
+
+def progress_call(ex: Exchange, target: Any) -> bool:
+    return must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and rq.sends_progress_token(ex)
+
+
+def is_progress_stream(ex: Exchange, target: Any) -> bool:
+    return progress_call(ex, target) and ex.status == 200 and ex.content_type == "text/event-stream"
+
+
+def gets_stream(ex: Exchange, target: Any) -> None:
+    if ex.status != 200:
+        raise precondition(served_by(ex), ex, f"expected HTTP 200 with text/event-stream, got {got(ex)}")
+    assert ex.content_type == "text/event-stream", f"a call with a progress token must get a stream, got {got(ex)}"
+
+
+def progress_fields(ex: Exchange, target: Any) -> None:
+    msgs = [m for m in _messages(ex) if isinstance(m, dict) and m.get("method") == "notifications/progress"]
+    token = rq.progress_token(ex)
+    for n, msg in enumerate(msgs, 1):
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        back = params.get("progressToken")
+        assert same_json(back, token) and isinstance(back, str) == isinstance(token, str), \
+            f"notification {n}: progressToken {as_json(back)}, expected {as_json(token)}"
+
+
+def _messages(ex: Exchange) -> list[Any]:
+    from conformance.checks.mcp._common import messages
+    return messages(ex)
+
+
+def mismatch(kind: str):
+    """A 2026-07-28 request, otherwise valid, whose headers do not match its body in `kind`."""
+    def applies(ex: Exchange, target: Any) -> bool:
+        why = rq.headers_match(ex)
+        return answered(ex) and problems(ex, target) == ["headers"] and bool(why) and why.startswith(kind)
+    return applies
+
+
+def refused_version(requirement: str):
+    def judge(ex: Exchange, target: Any) -> None:
+        refusal(ex, requirement, status=400, code=UNSUPPORTED_VERSION)
+    return judge
+
+
+def unsupported(ex: Exchange, target: Any) -> bool:
+    """Declares one version the service does not speak, in the header and in `_meta` alike."""
+    version = rq.header(ex, "mcp-protocol-version")
+    meta = rq.meta(ex).get(META_VERSION)
+    rest = [p for p in problems(ex, target) if p != "version"]
+    return answered(ex) and rest == [] and version is not None and version.strip() not in rq.SUPPORTED_VERSIONS \
+        and (meta is None or meta == version.strip()) and rq.rpc_method(ex) != "initialize"
+
+
+def initialize_unsupported(ex: Exchange, target: Any) -> bool:
+    params = rq.rpc(ex).get("params")
+    version = params.get("protocolVersion") if isinstance(params, dict) else None
+    return answered(ex) and rq.rpc_method(ex) == "initialize" and rq.header(ex, "mcp-protocol-version") is None \
+        and isinstance(version, str) and version not in rq.SUPPORTED_VERSIONS and problems(ex, target) == ["version"]
+
+
+def credential_is(*kinds: str):
+    return lambda ex, target: answered(ex) and rq.credential(ex) in kinds and problems(ex, target) == ["credential"]
+
+
+def status_401(ex: Exchange, target: Any) -> None:
+    assert ex.status == 401, f"a refused credential must be answered 401, got {got(ex)}"
+
+
+def is_401(ex: Exchange, target: Any) -> bool:
+    return ex.status == 401
+
+
+def challenge(ex: Exchange, target: Any) -> None:
+    params = challenge_params(ex)
+    expected = metadata_url(target, rq.path_agent(ex))
+    rm, scope = params.get("resource_metadata"), params.get("scope")
+    assert same_url(rm, expected), f"resource_metadata is {rm!r}, expected {expected!r}"
+    assert scope == SCOPE, f"scope is {scope!r}, expected {SCOPE!r}"
+
+
+def code_32600(ex: Exchange, target: Any) -> None:
+    body = rpc_error_body(ex)
+    assert same_json(body["error"]["code"], JSONRPC_INVALID_REQUEST), \
+        f"expected error.code {JSONRPC_INVALID_REQUEST}, got {as_json(body['error']['code'])}"
+
+
+def is_refusal(ex: Exchange, target: Any) -> bool:
+    return ex.status is not None and 400 <= ex.status < 500 and ex.status not in rq.NOT_JUDGED_STATUSES
+
+
+def error_body(ex: Exchange, target: Any) -> None:
+    rpc_error_body(ex)
+
+
+def addressed_to(*where: str):
+    return lambda ex, target: answered(ex) and rq.addressed(ex, target) in where and problems(ex, target) == ["agent"]
+
+
+def refused_status(status: int | None, code: int | None = None, root: str = "MCP-ERR-001"):
+    def judge(ex: Exchange, target: Any) -> None:
+        refusal(ex, root, status=status, code=code)
+    return judge
+
+
+register(
+    ExchangeRule("MCP-ERR-001", "refusal_is_rpc_error", MCP, is_refusal, error_body, basic=True,
+                 doc="every MCP refusal keeps its 4xx with a JSON-RPC error body."),
+    *(ExchangeRule(rid, "answered_with_result", MCP, by(rid), answered_with_result, basic=True,
+                   doc="a valid request of its kind is answered 200 with a JSON-RPC result, however it was written.")
+      for rid in ("MCP-VER-001", "MCP-VER-005", "MCP-VER-006", "MCP-METH-001", "MCP-SESS-005", "MCP-HDR-004")),
+    ExchangeRule("MCP-PROG-001", "token_gets_stream", MCP, progress_call, gets_stream, basic=True,
+                 doc="a tools/call with a progress token gets an event stream."),
+    ExchangeRule("MCP-PROG-002", "frames_are_messages", MCP, is_progress_stream, lambda ex, t: framed(ex),
+                 doc="every frame of a progress stream is `event: message` with a JSON object."),
+    ExchangeRule("MCP-PROG-003", "response_is_last", MCP, is_progress_stream, lambda ex, t: response_last(ex),
+                 doc="the response is the last frame, once."),
+    ExchangeRule("MCP-PROG-005", "token_echoed", MCP, is_progress_stream, progress_fields,
+                 doc="every progress notification carries the token sent, its type kept."),
+    ExchangeRule("MCP-METH-005", "id_echoed", MCP, answered_200_response, id_echoed,
+                 doc="the response carries jsonrpc 2.0 and the request's id, its type kept."),
+    ExchangeRule("MCP-SESS-003", "session_id_echoed", MCP, carries_key, session_echoed,
+                 doc="structuredContent.sessionId equals the session_id sent, exactly."),
+    ExchangeRule("MCP-SESS-001", "session_id_generated", MCP, no_key, generated_key,
+                 doc="without session_id, structuredContent.sessionId is a key of 1 to 256 characters."),
+    ExchangeRule("MCP-HDR-002", "method_header_mismatch", MCP, mismatch("Mcp-Method"),
+                 refused_version("MCP-HDR-002"), doc="Mcp-Method other than the body's method (compared exactly): "
+                                                     "400 with -32022."),
+    ExchangeRule("MCP-HDR-003", "name_header_mismatch", MCP, mismatch("Mcp-Name"), refused_version("MCP-HDR-003"),
+                 doc="Mcp-Name other than params.name (compared exactly): 400 with -32022."),
+    ExchangeRule("MCP-HDR-001", "version_header_mismatch", MCP, mismatch("MCP-Protocol-Version"),
+                 refused_version("MCP-HDR-001"), doc="MCP-Protocol-Version other than the _meta version: 400 with "
+                                                     "-32022."),
+    ExchangeRule("MCP-VER-002", "unsupported_version_refused", MCP, unsupported, refused_version("MCP-VER-002"),
+                 doc="a version the service does not speak: 400 with -32022, on any method."),
+    ExchangeRule("MCP-VER-007", "initialize_unsupported_refused", MCP, initialize_unsupported,
+                 refused_version("MCP-VER-007"), doc="initialize with an unsupported protocolVersion: 400 with -32022."),
+    ExchangeRule("AUTH-MCP-003", "no_credential_401", MCP, credential_is("none"), status_401,
+                 doc="no Authorization header: 401, on any method, in any form."),
+    ExchangeRule("AUTH-MCP-004", "empty_bearer_401", MCP, credential_is("empty"), status_401,
+                 doc="an empty bearer value: 401."),
+    ExchangeRule("AUTH-MCP-005", "unknown_credential_401", MCP, credential_is("unknown"), status_401,
+                 doc="an unknown credential: 401."),
+    ExchangeRule("AUTH-MCP-006", "revoked_key_401", MCP, credential_is("revoked"), status_401,
+                 doc="the revoked key: 401."),
+    ExchangeRule("AUTH-MCP-007", "expired_token_401", MCP, credential_is("expired"), status_401,
+                 doc="the expired token: 401."),
+    ExchangeRule("AUTH-MCP-008", "challenge_on_401", MCP, is_401, challenge,
+                 doc="every 401 carries the Bearer challenge naming the agent's metadata URL and the scope."),
+    ExchangeRule("AUTH-MCP-009", "code_on_401", MCP, is_401, code_32600, doc="every 401 has error.code -32600."),
+    ExchangeRule("AUTH-MCP-002", "token_on_other_agent_404", MCP,
+                 lambda ex, target: answered(ex) and rq.credential(ex) == "access-token"
+                 and rq.addressed(ex, target) == "other" and problems(ex, target) == ["agent"],
+                 refused_status(404, JSONRPC_INVALID_REQUEST, "AUTH-MCP-002"),
+                 doc="the access token on another agent: 404 with -32600."),
+    ExchangeRule("GEN-AGENT-001", "malformed_agent_refused", MCP, addressed_to("malformed"),
+                 refused_status(None, None, "GEN-AGENT-001"), doc="an agentId without `agt_`: a 4xx JSON-RPC error."),
+    ExchangeRule("GEN-AGENT-004", "undeployed_agent_404", MCP, addressed_to("undeployed"),
+                 refused_status(404, None, "GEN-AGENT-004"), doc="the undeployed agent: 404."),
+    ExchangeRule("MCP-ERR-002", "unknown_agent_404", MCP, addressed_to("unknown"),
+                 refused_status(404, JSONRPC_INVALID_REQUEST, "MCP-ERR-002"),
+                 doc="an agent that does not exist: 404 with -32600."),
+)

@@ -1,0 +1,199 @@
+"""Every exchange judged by every rule that applies to it, whatever scenario sent it.
+
+A scenario's checks judge the exchanges built for their requirement. An exchange rule judges one exchange on its own
+(`judge(ex, target)`), on every exchange of the run it `applies` to: a 401 anywhere is read by the 401 rules, an
+echoed session key anywhere by the echo rules, a stream anywhere by the framing rules. So a rule holds whatever else
+the request carried (its form, its framing, the scenario that sent it), and the same rules read a capture of other
+people's traffic (`conformance judge`).
+
+Each requirement with exchange rules gets one check over every recording (`checks/every`, registered `every=...`):
+failed on the first exchange that broke it, passed (supplementary: never alone) when some exchange held it, not
+assessed when no exchange of the run was one it speaks of.
+
+One deviation, one failure: an exchange's rules are read in their order (the *basic* ones first: the status and
+form of the answer, without which nothing else can be read). After a basic rule failed on an exchange, every later
+rule that fails on it is blocked by that requirement, and so is a scenario's check whose failure names it
+(`root_of`, read by `judging`).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
+from conformance.vocab.traffic import operation_of
+from conformance.wire.exchange import Exchange
+
+Judge = Callable[[Exchange, Any], Any]
+Applies = Callable[[Exchange, Any], bool]
+
+
+@dataclass(frozen=True)
+class ExchangeRule:
+    requirement: str
+    name: str
+    operations: tuple[str, ...]     # invoke | agui | mcp | metadata: the exchanges it may read
+    applies: Applies                # whether the exchange is one the rule speaks of (read from the exchange alone)
+    judge: Judge                    # raises a Deviation (AssertionError) when the exchange broke the rule
+    basic: bool = False             # when broken, nothing else of the exchange can be read
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str                     # passed | failed | blocked | not_assessed | info
+    message: str = ""
+    root: str | None = None         # blocked: the requirement the exchange broke first
+    exchanges: tuple[Exchange, ...] = ()
+
+
+RULES: list[ExchangeRule] = []
+
+
+def register(*rules: ExchangeRule) -> None:
+    """Adds rules to the table: an exchange's basic rules are read first, then the others, each in the order they
+    were registered."""
+    known = {(r.requirement, r.name) for r in RULES}
+    RULES.extend(r for r in rules if (r.requirement, r.name) not in known)
+    RULES.sort(key=lambda r: not r.basic)     # stable: the basic rules first, each kind in the order registered
+
+
+def requirements() -> list[str]:
+    return sorted({r.requirement for r in RULES})
+
+
+def rules_of(requirement: str) -> list[ExchangeRule]:
+    return [r for r in RULES if r.requirement == requirement]
+
+
+def judgeable(ex: Exchange) -> bool:
+    """An answer the server gave whole: a status, no transport error or cut of ours, not a 429 (a 429 is evidence
+    only for the rate-limit rules, which read it themselves)."""
+    return ex.status is not None and not ex.error and not ex.rate_limited and ex.status != 429 and \
+        (ex.stream is None or ex.stream.end in ("eof", "eof_mid_block"))
+
+
+def outcomes(ex: Exchange, target: Any) -> dict[str, Outcome]:
+    """requirement -> its outcome on this exchange, for every rule that applies to it (read once per exchange)."""
+    return ex.remembered("exchange rules", lambda: _read(ex, target))
+
+
+def _read(ex: Exchange, target: Any) -> dict[str, Outcome]:
+    op = operation_of(ex.url or "")
+    out: dict[str, Outcome] = {}
+    if op is None or not judgeable(ex):
+        return out
+    root: str | None = None
+    for r in RULES:
+        if op not in r.operations or out.get(r.requirement, Outcome("passed")).status != "passed":
+            continue
+        try:
+            if not r.applies(ex, target):
+                continue
+        except Exception:    # a request the rule cannot read is not one it speaks of
+            continue
+        got = _judged(r, ex, target)
+        if got.status == "failed" and root is not None and root != r.requirement:
+            got = Outcome("blocked", got.message, root, got.exchanges)
+        elif got.status == "failed" and r.basic:
+            root = r.requirement
+        out[r.requirement] = got
+    return out
+
+
+def _judged(r: ExchangeRule, ex: Exchange, target: Any) -> Outcome:
+    with judging((r.requirement,)):
+        try:
+            note = r.judge(ex, target)
+        except NotAssessed as exc:
+            return Outcome("not_assessed", str(exc))
+        except Observation as exc:
+            return Outcome("info", str(exc))
+        except Blocked as exc:
+            return Outcome("blocked", exc.message, exc.root, exc.exchanges or (ex,))
+        except AssertionError as exc:
+            named = getattr(exc, "exchanges", ()) or (ex,)
+            return Outcome("failed", str(exc) or f"{r.requirement} broken", None, tuple(named))
+    return Outcome("passed", note if isinstance(note, str) else "")
+
+
+def root_of(ex: Exchange, target: Any) -> str | None:
+    """The requirement of the basic rule this exchange broke, if any: what every other reading of it is blocked by."""
+    basic = {r.requirement for r in RULES if r.basic}
+    return next((rid for rid, got in outcomes(ex, target).items() if got.status == "failed" and rid in basic), None)
+
+
+# -- the check of one requirement over every exchange ----------------------------------------------------------
+MAX_NAMED = 3
+#: id(exchange) -> the requirement a scenario's check already failed on it (set by `judging` around the check)
+CLAIMED: contextvars.ContextVar[dict[int, str]] = contextvars.ContextVar("conformance_claimed", default={})
+
+
+@contextlib.contextmanager
+def claiming(claims: dict[int, str]) -> Iterator[None]:
+    token = CLAIMED.set(claims)
+    try:
+        yield
+    finally:
+        CLAIMED.reset(token)
+
+
+def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
+    """The check function of `requirement` over every recording of a run (`registry.check(..., every=...)`)."""
+    ops = tuple(sorted({op for r in rules_of(requirement) for op in r.operations}))
+
+    def fn(recordings: list[Any]) -> str:
+        read: dict[str, list[tuple[Any, Exchange, Outcome]]] = {}
+        for rec in recordings:
+            for ex in rec.exchanges:
+                if operation_of(ex.url or "") not in ops:
+                    continue
+                got = outcomes(ex, rec.target).get(requirement)
+                claimed = CLAIMED.get().get(id(ex))
+                if got is not None and got.status == "failed" and claimed not in (None, requirement):
+                    got = Outcome("blocked", f"{got.message} (a check of {claimed} already failed on this "
+                                             f"exchange)", claimed, got.exchanges)
+                if got is not None:
+                    read.setdefault(got.status, []).append((rec, ex, got))
+                    if got.status in ("passed", "failed"):
+                        read_on(ex)
+        failed = read.get("failed", [])
+        if failed:
+            _, ex, got = failed[0]
+            more = f" (and {len(failed) - 1} more exchange(s) of the run)" if len(failed) > 1 else ""
+            raise Deviation(f"{got.message}{more}{_version_words(ex)}",
+                            [x for _, e, g in failed[:MAX_NAMED] for x in (g.exchanges or (e,))])
+        passed = read.get("passed", [])
+        if passed:
+            scenarios = sorted({rec.scenario for rec, _, _ in passed})
+            return f"held on {len(passed)} exchange(s) of {len(scenarios)} scenario(s)"
+        blocked = read.get("blocked", [])
+        if blocked:
+            _, ex, got = blocked[0]
+            raise Blocked(got.root or "", got.message, got.exchanges or (ex,))
+        infos = read.get("info", [])
+        if infos:
+            raise Observation(infos[0][2].message)
+        why = "; ".join(sorted({g.message for _, _, g in read.get("not_assessed", [])}))[:300]
+        raise NotAssessed(f"no exchange of the run was one {requirement}'s exchange rules read"
+                          + (f" ({why})" if why else ""))
+
+    fn.__name__ = fn.__qualname__ = f"{requirement.lower().replace('-', '_')}_on_every_exchange"
+    fn.__doc__ = (f"Every exchange of the run ({', '.join(ops)}) that {requirement} speaks of, whatever scenario "
+                  f"sent it: " + " ".join(r.doc for r in rules_of(requirement) if r.doc))
+    return fn
+
+
+def protocols_of(requirement: str) -> tuple[str, ...]:
+    return tuple(sorted({op for r in rules_of(requirement) for op in r.operations}))
+
+
+def _version_words(ex: Exchange) -> str:
+    return f" (over {ex.http_version})" if ex.http_version and ex.http_version != "HTTP/1.1" else ""
+
+
+def applies_all(*tests: Applies) -> Applies:
+    """A rule's `applies` made of several: every one holds."""
+    return lambda ex, target: all(t(ex, target) for t in tests)

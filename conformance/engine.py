@@ -32,7 +32,7 @@ from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, Recordin
 from conformance.wire.listening import listening_for
 from conformance.wire.pace import Pacer, RunDeadline, parse_duration, parse_rate_limit
 from conformance.wire.redact import Redactor
-from conformance.vocab import protocols as vocab_protocols
+from conformance.vocab import forms, protocols as vocab_protocols
 from conformance.vocab.values import error_of
 
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
@@ -108,6 +108,7 @@ class Context:
         self.target = session.target
         self.client = client
         self.recording = Recording(scenario.name, session.target)
+        self._drawn = 0      # requests sent so far: the n of the next one's free form (`forms.draw`)
 
     # -- facts and prompts -------------------------------------------------------------
     def need(self, fact: str) -> Any:
@@ -154,14 +155,25 @@ class Context:
     async def send(self, method: str, path: str, *, label: str, credential: str | None = "api_key",
                    headers: dict[str, str] | None = None, limits: Limits | None = None, record: bool = True,
                    **kw) -> Exchange:
-        """Sends and records one exchange; record=False leaves the keeping to the caller (a probe that keeps one
-        of many)."""
+        """Sends and records one exchange, in the free form the run draws for it (`vocab.forms`: header names,
+        order, framing, the JSON writing, the forms of Content-Type, Accept and the scheme, the user agent, an
+        unknown header); record=False leaves the keeping to the caller (a probe that keeps one of many)."""
         all_headers = {**self.bearer(credential), **(headers or {})}
-        ex = await self.client.send(method, path, headers=all_headers, label=label,
-                                    limits=limits, **kw)
+        carried = None if credential and all_headers.get("Authorization") else self._carried(path, all_headers, kw)
+        form = forms.draw(self.target.seed, self.scenario.name, self._drawn)
+        self._drawn += 1
+        sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
+                                                  writing_set="content" in kw)
+        if body is not None:
+            kw.pop("json")
+            kw["content"] = body
+        ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
+                                    transport=forms.transport(form), **kw)
+        ex.form = {**applied, "header-name-case": form["header-name-case"], "header-order": form["header-order"],
+                   "body-framing": "chunked" if any(k.lower() == "transfer-encoding" for k in ex.request_headers)
+                   else "content-length"}
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
-        ex.credential = credential if credential and all_headers.get("Authorization") else \
-            self._carried(path, all_headers, kw)
+        ex.credential = credential if credential and all_headers.get("Authorization") else carried
         if record:
             self.recording.exchanges.append(ex)
         return ex

@@ -222,7 +222,8 @@ def _judge_every(source: RecordingSource, check: Check, mk: Callable[..., CheckR
 def every_recording(source: RecordingSource) -> list[Recording]:
     """The preflight and every scenario's recording the run has (scenarios that failed or were not assessed left
     none to read)."""
-    got = [source.recording(name) for name in source.scenario_names()]
+    names = getattr(source, "scenario_names", lambda: [])()
+    got = [source.recording(name) for name in names]
     return [source.preflight, *(rec for rec in got if isinstance(rec, Recording))]
 
 

@@ -84,6 +84,7 @@ def encode_exchange(ex: Exchange, redact: Redact) -> dict[str, Any]:
         "error": redact(ex.error) if ex.error else ex.error,
         "waited_429": list(ex.waited_429), "waited_pace": ex.waited_pace, "rate_limited": ex.rate_limited,
         "retried_transport": redact(ex.retried_transport) if ex.retried_transport else ex.retried_transport,
+        "form": dict(ex.form), "length_required": ex.length_required,
     }
 
 
@@ -95,7 +96,8 @@ def decode_exchange(d: dict[str, Any], redactor: Redactor) -> Exchange:
         t_headers=d["t_headers"], t_end=d["t_end"], error=d["error"], waited_429=list(d["waited_429"]),
         started_at=d["started_at"], rate_limited=d["rate_limited"], credential=d["credential"],
         retried_transport=d["retried_transport"], waited_pace=d["waited_pace"], _redactor=redactor,
-        http_version=d.get("http_version", _BEFORE_HTTP2 if d["started_at"] is not None else None))
+        http_version=d.get("http_version", _BEFORE_HTTP2 if d["started_at"] is not None else None),
+        form=dict(d.get("form") or {}), length_required=d.get("length_required"))
 
 
 def encode_stream(st: StreamRecord, redact: Redact) -> dict[str, Any]:

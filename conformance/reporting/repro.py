@@ -42,10 +42,17 @@ def _curl(ex: Any) -> str:
     args = ["curl", "-sS", "-N", "-i", *_VERSION_FLAG.get(getattr(ex, "http_version", None), ())]
     if ex.method != "GET" or ex.request_body:
         args += ["-X", ex.method]
+    form = getattr(ex, "form", None) or {}
     for name, value in (ex.request_headers or {}).items():
+        if name.lower() == "transfer-encoding" or (name.lower() == "user-agent" and form.get("user-agent") not in
+                                                   (None, "suite")):
+            args += _header(_cased(name, form.get("header-name-case")), value, var)
+            continue
         if name.lower() in _LEFT_TO_CURL:
             continue
-        args += _header(name, value, var)
+        args += _header(_cased(name, form.get("header-name-case")), value, var)
+    if form.get("user-agent") == "absent":
+        args += ["-H", "'User-Agent:'"]
     if ex.request_headers and not any(name.lower() == "accept" for name in ex.request_headers):
         args += ["-H", "'Accept:'"]      # sent without one: curl would add `Accept: */*`
     if ex.request_body:
@@ -53,6 +60,15 @@ def _curl(ex: Any) -> str:
     redact = getattr(ex, "redact", None)
     args.append(_quoted(redact(ex.url) if redact else ex.url, var))
     return " ".join(args)
+
+
+def _cased(name: str, case: str | None) -> str:
+    """A header name in the case the suite sent it (curl sends names as written)."""
+    if case == "upper":
+        return name.upper()
+    if case == "canonical":
+        return "-".join(part[:1].upper() + part[1:] for part in name.split("-"))
+    return name
 
 
 def _quoted(text: str, var: str) -> str:

@@ -146,10 +146,13 @@ def key_length(value: Any) -> str:
     return "open"
 
 
-def body_size(ex: Exchange) -> str:
+def size_class(n: int) -> str:
     """`inside` or `outside` 'at most 1 MB' by a wide margin, `near` otherwise."""
-    n = len(ex.request_body or b"")
     return "inside" if n <= BODY_INSIDE else "outside" if n >= BODY_OUTSIDE else "near"
+
+
+def body_size(ex: Exchange) -> str:
+    return size_class(len(ex.request_body or b""))
 
 
 def extra_size(ex: Exchange, target: Any) -> str | None:

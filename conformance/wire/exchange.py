@@ -126,6 +126,10 @@ class Exchange:
     #: the HTTP version it went over (`HTTP/1.1`, `HTTP/2`): the answer's; without an answer, the one the client
     #: asked for; None when it was never sent
     http_version: str | None = None
+    #: the free dimensions the sender chose for it (`model.dimensions`): what the request alone cannot show
+    form: dict[str, str] = field(default_factory=dict)
+    #: sent again with a Content-Length after the server asked for one (411 to its chunked body)
+    length_required: str | None = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
     _received: int = field(default=0, repr=False, compare=False)  # body bytes so far, while in flight
     _new_connection: bool = field(default=False, repr=False, compare=False)

@@ -29,6 +29,7 @@ is resent once on a fresh connection.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import ipaddress
 import json as _json
 import ssl
@@ -51,7 +52,7 @@ from .redact import MASK, Redactor, is_suite_made
 from .sse import SSERecorder
 
 __all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit",
-           "HTTP1", "HTTP2"]
+           "HTTP1", "HTTP2", "Transport"]
 
 HTTP1, HTTP2 = "HTTP/1.1", "HTTP/2"     # as httpx names the version of a response
 
@@ -66,6 +67,27 @@ LONE_429_WAIT = 30.0
 LONE_429_RETRIES = 4
 BACKOFF_429 = (1.0, 2.0, 4.0, 8.0, 15.0)   # seconds before resending a 429 that names no Retry-After
 RUN_DEADLINE = "the run's deadline (profile [timeouts] run)"
+
+
+@dataclass(frozen=True)
+class Transport:
+    """How a request travels, beyond its headers and body (`model.dimensions`' free dimensions the client applies):
+    the case of its header names (HTTP/1.1; HTTP/2 lower-cases them), their order, and the body's framing (chunked:
+    no Content-Length; over HTTP/2, DATA frames without one)."""
+    name_case: str = "lower"         # lower | canonical | upper
+    order: str = "as-built"          # as-built | reversed
+    chunked: bool = False
+
+    def cased(self, name: str) -> str:
+        if self.name_case == "upper":
+            return name.upper()
+        if self.name_case == "canonical":
+            return "-".join(part[:1].upper() + part[1:] for part in name.split("-"))
+        return name.lower()
+
+
+PLAIN = Transport()
+CHUNK = 16 * 1024
 
 
 class _Unset:
@@ -114,6 +136,12 @@ class RecordingBudget:
         with self._lock:
             self.used_bytes += n
             return self.used_bytes <= self.body_bytes
+
+
+async def _chunks(body: bytes):
+    """A body sent without a Content-Length (chunked over HTTP/1.1), in pieces."""
+    for i in range(0, len(body), CHUNK):
+        yield body[i:i + CHUNK]
 
 
 def is_loopback(host: str) -> bool:
@@ -194,6 +222,8 @@ class Client:
         self.http2 = http2
         self.breaker = breaker      # exchanges cut off by a limit before the client stops sending
         self.cut_off = 0
+        #: the target answered 411 to a chunked body: every later body goes with a Content-Length
+        self.no_chunked = False
         self.base_url = base_url
         self.limits = limits if limits is not None else Limits()
         self.max_429_wait = max_429_wait
@@ -284,6 +314,7 @@ class Client:
         json: Any,
         content: bytes | None,
         limits: Limits,
+        transport: Transport = PLAIN,
     ) -> httpx.Request:
         if "://" in path:
             _check_url(path, carries_secret=_carries_secret(headers))
@@ -302,13 +333,18 @@ class Client:
             write=limits.headers + 5.0,
             pool=None,
         )
-        req = self._http.build_request(method, path, content=body, timeout=timeout)
+        chunked = transport.chunked and body is not None and not self.no_chunked
+        req = self._http.build_request(method, path, content=_chunks(body) if chunked else body, timeout=timeout)
+        req.extensions["conformance_body"] = body
         for k, v in hdrs.items():
             if v is None:
                 if k in req.headers:
                     del req.headers[k]
             else:
                 req.headers[k] = v
+        if transport != PLAIN:
+            items = [(transport.cased(k), v) for k, v in req.headers.multi_items()]
+            req.headers = httpx.Headers(items[::-1] if transport.order == "reversed" else items)
         # every credential we send is a secret for transcripts and reports
         for k, v in req.headers.items():
             if k.lower() in SENSITIVE_HEADERS:
@@ -336,8 +372,8 @@ class Client:
             return True
         if p.endswith("/mcp"):
             try:
-                doc = _json.loads(req.content)
-            except (ValueError, httpx.RequestNotRead):
+                doc = _json.loads(req.extensions.get("conformance_body") or b"")
+            except ValueError:
                 return False
             docs = doc if isinstance(doc, list) else [doc]
             return any(isinstance(d, dict) and d.get("method") == "tools/call" for d in docs)
@@ -357,14 +393,17 @@ class Client:
         retry_429: bool = True,
         paced: bool = True,
         sse: bool | None = None,
+        transport: Transport = PLAIN,
     ) -> Exchange:
-        """Send one request (plus 429 retries and one transport retry).  ``headers`` values of ``None``
+        """Send one request (plus 429 retries and one transport retry; a chunked body answered 411, Length Required,
+        is sent again with a Content-Length, as RFC 9110 §15.5.12 lets a server ask).  ``headers`` values of ``None``
         remove a default header (e.g. ``{"accept": None}``). ``paced=False`` skips pacing: only for a probe
         that wants to reach the server's rate limit."""
         lim = limits if limits is not None else self.limits
         waits: list[float] = []
         activity = ACTIVITY.get()
         transport_retry: str | None = None
+        length_required: str | None = None
         paced_for = 0.0
         while True:
             if self.cut_off >= self.breaker:
@@ -374,7 +413,13 @@ class Client:
             if seq is None:
                 return self._not_sent(method, path, label, waits=waits, why=self._deadline_reason(held))
             ex = await self._attempt(method, path, headers, json, content, label, lim, sse, activity,
-                                     fresh=transport_retry is not None, seq=seq)
+                                     fresh=transport_retry is not None, seq=seq, transport=transport)
+            if ex.status == 411 and transport.chunked and not length_required:
+                length_required = f"{ex.status} to the chunked body"
+                self.no_chunked = True
+                transport = dataclasses.replace(transport, chunked=False)
+                continue
+            ex.length_required = length_required
             ex.waited_429 = list(waits)
             ex.waited_pace = paced_for
             ex.retried_transport = transport_retry
@@ -584,14 +629,15 @@ class Client:
         activity: Activity | None = None,
         fresh: bool = False,
         seq: int = 0,
+        transport: Transport = PLAIN,
     ) -> Exchange:
-        req = self._build(method, path, headers, json, content, lim)
+        req = self._build(method, path, headers, json, content, lim, transport)
         ex = Exchange(
             label=label,
             method=req.method,
             url=str(req.url),
             request_headers=self._masked_headers(req),
-            request_body=req.content or None,
+            request_body=req.extensions.get("conformance_body") or None,
             status=None,
             headers=None,
             body=b"",

@@ -27,7 +27,7 @@ from conformance.target import Target
 from conformance.vocab.constants import BASIC_USER
 from conformance.vocab.readers import request_json, stream_events
 from conformance.wire.exchange import Exchange
-from conformance.wire.http import Client
+from conformance.wire.http import Client, Transport
 from conformance.wire.redact import MASK
 
 # headers the client computes for the request it sends, as curl would (reporting.repro leaves them out too)
@@ -59,6 +59,13 @@ class _WithFresh:
     def _patched(self, got: Recording) -> Recording:
         return Recording(got.scenario, got.target, [self.fresh.get(id(ex), ex) for ex in got.exchanges], got.facts)
 
+    @property
+    def results(self) -> dict[str, Any]:
+        return {}
+
+    def scenario_names(self) -> list[str]:
+        return self.source.scenario_names()
+
     def recording(self, name: str) -> Recording | BaseException:
         got = self.source.recording(name)
         return self._patched(got) if name == self.scenario and isinstance(got, Recording) else got
@@ -69,6 +76,11 @@ def _headers(ex: Exchange, target: Target) -> dict[str, str | None] | None:
     secret = getattr(target, ex.credential, None) if ex.credential else None
     out: dict[str, str | None] = {}
     for name, value in ex.request_headers.items():
+        if name.lower() == "transfer-encoding":
+            continue        # the client frames the body as the exchange's form says (`_send`)
+        if name.lower() == "user-agent" and ex.form.get("user-agent") not in (None, "suite"):
+            out[name] = value
+            continue
         if name.lower() in _COMPUTED:
             continue
         if MASK in value:
@@ -81,6 +93,8 @@ def _headers(ex: Exchange, target: Target) -> dict[str, str | None] | None:
         out[name] = value
     if not any(name.lower() == "accept" for name in out):
         out["accept"] = None      # sent without one: the client would add its default
+    if ex.form.get("user-agent") == "absent":
+        out["user-agent"] = None
     return out
 
 
@@ -134,8 +148,11 @@ async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], va
     try:
         parts = urlsplit(ex.url.replace(MASK, secret))
         path = parts.path + (f"?{parts.query}" if parts.query else "")
+        form = ex.form
+        transport = Transport(form.get("header-name-case", "lower"), form.get("header-order", "as-built"),
+                              form.get("body-framing") == "chunked")      # as its curl line sends it
         return await client.send(ex.method, path, headers=headers, content=body, label=ex.label,
-                                 sse=ex.stream is not None, retry_429=False)
+                                 sse=ex.stream is not None, retry_429=False, transport=transport)
     finally:
         await client.aclose()
 

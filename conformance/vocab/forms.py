@@ -1,0 +1,173 @@
+"""The free dimensions of a request (`model.dimensions.FREE`), drawn for every request the run sends and read back
+off every exchange: how the run varies what costs no request, and how a report says what each rule was judged on.
+
+`draw(seed, scenario, n)` is the n-th request of a scenario's values: a deterministic function of the seed and the
+scenario (the same seed sends the same forms), rotating so that a scenario's first few requests already carry every
+value of every free dimension, and the run's requests cover the pairs. `apply` writes them into a request (headers
+and body); `Transport` carries what only the client can do (name case, order, chunked framing). `read(ex)` reads
+every dimension's value back off a recorded exchange (a capture's too): the coverage a report shows.
+
+A form is applied only where the scenario left the value to the run: a header it set on purpose (a `Content-Type`
+of another type, an `Accept` of its own, a scheme under test) keeps what the scenario wrote.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from conformance.model.dimensions import DIMENSIONS, FREE
+from conformance.vocab import requests as rq
+from conformance.wire.http import Transport
+from conformance.vocab.protocols import JSON_WRITINGS, MCP_ACCEPT, SSE, written
+
+SUITE_AGENT = "aisvc-conformance/0.1"
+USER_AGENTS = {"suite": SUITE_AGENT,
+               "browser": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 "
+                          "Safari/537.36",
+               "sdk": "python-httpx/0.28.1", "absent": None}
+EXTRA_HEADER = ("X-Conformance-Trace", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
+                             "case": "Application/JSON, Text/Event-Stream",
+                             "weights": "application/json;q=1.0, text/event-stream;q=0.9"},
+                SSE: {"reordered": SSE, "case": "Text/Event-Stream", "weights": "text/event-stream;q=1"}}
+
+
+def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
+    """The value of `dim` for request `n` of `scenario`: rotating through the values from an offset the seed and the
+    scenario choose, each dimension at a pace of its own (so pairs of values meet across requests)."""
+    values = DIMENSIONS[dim].values
+    h = int.from_bytes(hashlib.sha256(f"{seed}|{scenario}|{dim}".encode()).digest()[:8], "big")
+    step = 1 + FREE.index(dim) % max(1, len(values) - 1) if len(values) > 2 else 1
+    return values[(h + n * step + (n // len(values))) % len(values)]
+
+
+def draw(seed: Any, scenario: str, n: int) -> dict[str, str]:
+    return {dim: _pick(seed, scenario, dim, n) for dim in FREE}
+
+
+def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool) -> tuple[
+        dict[str, Any], bytes | None, dict[str, str]]:
+    """(headers, body bytes or None when the body stays the client's to write, the values actually applied) of a
+    request written in `form`. Only what the scenario left to the run changes."""
+    applied: dict[str, str] = {}
+    out = dict(headers)
+    lower = {k.lower(): k for k in out}
+    ct = lower.get("content-type")
+    body = None
+    if json_body is not None and not writing_set:
+        writing = form["json-writing"]
+        body = written(json_body, writing)
+        plain = written(json_body, "compact")
+        if rq.size_class(len(body)) != rq.size_class(len(plain)):      # a writing never moves a body across a limit
+            body, writing = plain, "compact"
+        applied["json-writing"] = writing
+    if json_body is not None and (ct is None or out[ct] == "application/json"):
+        out.pop(ct, None) if ct else None
+        out["Content-Type"] = form["content-type-form"]
+        applied["content-type-form"] = form["content-type-form"]
+    auth = lower.get("authorization")
+    if auth and isinstance(out[auth], str) and out[auth].startswith("Bearer "):
+        out[auth] = form["auth-scheme-case"] + out[auth][len("Bearer"):]
+        applied["auth-scheme-case"] = form["auth-scheme-case"]
+    accept = lower.get("accept")
+    if accept and out[accept] in ACCEPT_FORMS and form["accept-form"] != "as-built":
+        out[accept] = ACCEPT_FORMS[out[accept]][form["accept-form"]]
+        applied["accept-form"] = form["accept-form"]
+    if "user-agent" not in lower:
+        out["User-Agent"] = USER_AGENTS[form["user-agent"]]
+        applied["user-agent"] = form["user-agent"]
+    if form["extra-header"] == "unknown":
+        out[EXTRA_HEADER[0]] = EXTRA_HEADER[1]
+        applied["extra-header"] = "unknown"
+    return out, body, applied
+
+
+def transport(form: dict[str, str]) -> Transport:
+    return Transport(form["header-name-case"], form["header-order"], form["body-framing"] == "chunked")
+
+
+# -- reading a recorded exchange ------------------------------------------------------------------------------
+def read(ex: Any, target: Any = None) -> dict[str, str]:
+    """Every dimension's value on this exchange, read from what it recorded (`Exchange.form` holds what only the
+    sender knows: name case, order, framing); a dimension its operation does not carry is left out."""
+    return ex.remembered("dimensions", lambda: _read(ex, target))
+
+
+def _read(ex: Any, target: Any) -> dict[str, str]:
+    op = rq.op(ex)
+    if op is None:
+        return {}
+    sent = getattr(ex, "form", None) or {}
+    out: dict[str, str] = {"operation": op, "credential": rq.credential(ex),
+                           "http-version": ex.http_version or "HTTP/1.1"}
+    if target is not None:
+        out["agent"] = rq.addressed(ex, target)
+    for dim in ("header-name-case", "header-order", "body-framing", "json-writing"):
+        if dim in sent:
+            out[dim] = sent[dim]
+    if ex.http_version == "HTTP/2":
+        out["header-name-case"] = "lower"
+    if rq.header(ex, "transfer-encoding"):
+        out["body-framing"] = "chunked"
+    elif ex.request_body:
+        out.setdefault("body-framing", "content-length")
+    ct = rq.header(ex, "content-type")
+    if ct is not None and ct in DIMENSIONS["content-type-form"].values:
+        out["content-type-form"] = ct
+    auth = rq.header(ex, "authorization")
+    if auth and auth.split(" ", 1)[0] in DIMENSIONS["auth-scheme-case"].values:
+        out["auth-scheme-case"] = auth.split(" ", 1)[0]
+    accept = rq.header(ex, "accept")
+    for base, forms in ACCEPT_FORMS.items():
+        if accept == base:
+            out["accept-form"] = "as-built"
+        out.update({"accept-form": name for name, value in forms.items() if accept == value and accept != base})
+    ua = rq.header(ex, "user-agent")
+    out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua), "other")
+    out["extra-header"] = "unknown" if rq.header(ex, EXTRA_HEADER[0]) else "none"
+    if ex.request_body and "json-writing" not in out:
+        out["json-writing"] = _writing(ex.request_body)
+    fields = rq.fields(ex)
+    if op in ("invoke", "agui", "mcp"):
+        key = (fields.get("sessionId") if op == "invoke" else fields.get("threadId") if op == "agui"
+               else rq.tool_arguments(ex).get("session_id"))
+        out["session-key"] = "absent" if key is None else "sent"
+        out["key-length"] = "none" if key is None else rq.key_length(key)
+    if op in ("invoke", "agui"):
+        out["body-size"] = "inside" if rq.body_size(ex) != "outside" else "outside"
+        out["messages"] = "sent" if "messages" in fields else "absent"
+    if op == "invoke":
+        out["invoke-mode"] = rq.invoke_mode(ex)
+        size = rq.extra_size(ex, target) if target is not None else None
+        out["extra-data"] = size if size in ("inside", "outside") else "absent"
+    if op == "agui":
+        out["agui-input"] = "resume" if "resume" in fields else "user-message" if rq.has_user_message(fields) \
+            else "neither"
+        out["run-id"] = "sent" if "runId" in fields else "absent"
+    if op == "mcp":
+        method = rq.rpc_method(ex)
+        if method in DIMENSIONS["mcp-method"].values:
+            out["mcp-method"] = method
+        version = rq.declared_version(ex)
+        out["mcp-version"] = version if version in rq.SUPPORTED_VERSIONS else "unsupported"
+        out["mcp-progress"] = "token" if rq.sends_progress_token(ex) else "none"
+        caps = rq.meta(ex).get("io.modelcontextprotocol/clientCapabilities")
+        out["mcp-elicitation"] = "can-elicit" if isinstance(caps, dict) and "elicitation" in caps else "cannot"
+        why = rq.headers_match(ex) or ""
+        out["mcp-headers"] = ("method-differs" if why.startswith("Mcp-Method") else "name-differs"
+                              if why.startswith("Mcp-Name") else "version-differs" if why else
+                              "name-absent" if method == "tools/call" and rq.header(ex, "mcp-name") is None
+                              else "match")
+        rid = rq.rpc(ex).get("id", None) if "id" in rq.rpc(ex) else None
+        out["jsonrpc-id"] = "absent" if "id" not in rq.rpc(ex) else "string" if isinstance(rid, str) else "integer"
+    return out
+
+
+def _writing(raw: bytes) -> str:
+    """Which of the writings the body is (`other` for a body none of them writes: a capture's, a raw one)."""
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return "other"
+    return next((w for w in JSON_WRITINGS if written(doc, w) == raw), "other")

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from conformance import catalog, options, plan, versions
 from conformance.outcomes import NotAssessed
-from conformance.registry import SCENARIOS, Check, Scenario, unknown_family, unknown_step
+from conformance.registry import SCENARIOS, Check, Scenario, needed_scenarios, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits, tls_context
 from conformance.wire.listening import listening_for
@@ -154,13 +154,14 @@ class Context:
     # -- talking ---------------------------------------------------------------------
     async def send(self, method: str, path: str, *, label: str, credential: str | None = "api_key",
                    headers: dict[str, str] | None = None, limits: Limits | None = None, record: bool = True,
-                   **kw) -> Exchange:
+                   form: dict[str, str] | None = None, **kw) -> Exchange:
         """Sends and records one exchange, in the free form the run draws for it (`vocab.forms`: header names,
         order, framing, the JSON writing, the forms of Content-Type, Accept and the scheme, the user agent, an
-        unknown header); record=False leaves the keeping to the caller (a probe that keeps one of many)."""
+        unknown header; `form` sets some of them); record=False leaves the keeping to the caller (a probe that keeps
+        one of many)."""
         all_headers = {**self.bearer(credential), **(headers or {})}
         carried = None if credential and all_headers.get("Authorization") else self._carried(path, all_headers, kw)
-        form = forms.draw(self.target.seed, self.scenario.name, self._drawn)
+        form = {**forms.draw(self.target.seed, self.scenario.name, self._drawn), **(form or {})}
         self._drawn += 1
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw)
@@ -311,7 +312,7 @@ class Session:
         except ValueError as exc:   # e.g. plain http:// to a remote host: the run cannot judge
             self.preflight_error = str(exc)
             return
-        needed = {s for c in self.checks for s in c.scenarios}
+        needed = needed_scenarios(self.checks)
         imports = sorted({module for s in needed for module in SCENARIOS[s].imports})
         if imports:     # begun now, off every loop, so the scenarios that need them seldom wait (`_run_scenario`)
             threading.Thread(target=_preload, args=(imports,), name="conformance-imports", daemon=True).start()

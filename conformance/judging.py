@@ -90,6 +90,7 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
         result.version_only = (result.version_only[0], *operations(source, result.broke))
     if result.status in ("passed", "failed", "info"):
         recs = [got for name in check.scenarios if isinstance(got := source.recording(name), Recording)]
+        result.read = tuple(ex for rec in recs for ex in rec.exchanges)
         result.input_classes = inputs.judged_on(check.requirements, recs)
         result.histories = sequences.judged_histories(check.requirements, recs)
         result.silences = silences.judged_on(check.requirements, recs)

@@ -19,7 +19,7 @@ from conformance.wire.pace import PaceState, duration_text
 # Requests each scenario sends a conformant server in a default run (every fact given, depth 1, HTTP/1.1): a default
 # run of the embedded reference server, scenario by scenario. A scenario not listed counts UNLISTED.
 REQUESTS: dict[str, int] = {
-    "access.agui": 10, "access.invoke": 10, "access.mcp": 13, "agui.big": 1, "agui.chain": 7, "agui.cross_chain": 16,
+    "access.agui": 10, "access.invoke": 10, "access.mcp": 13, "forms.refusals": 67, "forms.limits": 15, "agui.big": 1, "agui.chain": 7, "agui.cross_chain": 16,
     "agui.cross_session": 3, "agui.fail_after": 1, "agui.fail_before": 1, "agui.histories": 39,
     "agui.input_forms": 2, "agui.interrupt": 2, "agui.key_lengths": 2, "agui.last_user": 2, "agui.messages": 1,
     "agui.params": 1, "agui.params_falsy": 1, "agui.plain": 2, "agui.refusals": 7, "agui.resume_open": 5,

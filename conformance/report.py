@@ -6,13 +6,15 @@ passed; partly assessed is not assessed; a suite fault is `error`, never `failed
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
+import types
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from conformance import __version__, catalog, registry, versions
+from conformance import __version__, catalog, coverage, exchange_rules, registry, versions
 from conformance.baseline import Baseline  # noqa: F401 (re-exported)
 from conformance.judging import CheckResult
 from conformance.options import ExitStatus
@@ -300,6 +302,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         **({"run_cut": cut} if cut else {}),
         **({"http_versions": http_versions} if http_versions is not None else {}),
         "agent": agent_summary(results, rows),
+        "dimensions": dimensions_covered(results, target, http_versions),
         "baseline": {"file": baseline.source, "known": sorted(baseline.known), "stale": stale} if baseline.source else None,
         "waived": waived(rows),
         "requirements": rows,
@@ -311,6 +314,28 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
                     **({"http_versions": list(r.http_versions)} if r.http_versions else {})}
                    for r in resolve_blocked(results)],
     }
+
+
+def requirement_operations() -> dict[str, set[str]]:
+    """requirement -> the operations its checks send over (the protocols of their scenarios, or of their rules)."""
+    out: dict[str, set[str]] = {}
+    for c in registry.CHECKS.values():
+        for rid in c.requirements:
+            out.setdefault(rid, set()).update(c.protocols)
+    return out
+
+
+def dimensions_covered(results: list[CheckResult], target: dict[str, Any],
+                       http_versions: dict[str, Any] | None) -> dict[str, Any]:
+    """report.json `dimensions` (`conformance.coverage`): per requirement judged, the values of each request
+    dimension it was judged on, its scope and what of it the run missed."""
+    spoken = "HTTP/2" in ((http_versions or {}).get("judged") or [])
+    facts = types.SimpleNamespace(**{k: target.get(k) for k in ("agent_id", "other_agent_id", "undeployed_agent_id",
+                                                                 "extra_data_field", "base_url")})
+    rows = coverage.judged(results, collections.defaultdict(lambda: facts))
+    ops = requirement_operations()
+    ruled = set(exchange_rules.requirements())
+    return coverage.summary(rows, {rid: coverage.scope(ops.get(rid, ()), spoken, rid in ruled) for rid in rows})
 
 
 def redacted(value: Any, redact) -> Any:

@@ -109,8 +109,13 @@ def _operations() -> dict[str, tuple[str, ...]]:
     return {rid: tuple(sorted(ops)) for rid, ops in sorted(out.items())}
 
 
-def _has_schema(ex: Exchange, target: Any) -> bool:
-    return bool(ex.remembered("schemas applied", lambda: _applied(ex))) and not asks_for_input(ex)
+def _has_schema(rid: str):
+    """The exchange's answer was validated against a schema that states a field of `rid`."""
+    mine = {name for name, table in traffic.MAPS.items() if rid in table.values()}
+    if rid in EXTRA:
+        mine |= {"agui-event"} if rid.startswith("AGUI") else {"error-body"}
+    return lambda ex, target: bool(mine & set(ex.remembered("schemas applied", lambda: _applied(ex)))) \
+        and not asks_for_input(ex)
 
 
 def asks_for_input(ex: Exchange) -> bool:
@@ -141,6 +146,6 @@ def _schema_judge(rid: str):
     return judge
 
 
-register(*(ExchangeRule(rid, "schema", ops, _has_schema, _schema_judge(rid),
+register(*(ExchangeRule(rid, "schema", ops, _has_schema(rid), _schema_judge(rid),
                         doc="its answer's fields against the JSON Schema of their kind.")
            for rid, ops in _operations().items()))

@@ -1,0 +1,87 @@
+"""Faults gated by a request condition, drawn at random: how many a default run catches.
+
+    python bench/bench_gated.py [--draws 200] [--seed N|random] [--jobs 2] [--out reports/bench-gated.json]
+
+Each draw is a single-fault server of the zoo (made by a middleware) whose fault shows only on requests carrying one
+value of the inventory, read on the server's side (tests/selftest/gated.py). A draw whose fault never showed in the
+run (no witness: no request carried the value, or the fault changed nothing on those that did) is not real and is
+left out. Of the rest: caught when the fault's requirement failed (or warned, for a SHOULD), or was blocked by a
+requirement that failed; also counted: the failed MUSTs per draw. Prints the kill rate over all draws, by dimension
+and by the fault's zoo module.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import multiprocessing
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def one(draw: tuple[str, str, str]) -> dict:
+    from conformance.api import certify
+    from conformance.server import ReferenceServer
+    from conformance.target import from_server_facts
+    from tests.selftest.gated import Witness, gated
+    from tests.selftest.zoo import load_zoo
+
+    name, dimension, value = draw
+    b = load_zoo()[name]
+    witness = Witness()
+    t0 = time.monotonic()
+    with ReferenceServer(gated(b, dimension, value, witness)) as srv:
+        rep = certify(from_server_facts(srv.facts))
+    rows = {r["id"]: r for r in rep["requirements"]}
+    row = rows.get(b.breaks, {})
+    caught = row.get("status") in ("failed", "warning", "info") or bool(
+        row.get("blocked_by") and rows.get(row["blocked_by"], {}).get("status") == "failed")
+    return {"server": name, "module": b.module.rpartition(".")[2], "breaks": b.breaks, "dimension": dimension,
+            "value": value, "seen": witness.seen, "changed": witness.changed, "real": witness.changed > 0,
+            "caught": caught, "verdict": rep["verdict"], "status": row.get("status"),
+            "failed": [r["id"] for r in rep["requirements"] if r["status"] == "failed"],
+            "seconds": round(time.monotonic() - t0, 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--draws", type=int, default=200)
+    ap.add_argument("--seed", default="random")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default="reports/bench-gated.json")
+    args = ap.parse_args()
+    seed = random.SystemRandom().randrange(2**32) if args.seed == "random" else int(args.seed)
+    from tests.selftest.gated import draws
+    todo = draws(seed, args.draws)
+    print(f"seed {seed}: {len(todo)} draws", flush=True)
+    out = []
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        for i, got in enumerate(pool.imap_unordered(one, todo), 1):
+            out.append(got)
+            mark = "caught" if got["caught"] else "MISSED" if got["real"] else "not real"
+            print(f"{i:4d} {mark:8s} {got['server']} when {got['dimension']}={got['value']} "
+                  f"(seen {got['seen']}, changed {got['changed']}; failed {len(got['failed'])}) {got['seconds']} s",
+                  flush=True)
+    real = [g for g in out if g["real"]]
+    caught = [g for g in real if g["caught"]]
+    print(f"\nreal draws: {len(real)} of {len(out)}; caught by a default run: {len(caught)} "
+          f"({100 * len(caught) / max(1, len(real)):.1f} %)")
+    for key in ("dimension", "module"):
+        by = collections.defaultdict(lambda: [0, 0])
+        for g in real:
+            by[g[key]][0] += g["caught"]
+            by[g[key]][1] += 1
+        print(f"by {key}: " + ", ".join(f"{k} {c}/{n}" for k, (c, n) in sorted(by.items())))
+    failed = sorted(len(g["failed"]) for g in caught)
+    if failed:
+        print(f"failed MUSTs per caught draw: median {failed[len(failed) // 2]}, max {failed[-1]}")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"seed": seed, "draws": out}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

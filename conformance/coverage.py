@@ -1,0 +1,93 @@
+"""What a run covered of the request dimensions (`model.dimensions`): per requirement, the values of each dimension
+it was judged on, against its scope (every dimension of the operations it applies to, less those the spec ties the
+rule to, `NARROWED`), and the pairs of free values met on one exchange. report.json `dimensions`, the HTML report's
+picture and `conformance list --format json` (`scope`) say the same.
+
+A requirement is judged on the exchanges its checks read: a check over every exchange names them (`result.read`), a
+scenario's check is taken to read every exchange of its recordings.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Iterable
+
+from conformance.model.dimensions import DIMENSIONS, FREE, NARROWED
+from conformance.vocab import forms
+
+PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
+_PAIR_IDS: dict[tuple[str, str, str, str], int] = {}
+
+
+SCENARIO_ONLY = ("a requirement its scenarios alone judge reads the requests they build for it: what a request is "
+                 "(its mode, method, key, input) is the rule's own; the free dimensions still vary over them")
+OPEN_VALUES = {"jsonrpc-id": ("absent",), "invoke-mode": ("either",), "key-length": ("open",)}   # left open by the spec
+
+
+def scope(operations: Iterable[str], http2: bool = True, every: bool = True) -> dict[str, tuple[str, ...]]:
+    """The dimensions and values a rule over `operations` must hold on (`NARROWED` left out, with its reason; what a
+    request is, for a rule no exchange rule reads: `SCENARIO_ONLY`)."""
+    ops = set(operations)
+    out = {}
+    for d in DIMENSIONS.values():
+        if d.name in NARROWED or d.name == "operation" or not ops & set(d.operations):
+            continue
+        if not every and not d.free and d.name != "http-version":
+            continue
+        values = d.values if http2 or d.name != "http-version" else ("HTTP/1.1",)
+        out[d.name] = tuple(v for v in values if v not in OPEN_VALUES.get(d.name, ()))
+    return out
+
+
+def _pairs(values: dict[str, str]) -> frozenset[int]:
+    keys = sorted((d, v) for d, v in values.items() if d in PAIRED)
+    return frozenset(_PAIR_IDS.setdefault((a, va, b, vb), len(_PAIR_IDS))
+                     for (a, va), (b, vb) in itertools.combinations(keys, 2))
+
+
+def exchange_values(ex: Any, target: Any) -> tuple[dict[str, str], frozenset[int]]:
+    """(dimension -> value, the pairs of free values it carries) of one exchange (read once)."""
+    return ex.remembered("dimension pairs", lambda: (forms.read(ex, target), _pairs(forms.read(ex, target))))
+
+
+def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[str, Any]]:
+    """requirement -> {judged_on: {dimension: [values]}, pairs: n} over the exchanges its passed and failed checks
+    read. `targets`: id(exchange) -> the target its recording names (the agent each path addresses)."""
+    seen: dict[str, dict[int, Any]] = {}
+    for r in results:
+        if r.status not in ("passed", "failed"):
+            continue
+        for rid in r.requirements:
+            seen.setdefault(rid, {}).update((id(ex), ex) for ex in r.read)
+    out = {}
+    for rid, exchanges in seen.items():
+        on: dict[str, set[str]] = {}
+        pairs: set[int] = set()
+        for ex in exchanges.values():
+            values, its_pairs = exchange_values(ex, targets.get(id(ex)))
+            for d, v in values.items():
+                on.setdefault(d, set()).add(v)
+            pairs |= its_pairs
+        out[rid] = {"judged_on": {d: sorted(v) for d, v in sorted(on.items())}, "pairs": len(pairs),
+                    "exchanges": len(exchanges)}
+    return out
+
+
+def summary(rows: dict[str, dict[str, Any]], scopes: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, Any]:
+    """Per requirement judged: its scope, what of it was missed; and over the run the share of (requirement,
+    dimension, value) in scope that was judged."""
+    total = covered = 0
+    out: dict[str, Any] = {}
+    for rid, row in sorted(rows.items()):
+        want = scopes.get(rid, {})
+        missing = {d: [v for v in vals if v not in row["judged_on"].get(d, [])] for d, vals in want.items()}
+        missing = {d: v for d, v in missing.items() if v}
+        n = sum(len(v) for v in want.values())
+        total += n
+        covered += n - sum(len(v) for v in missing.values())
+        out[rid] = {**row, "scope": {d: list(v) for d, v in want.items()}, "missing": missing,
+                    "covered": f"{n - sum(len(v) for v in missing.values())}/{n}"}
+    return {"requirements": out, "values_covered": covered, "values_in_scope": total,
+            "share": round(covered / total, 4) if total else None,
+            "inventory": {d.name: {"values": list(d.values), "free": d.free, "source": d.source,
+                                   "operations": list(d.operations)} for d in DIMENSIONS.values()},
+            "narrowed": {**NARROWED, "(what a request is)": SCENARIO_ONLY}}

@@ -1,0 +1,154 @@
+"""The refusals every protocol, mode and method must give, in the forms the access scenarios do not send them in:
+a refused credential, a token bound to another agent, an agent that is not there, on a streamed invoke (by `stream`
+and by `Accept`), an AG-UI run without Accept, and every MCP method (the 2025-11-25 handshake, `server/discover`,
+`tools/list`, a `tools/call` with a progress token). No run starts; the rules over every exchange judge each answer
+(`conformance.exchange_rules`), so no check names this scenario: it is recorded whenever those rules run.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+from typing import Any
+
+from conformance.engine import Context
+from conformance.registry import scenario
+from conformance.vocab import protocols as p
+from conformance.vocab.constants import BASIC_USER
+from conformance.vocab.sending import random_agent, rpc, tool_name, unknown_credential
+from conformance.vocab.steps import forms as steps
+
+AT_ONCE = 8
+NEEDS = {"revoked-key": ("revoked_key",), "expired-token": ("expired_token",),
+         "other-agent-token": ("access_token", "other_agent_id"), "undeployed-agent": ("undeployed_agent_id",)}
+
+
+def _refused(ctx: Context, kind: str) -> tuple[str | None, dict[str, str], str | None] | None:
+    """(credential fact, headers, agent id) of a refusal kind, or None when a fact it needs was not given."""
+    for fact in NEEDS.get(kind, ()):
+        if not getattr(ctx.target, fact, None):
+            ctx.recording.facts.setdefault("skipped", {})[kind] = f"needs {ctx.target.option_for(fact)}"
+            return None
+    agent = {"malformed-agent": random_agent(ctx, "xyz_"), "unknown-agent": random_agent(ctx),
+             "undeployed-agent": ctx.target.undeployed_agent_id,
+             "other-agent-token": ctx.target.other_agent_id}.get(kind)
+    if kind == "no-credential":
+        return None, {}, agent
+    if kind == "empty-bearer":
+        return None, {"Authorization": "Bearer"}, agent
+    if kind == "basic-scheme":
+        token = base64.b64encode(f"{BASIC_USER}:{ctx.need('api_key')}".encode()).decode()
+        return "api_key", {"Authorization": f"Basic {token}"}, agent
+    if kind in ("unknown-key", "unknown-token"):
+        made = unknown_credential(ctx, "live" if kind == "unknown-key" else "oat")
+        return None, {"Authorization": f"Bearer {made}"}, agent
+    fact = {"revoked-key": "revoked_key", "expired-token": "expired_token",
+            "other-agent-token": "access_token"}.get(kind, "api_key")
+    return fact, {}, agent
+
+
+async def _invoke(ctx: Context, kind: str, form: str, prompt: str) -> None:
+    got = _refused(ctx, kind)
+    if got is None:
+        return
+    credential, headers, agent = got
+    body: dict[str, Any] = p.invoke_body(prompt, ctx.unique("form"))
+    if form == "stream-field":
+        body["stream"] = True
+    else:
+        headers = {**headers, "Accept": p.SSE}
+    await ctx.post(ctx.agent_path("invoke", agent), body, label=steps.REFUSAL.of(f"{kind}@invoke-{form}"),
+                   credential=credential, headers=headers)
+
+
+async def _agui(ctx: Context, kind: str, prompt: str) -> None:
+    got = _refused(ctx, kind)
+    if got is None:
+        return
+    credential, headers, agent = got
+    await ctx.post(ctx.agent_path("agui", agent), p.agui_input(prompt, thread=ctx.unique("form")),
+                   label=steps.REFUSAL.of(f"{kind}@agui-no-accept"), credential=credential,
+                   headers={**headers, "Accept": None})
+
+
+async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> None:
+    got = _refused(ctx, kind)
+    if got is None:
+        return
+    credential, headers, agent = got
+    label = steps.REFUSAL.of(f"{kind}@{form}")
+    common = dict(label=label, credential=credential, headers=headers, agent_id=agent)
+    if form == "initialize":
+        init = {"protocolVersion": p.MCP_LEGACY_VERSION, "capabilities": {},
+                "clientInfo": {"name": "conformance", "version": "1"}}
+        await rpc(ctx, "initialize", init, id=label, version=None, **common)
+    elif form in ("server/discover", "tools/list"):
+        await rpc(ctx, form, id=label, **common)
+    else:
+        params = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("form"))}
+        await rpc(ctx, "tools/call", params, id=label, mcp_name=tool, progress_token=label, **common)
+
+
+@scenario("forms.refusals", protocol=("invoke", "agui", "mcp"), prompts=("plain_reply",), steps=steps.FORMS_REFUSALS,
+          sweep=True)
+async def refusals(ctx: Context) -> None:
+    """Every refusal kind in the forms the access scenarios leave out: invoke streamed (`stream: true`, and by
+    `Accept`), AG-UI without Accept, MCP on every method (initialize, server/discover, tools/list, tools/call with a
+    progress token)."""
+    prompt = ctx.prompt("plain_reply")
+    tool = await tool_name(ctx)
+    sends = [*(_invoke(ctx, kind, form, prompt) for kind in steps.KINDS for form in steps.INVOKE_FORMS),
+             *(_agui(ctx, kind, prompt) for kind in steps.KINDS),
+             *(_mcp(ctx, kind, form, prompt, tool) for kind in steps.MCP_KINDS for form in steps.MCP_FORMS)]
+    for start in range(0, len(sends), AT_ONCE):       # a round trip each is long over a real network
+        await asyncio.gather(*sends[start:start + AT_ONCE])
+
+
+def length_key(ctx: Context, kind: str) -> str:
+    """A session key of one length class (`steps.KEY_CLASSES`): inside or outside 1 to 256 by code points and by
+    UTF-16 units alike, on the other side by the unit a server may count instead."""
+    stem = ctx.unique(f"len-{kind}") + "-"
+    if kind == "astral-inside":        # 2 UTF-16 units, 4 bytes each: inside by both counts, 600+ bytes
+        return stem + "😀" * ((256 - len(stem)) // 2)
+    if kind == "nfc-expands-inside":   # U+0958 decomposes under NFC (a composition exclusion): 2 code points each
+        return stem + "\u0958" * (256 - len(stem))
+    if kind == "astral-outside":       # 257 code points, over 500 UTF-16 units
+        return stem + "😀" * (257 - len(stem))
+    # 257 code points that are 129 graphemes or so: e + U+0301 pairs
+    pairs = (257 - len(stem)) // 2
+    return stem + "e\u0301" * pairs + "e" * (257 - len(stem) - 2 * pairs)
+
+
+@scenario("forms.limits", protocol=("invoke", "agui", "mcp"), prompts=("plain_reply",), steps=steps.FORMS_LIMITS,
+          sweep=True)
+async def limits(ctx: Context) -> None:
+    """Lengths and comparisons in the units and forms a server may get wrong: session keys inside or outside 1 to
+    256 by every count but on the other side by UTF-8 bytes, graphemes or after NFC (invoke, AG-UI; MCP the ones
+    inside); a body of 2 MB sent chunked (no Content-Length) to invoke and AG-UI; MCP headers that differ from the
+    body only in letter case, or a `_meta` version with a trailing space."""
+    prompt = ctx.prompt("plain_reply")
+    tool = await tool_name(ctx)
+    sends = []
+    for kind, inside in steps.KEY_CLASSES:
+        key = length_key(ctx, kind)
+        sends.append(ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key),
+                              label=steps.KEY.of(f"{kind}@invoke")))
+        sends.append(ctx.post(ctx.agent_path("agui"), p.agui_input(prompt, thread=key),
+                              label=steps.KEY.of(f"{kind}@agui")))
+        if inside:
+            params = {"name": tool, "arguments": p.tool_arguments(prompt, key)}
+            sends.append(rpc(ctx, "tools/call", params, id=f"key-{kind}", mcp_name=tool,
+                             label=steps.KEY.of(f"{kind}@mcp")))
+    big = "x" * (2 * 2**20)
+    sends.append(ctx.post(ctx.agent_path("invoke"), p.invoke_body(big), label=steps.BIG.of("invoke"),
+                          form={"body-framing": "chunked"}))
+    sends.append(ctx.post(ctx.agent_path("agui"), p.agui_input(big), label=steps.BIG.of("agui"),
+                          form={"body-framing": "chunked"}))
+    call = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("hdr"))}
+    sends.append(rpc(ctx, "tools/call", call, id="hdr-method-case", mcp_name=tool, label=steps.HEADERS.of("method-case"),
+                     headers={"Mcp-Method": "Tools/Call"}))
+    sends.append(rpc(ctx, "tools/call", call, id="hdr-name-case", mcp_name=tool, label=steps.HEADERS.of("name-case"),
+                     headers={"Mcp-Name": tool.upper()}))
+    sends.append(rpc(ctx, "tools/call", call, id="hdr-version-space", mcp_name=tool,
+                     label=steps.HEADERS.of("meta-version-space"), meta_version=p.MCP_VERSION + " "))
+    for start in range(0, len(sends), AT_ONCE):
+        await asyncio.gather(*sends[start:start + AT_ONCE])

@@ -1,0 +1,188 @@
+"""Faults gated by a request condition: a single-fault server of the zoo whose fault shows only on requests that
+carry one value of the inventory (`conformance.model.dimensions`), read on the server's side of the wire.
+
+`gated(broken, dimension, value)` is that server's ServerConfig: each request is read as the server receives it
+(`server_view`: the ASGI scope and the body, not the suite's own reading); one carrying the value goes through the
+broken app, any other through the plain one. A *witness* is kept: the requests on which the fault changed what the
+reference app saw or answered (the request it received, or the bytes it sent). A pair with no witness in a run is
+not real (the fault never showed), and is left out of the measure, never counted as missed.
+
+`bench/bench_gated.py` draws pairs by seed and measures how many a default run catches; tests/selftest/test_gated.py
+draws a few with a fresh seed each time.
+"""
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import json
+import random
+from typing import Any
+
+from conformance.model.dimensions import DIMENSIONS
+from conformance.server import ServerConfig
+from tests.selftest.asgi_tools import _read_all, _replay, header, path_kind
+from tests.selftest.zoo import Broken, load_zoo
+
+SUITE_AGENT = b"aisvc-conformance/0.1"
+# dimensions the server cannot tell apart from its side of the wire (ASGI lower-cases names; the suite's order of
+# headers is its own), left out of the draws
+UNSEEN = ("header-name-case", "header-order")
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, str]:
+    """The inventory's values a request carries, read the way a server reads it."""
+    headers = scope.get("headers") or []
+    op = path_kind(scope.get("path", ""))
+    out: dict[str, str] = {"operation": op or "other", "http-version": "HTTP/2" if scope.get("http_version") == "2"
+                           else "HTTP/1.1"}
+    auth = (header(headers, b"authorization") or b"").decode("latin-1")
+    scheme, _, cred = auth.partition(" ")
+    out["credential"] = ("none" if not auth else "other-scheme" if scheme.lower() != "bearer" else "empty"
+                         if not cred.strip() else "api-key" if cred.strip() == facts.get("api_key") else
+                         "access-token" if cred.strip() == facts.get("access_token") else "other")
+    if scheme:
+        out["auth-scheme-case"] = scheme
+    agent = scope.get("path", "").split("/agents/", 1)[-1].split("/", 1)[0]
+    out["agent"] = "agent" if agent == facts.get("agent_id") else "other"
+    ct = header(headers, b"content-type")
+    if ct is not None:
+        out["content-type-form"] = ct.decode("latin-1")
+    accept = header(headers, b"accept")
+    out["accept-form"] = accept.decode("latin-1") if accept is not None else "absent"
+    ua = header(headers, b"user-agent")
+    out["user-agent"] = ("absent" if ua is None else "suite" if ua == SUITE_AGENT else "browser"
+                         if ua.startswith(b"Mozilla/") else "sdk" if ua.startswith(b"python-httpx") else "other")
+    out["extra-header"] = "unknown" if header(headers, b"x-conformance-trace") else "none"
+    if body:
+        out["body-framing"] = "content-length" if header(headers, b"content-length") is not None else "chunked"
+        text = body.decode("utf-8", "replace")
+        out["json-writing"] = ("spaced" if "\r\n" in text else "ascii-escaped" if "\\u" in text and text.isascii()
+                               else "compact")
+        out["body-size"] = "outside" if len(body) > 1_000_000 else "inside"
+    doc = _json(body)
+    fields = doc if isinstance(doc, dict) else {}
+    if op == "invoke":
+        accept_sse = b"text/event-stream" in (accept or b"").lower()
+        out["invoke-mode"] = ("stream-field" if fields.get("stream") is True else "accept"
+                              if "stream" not in fields and accept_sse else "json")
+        out["session-key"] = "sent" if "sessionId" in fields else "absent"
+        out["messages"] = "sent" if "messages" in fields else "absent"
+    elif op == "agui":
+        out["session-key"] = "sent" if "threadId" in fields else "absent"
+        out["run-id"] = "sent" if "runId" in fields else "absent"
+        out["agui-input"] = "resume" if "resume" in fields else "user-message" if fields.get("messages") else "neither"
+        out["messages"] = "sent" if "messages" in fields else "absent"
+    elif op == "mcp":
+        method = fields.get("method")
+        out["mcp-method"] = method if isinstance(method, str) else "other"
+        params = fields.get("params") if isinstance(fields.get("params"), dict) else {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        version = header(headers, b"mcp-protocol-version")
+        out["mcp-version"] = version.decode("latin-1") if version else "none"
+        out["mcp-progress"] = "token" if "progressToken" in meta else "none"
+        caps = meta.get("io.modelcontextprotocol/clientCapabilities")
+        out["mcp-elicitation"] = "can-elicit" if isinstance(caps, dict) and "elicitation" in caps else "cannot"
+        args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        out["session-key"] = "sent" if "session_id" in args else "absent"
+        out["jsonrpc-id"] = ("absent" if "id" not in fields else "string" if isinstance(fields["id"], str)
+                             else "integer")
+    return out
+
+
+def conditions() -> list[tuple[str, str]]:
+    """Every (dimension, value) of the inventory a gate can read on the server's side."""
+    return [(d.name, v) for d in DIMENSIONS.values() if d.name not in UNSEEN for v in d.values]
+
+
+def _matches(view: dict[str, str], dimension: str, value: str) -> bool:
+    got = view.get(dimension)
+    if got is None:
+        return False
+    if dimension == "accept-form":    # the forms as the suite writes them, read back
+        return {"reordered": got.lower().startswith("text/event-stream,"), "case": got != got.lower(),
+                "weights": ";q=" in got, "as-built": got in ("application/json, text/event-stream",
+                                                             "text/event-stream")}.get(value, False)
+    if dimension == "mcp-version" and value == "unsupported":
+        return got not in ("2026-07-28", "2025-11-25", "none")
+    return got == value
+
+
+@dataclasses.dataclass
+class Witness:
+    seen: int = 0          # requests that carried the value
+    changed: int = 0       # of them, those whose request or answer the fault changed
+
+
+def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: Any) -> ServerConfig:
+    """The ServerConfig of `broken` with its fault shown only on requests carrying `value` on `dimension`."""
+    if broken.wrap is None:
+        raise ValueError(f"{broken.name} is made by ServerConfig alone: its fault cannot be gated by a request")
+
+    def wrap(app, facts):
+        probes: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gated_probe")
+
+        async def reference(scope, receive, send):
+            """The plain app, below the fault: what it received and sent, to compare with what the client saw."""
+            probe = probes.get(None)
+            if scope.get("type") != "http" or probe is None:
+                return await app(scope, receive, send)
+            got = []
+
+            async def rec_receive():
+                msg = await receive()
+                if msg.get("type") == "http.request":
+                    got.append(msg.get("body", b""))
+                return msg
+
+            async def rec_send(msg):
+                if msg.get("type") == "http.response.body":
+                    probe.setdefault("inner", []).append(msg.get("body", b""))
+                elif msg.get("type") == "http.response.start":
+                    probe["inner_status"] = msg.get("status")
+                await send(msg)
+            await app(scope, rec_receive, rec_send)
+            probe["inner_request"] = b"".join(got)
+
+        faulty = broken.wrap(reference, facts)
+
+        async def middleware(scope, receive, send):
+            if scope.get("type") != "http":
+                return await app(scope, receive, send)
+            body, pending = await _read_all(receive)
+            if not _matches(server_view(scope, body, facts), dimension, value):
+                return await app(scope, _replay(body, pending, receive), send)
+            witness.seen += 1
+            probe: dict[str, Any] = {}
+            probes.set(probe)
+            outer: list[bytes] = []
+            status: list[int] = []
+
+            async def rec_send(msg):
+                if msg.get("type") == "http.response.body":
+                    outer.append(msg.get("body", b""))
+                elif msg.get("type") == "http.response.start":
+                    status.append(msg.get("status"))
+                await send(msg)
+            await faulty(scope, _replay(body, pending, receive), rec_send)
+            if "inner_request" not in probe or probe["inner_request"] != body or \
+                    b"".join(probe.get("inner", [])) != b"".join(outer) or probe.get("inner_status") != \
+                    (status[0] if status else None):
+                witness.changed += 1
+        return middleware
+
+    return ServerConfig(**{**base, **broken.config, "wrap_app": wrap})
+
+
+def draws(seed: int, n: int) -> list[tuple[str, str, str]]:
+    """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware."""
+    zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None)
+    rng = random.Random(seed)
+    conds = conditions()
+    return [(rng.choice(zoo), *rng.choice(conds)) for _ in range(n)]

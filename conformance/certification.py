@@ -19,7 +19,7 @@ from conformance import engine, judging, options, recording, registry, report, v
 from conformance.baseline import Baseline
 from conformance.embedded import EmbeddedServer
 from conformance.profile import Profile
-from conformance.reporting import decorate, junit, markdown, target_label
+from conformance.reporting import decorate, junit, markdown, shown_path, target_label
 from conformance.target import FACTS, Target, env_or, from_server_facts
 
 SIGNAL_EXIT = {signal.SIGINT: options.ExitStatus.SIGINT, signal.SIGTERM: options.ExitStatus.SIGTERM}
@@ -144,8 +144,9 @@ class Certification:
         return f"interrupted after {after:.0f} s ({name})"
 
     def finish(self) -> dict[str, Any]:
-        """The report, written as report.json, junit.xml, report.md and recording.json.gz (report.html is
-        pytest-html's, written by pytest after this)."""
+        """The report, written as report.json, junit.xml, report.md and recording.json.gz (report.html is written
+        by the plugin after this, with pytest's own errors of the suite). The reports name the files a run wrote
+        relative to the working directory, or by name alone (`shown_path`): never a directory of the machine."""
         interrupted = self.interrupted
         self.close()
         results = list(self.session.results.values()) if self.session else []
@@ -170,7 +171,10 @@ class Certification:
                                           encoded=self.encoded)
         if interrupted:
             rep["interrupted"] = interrupted
-        rep["reports"] = {name: str(self.report_dir / name) for name in REPORT_FILES}
+        for kept in (rep.get("recording"), rep.get("baseline")):     # files named as the run was given them
+            if (kept or {}).get("file"):
+                kept["file"] = shown_path(kept["file"])
+        rep["reports"] = {name: shown_path(self.report_dir / name) for name in REPORT_FILES}
         self.report = target_first(decorate(rep))
         report.write_json(self.report, self.report_dir, self.redact)
         junit.write(self.report, self.report_dir / "junit.xml", self.redact)

@@ -58,6 +58,17 @@ def register(*rules: ExchangeRule) -> None:
     known = {(r.requirement, r.name) for r in RULES}
     RULES.extend(r for r in rules if (r.requirement, r.name) not in known)
     RULES.sort(key=lambda r: not r.basic)     # stable: the basic rules first, each kind in the order registered
+    BY_OPERATION.clear()
+
+
+BY_OPERATION: dict[str, list[ExchangeRule]] = {}
+
+
+def rules_for(operation: str) -> list[ExchangeRule]:
+    """The rules that may read an exchange of this operation, in their order."""
+    if operation not in BY_OPERATION:
+        BY_OPERATION[operation] = [r for r in RULES if operation in r.operations]
+    return BY_OPERATION[operation]
 
 
 def requirements() -> list[str]:
@@ -80,14 +91,18 @@ def outcomes(ex: Exchange, target: Any) -> dict[str, Outcome]:
     return ex.remembered("exchange rules", lambda: _read(ex, target))
 
 
+def operation(ex: Exchange) -> str | None:
+    return ex.remembered("operation", lambda: operation_of(ex.url or ""))
+
+
 def _read(ex: Exchange, target: Any) -> dict[str, Outcome]:
-    op = operation_of(ex.url or "")
+    op = operation(ex)
     out: dict[str, Outcome] = {}
     if op is None or not judgeable(ex):
         return out
     root: str | None = None
-    for r in RULES:
-        if op not in r.operations or out.get(r.requirement, Outcome("passed")).status != "passed":
+    for r in rules_for(op):
+        if r.requirement in out and out[r.requirement].status != "passed":
             continue
         try:
             if not r.applies(ex, target):
@@ -148,7 +163,7 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
         read: dict[str, list[tuple[Any, Exchange, Outcome]]] = {}
         for rec in recordings:
             for ex in rec.exchanges:
-                if operation_of(ex.url or "") not in ops:
+                if operation(ex) not in ops:
                     continue
                 got = outcomes(ex, rec.target).get(requirement)
                 claimed = CLAIMED.get().get(id(ex))

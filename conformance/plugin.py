@@ -7,7 +7,8 @@ recordings that are already there. Verdict and exit status are documented in doc
 
 In a conformance run pytest's own terminal output is replaced by
 conformance.reporting.terminal (unless -v), junit.xml is ours (one test case
-per requirement), and report.html is pytest-html with our page on top.
+per requirement), and so is report.html (conformance.reporting.html), with pytest's
+own errors of the suite, if any, at its end.
 """
 from __future__ import annotations
 
@@ -71,9 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _stop_assertion_rewriting()
     config._conformance_run = run
     config._conformance_report_dir = run.report_dir
-    if hasattr(config.option, "htmlpath") and not config.option.htmlpath:
-        config.option.htmlpath = str(run.report_dir / "report.html")
-        config.option.self_contained_html = True
+    config._conformance_suite_errors = html_report.SuiteErrors()   # pytest's errors of the suite, for report.html
+    config.pluginmanager.register(config._conformance_suite_errors, "conformance-suite-errors")
     config._conformance_terminal = terminal.Terminal(config, sys.stdout)
     config.pluginmanager.register(config._conformance_terminal, "conformance-terminal")
     if config.option.verbose <= 0:
@@ -86,8 +86,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """pytest-metadata's Environment table (paths, plugins, CI variables) is not part of the report:
-    emptied before pytest-html reads it at its session start."""
+    """pytest-metadata's Environment table (paths, plugins, CI variables) is not part of any report: emptied
+    before a plugin reads it at its session start (pytest-html, when a user asks for its page with --html)."""
     if _run(session.config) is None:
         return
     try:
@@ -192,6 +192,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # nothing ran (interrupted before the run started, or no check selected): still a report, never a pass
         run.error = "no check ran"
     run.finish()
+    errors = getattr(config, "_conformance_suite_errors", None)   # None: a run the session fixture started
+    html_report.write(run.report, run.report_dir / "report.html", run.redact,
+                      suite_errors=errors.errors if errors else ())
     session.exitstatus = config._conformance_exit = run.exit_code()
 
 
@@ -200,13 +203,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if run is not None:
         run.restore_signal_handlers()
         run.close()
-
-
-def pytest_html_results_summary(prefix, summary, postfix, session) -> None:
-    run = _run(session.config)
-    if run is not None and run.report is not None:
-        prefix.append(run.redact(html_report.page(run.report)))
-
-
-def pytest_html_report_title(report) -> None:
-    report.title = "Agent Invocation Service conformance"

@@ -114,8 +114,7 @@ def _has_schema(rid: str):
     mine = {name for name, table in traffic.MAPS.items() if rid in table.values()}
     if rid in EXTRA:
         mine |= {"agui-event"} if rid.startswith("AGUI") else {"error-body"}
-    return lambda ex, target: bool(mine & set(ex.remembered("schemas applied", lambda: _applied(ex)))) \
-        and not asks_for_input(ex)
+    return lambda ex, target: bool(mine.intersection(traffic.schemas_applied(ex))) and not asks_for_input(ex)
 
 
 def asks_for_input(ex: Exchange) -> bool:
@@ -127,15 +126,6 @@ def asks_for_input(ex: Exchange) -> bool:
     body = traffic.json_or_none(ex.body)
     result = body.get("result") if isinstance(body, dict) else None
     return isinstance(result, dict) and result.get("resultType") == "input_required"
-
-
-def _applied(ex: Exchange) -> list[str]:
-    applied: list[str] = []
-    op = traffic.operation_of(ex.url or "")
-    frames = [(f.event, f.data) for f in ex.stream.events if f.dispatched] if ex.stream is not None else None
-    traffic.body_violations(op or "", ex.status, ex.content_type, ex.body, frames,
-                            traffic.json_or_none(ex.request_body), "", applied)
-    return applied
 
 
 def _schema_judge(rid: str):

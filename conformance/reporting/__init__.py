@@ -7,7 +7,9 @@ and how the run ended when it was interrupted.
 """
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any, Iterator
 
 from conformance import catalog
@@ -198,3 +200,31 @@ def agent_texts(report: dict[str, Any]) -> tuple[str, list[str]] | None:
 def _short(value: Any, limit: int = 60) -> str:
     text = " ".join(str(value).split())
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def shown_path(path: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None) -> str:
+    """A file a run wrote, as every report names it: relative to the working directory when it is under it
+    (`reports/report.json`, `./report.json` for the directory itself), else its name alone. No report names a
+    directory of the machine running the suite."""
+    given = Path(path)
+    try:
+        rel = given.resolve().relative_to(Path(cwd or os.getcwd()).resolve())
+    except (ValueError, OSError):
+        return given.name
+    return rel.as_posix() if rel.parent != Path(".") else f"./{rel.as_posix()}"
+
+
+_SUITE_ROOT = Path(__file__).resolve().parents[2]     # the checkout, or site-packages for an installed wheel
+_LIBRARY_DIR = re.compile(r"[^\s'\"()\[\]<>=]*?[/\\](?:site|dist)-packages[/\\]"
+                          r"|[^\s'\"()\[\]<>=]*?[/\\]lib[/\\]python\d+(?:\.\d+)?[/\\]")
+_ABSOLUTE = re.compile(r"(?<![\w.:/~-])(?:[A-Za-z]:)?[/\\](?:[\w.@+~-]+[/\\])+(?=[\w.@+~-])")
+
+
+def strip_paths(text: str) -> str:
+    """The suite's own text (a traceback pytest wrote) without the directories of the machine running it: the suite
+    and the libraries from where they are installed (`conformance/plugin.py:161`), any other absolute path as its
+    last name. Never used on what a server sent."""
+    for root in {str(_SUITE_ROOT), os.getcwd()}:
+        if len(root) > 1:
+            text = text.replace(root.rstrip("/\\") + os.sep, "")
+    return _ABSOLUTE.sub("", _LIBRARY_DIR.sub("", text))

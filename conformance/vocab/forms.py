@@ -42,8 +42,17 @@ def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
     return values[(h + n * step + (n // len(values))) % len(values)]
 
 
+AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-framing": "content-length",
+            "json-writing": "compact", "content-type-form": "application/json", "auth-scheme-case": "Bearer",
+            "accept-form": "as-built", "user-agent": "suite", "extra-header": "none"}
+
+
 def draw(seed: Any, scenario: str, n: int) -> dict[str, str]:
-    return {dim: _pick(seed, scenario, dim, n) for dim in FREE}
+    """The free values of a scenario's request `n`: its first goes as the scenario built it (the forms most clients
+    send), every later one as the rotation draws."""
+    if n == 0:
+        return dict(AS_BUILT)
+    return {dim: _pick(seed, scenario, dim, n - 1) for dim in FREE}
 
 
 def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool) -> tuple[

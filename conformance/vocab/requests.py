@@ -30,13 +30,13 @@ REFUSED_KEYS = ("none", "empty", "other-scheme", "unknown", "revoked", "expired"
 
 
 def op(ex: Exchange) -> str | None:
-    return operation_of(ex.url or "")
+    return ex.remembered("operation", lambda: operation_of(ex.url or ""))
 
 
 def header(ex: Exchange, name: str) -> str | None:
     """A request header as sent (names compared case-insensitively)."""
-    name = name.lower()
-    return next((v for k, v in ex.request_headers.items() if k.lower() == name), None)
+    sent = ex.remembered("request headers", lambda: {k.lower(): v for k, v in ex.request_headers.items()})
+    return sent.get(name.lower())
 
 
 def body(ex: Exchange) -> Any:

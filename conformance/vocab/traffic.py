@@ -232,10 +232,16 @@ def _parse(raw: bytes) -> Any:
 def exchange_violations(ex) -> list[Violation]:
     """Every schema violation in one recorded Exchange (body, or every dispatched SSE frame); read once per exchange
     (the schema checks of every requirement a scenario's answers show ask again)."""
-    return ex.remembered("schema violations", lambda: _violations_of(ex))
+    return ex.remembered("schema violations", lambda: _violations_of(ex, ex.remembered("schemas applied", list)))
 
 
-def _violations_of(ex) -> list[Violation]:
+def schemas_applied(ex) -> list[str]:
+    """The schemas one exchange's answer was validated against (read with its violations)."""
+    exchange_violations(ex)
+    return ex.remembered("schemas applied", list)
+
+
+def _violations_of(ex, applied: list[str] | None = None) -> list[Violation]:
     op = operation_of(ex.url)
     if op is None or ex.status is None:
         return []
@@ -243,4 +249,5 @@ def _violations_of(ex) -> list[Violation]:
     frames = None
     if ex.stream is not None:
         frames = [(f.event, f.data) for f in ex.stream.events if f.dispatched]
-    return body_violations(op, ex.status, ex.content_type, ex.body, frames, json_or_none(ex.request_body), where)
+    return body_violations(op, ex.status, ex.content_type, ex.body, frames, json_or_none(ex.request_body), where,
+                           applied)

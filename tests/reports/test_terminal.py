@@ -166,3 +166,15 @@ def test_format_json_prints_events_only():
     assert [e["event"] for e in events] == ["start", "plan", "progress", "progress", "verdict"]
     assert events[1]["requests_planned"] == 298 and events[1]["max_run_time_seconds"] == 1800.0
     assert events[-1]["verdict"] == "non-conformant" and "cost" in events[-1]
+
+
+def test_the_recording_line_names_no_directory_of_the_machine():
+    """A report directory under the working directory is named relative to it; one elsewhere is not named."""
+    from conformance.reporting.terminal import recording_line
+    rep = {"recording": {"file": "out/recording.json.gz", "bytes": 1000, "json_bytes": 5000}}
+    assert recording_line(rep).startswith("recording: out/recording.json.gz (1.0 kB, 5.0 kB as JSON)")
+    assert "`conformance rejudge out` judges it again" in recording_line(rep)
+    rep["recording"]["file"] = "./recording.json.gz"
+    assert "`conformance rejudge .` judges it again" in recording_line(rep)
+    rep["recording"]["file"] = "recording.json.gz"
+    assert "`conformance rejudge` on the --report-dir judges it again" in recording_line(rep)

@@ -181,8 +181,18 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
 
 
 def draws(seed: int, n: int) -> list[tuple[str, str, str]]:
-    """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware."""
+    """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware, each with a
+    value of a dimension its requirement's operations carry (a gate on MCP's method never shows an invoke fault)."""
+    from conformance import catalog
+    reqs = catalog.load()
     zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None)
     rng = random.Random(seed)
     conds = conditions()
-    return [(rng.choice(zoo), *rng.choice(conds)) for _ in range(n)]
+    out = []
+    while len(out) < n:
+        name = rng.choice(zoo)
+        protocol = reqs[load_zoo()[name].breaks].protocol
+        ops = {protocol} if protocol in ("invoke", "agui", "mcp", "metadata") else {"invoke", "agui", "mcp", "metadata"}
+        fitting = [c for c in conds if ops & set(DIMENSIONS[c[0]].operations)]
+        out.append((name, *rng.choice(fitting)))
+    return out

@@ -92,7 +92,7 @@ def bad_bearer_refused(app, facts):
     known = {facts["api_key"], facts["access_token"]}
     return t.respond(app, 401, {"error": {"code": "unauthenticated", "message": "no", "requestId": "req_zoo"}},
                      where=lambda s: t.path_kind(s.get("path", "")) == "metadata"
-                     and (hdr(s, "authorization") or "").startswith("Bearer ")
+                     and (hdr(s, "authorization") or "").lower().startswith("bearer ")
                      and hdr(s, "authorization")[7:] not in known)
 
 

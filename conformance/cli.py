@@ -26,7 +26,7 @@ from conformance.options import ExitStatus
 
 pytest_hook = HookimplMarker("pytest")   # pytest.hookimpl, without importing pytest for list/explain/--version
 
-USAGE = """usage: conformance {run,serve,list,explain,rejudge,compare} [options]
+USAGE = """usage: conformance {run,serve,list,explain,rejudge,compare,judge} [options]
 
   run              certify a server (no --base-url: the embedded reference server); `run --help` lists the options
   serve            run the reference server alone
@@ -34,9 +34,11 @@ USAGE = """usage: conformance {run,serve,list,explain,rejudge,compare} [options]
   explain ID       one requirement: its sentence, level, section, what is expected, checks, how to re-run it
   rejudge DIR      judge a run again from its recording, without the server: does its report.json follow from it?
   compare OLD NEW  two reports, requirement by requirement: regressions, fixes, newly (not) assessed
+  judge CAPTURE    judge captured traffic (a HAR file: a browser's, Playwright's, mitmproxy's) by every rule that
+                   reads an exchange
 """
 LAST_FAILED_STATUSES = ("failed", "warning", "error")   # what --last-failed runs again
-COMMANDS = ("run", "serve", "list", "explain", "rejudge", "compare")
+COMMANDS = ("run", "serve", "list", "explain", "rejudge", "compare", "judge")
 
 
 class UsageProblem(Exception):
@@ -101,6 +103,8 @@ def _dispatch(argv: list[str]) -> int:
         return rejudge(rest)
     if command == "compare":
         return compare(rest)
+    if command == "judge":
+        return judge(rest)
     close = difflib.get_close_matches(command, COMMANDS, n=1)
     raise UsageProblem(f"unknown command {command!r}" + (f" (did you mean {close[0]}?)" if close else "")
                        + f"; commands: {', '.join(COMMANDS)}")
@@ -432,6 +436,51 @@ def compare(args: list[str]) -> int:
         return comparing.main(opts.old, opts.new, fmt=opts.format)
     except comparing.BadInput as exc:
         raise UsageProblem(str(exc)) from None
+
+
+def judge(args: list[str]) -> int:
+    p = OneLineParser(prog="conformance judge", allow_abbrev=False,
+                      description="Judge captured traffic: every exchange of a HAR file (HAR 1.2: a browser's "
+                                  "developer tools, Playwright's record_har_path, mitmproxy's hardump) that addresses "
+                                  "the service, by every rule that reads an exchange. The verdict stands on the "
+                                  "capture alone. Exit as `run`: 0 no MUST failed, 1 one did, 2 bad input.")
+    p.add_argument("capture", metavar="CAPTURE", help="the capture: a .har file")
+    p.add_argument("--base-url", help="judge only the exchanges under this base URL (default: the service's paths "
+                                      "anywhere in the capture)")
+    p.add_argument("--agent-id", help="the agent the capture calls (default: the one its accepted calls address)")
+    p.add_argument("--report-dir", default=options.DEFAULT_REPORT_DIR, help="where the reports go (default reports/)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    opts = p.parse_args(args)
+    from conformance import capture, report as report_module
+    from conformance.reporting import decorate, html, junit, markdown
+
+    try:
+        rep, redact = capture.judge(opts.capture, base_url=opts.base_url, agent_id=opts.agent_id)
+    except capture.CaptureError as exc:
+        raise UsageProblem(str(exc)) from None
+    out = Path(opts.report_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rep = decorate(rep)
+    report_module.write_json(rep, out, redact)
+    junit.write(rep, out / "junit.xml", redact)
+    markdown.write(rep, out / "report.md", redact)
+    html.write(rep, out / "report.html", redact)
+    if opts.format == "json":
+        print(json.dumps({"verdict": rep["verdict"], "capture": rep["capture"], "summary": rep["summary"]}))
+    else:
+        cap = rep["capture"]
+        print(f"capture: {cap['file']}: {cap['entries']:,} entries, {cap['exchanges']:,} addressing the service; "
+              f"{len(cap['judged_requirements'])} requirements judged on it")
+        for row in rep["requirements"]:
+            if row["status"] in ("failed", "warning"):
+                print(redact(f"✘ {row['id']} {row['level']} {row['status'].upper()}: {row['message'][:400]}"))
+                ev = (row.get("evidence") or [{}])[0]
+                if ev.get("curl"):
+                    print(redact(f"  reproduce: {ev['curl'][:600]}"))
+        for why in cap["skipped"][:5]:
+            print(f"left out: {why}")
+        print(f"{rep['verdict'].upper()} on captured traffic only · {rep['verdict_reason']} · reports: {out}")
+    return report_module.exit_code(rep, require_complete=False)
 
 
 def _field(label: str, text: str) -> list[str]:

@@ -110,9 +110,19 @@ def _agent(report: dict[str, Any]) -> str:
     said = agent_texts(report)
     if said is None:
         return ""
-    head, ways = said
-    return "\n".join([f"### ⚠️ The deployed agent", "", f"**{text(head[0].upper() + head[1:], MESSAGE_CHARS)}**", "",
-                      *(f"- {text(line, MESSAGE_CHARS)}" for line in ways)])
+    _, ways = said
+    deviations = (report.get("agent") or {}).get("deviations") or []
+    first = deviations[0]
+    n = first.get("readings") or 0
+    more = f"; {len(deviations) - 1} more way(s) below" if len(deviations) > 1 else ""
+    how = (f"The deployed agent is off its contract (docs/agent.md), not the service: it "
+           f"{first.get('way', 'departs from it')} ({first.get('reading', '')}, {n} "
+           f"reading{'' if n == 1 else 's'}{more})")
+    hidden = sorted({rid for way in deviations for rid in way.get("not_assessed") or ()})
+    left = (f"{len(hidden)} requirement(s) it keeps from being read are not assessed: {', '.join(hidden)}." if hidden
+            else "It left no requirement not assessed.")
+    return "\n".join([f"### ⚠️ The deployed agent", "", f"**{text(how, MESSAGE_CHARS)}**", "",
+                      text(left, MESSAGE_CHARS), "", *(f"- {text(line, MESSAGE_CHARS)}" for line in ways)])
 
 
 def _body(report: dict[str, Any]) -> list[tuple[str, str | None]]:

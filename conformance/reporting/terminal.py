@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -91,17 +92,36 @@ def target_lines(report: dict[str, Any], style: Style, checks: int | None = None
 
 
 def agent_lines(report: dict[str, Any], style: Style) -> list[str]:
-    """The deployed agent, named once before the requirements when its readings showed it off its contract."""
+    """The deployed agent, named once before the requirements when its readings showed it off its contract: one
+    line saying how (the first way's reason), then what it left not assessed, then each way with an exchange that
+    shows it."""
     said = agent_texts(report)
     if said is None:
         return []
-    head, ways = said
+    _, ways = said
     width = max(40, style.width - 4)
-    out = [""] + [style.paint(line, "warning") for line in textwrap.wrap(style.text(f"agent: {head}"), width)]
+    deviations = (report.get("agent") or {}).get("deviations") or []
+    hidden = sorted({rid for way in deviations for rid in way.get("not_assessed") or ()})
+    left = (f"{len(hidden)} requirement(s) it keeps from being read are not assessed ({', '.join(hidden)}); "
+            f"docs/agent.md says what it should do" if hidden else
+            "it left no requirement not assessed; docs/agent.md says what it should do")
+    out = ["", style.paint(style.text(agent_line(deviations)), "warning")]
+    out += [f"  {line}" for line in textwrap.wrap(style.text(left), width - 2)]
     for way in ways:
         wrapped = textwrap.wrap(style.text(way), width - 4, max_lines=4, placeholder=" …" if style.unicode else " ...")
         out += [f"  - {wrapped[0]}"] + [f"    {more}" for more in wrapped[1:]]
     return out
+
+
+def agent_line(deviations: list[dict[str, Any]]) -> str:
+    """`agent: the deployed agent is off its contract, not the service: it counts a resumed run again (`count`, 5
+    readings)`: how the agent departs from its contract, in one line (report.json `agent.deviations`, the first way
+    first)."""
+    first = deviations[0]
+    n = first.get("readings") or 0
+    more = f"; {len(deviations) - 1} more way(s) below" if len(deviations) > 1 else ""
+    return (f"agent: the deployed agent is off its contract, not the service: it {first.get('way', 'departs from it')} "
+            f"({first.get('reading', '')}, {n} reading{'' if n == 1 else 's'}{more})")
 
 
 def requirement_lines(report: dict[str, Any], style: Style) -> list[str]:
@@ -206,9 +226,11 @@ def recording_line(report: dict[str, Any]) -> str | None:
         return f"recording: {kept['error']}"
     if not kept.get("file"):
         return None
-    folder = str(Path(kept["file"]).parent)
+    # a file under the working directory is named relative to it; one elsewhere by its name alone (shown_path)
+    folder = Path(kept["file"]).parent.as_posix() if re.search(r"[/\\]", kept["file"]) else None
+    rejudge = f"`conformance rejudge {folder}`" if folder else "`conformance rejudge` on the --report-dir"
     return (f"recording: {kept['file']} ({size_text(kept.get('bytes', 0))}, {size_text(kept.get('json_bytes', 0))} "
-            f"as JSON) · `conformance rejudge {folder}` judges it again without the server")
+            f"as JSON) · {rejudge} judges it again without the server")
 
 
 # -- the pytest plugin object -----------------------------------------------------------------

@@ -44,7 +44,7 @@ from conformance.vocab import protocols as p
 from conformance.vocab.protocols import canonical
 from conformance.vocab.readers import stream_events
 from conformance.vocab.text import truncate
-from conformance.vocab.values import digits_only, same_json
+from conformance.vocab.values import differs, digits_only, same_json
 
 # The sentences of docs/agent.md each way of differing departs from (tests/docs keeps them verbatim), and the case
 # of the agent's test vectors (vectors.json) that shows the contract: what `python -m conformance.agent.vectors`
@@ -84,9 +84,21 @@ class Finding:
 
     def words(self) -> str:
         where = f"{self.exchange.label}: " if getattr(self.exchange, "label", None) else ""
-        return (f"{where}the agent is off its contract, not the service: {self.reading} {self.said} (expected "
-                f"{truncate(self.expected, 80, quoted=True)}, got {truncate(self.got, 80, quoted=True)}; docs/agent.md: "
-                f"\"{self.sentence}\")")
+        return (f"{where}the agent is off its contract, not the service: {self.reading} {self.said} "
+                f"({self.difference()}; docs/agent.md: \"{self.sentence}\")")
+
+    def difference(self) -> str:
+        """What it replied against what the contract makes it: both when short (`expected '2', got '3'`), else their
+        smallest difference (JSON values compared as such when both are JSON: a number read as a double)."""
+        if len(self.expected) + len(self.got) <= 40:
+            return f"expected {truncate(self.expected, 40, quoted=True)}, got {truncate(self.got, 40, quoted=True)}"
+        expected, got = self.expected, self.got
+        if self.way == "numbers":
+            try:
+                expected, got = json.loads(expected), json.loads(got)
+            except ValueError:
+                pass
+        return differs(expected, got, cause=False)
 
 
 class OffContract(NotAssessed):

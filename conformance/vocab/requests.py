@@ -79,6 +79,8 @@ def addressed(ex: Exchange, target: Any) -> str:
         return "other"
     if agent == getattr(target, "undeployed_agent_id", None):
         return "undeployed"
+    if agent in getattr(target, "served_agents", ()):     # a capture's: an agent some answer served exists
+        return "other"
     return "unknown" if agent.startswith("agt_") else "malformed"
 
 
@@ -160,13 +162,21 @@ def extra_size(ex: Exchange, target: Any) -> str | None:
     `outside`, `near`, or None when the request carries none (or its name is not known)."""
     name = getattr(target, "extra_data_field", None)
     sent = fields(ex)
-    if not name or name not in sent:
+    if not name:     # its name not known: any other field as large may be it, so such a request is not judged
+        large = [k for k, v in sent.items() if k not in INVOKE_INTERPRETED and _json_size(v)[1] > EXTRA_INSIDE]
+        return "near" if large else None
+    if name not in sent:
         return None
-    compact = len(json.dumps(sent[name], ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    escaped = len(json.dumps(sent[name], separators=(",", ":")))
+    compact, escaped = _json_size(sent[name])
     if max(compact, escaped) <= EXTRA_INSIDE:
         return "inside"
     return "outside" if min(compact, escaped) >= EXTRA_OUTSIDE else "near"
+
+
+def _json_size(value: Any) -> tuple[int, int]:
+    """(UTF-8 bytes of the compact JSON, its length written with ASCII escapes)."""
+    return (len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")),
+            len(json.dumps(value, separators=(",", ":"))))
 
 
 # -- invoke ---------------------------------------------------------------------------------------------------

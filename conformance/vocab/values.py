@@ -7,8 +7,11 @@ type `application/json` or `*/*+json` (RFC 6839 §3.1), parameters and case asid
 """
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Any
+from typing import Any, Iterator
+
+from conformance import difference
 
 
 def media_type(content_type: str | None) -> str:
@@ -88,3 +91,38 @@ def refusal(ex: Any) -> tuple | None:
     if err is not None:
         return ex.status, repr(err.get("code")), repr(err.get("message"))
     return None if 200 <= ex.status < 300 else (ex.status, ex.body[:2000])
+
+
+# -- what differs between a value sent and the value that came back --------------------------------------------------
+ABSENT = difference.MISSING     # a member the answer lacks, for `differs`
+
+
+def differs(sent: Any, got: Any, path: str = "", *, only_sent: bool = False, cause: bool = True,
+            whole: Any = ABSENT) -> str:
+    """`difference: …; cause: …` of a value sent and the one that came back (`conformance.difference`): the smallest
+    difference (the code point, the characters named, a window of context; the path of the first differing member of
+    a JSON value) and, when one of the transformations a server may apply explains it exactly, what the service did.
+    What a failure message says after its first words. `path` names the value (`params`); `only_sent`: members `got`
+    holds beyond those sent are no difference; `cause=False`: the difference alone (a reading of the agent, whose
+    causes are not the service's); `whole`: the whole value `sent` is a part of, the cause read on it."""
+    if not cause:
+        return f"difference: {difference.describe(sent, got, path, only_sent=only_sent)}"
+    return difference.explain(sent, got, path, only_sent=only_sent, whole=whole)
+
+
+def length_cause(value: Any, limit: int, *, accepted: bool, noun: str = "a key") -> str | None:
+    """For a length boundary probe answered against the spec (`accepted`, or refused), the unit in which the value's
+    length falls on the side of `limit` the service answered (`difference.diagnose_length`); None when none does."""
+    return difference.diagnose_length(value, limit, accepted=accepted, noun=noun) if isinstance(value, str) else None
+
+
+@contextlib.contextmanager
+def caused(cause: str | None) -> Iterator[None]:
+    """Every failure raised inside ends with `; cause: <cause>` (a failure that already names a cause keeps its own)."""
+    try:
+        yield
+    except AssertionError as exc:
+        message = exc.args[0] if exc.args else None
+        if cause and isinstance(message, str) and "; cause: " not in message:
+            exc.args = (f"{message}; cause: {cause}", *exc.args[1:])
+        raise

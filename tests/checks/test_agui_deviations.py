@@ -304,7 +304,10 @@ def test_pass_through_compares_json_values_not_python_ones(sent, echoed, passes)
     if passes:
         assert check("unknown_fields_reach_params")(rec) is None
     else:
-        assert failed("unknown_fields_reach_params", rec).message.startswith("echo-params: sent x_value = ")
+        message = failed("unknown_fields_reach_params", rec).message
+        assert message.startswith("echo-params: sent x_value, the agent's params hold it changed: difference: "
+                                  f"params.x_value: {json.dumps(sent)} (")
+        assert f"→ {json.dumps(echoed)} (" in message      # the type change named on both sides
 
 
 def test_nothing_streamed_is_not_passed():

@@ -18,5 +18,5 @@ def default_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("default")
     proc = run_cli("run", "--report-dir", str(out))
     assert proc.returncode == 0 and (out / recording.FILE).is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert f"recording: {out / recording.FILE} (" in proc.stdout
+    assert f"recording: {recording.FILE} (" in proc.stdout
     return out

@@ -299,9 +299,9 @@ def refusal_error(ex: Exchange) -> dict[str, Any]:
 
 # -- comparing -----------------------------------------------------------------------------------
 def text_diff(got_text: str, want: str) -> str:
-    i = next((k for k, (a, b) in enumerate(zip(got_text, want)) if a != b), min(len(got_text), len(want)))
-    return (f"lengths {len(got_text)} vs {len(want)} characters, first difference at {i}: got "
-            f"{truncate(got_text[i:i + 40], 160, quoted=True)}, expected {truncate(want[i:i + 40], 160, quoted=True)}")
+    """`difference: …; cause: …` of the text expected and the one streamed (`vocab.values.differs`)."""
+    from conformance.vocab.values import differs
+    return differs(want, got_text)
 
 
 def json_key(value: Any) -> str:

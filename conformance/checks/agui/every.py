@@ -12,7 +12,7 @@ from conformance.outcomes import Observation, precondition
 from conformance.vocab import requests as rq
 from conformance.vocab.readers import error_of, got, is_4xx
 from conformance.vocab.refusals import refused_as, served
-from conformance.vocab.values import is_json_media_type
+from conformance.vocab.values import differs, is_json_media_type
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
@@ -89,9 +89,8 @@ def echoed(event_type: str, field: str):
         r = run_of(ex)
         sent = rq.fields(ex)[field]
         event = r.started() if event_type == "RUN_STARTED" else r.finished()
-        assert same_json(event.get(field), sent), \
-            f"sent {field} {truncate(sent, 80, quoted=True)}, {event_type}.{field} is " \
-            f"{truncate(event.get(field), 80, quoted=True)}"
+        assert same_json(event.get(field), sent), f"sent {field}, {event_type}.{field} is another: " \
+                                                  f"{differs(sent, event.get(field))}"
     return judge
 
 

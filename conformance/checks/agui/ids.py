@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 from conformance.registry import check
 from conformance.vocab.text import truncate
-from conformance.vocab.values import same_json
+from conformance.vocab.values import ABSENT, differs, same_json
 from conformance.checks.agui._common import (STREAMS, Run, events_of, json_key, judge_every,
                                              streams)
 
@@ -13,9 +13,8 @@ from conformance.checks.agui._common import (STREAMS, Run, events_of, json_key, 
 def _echo_check(read: Callable[[Run], dict[str, Any]], event_type: str, field: str, sent_key: str) -> Callable[..., None]:
     def judge(*recs):
         def echoed(r: Run) -> None:
-            sent, got = r.want[sent_key], read(r).get(field)
-            assert same_json(got, sent), (f"sent {field} {truncate(sent, 60, quoted=True)}, {event_type}.{field} is "
-                                          f"{truncate(got, 60, quoted=True)}")
+            sent, got = r.want[sent_key], read(r).get(field, ABSENT)
+            assert same_json(got, sent), f"sent {field}, {event_type}.{field} is another: {differs(sent, got)}"
         return judge_every(streams(*recs, keep=lambda w: w.get(sent_key) is not None and _has(w, event_type)), echoed)
     return judge
 
@@ -45,9 +44,9 @@ def finish_thread_matches_start(*recs):
     def same_thread(r: Run) -> None:
         finishes = events_of(r, "RUN_FINISHED")
         start = r.started().get("threadId")
-        differ = [fin.get("threadId") for fin in finishes if not same_json(fin.get("threadId"), start)]
-        assert not differ, (f"RUN_STARTED.threadId {truncate(start, 60, quoted=True)} but RUN_FINISHED.threadId "
-                            f"{truncate(differ[0], 60, quoted=True)}")
+        differ = [fin.get("threadId", ABSENT) for fin in finishes if not same_json(fin.get("threadId"), start)]
+        assert not differ, (f"RUN_FINISHED.threadId is not RUN_STARTED.threadId: "
+                            f"{differs(start, differ[0])}")
     return judge_every(streams(*recs), same_thread, nothing="no RUN_FINISHED event in any stream")
 
 
@@ -76,9 +75,9 @@ def generated_run_id(*recs):
         assert why is None, f"sent no runId; RUN_STARTED.runId {why}"
         if not _has(r.want, "RUN_FINISHED"):
             return
-        finished = r.finished().get("runId")
-        assert same_json(finished, rid), (f"RUN_STARTED.runId {truncate(rid, 60, quoted=True)} but RUN_FINISHED.runId "
-                                          f"{truncate(finished, 60, quoted=True)}")
+        finished = r.finished().get("runId", ABSENT)
+        assert same_json(finished, rid), (f"RUN_FINISHED.runId is not RUN_STARTED.runId: "
+                                          f"{differs(rid, finished)}")
     return judge_every(streams(*recs, keep=lambda w: w.get("run") is None), generated)
 
 

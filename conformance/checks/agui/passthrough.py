@@ -8,6 +8,7 @@ from conformance.registry import check
 from conformance.vocab import agent_readings
 from conformance.vocab.constants import AGUI_INTERPRETED as INTERPRETED
 from conformance.vocab.text import truncate
+from conformance.vocab.values import differs
 from conformance.vocab.steps import agui as steps
 from conformance.vocab.steps import generated as generated_steps
 from conformance.checks.agui._common import Run, judge_reply, judge_every, one_run, one_run_of
@@ -25,10 +26,16 @@ def params_hold(sent: dict[str, Any], exchange: Any = None):
     def judge(text: str) -> None:
         got = echoed_params(text, exchange)
         passed = {name: value for name, value in sent.items() if name not in INTERPRETED}
-        missing = [f"sent {name} = {truncate(value, 120, quoted=True)}, the agent's params hold "
-                   + ("no such field" if held is agent_readings.MISSING else truncate(held, 120, quoted=True))
-                   for name, value, held in agent_readings.fields_changed("echo params", passed, got, exchange)]
-        assert not missing, "; ".join(missing[:8])
+        changed = [name for name, _, _ in agent_readings.fields_changed("echo params", passed, got, exchange)]
+        if not changed:
+            return
+        first = changed[0] if changed[0] and changed[0].isprintable() and changed[0].strip() == changed[0] else \
+            truncate(changed[0], 40, quoted=True)
+        raise AssertionError(f"sent {first}"
+                             + (f" and {len(changed) - 1} more field(s), the agent's params hold them changed: "
+                                if len(changed) > 1 else ", the agent's params hold it changed: ")
+                             + differs({name: passed[name] for name in changed}, got, "params", only_sent=True,
+                                       whole=passed))
     return judge
 
 

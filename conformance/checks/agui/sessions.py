@@ -11,7 +11,7 @@ from conformance.vocab import protocols as p
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.vocab.values import digits_only
+from conformance.vocab.values import caused, digits_only, length_cause
 from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import Run, judge_every, judge_reply, one_run, one_run_of, runs
 
@@ -20,6 +20,7 @@ SAME_KEY_SAME_INSTANCE = "AGUI-SESS-002"
 INVOKE_RESULT = "INV-RES-001"        # a plain invoke answers 200 with the invoke result
 MCP_TEXT_RESULT = "MCP-TOOL-001"     # a tools/call answers 200 with one text block
 MCP_EXACT_REPLY = "MCP-TOOL-002"     # its text is exactly the agent's reply
+MAX_KEY = 256                        # a threadId is 1 to 256 characters long (schemas/agui-request.json)
 
 
 # The `count` each run of agui.session replies under the agent's contract: what tells how the agent counts.
@@ -153,4 +154,17 @@ def one_key_across_protocols(rec):
 @check("AGUI-SESS-003", scenarios=["agui.key_lengths"])
 def thread_id_bounds_accepted(rec):
     """Runs the plain prompt with threadIds of 1 and 256 characters; both stream and end with RUN_FINISHED."""
-    return judge_every(runs(rec), Run.finished, nothing="no run of a bound threadId was recorded")
+    def finishes(r: Run) -> None:
+        with caused(length_cause(r.want.get("thread"), MAX_KEY, accepted=False) if _refused(r) else None):
+            r.finished()
+    return judge_every(runs(rec), finishes, nothing="no run of a bound threadId was recorded")
+
+
+def _refused(r: Run) -> bool:
+    """The run was turned away: a 4xx, or a stream that ended with RUN_ERROR (what a key's length may explain)."""
+    if r.ex.status is not None and 400 <= r.ex.status < 500:
+        return True
+    try:
+        return r.terminal()["type"] == "RUN_ERROR"
+    except AssertionError:
+        return False

@@ -368,12 +368,12 @@ def generated(rec: Recording, family: Step) -> list[tuple[Exchange, str]]:
 
 
 def exact(ex: Exchange, got: str, expected: str) -> None:
+    """The reply is the text expected, code point for code point; else a Deviation naming `ex` that says the smallest
+    difference and, when a transformation explains it, what the service did (`vocab.values.differs`)."""
     if got == expected:
         return
-    at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
-    raise Deviation(f"the reply differs from the text sent at code point {at} (expected {len(expected)} code points, "
-                    f"got {len(got)}): expected …{expected[max(0, at - 20):at + 20]!r}…, "
-                    f"got …{got[max(0, at - 20):at + 20]!r}…", ex)
+    from conformance.vocab.values import differs
+    raise Deviation(f"the reply differs from the text sent: {differs(expected, got)}", ex)
 
 
 def count_is(ex: Exchange, expected: int, why: str, *context: Exchange, zero_based: bool = False,

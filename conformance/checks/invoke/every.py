@@ -16,7 +16,7 @@ from conformance.outcomes import precondition
 from conformance.vocab import requests as rq
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.refusals import refused_as, served
-from conformance.vocab.values import is_json_media_type
+from conformance.vocab.values import differs, is_json_media_type
 from conformance.wire.exchange import Exchange
 
 INVOKE = ("invoke",)
@@ -56,7 +56,7 @@ def session_echoed(ex: Exchange, target: Any) -> None:
     sent = rq.fields(ex)["sessionId"]
     body = ex.json()
     got = body.get("sessionId") if isinstance(body, dict) else None
-    assert got == sent, f"sent sessionId {quoted(sent)}, the result names {quoted(got)}"
+    assert got == sent, f"sent sessionId, the result names another: {differs(sent, got)}"
 
 
 def carries_key(ex: Exchange, target: Any) -> bool:

@@ -9,11 +9,12 @@ from conformance.registry import Step, check, rule
 from conformance.vocab import agent_readings
 from conformance.vocab.readers import request_json as sent
 from conformance.vocab.steps import invoke as steps
-from conformance.vocab.text import truncate
-from conformance.vocab.values import same_json
+from conformance.vocab.values import caused, differs, length_cause, same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (accepted, count_is, counts_from_zero, is_event_stream, judge_each, quoted, refused,
                                                run_status, session_key_of)
+
+MAX_KEY = 256     # a session key is 1 to 256 characters long (schemas/invoke-request.json#/properties/sessionId)
 
 
 @check("INV-SESS-001", scenarios=["invoke.selection", "invoke.sessions"])
@@ -76,8 +77,7 @@ def generated_key_reaches_instance(rec: Recording) -> str | None:
 def session_echoed(ex: Exchange) -> None:
     key = (sent(ex) or {}).get("sessionId")
     got = session_key_of(ex)
-    assert same_json(got, key), \
-        f"sent sessionId {truncate(str(key), 60, count=True)!r}, the result carries {truncate(got, 60, count=True)!r}"
+    assert same_json(got, key), f"sent sessionId, the result carries another: {differs(key, got)}"
 
 
 def session_echo(scenario: str, family: Step | None) -> Callable[[Recording], str | None]:
@@ -104,7 +104,8 @@ def key_lengths_accepted(rec: Recording) -> str | None:
     """Sends the plain reply with a `sessionId` of 1 and of 256 characters; both complete (200, `completed`)."""
     def rule(ex: Exchange) -> None:
         key = (sent(ex) or {}).get("sessionId", "")
-        accepted(ex, f"a {len(key)}-character sessionId")
+        with caused(length_cause(key, MAX_KEY, accepted=False)):    # refused: the unit that puts it outside
+            accepted(ex, f"a {len(key)}-character sessionId")
         status = run_status(ex)
         assert same_json(status, "completed"), f"a {len(key)}-character sessionId must be accepted; status {quoted(status)}"
 
@@ -114,4 +115,9 @@ def key_lengths_accepted(rec: Recording) -> str | None:
 @check("INV-SESS-006", scenarios=["invoke.refusals"])
 def key_lengths_refused(rec: Recording) -> str | None:
     """Sends `sessionId` of 257 characters and empty; both are refused with a 4xx and `validation_failed`."""
-    return judge_each([rec.get(steps.KEY_257), rec.get(steps.KEY_EMPTY)], lambda ex: refused(ex, "validation_failed"))
+    def rule(ex: Exchange) -> None:
+        key = (sent(ex) or {}).get("sessionId")
+        with caused(length_cause(key, MAX_KEY, accepted=True) if 200 <= (ex.status or 0) < 300 else None):
+            refused(ex, "validation_failed")
+
+    return judge_each([rec.get(steps.KEY_257), rec.get(steps.KEY_EMPTY)], rule)

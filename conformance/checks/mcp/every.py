@@ -19,7 +19,7 @@ from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE, UNSUPPOR
 from conformance.vocab.protocols import META_VERSION
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
-from conformance.vocab.values import same_json
+from conformance.vocab.values import differs, same_json
 from conformance.wire.exchange import Exchange
 
 MCP = ("mcp",)
@@ -61,8 +61,8 @@ def id_echoed(ex: Exchange, target: Any) -> None:
     msg = final_message(ex)
     sent, back = rq.rpc(ex).get("id"), msg.get("id")
     kept = same_json(back, sent) and (isinstance(back, str) == isinstance(sent, str))
-    assert same_json(msg.get("jsonrpc"), "2.0") and kept, \
-        f"sent id {as_json(sent)}, the response has jsonrpc {as_json(msg.get('jsonrpc'))} and id {as_json(back)}"
+    assert same_json(msg.get("jsonrpc"), "2.0"), f"the response has jsonrpc {as_json(msg.get('jsonrpc'))}, not \"2.0\""
+    assert kept, f"the response's id is not the request's: {differs(sent, back, 'id')}"
 
 
 def answered_200_response(ex: Exchange, target: Any) -> bool:
@@ -79,7 +79,7 @@ def session_echoed(ex: Exchange, target: Any) -> None:
     result = final_message(ex)["result"]
     sc = result.get("structuredContent")
     got_key = sc.get("sessionId") if isinstance(sc, dict) else None
-    assert got_key == sent, f"sent session_id {as_json(sent)}, structuredContent.sessionId is {as_json(got_key)}"
+    assert got_key == sent, f"sent session_id, structuredContent.sessionId is another: {differs(sent, got_key)}"
 
 
 def carries_key(ex: Exchange, target: Any) -> bool:

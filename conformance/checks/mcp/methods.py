@@ -12,7 +12,7 @@ from conformance.vocab import official_client as official
 from conformance.vocab import protocols as p
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.text import truncate
-from conformance.vocab.values import same_json
+from conformance.vocab.values import ABSENT, differs, same_json
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import MODERN, NO_NAME, as_json, response, result_of, sent_id
 
@@ -77,7 +77,7 @@ def tool_name_from_slug(rec: Recording):
     expected = p.slug_tool_name(rec.target.agent_slug)
     ex, name = tool_name(rec)
     with on(ex):
-        assert name == expected, f"the tool is named {name!r}, expected {expected!r} (from --agent-slug)"
+        assert name == expected, f"the tool is not named after --agent-slug: {differs(expected, name)}"
 
 
 def id_kept(ex: Exchange) -> None:
@@ -86,7 +86,7 @@ def id_kept(ex: Exchange) -> None:
     want = sent_id(ex)
     assert msg.get("jsonrpc") == "2.0", f"`jsonrpc` is {as_json(msg.get('jsonrpc'))}, expected \"2.0\""
     assert "id" in msg and same_json(msg["id"], want), \
-        f"sent id {as_json(want)}, the response has id {as_json(msg['id']) if 'id' in msg else '(none)'}"
+        f"sent id, the response has another: {differs(want, msg.get('id', ABSENT))}"
 
 
 def ids_kept(unjudged: tuple[str, ...]):

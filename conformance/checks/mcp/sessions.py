@@ -7,7 +7,7 @@ from conformance.engine import Recording
 from conformance.outcomes import Blocked, Deviation, NotAssessed, judge_all, on, precondition
 from conformance.registry import check
 from conformance.vocab import agent_readings
-from conformance.vocab.values import digits_only
+from conformance.vocab.values import differs, digits_only, same_json
 from conformance.vocab.steps import mcp as steps
 from conformance.wire.exchange import Exchange
 from conformance.checks.mcp._common import EXACT_REPLY, reply_text, result_of, structured_session
@@ -107,6 +107,6 @@ def generated_session_reaches_instance(rec: Recording):
 def session_echoed(rec: Recording):
     """With `arguments.session_id`, `structuredContent.sessionId` equals it."""
     def echoed(ex: Exchange) -> None:
-        sid = structured_session(result_of(ex))
-        assert sid == rec.facts["session"], f"sessionId {sid!r}, expected {rec.facts['session']!r}"
+        sid, key = structured_session(result_of(ex)), rec.facts["session"]
+        assert same_json(sid, key), f"sent session_id, structuredContent.sessionId is another: {differs(key, sid)}"
     return judge_all([rec.get(steps.GIVEN_1), rec.get(steps.GIVEN_2)], echoed)

@@ -96,6 +96,18 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
     return out
 
 
+def _meaning(raw: bytes) -> Any:
+    """What a body says, its writing aside (a fault's middleware may write the same JSON again another way): the
+    JSON value, or the JSON of each `data:` line of a stream, or the bytes."""
+    doc = _json(raw)
+    if doc is not None:
+        return doc
+    lines = [line[5:].strip() for line in raw.decode("utf-8", "replace").splitlines() if line.startswith("data:")]
+    if lines:
+        return [_json(line.encode()) if _json(line.encode()) is not None else line for line in lines]
+    return raw
+
+
 def conditions() -> list[tuple[str, str]]:
     """Every (dimension, value) of the inventory a gate can read on the server's side."""
     return [(d.name, v) for d in DIMENSIONS.values() if d.name not in UNSEEN for v in d.values]
@@ -128,6 +140,14 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
     def wrap(app, facts):
         probes: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gated_probe")
 
+        class Reference:
+            """The plain app, below the fault (its attributes read through, as a fault may read them)."""
+            def __getattr__(self, name):
+                return getattr(app, name)
+
+            async def __call__(self, scope, receive, send):
+                await reference(scope, receive, send)
+
         async def reference(scope, receive, send):
             """The plain app, below the fault: what it received and sent, to compare with what the client saw."""
             probe = probes.get(None)
@@ -150,7 +170,7 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             await app(scope, rec_receive, rec_send)
             probe["inner_request"] = b"".join(got)
 
-        faulty = broken.wrap(reference, facts)
+        faulty = broken.wrap(Reference(), facts)
 
         async def middleware(scope, receive, send):
             if scope.get("type") != "http":
@@ -171,9 +191,9 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
                     status.append(msg.get("status"))
                 await send(msg)
             await faulty(scope, _replay(body, pending, receive), rec_send)
-            if "inner_request" not in probe or probe["inner_request"] != body or \
-                    b"".join(probe.get("inner", [])) != b"".join(outer) or probe.get("inner_status") != \
-                    (status[0] if status else None):
+            if "inner_request" not in probe or _meaning(probe["inner_request"]) != _meaning(body) or \
+                    _meaning(b"".join(probe.get("inner", []))) != _meaning(b"".join(outer)) or \
+                    probe.get("inner_status") != (status[0] if status else None):
                 witness.changed += 1
         return middleware
 

@@ -136,6 +136,7 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
     """The ServerConfig of `broken` with its fault shown only on requests carrying `value` on `dimension`."""
     if broken.wrap is None:
         raise ValueError(f"{broken.name} is made by ServerConfig alone: its fault cannot be gated by a request")
+    ops = operations_of(broken)
 
     def wrap(app, facts):
         probes: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gated_probe")
@@ -176,8 +177,10 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             if scope.get("type") != "http":
                 return await app(scope, receive, send)
             body, pending = await _read_all(receive)
-            if not _matches(server_view(scope, body, facts), dimension, value):
+            view = server_view(scope, body, facts)
+            if not _matches(view, dimension, value):
                 return await app(scope, _replay(body, pending, receive), send)
+            mine = view["operation"] in ops     # a change to another operation's answer is no sign of this fault
             witness.seen += 1
             probe: dict[str, Any] = {}
             probes.set(probe)
@@ -191,28 +194,32 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
                     status.append(msg.get("status"))
                 await send(msg)
             await faulty(scope, _replay(body, pending, receive), rec_send)
-            if "inner_request" not in probe or _meaning(probe["inner_request"]) != _meaning(body) or \
-                    _meaning(b"".join(probe.get("inner", []))) != _meaning(b"".join(outer)) or \
-                    probe.get("inner_status") != (status[0] if status else None):
+            if mine and ("inner_request" not in probe or _meaning(probe["inner_request"]) != _meaning(body) or
+                         _meaning(b"".join(probe.get("inner", []))) != _meaning(b"".join(outer)) or
+                         probe.get("inner_status") != (status[0] if status else None)):
                 witness.changed += 1
         return middleware
 
     return ServerConfig(**{**base, **broken.config, "wrap_app": wrap})
 
 
+def operations_of(broken: Broken) -> set[str]:
+    """The operations whose answers the fault's requirement speaks of (every one for a general or auth rule)."""
+    from conformance import catalog
+    protocol = catalog.load()[broken.breaks].protocol
+    return {protocol} if protocol in ("invoke", "agui", "mcp", "metadata") else {"invoke", "agui", "mcp", "metadata"}
+
+
 def draws(seed: int, n: int) -> list[tuple[str, str, str]]:
     """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware, each with a
     value of a dimension its requirement's operations carry (a gate on MCP's method never shows an invoke fault)."""
-    from conformance import catalog
-    reqs = catalog.load()
     zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None)
     rng = random.Random(seed)
     conds = conditions()
     out = []
     while len(out) < n:
         name = rng.choice(zoo)
-        protocol = reqs[load_zoo()[name].breaks].protocol
-        ops = {protocol} if protocol in ("invoke", "agui", "mcp", "metadata") else {"invoke", "agui", "mcp", "metadata"}
+        ops = operations_of(load_zoo()[name])
         fitting = [c for c in conds if ops & set(DIMENSIONS[c[0]].operations)]
         out.append((name, *rng.choice(fitting)))
     return out

@@ -105,6 +105,11 @@ def _late_headers() -> ServerConfig:
     return late_headers_config()
 
 
+def _length_required() -> ServerConfig:
+    from tests.selftest.variant_forms import length_required_config
+    return length_required_config()
+
+
 SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("reference", ServerConfig, doc="the reference server (conformance/server)"),
     CorrectServer("variant", _variant, doc="tests/selftest/variant.py: every silent choice made differently"),
@@ -145,6 +150,9 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                   doc="variant_sequences.py: durationMs in whole seconds, SSE comments every second of silence"),
     CorrectServer("silences-ping-ticker", _ticker,
                   doc="variant_silences.py: an AG-UI `: ping` every 15 s from the stream's start, frames or not"),
+    CorrectServer("forms-length-required", _length_required,
+                  doc="variant_forms.py: a chunked body refused 411 Length Required (RFC 9110 §15.5.12): sent again "
+                      "with a Content-Length"),
     CorrectServer("silences-late-headers", _late_headers,
                   doc="variant_silences.py: invoke and MCP streams send their headers with their first frame"),
     # A correct service whose deployed agent is off its contract (variant_agents.py): what the agent hides is not

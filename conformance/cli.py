@@ -443,7 +443,7 @@ def judge(args: list[str]) -> int:
                       description="Judge captured traffic: every exchange of a HAR file (HAR 1.2: a browser's "
                                   "developer tools, Playwright's record_har_path, mitmproxy's hardump) that addresses "
                                   "the service, by every rule that reads an exchange. The verdict stands on the "
-                                  "capture alone. Exit as `run`: 0 no MUST failed, 1 one did, 2 bad input.")
+                                  "capture alone. Exit status as `run`'s (a bad capture is an error).")
     p.add_argument("capture", metavar="CAPTURE", help="the capture: a .har file")
     p.add_argument("--base-url", help="judge only the exchanges under this base URL (default: the service's paths "
                                       "anywhere in the capture)")

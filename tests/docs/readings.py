@@ -476,7 +476,7 @@ QUANTITY = (r"requests|s|ms|seconds|minutes|bytes|[kKM]i?B|checks|runs|agent run
 HTTP_STATUS = rf"(?<![\w.])([1-5]\d\d(?:(?:, | or |/)[1-5]\d\d)*)(?=[ ,;:)`/.'s]|$)(?!\s+(?:{QUANTITY})\b)"
 NOT_FIGURES: tuple[NotFigure, ...] = (
     NotFigure("a standard's number (RFC 9728, IEEE 754, ISO 8601, JSON-RPC 2.0)",
-              r"\b(?:RFC|IEEE|ISO) (\d+)((?:/\d+)*)|JSON-RPC (2\.0)|\"jsonrpc\": \"(2\.0)\""),
+              r"\b(?:RFC|IEEE|ISO) (\d+)((?:/\d+)*)|JSON-RPC (2\.0)|\"jsonrpc\": \"(2\.0)\"|\bHAR (1\.2)"),
     NotFigure("an HTTP version's name (which ones the suite speaks is a Checked example: `speaks HTTP/1.1 only`)",
               r"\bHTTP/(\d(?:\.\d)?)\b"),
     NotFigure("an HTTP status code or class: the protocols' vocabulary, and the reference server's choices its own "

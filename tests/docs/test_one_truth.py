@@ -57,6 +57,7 @@ def settled(test: str, problems: list[str]) -> list[str]:
 
 # -- options ------------------------------------------------------------------------------------------------
 OTHER_TOOLS = {   # options of other programs the docs show, and whose they are
+    "--mode": "mitmdump", "--listen-port": "mitmdump", "--set": "mitmdump",
     "--pyargs": "pytest", "--dist": "pytest-xdist", "--oauth2-bearer": "curl", "--cacert": "curl",
     "--no-deps": "pip wheel", "--disable-pip-version-check": "pip (action.yml)",
     "--http2": "curl (and conformance serve)", "--http1": "curl (its --http1.1)",

@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from conformance.profile import AGENT_SCENARIOS as AGENT
-from conformance.vocab.protocols import canonical
-from conformance.vocab.steps import silences as steps
+import json
 
 FLOOR = float(AGENT["silence"]["silent_seconds"])    # agui.silence's 16 s: how long a default run lasts anyway
 SECONDS = {"invoke": FLOOR - 0.5, "agui": FLOOR, "mcp": FLOOR - 0.5}   # the length of each stream's silences (above)
@@ -58,7 +57,7 @@ class Silence:
 
     @property
     def label(self) -> str:
-        return steps.SILENT.of(self.position)
+        return f"silent-{self.position}"
 
     @property
     def script(self) -> tuple[str, ...]:
@@ -72,7 +71,8 @@ class Silence:
     @property
     def reply(self) -> str:
         """The text of the run that holds the silence (for a resume, of the resumed run)."""
-        head = {"start": "", "after-text": "early", "after-resume": "answer: " + canonical(ANSWER)}
+        head = {"start": "", "after-text": "early", "after-resume": "answer: " + json.dumps(ANSWER, sort_keys=True, separators=(",", ":"),
+                                                                               ensure_ascii=False)}
         return head.get(self.position, "") + ("awake" if self.position == "start" else "late")
 
     @property

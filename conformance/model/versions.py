@@ -4,10 +4,6 @@ run records the twins and judges a check over both versions: `conformance.versio
 """
 from __future__ import annotations
 
-from conformance.vocab.steps import agui as agui_steps
-from conformance.vocab.steps import inputs as input_steps
-from conformance.vocab.steps import invoke as invoke_steps
-from conformance.vocab.steps import mcp as mcp_steps
 
 TWIN = "@h2"
 #: every scenario recorded over HTTP/2 too when the target picks h2, and what it brings there
@@ -40,11 +36,9 @@ BODY_OVER_1MB = ("a body over 1 MB: the suite's HTTP/2 client (httpcore) sends a
 #: steps a twin does not send over HTTP/2 (a `*` pattern names a family), and why: their rules are judged over
 #: HTTP/1.1 alone
 HTTP1_ONLY_STEPS: dict[str, dict[str, str]] = {
-    "invoke.refusals": {invoke_steps.BODY_2MB: BODY_OVER_1MB,
-                        invoke_steps.AFTER.of(invoke_steps.BODY_2MB): BODY_OVER_1MB},
-    "agui.refusals": {agui_steps.TWO_MB: BODY_OVER_1MB},
-    "mcp.input_forms": {input_steps.ID_FORMS: "the JSON-RPC id is in the body, not a header: its classes are "
-                                              "judged over HTTP/1.1"},
+    "invoke.refusals": {"body-2mb": BODY_OVER_1MB, "after-body-2mb": BODY_OVER_1MB},
+    "agui.refusals": {"two-mb": BODY_OVER_1MB},
+    "mcp.input_forms": {"id-*": "the JSON-RPC id is in the body, not a header: its classes are judged over HTTP/1.1"},
 }
 #: scenarios whose rules touch headers that are recorded over HTTP/1.1 alone, and why
 HTTP1_ONLY: dict[str, str] = {
@@ -63,6 +57,6 @@ UNTWINNED = ("its rules read what a body, a history or a timing carries, which H
              "protocol's answers and streams are judged over HTTP/2 by the core scenarios")
 #: each protocol's plain call over HTTP/2, (twin, step): what stands for the preflight's (sent over HTTP/1.1) when a
 #: check is judged over HTTP/2 (`judging.gate_over_http2`, `judging.same_refusal`)
-PLAIN_CALLS_OVER_HTTP2 = {"invoke": ("invoke.runs" + TWIN, invoke_steps.RUN_JSON.of("plain_reply")),
-                          "agui": ("agui.plain" + TWIN, agui_steps.IDS),
-                          "mcp": ("mcp.modern" + TWIN, mcp_steps.LIST)}
+PLAIN_CALLS_OVER_HTTP2 = {"invoke": ("invoke.runs" + TWIN, "json-plain_reply"),
+                          "agui": ("agui.plain" + TWIN, "ids"),
+                          "mcp": ("mcp.modern" + TWIN, "list")}

@@ -1,0 +1,163 @@
+"""The rules over every exchange, each proven both ways on canned exchanges: a correct answer holds the rule, an
+answer broken in exactly that way fails it, whatever scenario sent it and whatever form the request took; an
+exchange that broke a basic rule is read no further (the rest blocked by it); a request with a problem the rule is
+not about is not read by it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance import canned, exchange_rules, registry
+from conformance.vocab.protocols import MCP_ACCEPT
+
+registry.load_all()
+T = canned.DEFAULT_TARGET
+INVOKE = "https://server.test/v1/agents/agt_canned/invoke"
+AGUI = "https://server.test/v1/agents/agt_canned/agui"
+MCP = "https://server.test/v1/agents/agt_canned/mcp"
+KEY = {"Authorization": f"Bearer {T.api_key}", "Content-Type": "application/json"}
+JSON = {"content-type": "application/json"}
+ERROR = {"error": {"code": "validation_failed", "message": "no", "requestId": "req_1", "details": {}}}
+
+
+def result(session: str = "k1", **extra) -> dict:
+    return {"status": "completed", "result": "conformance", "events": [], "sessionId": session,
+            "agentId": "agt_canned", "versionNumber": 1, "requestId": "req_1", "durationMs": 3, **extra}
+
+
+def judged(ex, rid: str) -> str:
+    ex.credential = "api_key" if T.api_key in str(ex.request_headers) else ex.credential   # as the engine sets it
+    got = exchange_rules.outcomes(ex, T).get(rid)
+    return got.status if got else "not read"
+
+
+def invoke(status, body, *, request=None, headers=None, sse=None, content_type="application/json"):
+    return canned.exchange(status, {"content-type": content_type}, body=body, sse=sse, url=INVOKE,
+                           request_headers=headers or KEY, request_body=request or {"prompt": "say conformance",
+                                                                                   "sessionId": "k1"})
+
+
+@pytest.mark.parametrize("headers", [KEY, {"AUTHORIZATION": f"bearer {T.api_key}",
+                                           "content-type": "Application/JSON; charset=utf-8"}])
+def test_a_valid_invoke_must_be_answered_with_its_result_in_any_form(headers):
+    assert judged(invoke(200, result(), headers=headers), "INV-RES-001") == "passed"
+    assert judged(invoke(500, b"oops", headers=headers, content_type="text/plain"), "INV-RES-001") == "failed"
+    assert judged(invoke(400, ERROR, headers=headers), "INV-RES-001") == "failed"     # a listed code: wrong
+    other = {"error": {"code": "busy", "message": "no", "requestId": "req_1"}}
+    assert judged(invoke(409, other, headers=headers), "INV-RES-001") == "info"      # a code the spec does not list
+
+
+def test_the_key_sent_is_the_key_named():
+    assert judged(invoke(200, result("k1")), "INV-SESS-003") == "passed"
+    assert judged(invoke(200, result("K1")), "INV-SESS-003") == "failed"
+    assert judged(invoke(200, result("k1"), request={"prompt": "p"}), "INV-SESS-003") == "not read"
+
+
+def test_stream_true_must_stream_and_a_json_answer_blocks_what_reads_the_stream():
+    frames = canned.sse_frames({"v": 1, "type": "text", "delta": "hi"}, event="text") + \
+        canned.sse_frames({"v": 1, "type": "done"}, event="done")
+    stream = invoke(200, b"", sse=frames, content_type="text/event-stream",
+                    request={"prompt": "say hi", "stream": True})
+    assert judged(stream, "INV-SEL-001") == "passed" and judged(stream, "INV-TERM-001") == "passed"
+    plain = invoke(200, result(), request={"prompt": "say hi", "stream": True})
+    assert judged(plain, "INV-SEL-001") == "failed"
+    two = invoke(200, b"", sse=frames + canned.sse_frames({"v": 1, "type": "done"}, event="done", start=1),
+                 content_type="text/event-stream", request={"prompt": "say hi", "stream": True})
+    assert judged(two, "INV-TERM-001") == "failed"
+
+
+@pytest.mark.parametrize("request_headers, rid", [
+    ({"Content-Type": "application/json"}, "AUTH-KEY-002"),
+    ({"Authorization": "Bearer ais_live_unknownunknown", "Content-Type": "application/json"}, "AUTH-KEY-004"),
+    ({"Authorization": "Basic eDp5", "Content-Type": "application/json"}, "AUTH-KEY-006"),
+])
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_refused_credential_is_refused_in_any_mode(request_headers, rid, stream):
+    body = {"prompt": "p", **({"stream": True} if stream else {})}
+    refused = {"error": {"code": "unauthenticated", "message": "no", "requestId": "req_1"}}
+    assert judged(invoke(401, refused, request=body, headers=request_headers), rid) == "passed"
+    assert judged(invoke(200, result(), request=body, headers=request_headers), rid) == "failed"
+
+
+def test_a_refusal_is_a_4xx_with_the_error_body_and_what_reads_it_is_blocked_otherwise():
+    bad = invoke(400, b"<html>no</html>", request={"prompt": 42}, content_type="text/html")
+    assert judged(bad, "GEN-ERR-001") == "failed"
+    assert judged(bad, "INV-ERR-002") == "blocked"
+
+
+def test_a_key_over_256_characters_is_refused_and_one_inside_by_every_count_is_not_read_as_outside():
+    long = {"prompt": "p", "sessionId": "k" * 257}
+    assert judged(invoke(400, ERROR, request=long), "INV-SESS-006") == "passed"
+    assert judged(invoke(200, result("k" * 257), request=long), "INV-SESS-006") == "failed"
+    astral = {"prompt": "p", "sessionId": "😀" * 200}    # 200 code points, 400 UTF-16 units: left open
+    assert judged(invoke(400, ERROR, request=astral), "INV-SESS-006") == "not read"
+    assert judged(invoke(400, ERROR, request=astral), "INV-RES-001") == "not read"
+
+
+def agui(events, request=None):
+    return canned.exchange(200, {"content-type": "text/event-stream"}, sse=canned.sse_frames(*events), url=AGUI,
+                           request_headers=KEY, request_body=request or {
+                               "threadId": "t1", "runId": "r1", "messages": [{"id": "1", "role": "user",
+                                                                              "content": "say hi"}]})
+
+
+def test_agui_ids_sent_are_echoed_and_the_run_starts_first():
+    good = [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+            {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "result": "", "outcome": {"type": "success"}}]
+    assert judged(agui(good), "AGUI-ID-001") == "passed" and judged(agui(good), "AGUI-ORDER-001") == "passed"
+    renamed = [dict(good[0], threadId="T1"), good[1]]
+    assert judged(agui(renamed), "AGUI-ID-001") == "failed"
+    assert judged(agui(good[::-1]), "AGUI-ORDER-001") == "failed"
+
+
+def mcp(status, body, *, method="tools/list", headers=None, request=None):
+    req = request or {"jsonrpc": "2.0", "id": 7, "method": method, "params": {}}
+    hdrs = headers if headers is not None else {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28",
+                                                "Mcp-Method": method}
+    return canned.exchange(status, JSON, body=body, url=MCP, request_headers=hdrs, request_body=req)
+
+
+def test_every_mcp_response_keeps_the_id_and_its_type():
+    assert judged(mcp(200, {"jsonrpc": "2.0", "id": 7, "result": {"tools": []}}), "MCP-METH-005") == "passed"
+    assert judged(mcp(200, {"jsonrpc": "2.0", "id": "7", "result": {"tools": []}}), "MCP-METH-005") == "failed"
+
+
+@pytest.mark.parametrize("method", ["tools/list", "server/discover"])
+def test_no_credential_is_a_401_with_its_challenge_on_every_method(method):
+    hdrs = {"Content-Type": "application/json", "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": method}
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "no"}}
+    challenge = 'Bearer resource_metadata="https://server.test/.well-known/oauth-protected-resource/v1/agents/' \
+                'agt_canned/mcp", scope="agent:invoke"'
+    ok = canned.exchange(401, {**JSON, "www-authenticate": challenge}, body=body, url=MCP, request_headers=hdrs,
+                         request_body={"jsonrpc": "2.0", "id": 1, "method": method})
+    assert judged(ok, "AUTH-MCP-003") == "passed" and judged(ok, "AUTH-MCP-008") == "passed"
+    served = mcp(200, {"jsonrpc": "2.0", "id": 1, "result": {}}, method=method, headers=hdrs,
+                 request={"jsonrpc": "2.0", "id": 1, "method": method})
+    assert judged(served, "AUTH-MCP-003") == "failed"
+    bare = canned.exchange(401, JSON, body=body, url=MCP, request_headers=hdrs,
+                           request_body={"jsonrpc": "2.0", "id": 1, "method": method})
+    assert judged(bare, "AUTH-MCP-008") == "failed"
+
+
+def test_a_method_header_that_differs_from_the_body_only_in_case_is_refused():
+    hdrs = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "Tools/List"}
+    refused = {"jsonrpc": "2.0", "id": 7, "error": {"code": -32022, "message": "no",
+                                                     "data": {"supported": ["2026-07-28"], "requested": "x"}}}
+    assert judged(mcp(400, refused, headers=hdrs), "MCP-HDR-002") == "passed"
+    assert judged(mcp(200, {"jsonrpc": "2.0", "id": 7, "result": {"tools": []}}, headers=hdrs),
+                  "MCP-HDR-002") == "failed"
+
+
+def test_a_scenarios_own_failure_on_an_exchange_blocks_the_rules_over_every_exchange_there():
+    ex = invoke(200, result("K1"))
+    ex.credential = "api_key"
+    check = registry.CHECKS["every.inv_sess_003"]
+    rec = canned.recording("invoke.sessions", [ex])
+    with exchange_rules.claiming({id(ex): "INV-SESS-002"}):
+        with pytest.raises(AssertionError) as got:
+            check.fn([rec])
+    assert "already failed" in str(got.value)
+    with pytest.raises(AssertionError, match="sent sessionId"):
+        check.fn([rec])

@@ -303,11 +303,14 @@ def run(args: list[str]) -> int:
 
 # -- list and explain -------------------------------------------------------------------------
 def catalog_rows() -> list[dict[str, Any]]:
-    from conformance import catalog, registry, versions
+    from conformance import catalog, coverage, exchange_rules, registry, report, versions
 
     from conformance.vocab import inputs, sequences, silences
     cov = registry.coverage()
+    ops, ruled = report.requirement_operations(), set(exchange_rules.requirements())
     return [{**r.as_dict(), "needs_agent": list(r.agent_needs), "checks": cov.get(r.id, []),
+             "scope": {d: list(v) for d, v in coverage.scope(ops.get(r.id, ()), True, r.id in ruled).items()},
+             "every_exchange": r.id in ruled,
              "input_classes": inputs.applies_to(r.id), "histories": sequences.histories_for(r.id),
              "silences": silences.applies_to(r.id), "silences_left_out": silences.left_out_for(r.id),
              **(versions.of_requirement(r.id) if cov.get(r.id) else {"http_versions": [], "http2_left_out": []}),

@@ -44,9 +44,9 @@ class Scenario:
     # modules it imports late (large SDKs a run without it never loads): imported off the recording loop before it
     # starts, since a first import holds the loop for seconds and nobody reads the other scenarios' streams meanwhile
     imports: tuple[str, ...] = ()
-    # sent for the rules over every exchange (`exchange_rules`) alone: recorded whenever one of theirs over its
-    # protocols runs, though no check names it
-    sweep: bool = False
+    # sent for the rules over every exchange (`exchange_rules`) of these requirements alone: recorded whenever the
+    # check of one of them runs, though no check names it
+    sweep: tuple[str, ...] = ()
 
     def declares(self, label: str) -> bool:
         return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps or ())
@@ -147,7 +147,7 @@ def _summary(fn) -> str:
 
 
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
-             timing=False, last=False, steps=None, imports=(), sweep=False):
+             timing=False, last=False, steps=None, imports=(), sweep=()):
     protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
     if not protocols or not set(protocols) <= set(ENDPOINT_PROTOCOLS):
         raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {ENDPOINT_PROTOCOLS}")
@@ -157,7 +157,7 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
             raise RegistryError(f"scenario {name} registered twice")
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
                                    _summary(fn), timing, last, None if steps is None else tuple(steps),
-                                   tuple(imports), sweep)
+                                   tuple(imports), tuple(sweep))
         for make in _DERIVERS:
             _add_derived(make, SCENARIOS[name])
         return fn
@@ -181,12 +181,13 @@ def _add_derived(make: Callable[[Scenario], Iterable[Scenario]], scn: Scenario) 
 
 
 def needed_scenarios(checks: Iterable[Check]) -> set[str]:
-    """The scenarios a run of `checks` records: those they name, and the sweep scenarios of the protocols their
-    checks over every exchange read."""
+    """The scenarios a run of `checks` records: those they name, and the sweep scenarios of the requirements their
+    checks over every exchange judge."""
     checks = list(checks)
-    every = {p for c in checks for p in c.every}
+    every = [c for c in checks if c.every]
     return {s for c in checks for s in c.scenarios} | {
-        s.name for s in SCENARIOS.values() if s.sweep and set(s.protocols) & every}
+        s.name for s in SCENARIOS.values() if s.sweep and any(
+            set(c.requirements) & set(s.sweep) and set(s.protocols) <= set(c.every) for c in every)}
 
 
 def surface_module(module: str) -> str:

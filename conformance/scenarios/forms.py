@@ -88,19 +88,43 @@ async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> No
         await rpc(ctx, "tools/call", params, id=label, mcp_name=tool, progress_token=label, **common)
 
 
-@scenario("forms.refusals", protocol=("invoke", "agui", "mcp"), prompts=("plain_reply",), steps=steps.FORMS_REFUSALS,
-          sweep=True)
-async def refusals(ctx: Context) -> None:
-    """Every refusal kind in the forms the access scenarios leave out: invoke streamed (`stream: true`, and by
-    `Accept`), AG-UI without Accept, MCP on every method (initialize, server/discover, tools/list, tools/call with a
-    progress token)."""
+# the requirements whose exchange rules each sweep scenario is sent for (`registry.needed_scenarios`)
+REFUSAL_RULES = ("GEN-ERR-001", "GEN-ERR-002", "GEN-ERR-003", "GEN-ERR-004", "GEN-ERR-005", "INV-ERR-001",
+                 "AGUI-ERR-005", "MCP-ERR-001", "MCP-ERR-002", "MCP-METH-005", "AUTH-KEY-002", "AUTH-KEY-003",
+                 "AUTH-KEY-004", "AUTH-KEY-005", "AUTH-KEY-006", "AUTH-BIND-001", "AUTH-MCP-002", "AUTH-MCP-003",
+                 "AUTH-MCP-004", "AUTH-MCP-005", "AUTH-MCP-006", "AUTH-MCP-007", "AUTH-MCP-008", "AUTH-MCP-009",
+                 "GEN-AGENT-001", "GEN-AGENT-002", "GEN-AGENT-003", "GEN-AGENT-004", "GEN-AGENT-005",
+                 "GEN-AGENT-006")
+LIMIT_RULES = ("INV-SESS-003", "INV-SESS-006", "AGUI-ID-001", "AGUI-SESS-004", "MCP-SESS-003", "INV-RES-001",
+               "AGUI-FRAME-001", "MCP-VER-001", "INV-LIM-002", "AGUI-LIM-002", "MCP-HDR-001", "MCP-HDR-002",
+               "MCP-HDR-003", "GEN-ERR-001", "MCP-ERR-001")
+
+
+async def _refusals(ctx: Context, protocol: str) -> None:
     prompt = ctx.prompt("plain_reply")
-    tool = await tool_name(ctx)
-    sends = [*(_invoke(ctx, kind, form, prompt) for kind in steps.KINDS for form in steps.INVOKE_FORMS),
-             *(_agui(ctx, kind, prompt) for kind in steps.KINDS),
-             *(_mcp(ctx, kind, form, prompt, tool) for kind in steps.MCP_KINDS for form in steps.MCP_FORMS)]
+    if protocol == "invoke":
+        sends = [_invoke(ctx, kind, form, prompt) for kind in steps.KINDS for form in steps.INVOKE_FORMS]
+    elif protocol == "agui":
+        sends = [_agui(ctx, kind, prompt) for kind in steps.KINDS]
+    else:
+        tool = await tool_name(ctx)
+        sends = [_mcp(ctx, kind, form, prompt, tool) for kind in steps.MCP_KINDS for form in steps.MCP_FORMS]
     for start in range(0, len(sends), AT_ONCE):       # a round trip each is long over a real network
         await asyncio.gather(*sends[start:start + AT_ONCE])
+
+
+def _register_refusals(protocol: str, forms: str) -> None:
+    async def refusals(ctx: Context) -> None:
+        await _refusals(ctx, protocol)
+    refusals.__doc__ = (f"Every refusal kind {protocol} must give, in the forms the access scenarios leave out "
+                        f"({forms}): no run starts; the rules over every exchange judge each answer.")
+    scenario(f"forms.{protocol}_refusals", protocol=protocol, prompts=("plain_reply",), steps=steps.FORMS_REFUSALS,
+             sweep=REFUSAL_RULES)(refusals)
+
+
+_register_refusals("invoke", "streamed by `stream: true` and by `Accept`")
+_register_refusals("agui", "without Accept")
+_register_refusals("mcp", "initialize, server/discover, tools/list, tools/call with a progress token")
 
 
 def length_key(ctx: Context, kind: str) -> str:
@@ -118,37 +142,47 @@ def length_key(ctx: Context, kind: str) -> str:
     return stem + "e\u0301" * pairs + "e" * (257 - len(stem) - 2 * pairs)
 
 
-@scenario("forms.limits", protocol=("invoke", "agui", "mcp"), prompts=("plain_reply",), steps=steps.FORMS_LIMITS,
-          sweep=True)
-async def limits(ctx: Context) -> None:
-    """Lengths and comparisons in the units and forms a server may get wrong: session keys inside or outside 1 to
-    256 by every count but on the other side by UTF-8 bytes, graphemes or after NFC (invoke, AG-UI; MCP the ones
-    inside); a body of 2 MB sent chunked (no Content-Length) to invoke and AG-UI; MCP headers that differ from the
-    body only in letter case, or a `_meta` version with a trailing space."""
+async def _limits(ctx: Context, protocol: str) -> None:
     prompt = ctx.prompt("plain_reply")
-    tool = await tool_name(ctx)
     sends = []
-    for kind, inside in steps.KEY_CLASSES:
-        key = length_key(ctx, kind)
-        sends.append(ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key),
-                              label=steps.KEY.of(f"{kind}@invoke")))
-        sends.append(ctx.post(ctx.agent_path("agui"), p.agui_input(prompt, thread=key),
-                              label=steps.KEY.of(f"{kind}@agui")))
-        if inside:
-            params = {"name": tool, "arguments": p.tool_arguments(prompt, key)}
-            sends.append(rpc(ctx, "tools/call", params, id=f"key-{kind}", mcp_name=tool,
-                             label=steps.KEY.of(f"{kind}@mcp")))
-    big = "x" * (2 * 2**20)
-    sends.append(ctx.post(ctx.agent_path("invoke"), p.invoke_body(big), label=steps.BIG.of("invoke"),
-                          form={"body-framing": "chunked"}))
-    sends.append(ctx.post(ctx.agent_path("agui"), p.agui_input(big), label=steps.BIG.of("agui"),
-                          form={"body-framing": "chunked"}))
-    call = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("hdr"))}
-    sends.append(rpc(ctx, "tools/call", call, id="hdr-method-case", mcp_name=tool, label=steps.HEADERS.of("method-case"),
-                     headers={"Mcp-Method": "Tools/Call"}))
-    sends.append(rpc(ctx, "tools/call", call, id="hdr-name-case", mcp_name=tool, label=steps.HEADERS.of("name-case"),
-                     headers={"Mcp-Name": tool.upper()}))
-    sends.append(rpc(ctx, "tools/call", call, id="hdr-version-space", mcp_name=tool,
-                     label=steps.HEADERS.of("meta-version-space"), meta_version=p.MCP_VERSION + " "))
+    if protocol == "mcp":
+        tool = await tool_name(ctx)
+        for kind, inside in steps.KEY_CLASSES:
+            if inside:
+                params = {"name": tool, "arguments": p.tool_arguments(prompt, length_key(ctx, kind))}
+                sends.append(rpc(ctx, "tools/call", params, id=f"key-{kind}", mcp_name=tool,
+                                 label=steps.KEY.of(f"{kind}@mcp")))
+        call = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("hdr"))}
+        sends.append(rpc(ctx, "tools/call", call, id="hdr-method-case", mcp_name=tool,
+                         label=steps.HEADERS.of("method-case"), headers={"Mcp-Method": "Tools/Call"}))
+        sends.append(rpc(ctx, "tools/call", call, id="hdr-name-case", mcp_name=tool,
+                         label=steps.HEADERS.of("name-case"), headers={"Mcp-Name": tool.upper()}))
+        sends.append(rpc(ctx, "tools/call", call, id="hdr-version-space", mcp_name=tool,
+                         label=steps.HEADERS.of("meta-version-space"), meta_version=p.MCP_VERSION + " "))
+    else:
+        path = ctx.agent_path(protocol)
+        for kind, _ in steps.KEY_CLASSES:
+            key = length_key(ctx, kind)
+            body = p.invoke_body(prompt, key) if protocol == "invoke" else p.agui_input(prompt, thread=key)
+            sends.append(ctx.post(path, body, label=steps.KEY.of(f"{kind}@{protocol}")))
+        big = "x" * (2 * 2**20)
+        body = p.invoke_body(big) if protocol == "invoke" else p.agui_input(big)
+        if ctx.sends(steps.BIG.of(protocol)):
+            sends.append(ctx.post(path, body, label=steps.BIG.of(protocol), form={"body-framing": "chunked"}))
     for start in range(0, len(sends), AT_ONCE):
         await asyncio.gather(*sends[start:start + AT_ONCE])
+
+
+def _register_limits(protocol: str, what: str) -> None:
+    async def limits(ctx: Context) -> None:
+        await _limits(ctx, protocol)
+    limits.__doc__ = f"Lengths and comparisons in the units and forms a server may get wrong, over {protocol}: {what}."
+    scenario(f"forms.{protocol}_limits", protocol=protocol, prompts=("plain_reply",), steps=steps.FORMS_LIMITS,
+             sweep=LIMIT_RULES)(limits)
+
+
+_register_limits("invoke", "session keys inside or outside 1 to 256 by every count but on the other side by UTF-8 "
+                           "bytes, graphemes or after NFC; a body of 2 MB sent chunked")
+_register_limits("agui", "the same keys as threadId; a body of 2 MB sent chunked")
+_register_limits("mcp", "the keys inside as session_id; headers that differ from the body only in letter case, "
+                        "a `_meta` version with a trailing space")

@@ -32,9 +32,11 @@ from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, Recordin
 from conformance.wire.listening import listening_for
 from conformance.wire.pace import Pacer, RunDeadline, parse_duration, parse_rate_limit
 from conformance.wire.redact import Redactor
+from conformance.model.values import STRING_KINDS
 from conformance.vocab import forms, protocols as vocab_protocols
 from conformance.vocab.values import error_of
 
+KEY_KINDS = STRING_KINDS
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
 PREFLIGHT_METADATA = "preflight"   # its GET of the metadata document, without a credential
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
@@ -109,6 +111,7 @@ class Context:
         self.client = client
         self.recording = Recording(scenario.name, session.target)
         self._drawn = 0      # requests sent so far: the n of the next one's free form (`forms.draw`)
+        self._keys = 0       # keys made so far (`unique`)
 
     # -- facts and prompts -------------------------------------------------------------
     def need(self, fact: str) -> Any:
@@ -134,8 +137,19 @@ class Context:
             raise NotAssessed(f"needs the conformance agent ({why}); the profile's agent is custom")
 
     def unique(self, label: str = "k") -> str:
-        """A key no earlier run used: sessions, thread ids, run ids."""
-        return f"conf-{self.target.run_tag}-{label}-{next(self._counter)}"
+        """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each carries one kind
+        of string of the model in turn (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at
+        its ends, format characters, …), so every rule that reads a key meets every kind across the run's requests
+        at no cost; the first goes plain, as most clients write a key."""
+        base = f"conf-{self.target.run_tag}-{label}-{next(self._counter)}"
+        n, self._keys = self._keys, self._keys + 1
+        kinds = list(KEY_KINDS)
+        kind = kinds[(n - 1 + forms.offset(self.target.seed, self.scenario.name, len(kinds))) % len(kinds)] if n else None
+        if kind is None:
+            return base
+        if kind == "edge-whitespace":
+            return f" \t{base}\t "
+        return f"{base}-{''.join(KEY_KINDS[kind])}"
 
     def agent_path(self, operation: str, agent_id: str | None = None) -> str:
         agent = agent_id if agent_id is not None else self.need("agent_id")

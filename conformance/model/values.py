@@ -46,6 +46,14 @@ FOLDING = ("Key", "ß", "Σ")                          # changed by lower(), upp
 COMPOSITION = ("\u00e9", "e\u0301", "\u0958")        # precomposed é (NFD changes it), decomposed é (NFC does), क़
 COMPATIBILITY = ("\u00b2", "\uff76", "\u2460")        # ², halfwidth ｶ, ①: NFKC and NFKD change them
 EDGE_WHITESPACE = (" ", "\t")                         # at both ends of the value: what every trimming removes
+# Unicode's other general categories, each a character a server may drop, collapse or refuse
+FORMAT = ("\u200b", "\u200d", "\u00ad", "\u2060", "\ufeff")   # Cf: zero-width space and joiner, soft hyphen,
+                                                                    # word joiner, the BOM as a zero-width no-break
+INNER_WHITESPACE = ("a  b", "\u00a0", "\u2003", "\u3000")        # Zs inside: two spaces, no-break, em, ideographic
+PRIVATE_USE = ("\ue000", "\U000f0000")                             # Co, in the BMP and in plane 15
+CONTROL = ("\u0001", "\u001f", "\u007f", "\u0085")              # Cc (never NUL): JSON escapes the first two
+CATEGORIES = ("\u01c5\u02b0\u216b\u00bd", "\u203f\u2014\u300c\u300d", "\u00ab\u00bb\u2211\u02dc\u2603")
+#                Lt Lm Nl No                 Pc Pd Ps Pe                       Pi Pf Sm Sk So
 EDGE_CHARACTERS = "".join(EDGE_WHITESPACE)
 # pass-through members whose names a transformation would merge, each pair kept apart by a server that keeps them
 PARAM_TWINS = {"confKey": 1, "confkey": 2, "conf\u00e9": 3, "confe\u0301": 4, "conf\u00b2": 5, "conf2": 6,
@@ -53,7 +61,8 @@ PARAM_TWINS = {"confKey": 1, "confkey": 2, "conf\u00e9": 3, "confe\u0301": 4, "c
 TRANSFORMABLE = " " + "".join(FOLDING + COMPOSITION + COMPATIBILITY) + "\t"   # all of them in one short value
 STRING_KINDS = {"non-ascii": NON_ASCII, "astral": ASTRAL, "json-escapes": JSON_ESCAPES, "punctuation": PUNCTUATION,
                 "folding": FOLDING, "composition": COMPOSITION, "compatibility": COMPATIBILITY,
-                "edge-whitespace": EDGE_WHITESPACE}
+                "edge-whitespace": EDGE_WHITESPACE, "format": FORMAT, "inner-whitespace": INNER_WHITESPACE,
+                "private-use": PRIVATE_USE, "control": CONTROL, "categories": CATEGORIES}
 MULTIBYTE = ("é", "Ж", "東")                        # one character, two or three UTF-8 bytes, one UTF-16 unit
 THREE_BYTE = ("東", "€", "あ")                      # one character, three UTF-8 bytes, one UTF-16 unit
 
@@ -138,7 +147,18 @@ def _strings(field: str, applies: tuple[str, ...], what: str) -> list[InputClass
            "compatibility": "², a halfwidth ｶ and ① are characters of their own: a server that normalizes to NFKC "
                             "or NFKD changes the value",
            "edge-whitespace": "a space and a tab at both ends belong to the string: a server that trims "
-                              "(a form library, `TrimSpace`, a PAD SPACE collation) changes the value"}
+                              "(a form library, `TrimSpace`, a PAD SPACE collation) changes the value",
+           "format": "format characters (zero-width space and joiner, soft hyphen, word joiner, U+FEFF) are characters "
+                     "of the string: a server that strips invisible characters changes the value",
+           "inner-whitespace": "two spaces, a no-break, an em and an ideographic space inside belong to the string: a "
+                               "server that collapses or normalizes whitespace changes the value",
+           "private-use": "private-use characters (U+E000, U+F0000) are code points like any: a server that drops "
+                          "unassigned or private characters changes the value",
+           "control": "control characters other than NUL (U+0001, U+001F, U+007F, U+0085) are characters of a JSON "
+                      "string (escaped where RFC 8259 §7 says): a server that strips controls changes the value",
+           "categories": "a letter of every other general category (titlecase, modifier, letter and other numbers, "
+                         "connector, dash, open, close, initial and final punctuation, math, modifier and other "
+                         "symbols) is any string's: one right answer, the value unchanged"}
     # one value carries every representative of a kind (they cost no request): all of them, every run
     return [InputClass(field, kind, True, f"{what} is any string; {why[kind]}: one right answer, {what} unchanged",
                        applies, reps, sent=len(reps)) for kind, reps in STRING_KINDS.items()]

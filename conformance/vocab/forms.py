@@ -47,6 +47,11 @@ AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-frami
             "accept-form": "as-built", "user-agent": "suite", "extra-header": "none"}
 
 
+def offset(seed: Any, scenario: str, size: int) -> int:
+    """Where a scenario's rotation through `size` things starts, by seed."""
+    return int.from_bytes(hashlib.sha256(f"{seed}|{scenario}|start".encode()).digest()[:4], "big") % max(1, size)
+
+
 def draw(seed: Any, scenario: str, n: int) -> dict[str, str]:
     """The free values of a scenario's request `n`: its first goes as the scenario built it (the forms most clients
     send), every later one as the rotation draws."""

@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
+from urllib.parse import urlsplit
 
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
 from conformance.vocab.traffic import operation_of
@@ -98,7 +99,7 @@ def operation(ex: Exchange) -> str | None:
 def _read(ex: Exchange, target: Any) -> dict[str, Outcome]:
     op = operation(ex)
     out: dict[str, Outcome] = {}
-    if op is None or not judgeable(ex):
+    if op is None or not judgeable(ex) or not _at(ex, target):
         return out
     root: str | None = None
     for r in rules_for(op):
@@ -132,6 +133,12 @@ def _judged(r: ExchangeRule, ex: Exchange, target: Any) -> Outcome:
             named = getattr(exc, "exchanges", ()) or (ex,)
             return Outcome("failed", str(exc) or f"{r.requirement} broken", None, tuple(named))
     return Outcome("passed", note if isinstance(note, str) else "")
+
+
+def _at(ex: Exchange, target: Any) -> bool:
+    """The exchange went to the service at its base URL (a cleartext probe on purpose, to http://, did not)."""
+    base = getattr(target, "base_url", None)
+    return not base or urlsplit(ex.url or "").scheme == urlsplit(base).scheme
 
 
 def root_of(ex: Exchange, target: Any) -> str | None:

@@ -420,6 +420,21 @@ def document_answered(ex: Exchange, target: Any) -> bool:
         and isinstance(rq.json_or_none(ex.body), dict)
 
 
+def cacheable_30s(ex: Exchange, target: Any) -> None:
+    blocker = caching_forbidden(ex)
+    assert blocker is None, f"the metadata must be cacheable for 30 seconds; its headers say otherwise: {blocker}"
+
+
+def lifetime_30s(ex: Exchange, target: Any) -> None:
+    if caching_forbidden(ex) is not None:
+        raise precondition("META-DOC-011", ex, "the metadata must be cacheable for 30 seconds")
+    lifetime, how = freshness(ex)
+    if lifetime is not None and how.startswith("Expires"):
+        assert abs(lifetime - CACHE_SECONDS) <= DATE_SLACK, f"{how} gives {lifetime} s, expected {CACHE_SECONDS} s"
+        return
+    assert lifetime == CACHE_SECONDS, f"the caching headers give no 30 s lifetime: {how}"
+
+
 def answered_404(ex: Exchange, target: Any) -> None:
     assert ex.status == 404, f"expected 404, got {got(ex)}"
 
@@ -430,6 +445,10 @@ register(
                  basic=True, doc="a GET without credential answers 200 with a JSON object."),
     ExchangeRule("META-DOC-002", "resource_names_mcp_url", META_EVERY, document_answered, resource_names_mcp_url,
                  doc="`resource` names the agent's MCP URL."),
+    ExchangeRule("META-DOC-011", "cacheable_for_30_seconds", META_EVERY, document_answered, cacheable_30s,
+                 doc="every 200 document may be cached for 30 s."),
+    ExchangeRule("META-DOC-008", "lifetime_of_30_seconds", META_EVERY, document_answered, lifetime_30s,
+                 doc="every 200 document's caching headers give 30 s."),
     ExchangeRule("META-STATE-001", "undeployed_404", META_EVERY, get_of("undeployed"), answered_404,
                  doc="the undeployed agent's metadata answers 404."),
     ExchangeRule("META-STATE-002", "unknown_404", META_EVERY, get_of("unknown"), answered_404,

@@ -114,7 +114,12 @@ def _has_schema(rid: str):
     mine = {name for name, table in traffic.MAPS.items() if rid in table.values()}
     if rid in EXTRA:
         mine |= {"agui-event"} if rid.startswith("AGUI") else {"error-body"}
-    return lambda ex, target: bool(mine.intersection(traffic.schemas_applied(ex))) and not asks_for_input(ex)
+    ran = mine == {"mcp-tools-call-result"}    # a tool result's fields: a call that must run (not an input error)
+
+    def applies(ex: Exchange, target: Any) -> bool:
+        return bool(mine.intersection(traffic.schemas_applied(ex))) and not asks_for_input(ex) and (
+            not ran or rq.problems(ex, target) == [])
+    return applies
 
 
 def asks_for_input(ex: Exchange) -> bool:
@@ -124,6 +129,9 @@ def asks_for_input(ex: Exchange) -> bool:
     if not (isinstance(caps, dict) and "elicitation" in caps):
         return False
     body = traffic.json_or_none(ex.body)
+    if ex.stream is not None:      # answered as a stream: the response is its last frame
+        frames = [f for f in ex.stream.dispatched]
+        body = traffic.json_or_none(frames[-1].data) if frames else None
     result = body.get("result") if isinstance(body, dict) else None
     return isinstance(result, dict) and result.get("resultType") == "input_required"
 

@@ -372,6 +372,7 @@ def mcp_problems(ex: Exchange, target: Any) -> list[str]:
     if ex.method != "POST" or op(ex) != "mcp":
         return ["operation"]
     found = [p for p in common_problems(ex, target, "mcp", ACCEPTED_KEYS) if p != "body-size"]
+    # (the access token is an accepted credential of MCP: "The MCP endpoint accepts both credentials")
     sent = rpc(ex)
     if sent.get("jsonrpc") != "2.0" or not has_id(ex):
         found.append("jsonrpc")

@@ -31,7 +31,10 @@ def is_stream(ex: Exchange, target: Any) -> bool:
 
 
 def must_stream(ex: Exchange, target: Any) -> bool:
-    return ex.status not in rq.NOT_JUDGED_STATUSES and not rq.agui_problems(ex, target)
+    """A run the spec says must stream; or one the service ran with an access token (whether AG-UI takes one is not
+    shown, AUTH-OPEN-001: once it ran, it streams)."""
+    return ex.status not in rq.NOT_JUDGED_STATUSES and (not rq.agui_problems(ex, target) or (
+        ex.status == 200 and rq.credential(ex) == "access-token" and rq.agui_problems(ex, target) == ["credential"]))
 
 
 def streams(ex: Exchange, target: Any) -> None:

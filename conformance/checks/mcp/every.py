@@ -212,7 +212,50 @@ def refused_status(status: int | None, code: int | None = None, root: str = "MCP
     return judge
 
 
+def listed_tools(ex: Exchange, target: Any) -> bool:
+    """A tools/list answered 200 with a JSON-RPC result."""
+    if rq.rpc_method(ex) != "tools/list" or ex.status != 200 or rq.addressed(ex, target) != "agent":
+        return False
+    try:
+        msg = final_message(ex)
+    except AssertionError:
+        return False
+    return isinstance(msg, dict) and isinstance(msg.get("result"), dict)
+
+
+def one_tool(ex: Exchange, target: Any) -> None:
+    tools = final_message(ex)["result"].get("tools")
+    assert isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict), \
+        f"`result.tools` must be an array of exactly one tool object, got {truncate(tools)}"
+
+
+def tool_named(ex: Exchange) -> str:
+    tools = final_message(ex)["result"].get("tools")
+    if not (isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict)):
+        raise precondition("MCP-METH-002", ex, f"`result.tools` is not one tool object: {truncate(tools)}")
+    return tools[0].get("name")
+
+
+def name_form(ex: Exchange, target: Any) -> None:
+    name = tool_named(ex)
+    assert isinstance(name, str) and name.startswith("ask_") and len(name) > 4 and "-" not in name, \
+        f"the tool is named {truncate(name)}; expected `ask_` + the slug with hyphens replaced by underscores"
+
+
+def name_from_slug(ex: Exchange, target: Any) -> None:
+    from conformance.vocab.protocols import slug_tool_name
+    expected, name = slug_tool_name(target.agent_slug), tool_named(ex)
+    assert name == expected, f"the tool is not named after --agent-slug: {differs(expected, name)}"
+
+
 register(
+    ExchangeRule("MCP-METH-002", "exactly_one_tool", MCP, listed_tools, one_tool,
+                 doc="every tools/list lists exactly one tool."),
+    ExchangeRule("MCP-METH-003", "tool_name_form", MCP, listed_tools, name_form,
+                 doc="the tool listed is named `ask_…` without a hyphen."),
+    ExchangeRule("MCP-METH-004", "tool_name_from_slug", MCP,
+                 lambda ex, target: bool(getattr(target, "agent_slug", None)) and listed_tools(ex, target),
+                 name_from_slug, doc="the tool listed is `ask_` + the slug, hyphens as underscores."),
     ExchangeRule("MCP-ERR-001", "refusal_is_rpc_error", MCP, is_refusal, error_body, basic=True,
                  doc="every MCP refusal keeps its 4xx with a JSON-RPC error body."),
     *(ExchangeRule(rid, "answered_with_result", MCP, by(rid), answered_with_result, basic=True,

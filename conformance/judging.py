@@ -128,14 +128,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         if isinstance(got, BaseException):
             return mk("error", f"suite fault in scenario {name} (not the server's): {type(got).__name__}: {got}")
         recs.append(got)
-    gated = gate(source.preflight, check)
+    gated = _gated(source, check, mk)
     if gated is not None:
-        plain, root = gated
-        result = mk("blocked", f"{plain.label}: the plain call of this protocol answered {plain.status} at "
-                               f"{urlsplit(plain.url).path} while another operation accepted the same key and "
-                               f"agent", [source.preflight], [plain])
-        result.blocked_by = root
-        return result
+        return gated
     gated_over_http2 = gate_over_http2(source, check)
     if gated_over_http2 is not None:
         plain, root, plain_rec = gated_over_http2
@@ -186,14 +181,9 @@ def _judge_every(source: RecordingSource, check: Check, mk: Callable[..., CheckR
                  read: list[Recording]) -> CheckResult:
     """A check over every exchange of the run (`exchange_rules`): judged on every recording there is, whatever
     became of the others (a scenario that failed or was not assessed says so on its own checks)."""
-    gated = gate(source.preflight, check)
+    gated = _gated(source, check, mk)
     if gated is not None:
-        plain, root = gated
-        result = mk("blocked", f"{plain.label}: the plain call of this protocol answered {plain.status} at "
-                               f"{urlsplit(plain.url).path} while another operation accepted the same key and "
-                               f"agent", [source.preflight], [plain])
-        result.blocked_by = root
-        return result
+        return gated
     recs = every_recording(source)
     read.extend(recs)
     exchanges: list[Exchange] = []
@@ -217,6 +207,19 @@ def _judge_every(source: RecordingSource, check: Check, mk: Callable[..., CheckR
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}")
     result = mk("passed", note if isinstance(note, str) else "")
     result.read = tuple(exchanges)
+    return result
+
+
+def _gated(source: RecordingSource, check: Check, mk: Callable[..., CheckResult]) -> CheckResult | None:
+    """Blocked by the protocol's plain call when `gate` says so, else None."""
+    gated = gate(source.preflight, check)
+    if gated is None:
+        return None
+    plain, root = gated
+    result = mk("blocked", f"{plain.label}: the plain call of this protocol answered {plain.status} at "
+                           f"{urlsplit(plain.url).path} while another operation accepted the same key and agent",
+                [source.preflight], [plain])
+    result.blocked_by = root
     return result
 
 

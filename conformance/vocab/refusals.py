@@ -15,6 +15,8 @@ from conformance.vocab import same_integer
 from conformance.vocab.readers import error_body as refusal_error, error_code, error_of, got, is_4xx, rpc_error, step
 from conformance.vocab.steps import access as steps
 from conformance.vocab.traffic import ERROR_BODY, operation_of, violations
+from conformance.exchange_rules import ExchangeRule
+from conformance.vocab import requests as rq
 from conformance.wire.exchange import Exchange
 
 
@@ -184,3 +186,62 @@ def served(ex: Exchange) -> None:
                               f"(a request that must run is judged no further)")
     with on(ex):
         assert ex.status == 200, f"a valid request must be run and answered 200, got {got(ex)}"
+
+
+# -- the refusals invoke and AG-UI give alike, as exchange rules -------------------------------------------------
+def refused_with(code: str | None, *, details: bool = False, status: int | None = None):
+    """An exchange rule's judge: `refused_as` with these."""
+    return lambda ex, target: refused_as(ex, code, details=details, status=status)
+
+
+def _credential_is(*kinds: str):
+    return lambda ex, target: rq.credential(ex) in kinds and rq.only("credential")(ex, target)
+
+
+def _addressed_to(*where: str):
+    return lambda ex, target: rq.addressed(ex, target) in where and rq.only("agent")(ex, target)
+
+
+def _token_elsewhere(ex: Exchange, target: Any) -> bool:
+    return rq.credential(ex) == "access-token" and rq.addressed(ex, target) == "other" \
+        and rq.only("credential", "agent")(ex, target)
+
+
+def _key_outside(field: str):
+    return lambda ex, target: rq.only("session-key")(ex, target) and rq.key_length(rq.fields(ex).get(field)) == "outside"
+
+
+def shared_refusal_rules(op: str) -> list[ExchangeRule]:
+    """The rules every invoke or AG-UI request refused for its credential, its agent, its key or its size reads,
+    whatever form it came in (`op`: invoke | agui): their requirements as the catalog splits them by protocol."""
+    of = {"invoke": {"no-credential": "AUTH-KEY-002", "undeployed": "GEN-AGENT-002", "key": "INV-SESS-006",
+                     "size": "INV-LIM-002", "field": "sessionId"},
+          "agui": {"no-credential": "AUTH-KEY-003", "undeployed": "GEN-AGENT-003", "key": "AGUI-SESS-004",
+                   "size": "AGUI-LIM-002", "field": "threadId"}}[op]
+    ops = (op,)
+    return [
+        ExchangeRule(of["no-credential"], f"{op}_no_credential_refused", ops, _credential_is("none"),
+                     refused_with("unauthenticated"), doc="no Authorization: refused `unauthenticated`, in any form."),
+        ExchangeRule("AUTH-KEY-004", f"{op}_unknown_key_refused", ops, _credential_is("unknown"),
+                     refused_with("unauthenticated"), doc="an unknown key: refused `unauthenticated`, in any form."),
+        ExchangeRule("AUTH-KEY-005", f"{op}_revoked_key_refused", ops, _credential_is("revoked"),
+                     refused_with("unauthenticated"), doc="the revoked key: refused `unauthenticated`, in any form."),
+        ExchangeRule("AUTH-KEY-006", f"{op}_other_scheme_refused", ops, _credential_is("other-scheme", "empty"),
+                     refused_with("unauthenticated"),
+                     doc="another scheme or an empty bearer value: refused `unauthenticated`, in any form."),
+        ExchangeRule("AUTH-BIND-001", f"{op}_token_bound_to_its_agent", ops, _token_elsewhere, refused_with(None),
+                     doc="an access token sent to another agent is refused."),
+        ExchangeRule("GEN-AGENT-001", f"{op}_malformed_agent_refused", ops, _addressed_to("malformed"),
+                     refused_with(None), doc="an agentId without `agt_` is refused with the error body."),
+        ExchangeRule(of["undeployed"], f"{op}_undeployed_agent_404", ops, _addressed_to("undeployed"),
+                     refused_with(None, status=404), doc="the undeployed agent answers 404 with the error body."),
+        ExchangeRule("GEN-AGENT-005", f"{op}_unknown_agent_not_found", ops, _addressed_to("unknown"),
+                     refused_with("not_found"), doc="an agent that does not exist is refused `not_found`."),
+        ExchangeRule("GEN-AGENT-006", f"{op}_unknown_agent_404", ops, _addressed_to("unknown"),
+                     refused_with("not_found", status=404), doc="... with HTTP 404."),
+        ExchangeRule(of["key"], f"{op}_key_outside_refused", ops, _key_outside(of["field"]),
+                     refused_with("validation_failed"),
+                     doc=f"a {of['field']} of 0 or over 256 characters is refused `validation_failed`."),
+        ExchangeRule(of["size"], f"{op}_body_over_limit_refused", ops, rq.only("body-size"), refused_with(None),
+                     doc="a body well over 1 MB is refused, however it travels (Content-Length or chunked)."),
+    ]

@@ -11,7 +11,7 @@ from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import Observation, precondition
 from conformance.vocab import requests as rq
 from conformance.vocab.readers import error_of, got, is_4xx
-from conformance.vocab.refusals import refused_as, served
+from conformance.vocab.refusals import refused_with, served, shared_refusal_rules
 from conformance.vocab.values import differs, is_json_media_type
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
@@ -114,10 +114,6 @@ def same_thread(ex: Exchange, target: Any) -> None:
                        f"{truncate(differ[0], 60, quoted=True)}"
 
 
-def refused_with(code: str | None, *, status: int | None = None):
-    return lambda ex, target: refused_as(ex, code, status=status)
-
-
 def refusal_is_error_body(ex: Exchange, target: Any) -> None:
     """a refusal is a 4xx whose body is the JSON error body, never an event stream (AGUI-ERR-005)."""
     if ex.content_type == "text/event-stream":
@@ -126,14 +122,6 @@ def refusal_is_error_body(ex: Exchange, target: Any) -> None:
     assert is_json_media_type(ex.header("content-type")), \
         f"a refusal must be sent as JSON (application/json or +json), got Content-Type {ex.header('content-type')!r}"
     assert error_of(ex) is not None, f"the refusal's body is not the error body {{error: {{…}}}}: {got(ex)}"
-
-
-def credential_is(*kinds: str):
-    return lambda ex, target: rq.credential(ex) in kinds and rq.only("credential")(ex, target)
-
-
-def addressed_to(*where: str):
-    return lambda ex, target: rq.addressed(ex, target) in where and rq.only("agent")(ex, target)
 
 
 def no_user_message(test):
@@ -193,30 +181,5 @@ register(
                  and isinstance(rq.fields(ex).get("resume"), (list, dict)) and bool(rq.fields(ex)["resume"])
                  and set(rq.agui_problems(ex, target)) == {"resume", "user-message"},
                  resume_not_invalid, doc="`resume` without messages is not refused `invalid_request`."),
-    ExchangeRule("AUTH-KEY-003", "agui_no_credential_refused", AGUI, credential_is("none"),
-                 refused_with("unauthenticated"), doc="no Authorization: refused `unauthenticated`, in any form."),
-    ExchangeRule("AUTH-KEY-004", "agui_unknown_key_refused", AGUI, credential_is("unknown"),
-                 refused_with("unauthenticated"), doc="an unknown key: refused `unauthenticated`."),
-    ExchangeRule("AUTH-KEY-005", "agui_revoked_key_refused", AGUI, credential_is("revoked"),
-                 refused_with("unauthenticated"), doc="the revoked key: refused `unauthenticated`."),
-    ExchangeRule("AUTH-KEY-006", "agui_other_scheme_refused", AGUI, credential_is("other-scheme", "empty"),
-                 refused_with("unauthenticated"), doc="another scheme or an empty bearer value: `unauthenticated`."),
-    ExchangeRule("AUTH-BIND-001", "agui_token_bound_to_its_agent", AGUI,
-                 lambda ex, target: rq.credential(ex) == "access-token" and rq.addressed(ex, target) == "other"
-                 and rq.only("credential", "agent")(ex, target), refused_with(None),
-                 doc="an access token sent to another agent is refused."),
-    ExchangeRule("GEN-AGENT-001", "agui_malformed_agent_refused", AGUI, addressed_to("malformed"),
-                 refused_with(None), doc="an agentId without `agt_` is refused with the error body."),
-    ExchangeRule("GEN-AGENT-003", "agui_undeployed_agent_404", AGUI, addressed_to("undeployed"),
-                 refused_with(None, status=404), doc="the undeployed agent answers 404 with the error body."),
-    ExchangeRule("GEN-AGENT-005", "agui_unknown_agent_not_found", AGUI, addressed_to("unknown"),
-                 refused_with("not_found"), doc="an agent that does not exist is refused `not_found`."),
-    ExchangeRule("GEN-AGENT-006", "agui_unknown_agent_404", AGUI, addressed_to("unknown"),
-                 refused_with("not_found", status=404), doc="... with HTTP 404."),
-    ExchangeRule("AGUI-SESS-004", "thread_outside_refused", AGUI,
-                 lambda ex, target: rq.only("session-key")(ex, target)
-                 and rq.key_length(rq.fields(ex).get("threadId")) == "outside", refused_with("validation_failed"),
-                 doc="a threadId of 0 or over 256 characters is refused `validation_failed`."),
-    ExchangeRule("AGUI-LIM-002", "body_over_limit_refused", AGUI, rq.only("body-size"), refused_with(None),
-                 doc="a body well over 1 MB is refused, however it travels (Content-Length or chunked)."),
+    *shared_refusal_rules("agui"),
 )

@@ -15,7 +15,7 @@ from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import precondition
 from conformance.vocab import requests as rq
 from conformance.vocab.readers import error_of, is_4xx
-from conformance.vocab.refusals import refused_as, served
+from conformance.vocab.refusals import refused_with, served, shared_refusal_rules
 from conformance.vocab.values import differs, is_json_media_type
 from conformance.wire.exchange import Exchange
 
@@ -72,10 +72,6 @@ def sole(problem: str, test: Callable[[dict[str, Any]], bool]) -> Callable[[Exch
     return lambda ex, target: rq.only(problem)(ex, target) and test(rq.fields(ex))
 
 
-def refused_with(code: str | None, *, details: bool = False, status: int | None = None):
-    return lambda ex, target: refused_as(ex, code, details=details, status=status)
-
-
 def refusal_is_error_body(ex: Exchange, target: Any) -> None:
     """a refusal is a 4xx whose body is the JSON error body, and not an event stream for a request that asked for
     one (INV-ERR-001)."""
@@ -91,14 +87,6 @@ def refusal_is_error_body(ex: Exchange, target: Any) -> None:
 def stream_refusal_is_json(ex: Exchange, target: Any) -> None:
     assert ex.content_type != "text/event-stream", \
         f"a refusal of a request asking for a stream must be the JSON error body, not an event stream: {what(ex)}"
-
-
-def credential_is(*kinds: str) -> Callable[[Exchange, Any], bool]:
-    return lambda ex, target: rq.credential(ex) in kinds and rq.only("credential")(ex, target)
-
-
-def addressed_to(*where: str) -> Callable[[Exchange, Any], bool]:
-    return lambda ex, target: rq.addressed(ex, target) in where and rq.only("agent")(ex, target)
 
 
 register(
@@ -124,33 +112,7 @@ register(
                  stream_refusal_is_json, doc="a refusal of a request asking for a stream is JSON, not a stream."),
     ExchangeRule("INV-SESS-003", "session_id_echoed", INVOKE, carries_key, session_echoed,
                  doc="the result's `sessionId` equals the key sent, exactly."),
-    ExchangeRule("AUTH-KEY-002", "invoke_no_credential_refused", INVOKE, credential_is("none"),
-                 refused_with("unauthenticated"), doc="no Authorization: refused `unauthenticated`, in any form."),
-    ExchangeRule("AUTH-KEY-004", "invoke_unknown_key_refused", INVOKE, credential_is("unknown"),
-                 refused_with("unauthenticated"), doc="an unknown key: refused `unauthenticated`, in any form."),
-    ExchangeRule("AUTH-KEY-005", "invoke_revoked_key_refused", INVOKE, credential_is("revoked"),
-                 refused_with("unauthenticated"), doc="the revoked key: refused `unauthenticated`, in any form."),
-    ExchangeRule("AUTH-KEY-006", "invoke_other_scheme_refused", INVOKE, credential_is("other-scheme", "empty"),
-                 refused_with("unauthenticated"),
-                 doc="another scheme or an empty bearer value: refused `unauthenticated`, in any form."),
-    ExchangeRule("AUTH-BIND-001", "invoke_token_bound_to_its_agent", INVOKE,
-                 lambda ex, target: rq.credential(ex) == "access-token" and rq.addressed(ex, target) == "other"
-                 and rq.only("credential", "agent")(ex, target), refused_with(None),
-                 doc="an access token sent to another agent is refused."),
-    ExchangeRule("GEN-AGENT-001", "invoke_malformed_agent_refused", INVOKE, addressed_to("malformed"),
-                 refused_with(None), doc="an agentId without `agt_` is refused with the error body."),
-    ExchangeRule("GEN-AGENT-002", "invoke_undeployed_agent_404", INVOKE, addressed_to("undeployed"),
-                 refused_with(None, status=404), doc="the undeployed agent answers 404 with the error body."),
-    ExchangeRule("GEN-AGENT-005", "invoke_unknown_agent_not_found", INVOKE, addressed_to("unknown"),
-                 refused_with("not_found"), doc="an agent that does not exist is refused `not_found`."),
-    ExchangeRule("GEN-AGENT-006", "invoke_unknown_agent_404", INVOKE, addressed_to("unknown"),
-                 refused_with("not_found", status=404), doc="... with HTTP 404."),
-    ExchangeRule("INV-SESS-006", "key_outside_refused", INVOKE,
-                 lambda ex, target: rq.only("session-key")(ex, target)
-                 and rq.key_length(rq.fields(ex).get("sessionId")) == "outside", refused_with("validation_failed"),
-                 doc="a sessionId of 0 or over 256 characters is refused `validation_failed`."),
-    ExchangeRule("INV-LIM-002", "body_over_limit_refused", INVOKE, rq.only("body-size"), refused_with(None),
-                 doc="a body well over 1 MB is refused, however it travels (Content-Length or chunked)."),
+    *shared_refusal_rules("invoke"),
     ExchangeRule("INV-ERR-002", "prompt_not_string_refused", INVOKE,
                  sole("prompt", lambda sent: "prompt" in sent), refused_with("validation_failed", details=True),
                  doc="a `prompt` that is not a string is refused `validation_failed` with `details`."),

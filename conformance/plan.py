@@ -19,8 +19,9 @@ from conformance.wire.pace import PaceState, duration_text
 # Requests each scenario sends a conformant server in a default run (every fact given, depth 1, HTTP/1.1): a default
 # run of the embedded reference server, scenario by scenario. A scenario not listed counts UNLISTED.
 REQUESTS: dict[str, int] = {
-    "access.agui": 10, "access.invoke": 10, "access.mcp": 13, "forms.agui_limits": 5, "forms.agui_refusals": 9,
-    "forms.invoke_limits": 5, "forms.invoke_refusals": 18, "forms.mcp_limits": 5, "forms.mcp_refusals": 40, "agui.big": 1, "agui.chain": 7, "agui.cross_chain": 16,
+    "access.agui": 10, "access.invoke": 10, "access.mcp": 13, "forms.agui_limits": 5, "forms.agui_refusals": 12,
+    "forms.invoke_limits": 5, "forms.invoke_refusals": 23, "forms.mcp_limits": 5, "forms.mcp_refusals": 38,
+    "agui.big": 1, "agui.chain": 7, "agui.cross_chain": 16,
     "agui.cross_session": 3, "agui.fail_after": 1, "agui.fail_before": 1, "agui.histories": 39,
     "agui.input_forms": 2, "agui.interrupt": 2, "agui.key_lengths": 2, "agui.last_user": 2, "agui.messages": 1,
     "agui.params": 1, "agui.params_falsy": 1, "agui.plain": 2, "agui.refusals": 7, "agui.resume_open": 5,
@@ -41,7 +42,7 @@ REQUESTS: dict[str, int] = {
 # at the pace of the others, but the bucket's refill is spent on the rest alone.
 FREE: dict[str, int] = {
     "access.agui": 5, "access.invoke": 5, "access.mcp": 9, "forms.agui_refusals": 5, "forms.invoke_refusals": 10,
-    "forms.mcp_refusals": 24, "fuzz.agui": 1, "fuzz.invoke": 1, "fuzz.mcp": 1,
+    "forms.mcp_refusals": 20, "fuzz.agui": 1, "fuzz.invoke": 1, "fuzz.mcp": 1,
     "fuzz.metadata": 2, "invoke.cleartext": 2, "invoke.refusals": 1, "metadata.challenge": 1, "metadata.document": 4,
 }
 UNLISTED = 3

@@ -89,7 +89,8 @@ async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> No
 
 
 # the requirements whose exchange rules each sweep scenario is sent for (`registry.needed_scenarios`)
-REFUSAL_RULES = ("GEN-ERR-001", "GEN-ERR-002", "GEN-ERR-003", "GEN-ERR-004", "GEN-ERR-005", "INV-ERR-001",
+REFUSAL_RULES = ("INV-ERR-002", "INV-ERR-003", "INV-ERR-004", "INV-ERR-005", "AGUI-ERR-001", "AGUI-ERR-002",
+                 "AGUI-ERR-003", "MCP-VER-002", "MCP-VER-007", "GEN-ERR-001", "GEN-ERR-002", "GEN-ERR-003", "GEN-ERR-004", "GEN-ERR-005", "INV-ERR-001",
                  "AGUI-ERR-005", "MCP-ERR-001", "MCP-ERR-002", "MCP-METH-005", "AUTH-KEY-002", "AUTH-KEY-003",
                  "AUTH-KEY-004", "AUTH-KEY-005", "AUTH-KEY-006", "AUTH-BIND-001", "AUTH-MCP-002", "AUTH-MCP-003",
                  "AUTH-MCP-004", "AUTH-MCP-005", "AUTH-MCP-006", "AUTH-MCP-007", "AUTH-MCP-008", "AUTH-MCP-009",
@@ -100,15 +101,41 @@ LIMIT_RULES = ("INV-SESS-003", "INV-SESS-006", "AGUI-ID-001", "AGUI-SESS-004", "
                "MCP-HDR-003", "GEN-ERR-001", "MCP-ERR-001")
 
 
+def _invalid(ctx: Context, protocol: str, what: str, prompt: str, tool: str | None):
+    """One invalid request every form of which is refused (`steps.INVALID`, `AGUI_INVALID`, `MCP_INVALID`)."""
+    label = steps.REFUSAL.of(f"{what}@{protocol}")
+    path = ctx.agent_path(protocol)
+    if protocol == "invoke":
+        body = {"prompt-number": {"prompt": 42}, "stream-string": p.invoke_body(prompt, stream="yes"),
+                "prompt-missing": {"sessionId": ctx.unique("form")}, "json-array": [p.invoke_body(prompt)]}
+        if what == "not-json":
+            return ctx.post(path, content=b'{"prompt": "say conformance", ', label=label,
+                            headers={"Content-Type": "application/json"})
+        return ctx.post(path, body[what], label=label)
+    if protocol == "agui":
+        messages = {"no-messages": None, "empty-messages": [],
+                    "assistant-only": [p.agui_message("x", role="assistant", msg_id="a1")]}[what]
+        body = {"threadId": ctx.unique("form")} if messages is None else p.agui_input(messages=messages)
+        return ctx.post(path, body, label=label)
+    if what == "initialize-unsupported":
+        init = {"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "conformance", "version": "1"}}
+        return rpc(ctx, "initialize", init, id=label, version=None, label=label)
+    params = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("form"))}
+    return rpc(ctx, "tools/call", params, id=label, mcp_name=tool, version="1999-01-01", label=label)
+
+
 async def _refusals(ctx: Context, protocol: str) -> None:
     prompt = ctx.prompt("plain_reply")
     if protocol == "invoke":
         sends = [_invoke(ctx, kind, form, prompt) for kind in steps.KINDS for form in steps.INVOKE_FORMS]
+        sends += [_invalid(ctx, protocol, what, prompt, None) for what in steps.INVALID]
     elif protocol == "agui":
         sends = [_agui(ctx, kind, prompt) for kind in steps.KINDS]
+        sends += [_invalid(ctx, protocol, what, prompt, None) for what in steps.AGUI_INVALID]
     else:
         tool = await tool_name(ctx)
         sends = [_mcp(ctx, kind, form, prompt, tool) for kind in steps.MCP_KINDS for form in steps.MCP_FORMS]
+        sends += [_invalid(ctx, protocol, what, prompt, tool) for what in steps.MCP_INVALID]
     for start in range(0, len(sends), AT_ONCE):       # a round trip each is long over a real network
         await asyncio.gather(*sends[start:start + AT_ONCE])
 

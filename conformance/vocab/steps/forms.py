@@ -7,8 +7,13 @@ REFUSAL = Step("refusal-*")       # refusal-<kind>@<form>
 # what is refused, on invoke and AG-UI, and on MCP
 KINDS = ("no-credential", "empty-bearer", "basic-scheme", "unknown-key", "revoked-key", "other-agent-token",
          "malformed-agent", "unknown-agent", "undeployed-agent")
-MCP_KINDS = ("no-credential", "empty-bearer", "unknown-key", "unknown-token", "revoked-key", "expired-token",
-             "other-agent-token", "malformed-agent", "unknown-agent", "undeployed-agent")
+MCP_KINDS = ("no-credential", "empty-bearer", "unknown-key", "revoked-key", "expired-token", "other-agent-token",
+             "malformed-agent", "unknown-agent", "undeployed-agent")
+# invalid requests every protocol refuses whatever form they come in, sent again here in another form than their
+# scenario's (the refusal scenarios send each once)
+INVALID = ("prompt-number", "stream-string", "prompt-missing", "not-json", "json-array")
+AGUI_INVALID = ("no-messages", "empty-messages", "assistant-only")
+MCP_INVALID = ("unsupported-version", "initialize-unsupported")
 # the forms each protocol's refusal is sent in here (the access scenarios send invoke as JSON, AG-UI with the
 # event stream accepted, MCP as a 2026-07-28 tools/call)
 INVOKE_FORMS = ("stream-field", "accept")

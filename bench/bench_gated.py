@@ -38,8 +38,10 @@ def one(draw: tuple[str, str, str]) -> dict:
         rep = certify(from_server_facts(srv.facts))
     rows = {r["id"]: r for r in rep["requirements"]}
     row = rows.get(b.breaks, {})
-    caught = row.get("status") in ("failed", "warning", "info") or bool(
-        row.get("blocked_by") and rows.get(row["blocked_by"], {}).get("status") == "failed")
+    roots = row.get("blocked_by") or ()
+    roots = [roots] if isinstance(roots, str) else roots
+    caught = row.get("status") in ("failed", "warning", "info") or any(
+        rows.get(root, {}).get("status") == "failed" for root in roots)
     return {"server": name, "module": b.module.rpartition(".")[2], "breaks": b.breaks, "dimension": dimension,
             "value": value, "seen": witness.seen, "changed": witness.changed, "real": witness.changed > 0,
             "caught": caught, "verdict": rep["verdict"], "status": row.get("status"),

@@ -32,8 +32,9 @@ def certify_gated(name: str, dimension: str, value: str) -> tuple[dict, dict, Wi
 
 
 def caught(rows: dict, row: dict) -> bool:
-    return row["status"] in ("failed", "warning", "info") or rows.get(row.get("blocked_by") or "", {}).get(
-        "status") == "failed"
+    roots = row.get("blocked_by") or ()
+    return row["status"] in ("failed", "warning", "info") or any(
+        rows.get(root, {}).get("status") == "failed" for root in ([roots] if isinstance(roots, str) else roots))
 
 
 @pytest.mark.xdist_group("default-runs")

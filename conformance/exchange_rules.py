@@ -12,8 +12,9 @@ assessed when no exchange of the run was one it speaks of.
 
 One deviation, one failure: an exchange's rules are read in their order (the *basic* ones first: the status and
 form of the answer, without which nothing else can be read). After a basic rule failed on an exchange, every later
-rule that fails on it is blocked by that requirement, and so is a scenario's check whose failure names it
-(`root_of`, read by `judging`).
+rule that fails on it is blocked by that requirement; and an exchange a scenario's own check already failed on is
+read by no other requirement's rule over every exchange (`claiming`, set by `judging`): the check built for the
+exchange names its failure.
 """
 from __future__ import annotations
 
@@ -141,12 +142,6 @@ def _at(ex: Exchange, target: Any) -> bool:
     return not base or urlsplit(ex.url or "").scheme == urlsplit(base).scheme
 
 
-def root_of(ex: Exchange, target: Any) -> str | None:
-    """The requirement of the basic rule this exchange broke, if any: what every other reading of it is blocked by."""
-    basic = {r.requirement for r in RULES if r.basic}
-    return next((rid for rid, got in outcomes(ex, target).items() if got.status == "failed" and rid in basic), None)
-
-
 # -- the check of one requirement over every exchange ----------------------------------------------------------
 MAX_NAMED = 3
 #: id(exchange) -> the requirement a scenario's check already failed on it (set by `judging` around the check)
@@ -214,8 +209,3 @@ def protocols_of(requirement: str) -> tuple[str, ...]:
 
 def _version_words(ex: Exchange) -> str:
     return f" (over {ex.http_version})" if ex.http_version and ex.http_version != "HTTP/1.1" else ""
-
-
-def applies_all(*tests: Applies) -> Applies:
-    """A rule's `applies` made of several: every one holds."""
-    return lambda ex, target: all(t(ex, target) for t in tests)

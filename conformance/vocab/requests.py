@@ -235,10 +235,6 @@ def invoke_mode(ex: Exchange) -> str:
     return "either" if names_stream(ex) else "json"
 
 
-def interpreted_invoke_fields() -> tuple[str, ...]:
-    return INVOKE_INTERPRETED
-
-
 # -- AG-UI --------------------------------------------------------------------------------------------------
 def has_user_message(sent: dict[str, Any]) -> bool:
     messages = sent.get("messages")

@@ -33,7 +33,7 @@ from conformance.wire.listening import listening_for
 from conformance.wire.pace import Pacer, RunDeadline, parse_duration, parse_rate_limit
 from conformance.wire.redact import Redactor
 from conformance.model.values import STRING_KINDS
-from conformance.vocab import forms, protocols as vocab_protocols
+from conformance.vocab import forms, inputs, protocols as vocab_protocols
 from conformance.vocab.values import error_of
 
 KEY_KINDS = STRING_KINDS
@@ -136,16 +136,20 @@ class Context:
         if not self.target.profile.is_conformance_agent:
             raise NotAssessed(f"needs the conformance agent ({why}); the profile's agent is custom")
 
-    def unique(self, label: str = "k") -> str:
+    def unique(self, label: str = "k", *, plain: bool = False) -> str:
         """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each carries one kind
         of string of the model in turn (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at
         its ends, format characters, …), so every rule that reads a key meets every kind across the run's requests
-        at no cost; the first goes plain, as most clients write a key."""
+        at no cost; the first goes plain, as most clients write a key (and every one asked `plain`: a key whose length
+        is measured)."""
         base = f"conf-{self.target.run_tag}-{label}-{next(self._counter)}"
+        if plain:
+            return base
         n, self._keys = self._keys, self._keys + 1
-        kinds = list(KEY_KINDS)
+        kinds = [k for k in KEY_KINDS if all(inputs.is_sent(f"{field}:{k}") for field in ("session-key", "run-id")
+                                             if f"{field}:{k}" in inputs.CLASSES)] or [""]
         kind = kinds[(n - 1 + forms.offset(self.target.seed, self.scenario.name, len(kinds))) % len(kinds)] if n else None
-        if kind is None:
+        if not kind:
             return base
         if kind == "edge-whitespace":
             return f" \t{base}\t "

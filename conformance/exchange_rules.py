@@ -41,6 +41,8 @@ class ExchangeRule:
     judge: Judge                    # raises a Deviation (AssertionError) when the exchange broke the rule
     basic: bool = False             # when broken, nothing else of the exchange can be read
     doc: str = ""
+    first: bool = False             # a basic rule read before every other (the credential: a call turned away for
+                                    # it shows nothing of what it asked)
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def register(*rules: ExchangeRule) -> None:
     were registered."""
     known = {(r.requirement, r.name) for r in RULES}
     RULES.extend(r for r in rules if (r.requirement, r.name) not in known)
-    RULES.sort(key=lambda r: not r.basic)     # stable: the basic rules first, each kind in the order registered
+    RULES.sort(key=lambda r: (not r.first, not r.basic))     # stable: the basic rules first, each in its order
     BY_OPERATION.clear()
 
 
@@ -180,8 +182,10 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
         if failed:
             _, ex, got = failed[0]
             more = f" (and {len(failed) - 1} more exchange(s) of the run)" if len(failed) > 1 else ""
-            raise Deviation(f"{got.message}{more}{_version_words(ex)}",
+            exc = Deviation(f"{got.message}{more}{_version_words(ex)}",
                             [x for _, e, g in failed[:MAX_NAMED] for x in (g.exchanges or (e,))])
+            exc.version_only = _one_version(failed, read.get("passed", []))
+            raise exc
         passed = read.get("passed", [])
         if passed:
             scenarios = sorted({rec.scenario for rec, _, _ in passed})
@@ -205,6 +209,16 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
 
 def protocols_of(requirement: str) -> tuple[str, ...]:
     return tuple(sorted({op for r in rules_of(requirement) for op in r.operations}))
+
+
+def _one_version(failed: list, passed: list) -> tuple[str, ...]:
+    """(the version, the operations) when the rule broke over one HTTP version alone and held over another: one
+    fault of that version (`versions.one_root`); () otherwise."""
+    broke = {e.http_version for _, e, _ in failed}
+    held = {e.http_version for _, e, _ in passed}
+    if len(broke) != 1 or not held - broke:
+        return ()
+    return (next(iter(broke)), *sorted({operation(e) for _, e, _ in failed if operation(e)}))
 
 
 def _version_words(ex: Exchange) -> str:

@@ -202,6 +202,7 @@ def _judge_every(source: RecordingSource, check: Check, mk: Callable[..., CheckR
     except AssertionError as exc:
         result = mk("failed", str(exc) or f"{check.id} failed", recs, getattr(exc, "exchanges", ()))
         result.read = tuple(exchanges)
+        result.version_only = getattr(exc, "version_only", ())
         return result
     except Exception as exc:  # a check that crashes is the suite's fault, never the server's
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}")

@@ -12,7 +12,7 @@ from typing import Any
 
 from conformance.engine import Context
 from conformance.registry import scenario
-from conformance.vocab import protocols as p
+from conformance.vocab import inputs, protocols as p
 from conformance.vocab.constants import BASIC_USER
 from conformance.vocab.sending import random_agent, rpc, tool_name, unknown_credential
 from conformance.vocab.steps import forms as steps
@@ -175,7 +175,7 @@ async def _limits(ctx: Context, protocol: str) -> None:
     if protocol == "mcp":
         tool = await tool_name(ctx)
         for kind, inside in steps.KEY_CLASSES:
-            if inside:
+            if inside and all(inputs.is_sent(c) for c in steps.KEY_CLASS_INPUTS[kind]):
                 params = {"name": tool, "arguments": p.tool_arguments(prompt, length_key(ctx, kind))}
                 sends.append(rpc(ctx, "tools/call", params, id=f"key-{kind}", mcp_name=tool,
                                  label=steps.KEY.of(f"{kind}@mcp")))
@@ -189,6 +189,8 @@ async def _limits(ctx: Context, protocol: str) -> None:
     else:
         path = ctx.agent_path(protocol)
         for kind, _ in steps.KEY_CLASSES:
+            if not all(inputs.is_sent(c) for c in steps.KEY_CLASS_INPUTS[kind]):
+                continue     # a test withholds the classes this probe carries
             key = length_key(ctx, kind)
             body = p.invoke_body(prompt, key) if protocol == "invoke" else p.agui_input(prompt, thread=key)
             sends.append(ctx.post(path, body, label=steps.KEY.of(f"{kind}@{protocol}")))

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from conformance.model.dimensions import DIMENSIONS, FREE
-from conformance.vocab import requests as rq
+from conformance.vocab import inputs, requests as rq
 from conformance.wire.http import Transport
 from conformance.vocab.protocols import JSON_WRITINGS, MCP_ACCEPT, SSE, written
 
@@ -60,10 +60,24 @@ def draw(seed: Any, scenario: str, n: int) -> dict[str, str]:
     return {dim: _pick(seed, scenario, dim, n - 1) for dim in FREE}
 
 
+def carried(dim: str, value: str, base: str | None = None) -> str | None:
+    """The input class (`vocab.inputs`) a free value carries (on `base`, the value the scenario built), if any."""
+    if dim == "accept-form" and value != "as-built":
+        return "accept:list-forms" if base == MCP_ACCEPT else {"case": "accept:case", "weights": "accept:weight"}.get(value)
+    return {("content-type-form", "application/json; charset=utf-8"): "content-type:parameter",
+            ("content-type-form", "application/json;charset=UTF-8"): "content-type:parameter",
+            ("content-type-form", "Application/JSON"): "content-type:case",
+            ("auth-scheme-case", "bearer"): "auth-scheme:case", ("auth-scheme-case", "BEARER"): "auth-scheme:case",
+            }.get((dim, value)) or ("request-body:writings" if dim == "json-writing" and value != "compact" else None)
+
+
 def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool) -> tuple[
         dict[str, Any], bytes | None, dict[str, str]]:
     """(headers, body bytes or None when the body stays the client's to write, the values actually applied) of a
-    request written in `form`. Only what the scenario left to the run changes."""
+    request written in `form`. Only what the scenario left to the run changes; a value whose input class a test
+    withholds (`inputs.withheld`) goes as built."""
+    form = {dim: v if (cls := carried(dim, v)) is None or inputs.is_sent(cls) else AS_BUILT[dim]
+            for dim, v in form.items()}
     applied: dict[str, str] = {}
     out = dict(headers)
     lower = {k.lower(): k for k in out}
@@ -85,7 +99,8 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         out[auth] = form["auth-scheme-case"] + out[auth][len("Bearer"):]
         applied["auth-scheme-case"] = form["auth-scheme-case"]
     accept = lower.get("accept")
-    if accept and out[accept] in ACCEPT_FORMS and form["accept-form"] != "as-built":
+    if accept and out[accept] in ACCEPT_FORMS and form["accept-form"] != "as-built" and \
+            inputs.is_sent(carried("accept-form", form["accept-form"], out[accept]) or "accept:case"):
         out[accept] = ACCEPT_FORMS[out[accept]][form["accept-form"]]
         applied["accept-form"] = form["accept-form"]
     if "user-agent" not in lower:

@@ -114,7 +114,7 @@ def padded(ctx: Any, stem: str, length: int, name: str, step: str, baseline: str
     """A session key of `length` characters: `ctx.unique(stem)` padded with a character of class `name` (two or
     three UTF-8 bytes), or with `baseline` when the class is withheld; carried on `step`."""
     carry(ctx, step, name)
-    key = ctx.unique(stem) + "-"
+    key = ctx.unique(stem, plain=True) + "-"
     return (key + value(ctx.target, name, baseline) * length)[:length]
 
 

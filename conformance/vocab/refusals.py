@@ -211,6 +211,27 @@ def _key_outside(field: str):
     return lambda ex, target: rq.only("session-key")(ex, target) and rq.key_length(rq.fields(ex).get(field)) == "outside"
 
 
+def _carries_valid(kind: str):
+    """The request carried the valid credential `kind` (the API key; the access token on its own agent)."""
+    return lambda ex, target: rq.credential(ex) == kind and (kind == "api-key" or rq.addressed(ex, target) == "agent")
+
+
+def _credential_kept(ex: Exchange, target: Any) -> None:
+    """the valid credential was not refused (401, or `unauthenticated`)."""
+    assert not credential_refusal(ex), f"the valid credential was refused: {got(ex)}"
+
+
+def credential_rules() -> list[ExchangeRule]:
+    """Every request carrying the API key (the access token on MCP, on its agent) is not refused for it, whatever it
+    asks: the basic rule of every exchange that carries it, so nothing else is read on a call turned away for it."""
+    return [ExchangeRule("AUTH-KEY-001", "api_key_not_refused", ("invoke", "agui", "mcp"), _carries_valid("api-key"),
+                         _credential_kept, basic=True, first=True,
+                         doc="a call carrying the API key is never refused for it."),
+            ExchangeRule("AUTH-MCP-001", "access_token_not_refused", ("mcp",), _carries_valid("access-token"),
+                         _credential_kept, basic=True, first=True,
+                         doc="an MCP call carrying the access token on its agent is never refused for it.")]
+
+
 def shared_refusal_rules(op: str) -> list[ExchangeRule]:
     """The rules every invoke or AG-UI request refused for its credential, its agent, its key or its size reads,
     whatever form it came in (`op`: invoke | agui): their requirements as the catalog splits them by protocol."""

@@ -9,6 +9,7 @@ whole strings).
 """
 from __future__ import annotations
 
+import re
 import secrets
 import unicodedata
 from typing import Any, Callable
@@ -438,3 +439,88 @@ def scheme_case(app, facts):
     """The Bearer scheme is matched case-sensitively: `bearer <key>` is refused (401)."""
     return header_swap(app, "authorization", lambda v: v[:7].lower() == "bearer " and not v.startswith("Bearer "),
                        None)
+
+
+# -- Unicode's other general categories: what a server drops or collapses -------------------------------------------
+def drop_categories(*categories: str) -> Callable[[str], str]:
+    """Characters beyond ASCII of these general categories removed."""
+    return lambda text: "".join(c for c in text if c.isascii() or unicodedata.category(c) not in categories)
+
+
+def drop_controls(text: str) -> str:
+    """Control characters removed, the whitespace ones (tab, line feed, carriage return) kept."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cc" or c in "\t\n\r")
+
+
+def collapse_inner_whitespace(text: str) -> str:
+    """Runs of spaces and tabs inside (the ogham space mark too) made one ASCII space, as a clean-up does."""
+    return re.sub(r"(?<=\S)[ \t\u1680]+(?=\S)", lambda m: " " if m.group() != " " else m.group(), text)
+
+
+@wrong_for("INV-SESS-003", "INV-SESS-003-format-characters-stripped-from-key", "session-key:format")
+def key_format_stripped(app, facts):
+    """The invoke result's sessionId loses its format characters (zero-width space and joiner, soft hyphen, BOM):
+    an "invisible characters" clean-up."""
+    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_categories("Cf"))(obj["sessionId"]))
+                   if "sessionId" in obj else None)
+
+
+@wrong_for("MCP-SESS-003", "MCP-SESS-003-inner-whitespace-collapsed", "session-key:inner-whitespace")
+def key_whitespace_collapsed(app, facts):
+    """`structuredContent.sessionId` comes back with each run of inner whitespace made one space."""
+    def each(obj):
+        sc = (obj.get("result") or {}).get("structuredContent") if isinstance(obj.get("result"), dict) else None
+        if isinstance(sc, dict) and "sessionId" in sc:
+            sc["sessionId"] = mangled(collapse_inner_whitespace)(sc["sessionId"])
+    return on_json(app, "mcp", each)
+
+
+@wrong_for("INV-SESS-003", "INV-SESS-003-private-use-dropped-from-key", "session-key:private-use")
+def key_private_use_dropped(app, facts):
+    """The invoke result's sessionId loses private-use characters (a store that keeps assigned characters only)."""
+    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_categories("Co"))(obj["sessionId"]))
+                   if "sessionId" in obj else None)
+
+
+@wrong_for("INV-SESS-003", "INV-SESS-003-controls-stripped-from-key", "session-key:control")
+def key_controls_stripped(app, facts):
+    """The invoke result's sessionId loses its control characters (a log-safe clean-up)."""
+    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_controls)(obj["sessionId"]))
+                   if "sessionId" in obj else None)
+
+
+@wrong_for("INV-SESS-003", "INV-SESS-003-symbols-dropped-from-key", "session-key:categories")
+def key_symbols_dropped(app, facts):
+    """The invoke result's sessionId loses symbols and other punctuation (a `[\\w-]` filter that keeps letters)."""
+    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_categories(
+        "Sm", "Sk", "Pi", "Pf", "Ps", "Pe", "Pc", "Nl", "Lm"))(obj["sessionId"])) if "sessionId" in obj else None)
+
+
+@wrong_for("AGUI-ID-002", "AGUI-ID-002-format-characters-stripped-from-run-id", "run-id:format")
+def run_id_format_stripped(app, facts):
+    """RUN_STARTED and RUN_FINISHED report the runId without its format characters."""
+    return run_ids(app, mangled(drop_categories("Cf")))
+
+
+@wrong_for("AGUI-ID-002", "AGUI-ID-002-inner-whitespace-collapsed-in-run-id", "run-id:inner-whitespace")
+def run_id_whitespace_collapsed(app, facts):
+    """RUN_STARTED and RUN_FINISHED report the runId with each run of inner whitespace made one space."""
+    return run_ids(app, mangled(collapse_inner_whitespace))
+
+
+@wrong_for("AGUI-ID-003", "AGUI-ID-003-private-use-dropped-from-finished-run-id", "run-id:private-use")
+def run_id_private_use_dropped(app, facts):
+    """RUN_FINISHED.runId loses private-use characters."""
+    return run_ids(app, mangled(drop_categories("Co")), ("RUN_FINISHED",))
+
+
+@wrong_for("AGUI-ID-002", "AGUI-ID-002-controls-stripped-from-run-id", "run-id:control")
+def run_id_controls_stripped(app, facts):
+    """RUN_STARTED and RUN_FINISHED report the runId without its control characters."""
+    return run_ids(app, mangled(drop_controls))
+
+
+@wrong_for("AGUI-ID-002", "AGUI-ID-002-symbols-dropped-from-run-id", "run-id:categories")
+def run_id_symbols_dropped(app, facts):
+    """RUN_STARTED and RUN_FINISHED report the runId without its symbols and other punctuation."""
+    return run_ids(app, mangled(drop_categories("Sm", "Sk", "Pi", "Pf", "Ps", "Pe", "Pc", "Nl", "Lm")))

@@ -15,7 +15,7 @@ from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import precondition
 from conformance.vocab import requests as rq
 from conformance.vocab.readers import error_of, is_4xx
-from conformance.vocab.refusals import refused_with, served, shared_refusal_rules
+from conformance.vocab.refusals import credential_rules, refused_with, served, shared_refusal_rules
 from conformance.vocab.values import differs, is_json_media_type
 from conformance.wire.exchange import Exchange
 
@@ -113,6 +113,7 @@ register(
     ExchangeRule("INV-SESS-003", "session_id_echoed", INVOKE, carries_key, session_echoed,
                  doc="the result's `sessionId` equals the key sent, exactly."),
     *shared_refusal_rules("invoke"),
+    *credential_rules(),
     ExchangeRule("INV-ERR-002", "prompt_not_string_refused", INVOKE,
                  sole("prompt", lambda sent: "prompt" in sent), refused_with("validation_failed", details=True),
                  doc="a `prompt` that is not a string is refused `validation_failed` with `details`."),

@@ -31,3 +31,8 @@ HEADERS = Step("headers-*")       # headers-<what differs>
 KEY_CLASSES = (("astral-inside", True), ("nfc-expands-inside", True), ("astral-outside", False),
                ("combining-outside", False))
 FORMS_LIMITS = (KEY, BIG, HEADERS)
+# the input classes (conformance.vocab.inputs) each length probe carries: withheld by a test, it is not sent
+KEY_CLASS_INPUTS = {"astral-inside": ("session-key:256-multibyte", "session-key:astral"),
+                    "nfc-expands-inside": ("session-key:256-multibyte", "session-key:composition"),
+                    "astral-outside": ("session-key:257-multibyte", "session-key:astral"),
+                    "combining-outside": ("session-key:257-multibyte", "session-key:composition")}

@@ -372,8 +372,8 @@ class Client:
             return True
         if p.endswith("/mcp"):
             try:
-                doc = _json.loads(req.extensions.get("conformance_body") or b"")
-            except ValueError:
+                doc = _json.loads(req.extensions.get("conformance_body") or req.content)
+            except (ValueError, httpx.RequestNotRead):
                 return False
             docs = doc if isinstance(doc, list) else [doc]
             return any(isinstance(d, dict) and d.get("method") == "tools/call" for d in docs)

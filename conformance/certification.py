@@ -121,6 +121,8 @@ class Certification:
         for name in check.scenarios:    # its recording is final: encoded now, while slower scenarios still record
             if name in self.session.seen and name not in self.encoded:
                 self.encoded[name] = recording.encode_outcome(self.session, name)
+        if not check.every:             # the rules over every exchange read each finished recording now, while the
+            judging.read_ahead(self.session)    # slowest scenarios still record: the checks judged last find them read
         return result
 
     def redact(self, text: str) -> str:

@@ -44,9 +44,11 @@ def _pairs(values: dict[str, str]) -> frozenset[int]:
                      for (a, va), (b, vb) in itertools.combinations(keys, 2))
 
 
-def exchange_values(ex: Any, target: Any) -> tuple[dict[str, str], frozenset[int]]:
-    """(dimension -> value, the pairs of free values it carries) of one exchange (read once)."""
-    return ex.remembered("dimension pairs", lambda: (forms.read(ex, target), _pairs(forms.read(ex, target))))
+def exchange_values(ex: Any, target: Any) -> tuple[frozenset[tuple[str, str]], frozenset[int]]:
+    """((dimension, value) of each dimension it carries, the pairs of free values it carries) of one exchange (read
+    once)."""
+    return ex.remembered("dimension pairs", lambda: (frozenset(forms.read(ex, target).items()),
+                                                     _pairs(forms.read(ex, target))))
 
 
 def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[str, Any]]:
@@ -60,14 +62,11 @@ def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[st
             seen.setdefault(rid, {}).update((id(ex), ex) for ex in r.read)
     out = {}
     for rid, exchanges in seen.items():
-        on: dict[str, set[str]] = {}
-        pairs: set[int] = set()
-        for ex in exchanges.values():
-            values, its_pairs = exchange_values(ex, targets.get(id(ex)))
-            for d, v in values.items():
-                on.setdefault(d, set()).add(v)
-            pairs |= its_pairs
-        out[rid] = {"judged_on": {d: sorted(v) for d, v in sorted(on.items())}, "pairs": len(pairs),
+        read = [exchange_values(ex, targets.get(id(ex))) for ex in exchanges.values()]
+        on: dict[str, list[str]] = {}
+        for d, v in sorted(frozenset().union(*(values for values, _ in read))):
+            on.setdefault(d, []).append(v)
+        out[rid] = {"judged_on": on, "pairs": len(frozenset().union(*(pairs for _, pairs in read))),
                     "exchanges": len(exchanges)}
     return out
 
@@ -79,7 +78,8 @@ def summary(rows: dict[str, dict[str, Any]], scopes: dict[str, dict[str, tuple[s
     out: dict[str, Any] = {}
     for rid, row in sorted(rows.items()):
         want = scopes.get(rid, {})
-        missing = {d: [v for v in vals if v not in row["judged_on"].get(d, [])] for d, vals in want.items()}
+        seen = {d: set(v) for d, v in row["judged_on"].items()}
+        missing = {d: [v for v in vals if v not in seen.get(d, ())] for d, vals in want.items()}
         missing = {d: v for d, v in missing.items() if v}
         n = sum(len(v) for v in want.values())
         total += n

@@ -640,6 +640,10 @@ class Session:
         """Every scenario the run started, in order."""
         return sorted(self._futures)
 
+    def finished(self) -> list[str]:
+        """The scenarios whose recording is over (read without waiting)."""
+        return [name for name, fut in sorted(self._futures.items()) if fut.done()]
+
     def recording(self, name: str, timeout: float | None = None) -> Recording | BaseException:
         """The scenario's recording, or why there is none; waits at most until shortly after the run's deadline.
         What it hands out is kept (`seen`): the recording file holds exactly what the checks were judged on."""

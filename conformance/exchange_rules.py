@@ -165,19 +165,16 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
 
     def fn(recordings: list[Any]) -> str:
         read: dict[str, list[tuple[Any, Exchange, Outcome]]] = {}
-        for rec in recordings:
-            for ex in rec.exchanges:
-                if operation(ex) not in ops:
-                    continue
-                got = outcomes(ex, rec.target).get(requirement)
-                claimed = CLAIMED.get().get(id(ex))
-                if got is not None and got.status == "failed" and claimed not in (None, requirement):
-                    got = Outcome("blocked", f"{got.message} (a check of {claimed} already failed on this "
-                                             f"exchange)", claimed, got.exchanges)
-                if got is not None:
-                    read.setdefault(got.status, []).append((rec, ex, got))
-                    if got.status in ("passed", "failed"):
-                        read_on(ex)
+        for rec, ex in _of(recordings, ops):
+            got = outcomes(ex, rec.target).get(requirement)
+            claimed = CLAIMED.get().get(id(ex))
+            if got is not None and got.status == "failed" and claimed not in (None, requirement):
+                got = Outcome("blocked", f"{got.message} (a check of {claimed} already failed on this "
+                                         f"exchange)", claimed, got.exchanges)
+            if got is not None:
+                read.setdefault(got.status, []).append((rec, ex, got))
+                if got.status in ("passed", "failed"):
+                    read_on(ex)
         failed = read.get("failed", [])
         if failed:
             _, ex, got = failed[0]
@@ -209,6 +206,24 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
 
 def protocols_of(requirement: str) -> tuple[str, ...]:
     return tuple(sorted({op for r in rules_of(requirement) for op in r.operations}))
+
+
+_BY_OPERATION: dict[tuple[int, ...], dict[str, list[tuple[Any, Exchange]]]] = {}
+
+
+def _of(recordings: list[Any], ops: tuple[str, ...]) -> list[tuple[Any, Exchange]]:
+    """(recording, exchange) of every exchange of these operations, in order (grouped once per set of recordings:
+    every requirement's check reads the same ones)."""
+    key = tuple(id(rec) for rec in recordings)
+    if key not in _BY_OPERATION:
+        _BY_OPERATION.clear()
+        grouped: dict[str, list[tuple[Any, Exchange]]] = {}
+        for rec in recordings:
+            for ex in rec.exchanges:
+                grouped.setdefault(operation(ex) or "", []).append((rec, ex))
+        _BY_OPERATION[key] = grouped
+    grouped = _BY_OPERATION[key]
+    return [item for op in ops for item in grouped.get(op, ())]
 
 
 def _one_version(failed: list, passed: list) -> tuple[str, ...]:

@@ -224,6 +224,19 @@ def _gated(source: RecordingSource, check: Check, mk: Callable[..., CheckResult]
     return result
 
 
+def read_ahead(source: Any) -> None:
+    """Every exchange of the recordings already finished read by the rules over every exchange (kept on each
+    exchange, `exchange_rules.outcomes`), so the checks judged last, after the slowest scenario, have little left."""
+    read = source.__dict__.setdefault("_read_ahead", set())
+    for name in getattr(source, "finished", lambda: [])():
+        if name in read:
+            continue
+        read.add(name)
+        got = source.recording(name)
+        for ex in got.exchanges if isinstance(got, Recording) else ():
+            exchange_rules.outcomes(ex, got.target)
+
+
 def every_recording(source: RecordingSource) -> list[Recording]:
     """The preflight and every scenario's recording the run has (scenarios that failed or were not assessed left
     none to read)."""

@@ -33,8 +33,8 @@ def is_stream(ex: Exchange, target: Any) -> bool:
 def must_stream(ex: Exchange, target: Any) -> bool:
     """A run the spec says must stream; or one the service ran with an access token (whether AG-UI takes one is not
     shown, AUTH-OPEN-001: once it ran, it streams)."""
-    return ex.status not in rq.NOT_JUDGED_STATUSES and (not rq.agui_problems(ex, target) or (
-        ex.status == 200 and rq.credential(ex) == "access-token" and rq.agui_problems(ex, target) == ["credential"]))
+    return ex.status not in rq.NOT_JUDGED_STATUSES and (not rq.problems(ex, target) or (
+        ex.status == 200 and rq.credential(ex) == "access-token" and rq.problems(ex, target) == ["credential"]))
 
 
 def streams(ex: Exchange, target: Any) -> None:
@@ -179,7 +179,7 @@ register(
     ExchangeRule("AGUI-INT-003", "resume_without_messages", AGUI,
                  lambda ex, target: ex.status not in rq.NOT_JUDGED_STATUSES and "messages" not in rq.fields(ex)
                  and isinstance(rq.fields(ex).get("resume"), (list, dict)) and bool(rq.fields(ex)["resume"])
-                 and set(rq.agui_problems(ex, target)) == {"resume", "user-message"},
+                 and set(rq.problems(ex, target)) == {"resume", "user-message"},
                  resume_not_invalid, doc="`resume` without messages is not refused `invalid_request`."),
     *shared_refusal_rules("agui"),
 )

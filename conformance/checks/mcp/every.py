@@ -26,7 +26,7 @@ MCP = ("mcp",)
 
 
 def problems(ex: Exchange, target: Any) -> list[str]:
-    return rq.mcp_problems(ex, target)
+    return rq.problems(ex, target)
 
 
 def answered(ex: Exchange) -> bool:

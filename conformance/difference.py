@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Callable, Iterator
 
-from conformance.model.values import TRANSFORMS
+from conformance.model.values import STRING_KINDS, TRANSFORMS
 
 CONTEXT = 12        # characters of context shown each side of a difference
 SHOWN = 12          # characters of a differing part shown (its head and its tail beyond that)
@@ -773,7 +773,22 @@ def explain(sent: Any, got: Any, path: str = "", *, only_sent: bool = False, who
     words. `whole`: the whole value `sent` is a part of (the members that changed, of all those sent), the cause
     being read on it (a transformation of every member name shows only on all of them)."""
     cause = diagnose(sent if whole is MISSING else whole, got, only_sent=only_sent)
-    return f"difference: {describe(sent, got, path, only_sent=only_sent)}" + (f"; cause: {cause}" if cause else "")
+    kinds = [] if cause else kinds_changed(sent, got)       # no transformation explains it: name the class
+    return (f"difference: {describe(sent, got, path, only_sent=only_sent)}" + (f"; cause: {cause}" if cause else "")
+            + (f"; the characters it changed are of the kind {', '.join(kinds)} (model.values)" if kinds else ""))
+
+
+def kinds_changed(sent: Any, got: Any) -> list[str]:
+    """The string kinds of the model (`model.values.STRING_KINDS`) whose characters the change touched, when a
+    value carrying several kinds at once came back changed in some of them only: the class a failure names."""
+    if not (isinstance(sent, str) and isinstance(got, str)) or sent == got:
+        return []
+    changed = set(sent) - set(got) or set(got) ^ set(sent)
+    if not changed:
+        return []
+    kinds = [kind for kind, fragments in STRING_KINDS.items() if changed & set("".join(fragments)) - set("conf-0")]
+    carried = [kind for kind, fragments in STRING_KINDS.items() if set("".join(fragments)) & set(sent)]
+    return kinds if 0 < len(kinds) < len(carried) else []
 
 
 # -- lengths at a boundary -----------------------------------------------------------------------------------------

@@ -346,3 +346,11 @@ def test_the_agent_line_says_how_the_agent_is_off_its_contract():
                      "(`count`, 5 readings)"]
     assert "**The deployed agent is off its contract (docs/agent.md), not the service: it counts a resumed run " \
            "again (\\`count\\`, 5 readings)**" in markdown.render(report)
+
+
+def test_a_value_of_every_kind_changed_in_one_names_that_kind():
+    from conformance.model.values import STRING_KINDS
+    from conformance.difference import explain
+    sent = "conf-x-" + "".join("".join(v) for v in STRING_KINDS.values())
+    got = "".join(c for c in sent if c not in "".join(STRING_KINDS["private-use"]))
+    assert explain(sent, got).endswith("the characters it changed are of the kind private-use (model.values)")

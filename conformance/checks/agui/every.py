@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.checks.agui._common import TERMINAL, Run, frame_value, is_event
+from conformance.checks.agui.passthrough import reach_params
 from conformance.exchange_rules import ExchangeRule, register
-from conformance.outcomes import Observation, precondition
+from conformance.outcomes import NotAssessed, Observation, precondition
 from conformance.vocab import requests as rq
 from conformance.vocab.readers import error_of, got, is_4xx
 from conformance.vocab.refusals import refused_with, served, shared_refusal_rules
@@ -124,6 +125,27 @@ def refusal_is_error_body(ex: Exchange, target: Any) -> None:
     assert error_of(ex) is not None, f"the refusal's body is not the error body {{error: {{…}}}}: {got(ex)}"
 
 
+FORWARDED = ("tools", "state", "context", "forwardedProps")
+
+
+def echoes_params(ex: Exchange, target: Any) -> bool:
+    """An AG-UI run of the agent's `echo params` prompt (its last user message), answered with a stream."""
+    prompt = (target.profile.scenario("params_passthrough") or {}).get("prompt") if hasattr(target, "profile") else None
+    messages = rq.fields(ex).get("messages")
+    last = next((m.get("content") for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"),
+                None) if isinstance(messages, list) else None
+    return bool(prompt) and last == prompt and is_stream(ex, target) and not rq.problems(ex, target)
+
+
+def params_echoed(forwarded: bool):
+    def judge(ex: Exchange, target: Any) -> None:
+        sent = {k: v for k, v in rq.fields(ex).items() if (k in FORWARDED) == forwarded}
+        if not sent:
+            raise NotAssessed("no such field sent")
+        reach_params(run_of(ex), sent)
+    return judge
+
+
 def no_user_message(test):
     return lambda ex, target: rq.only("user-message")(ex, target) and test(rq.fields(ex))
 
@@ -165,6 +187,10 @@ register(
                  doc="RUN_STARTED.runId equals the runId sent."),
     ExchangeRule("AGUI-ID-003", "run_id_echoed_on_finish", AGUI, sent("runId", finished=True),
                  echoed("RUN_FINISHED", "runId"), doc="RUN_FINISHED.runId equals the runId sent."),
+    ExchangeRule("AGUI-PASS-001", "forwarded_fields_echoed", AGUI, echoes_params, params_echoed(True),
+                 doc="on every run of `echo params`, tools, state, context and forwardedProps reached params unchanged."),
+    ExchangeRule("AGUI-PASS-002", "unknown_fields_echoed", AGUI, echoes_params, params_echoed(False),
+                 doc="on every run of `echo params`, each unknown field reached params unchanged."),
     ExchangeRule("AGUI-ID-004", "finish_thread_matches_start", AGUI, is_stream, same_thread,
                  doc="RUN_FINISHED.threadId equals RUN_STARTED.threadId."),
     ExchangeRule("AGUI-ERR-001", "no_messages_no_resume", AGUI,

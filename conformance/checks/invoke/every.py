@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from conformance.checks.invoke._common import is_event_stream, quoted, what
+from conformance.checks.invoke.passthrough import params_hold
+from conformance.vocab.constants import INVOKE_INTERPRETED
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import precondition
 from conformance.vocab import requests as rq
@@ -68,6 +70,25 @@ def carries_key(ex: Exchange, target: Any) -> bool:
             and rq.addressed(ex, target) == "agent")
 
 
+def echoes_params(ex: Exchange, target: Any) -> bool:
+    """A run of the agent's `echo params` prompt (the profile's), answered 200 with a JSON result."""
+    prompt = (target.profile.scenario("params_passthrough") or {}).get("prompt") if hasattr(target, "profile") else None
+    return bool(prompt) and rq.fields(ex).get("prompt") == prompt and ex.status == 200 and not is_event_stream(ex) \
+        and rq.only()(ex, target)
+
+
+def unknown_fields_echoed(ex: Exchange, target: Any) -> None:
+    """every field sent that the service does not interpret (but the extra data field, INV-PASS-003's) is in the
+    agent's params, unchanged."""
+    extra = getattr(target, "extra_data_field", None)
+    params_hold(ex, {k: v for k, v in rq.fields(ex).items() if k not in INVOKE_INTERPRETED and k != extra})
+
+
+def extra_data_echoed(ex: Exchange, target: Any) -> None:
+    field = target.extra_data_field
+    params_hold(ex, {field: rq.fields(ex)[field]})
+
+
 def sole(problem: str, test: Callable[[dict[str, Any]], bool]) -> Callable[[Exchange, Any], bool]:
     return lambda ex, target: rq.only(problem)(ex, target) and test(rq.fields(ex))
 
@@ -112,6 +133,11 @@ register(
                  stream_refusal_is_json, doc="a refusal of a request asking for a stream is JSON, not a stream."),
     ExchangeRule("INV-SESS-003", "session_id_echoed", INVOKE, carries_key, session_echoed,
                  doc="the result's `sessionId` equals the key sent, exactly."),
+    ExchangeRule("INV-PASS-001", "unknown_fields_echoed", INVOKE, echoes_params, unknown_fields_echoed,
+                 doc="on every run of `echo params`, each unknown field reached the agent's params unchanged."),
+    ExchangeRule("INV-PASS-003", "extra_data_echoed", INVOKE,
+                 lambda ex, target: echoes_params(ex, target) and rq.extra_size(ex, target) == "inside",
+                 extra_data_echoed, doc="on every run of `echo params`, the extra data reached params unchanged."),
     *shared_refusal_rules("invoke"),
     *credential_rules(),
     ExchangeRule("INV-ERR-002", "prompt_not_string_refused", INVOKE,

@@ -290,6 +290,14 @@ def only(*codes: str) -> Callable[[Exchange, Any], bool]:
     return lambda ex, target: ex.status not in NOT_JUDGED_STATUSES and problems(ex, target) == list(codes)
 
 
+def runs_elsewhere(ex: Exchange, target: Any) -> bool:
+    """A request the spec says must run but that it addresses `--other-agent-id` with the API key: another deployed
+    agent of the organisation, so it runs too. What that agent replies is its own (its contract is not known here);
+    how the service answers (the status, the form the request asked for, its framing) is the service's."""
+    return ex.status not in NOT_JUDGED_STATUSES and credential(ex) == "api-key" and \
+        addressed(ex, target) == "other" and problems(ex, target) == ["agent"]
+
+
 def is_refusal(ex: Exchange, target: Any) -> bool:
     """The answer is a refusal: a 4xx (not a rate limit, not a length required), or any other status but 2xx to a
     request that had a problem (it was provoked)."""

@@ -95,6 +95,14 @@ def outcomes(ex: Exchange, target: Any) -> dict[str, Outcome]:
     return ex.remembered("exchange rules", lambda: _read(ex, target))
 
 
+def broke_first(ex: Exchange, target: Any) -> str | None:
+    """The requirement of a first rule (`ExchangeRule.first`) the exchange broke, if any: a check that failed on
+    such an exchange read an answer the server gave for that reason, whatever the check varied."""
+    got = outcomes(ex, target)
+    return next((r.requirement for r in RULES if r.first and getattr(got.get(r.requirement), "status", "") == "failed"),
+                None)
+
+
 def operation(ex: Exchange) -> str | None:
     return ex.remembered("operation", lambda: operation_of(ex.url or ""))
 

@@ -58,6 +58,7 @@ class CheckResult:
                                               # operations of the exchanges it named) (`versions.one_root`)
     left_out: str = ""                        # what of it was not judged over HTTP/2 (the target spoke it), and why
     agent: tuple[dict[str, Any], ...] = ()    # readings of the agent that departed from its contract (agent_readings)
+    precondition: bool = False                # blocked by a reader's `precondition`: its message is the root's
     read: tuple[Exchange, ...] = field(default=(), repr=False)   # the exchanges it read (its recordings' when it
                                                                  # did not say): the dimensions it was judged on
 
@@ -158,10 +159,17 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
             return mk("failed", str(exc), recs, exc.exchanges)
         result = mk("blocked", str(exc), recs, exc.exchanges)
         result.blocked_by = exc.root
+        result.precondition = True
         return result
     except AssertionError as exc:
         message = str(exc) or f"{check.id} failed"
         named = getattr(exc, "exchanges", ()) or named_in(message, recs)
+        first = _broke_first(recs, named)
+        if first is not None and first not in check.requirements:
+            result = mk("blocked", f"{message} (the exchange already broke {first}, read first on every exchange)",
+                        recs, named)
+            result.blocked_by = first
+            return result
         refused = same_refusal(source, check, named)
         if refused is not None:
             basic, root, basic_rec = refused
@@ -175,6 +183,15 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
                   recs)
     return mk("passed", note if isinstance(note, str) else "")
+
+
+def _broke_first(recs: list[Recording], named: list[Exchange]) -> str | None:
+    """The first rule every exchange a failing check named broke (`exchange_rules.broke_first`), if one did."""
+    target_of = {id(ex): rec.target for rec in recs for ex in rec.exchanges}
+    if not named or any(id(ex) not in target_of for ex in named):
+        return None
+    roots = {exchange_rules.broke_first(ex, target_of[id(ex)]) for ex in named}
+    return roots.pop() if len(roots) == 1 and None not in roots else None
 
 
 def _judge_every(source: RecordingSource, check: Check, mk: Callable[..., CheckResult],

@@ -84,13 +84,15 @@ def _leads(result: CheckResult) -> tuple[bool, bool, bool]:
     return not result.broke, result.supplementary, result.check.startswith("fuzz.")
 
 
-def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
+def resolve_blocked(results: list[CheckResult], covered: Container[str] | None = None) -> list[CheckResult]:
     """A check stays blocked by ROOT only when ROOT failed in this run at a level at least as strict as the check's
     own (a MUST holds anything; a SHOULD holds SHOULDs and MAYs), or is itself blocked by one that did: then the
-    run reports ROOT, and this requirement cannot be read on what broke it. Otherwise nothing else reports what the
-    exchange broke as strictly, so the check fails with its own message: a precondition never lets a broken server
-    pass, nor turns a failed MUST into a warning. A fault shown over one HTTP version alone is made one root first
-    (`versions.one_root`)."""
+    run reports ROOT, and this requirement cannot be read on what broke it. When ROOT did not fail because none of
+    its checks read the exchange, and a reader said that exchange broke it (`precondition`, whose message is ROOT's),
+    ROOT fails by that reading (when ROOT is as strict and one of its checks ran: `covered`): one deviation, on the
+    requirement it broke. Otherwise nothing else reports what the exchange broke as strictly, so the check fails
+    with its own message: a precondition never lets a broken server pass, nor turns a failed MUST into a warning. A
+    fault shown over one HTTP version alone is made one root first (`versions.one_root`)."""
     results = versions.one_root(results)
     reqs = catalog.load()
     strictness = {"MUST": 3, "SHOULD": 2, "MAY": 1}
@@ -99,10 +101,21 @@ def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
         return max((strictness.get(reqs[rid].level, 0) for rid in rids if rid in reqs), default=0)
 
     failed: dict[str, int] = {}
-    for r in results:
-        if r.status == "failed":
-            for rid in r.requirements:
-                failed[rid] = max(failed.get(rid, 0), level([rid]))
+
+    def count_failures() -> None:
+        for r in results:
+            if r.status == "failed":
+                for rid in r.requirements:
+                    failed[rid] = max(failed.get(rid, 0), level([rid]))
+    count_failures()
+    results = results + [
+        dataclasses.replace(r, status="failed", requirements=(r.blocked_by,), blocked_by=None, precondition=False,
+                            supplementary=True, message=f"{r.message} (read by {r.check}: no check of {r.blocked_by} "
+                                                        f"read this exchange)")
+        for r in results if r.status == "blocked" and r.precondition and r.blocked_by in reqs
+        and (covered is None or r.blocked_by in covered) and r.blocked_by not in failed
+        and level([r.blocked_by]) >= level(r.requirements) > 0]
+    count_failures()
     roots_of: dict[str, set[str]] = {}
     for r in results:
         if r.status == "blocked":
@@ -122,7 +135,7 @@ def resolve_blocked(results: list[CheckResult]) -> list[CheckResult]:
 
 def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[str]],
                      not_run: dict[str, str], baseline: Baseline = Baseline()) -> list[dict[str, Any]]:
-    results = resolve_blocked(list(results))
+    results = resolve_blocked(list(results), {rid for rid, checks in coverage.items() if checks})
     by_req: dict[str, list[CheckResult]] = {}
     for r in results:
         for rid in r.requirements:
@@ -312,7 +325,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
                     "message": r.message, "duration": round(r.duration, 3), "evidence": r.evidence,
                     **({"blocked_by": r.blocked_by} if r.blocked_by else {}),
                     **({"http_versions": list(r.http_versions)} if r.http_versions else {})}
-                   for r in resolve_blocked(results)],
+                   for r in resolve_blocked(results, {rid for rid, checks in coverage.items() if checks})],
     }
 
 

@@ -114,12 +114,19 @@ def _has_schema(rid: str):
     mine = {name for name, table in traffic.MAPS.items() if rid in table.values()}
     if rid in EXTRA:
         mine |= {"agui-event"} if rid.startswith("AGUI") else {"error-body"}
-    ran = mine == {"mcp-tools-call-result"}    # a tool result's fields: a call that must run (not an input error)
+    # a tool result's fields: a call that must run (not an input error), or one that continues a paused run
+    ran = mine == {"mcp-tools-call-result"}
 
     def applies(ex: Exchange, target: Any) -> bool:
         return bool(mine.intersection(traffic.schemas_applied(ex))) and not asks_for_input(ex) and (
-            not ran or rq.problems(ex, target) == [])
+            not ran or _runs_or_continues(rq.problems(ex, target)))
     return applies
+
+
+def _runs_or_continues(problems: list[str]) -> bool:
+    """A call that must run, or a `resume` of a paused run (its prompt may be left out: a resume answers the
+    question the run asked)."""
+    return not problems or ("resume" in problems and set(problems) <= {"resume", "prompt"})
 
 
 def asks_for_input(ex: Exchange) -> bool:

@@ -8,6 +8,7 @@ an error body that breaks the field rule a reading needs (GEN-ERR-002…005). Wh
 from __future__ import annotations
 
 from typing import Any, Iterable
+from urllib.parse import urlsplit
 
 from conformance.engine import Recording
 from conformance.outcomes import Observation, judge_all, on, precondition
@@ -221,10 +222,34 @@ def _credential_kept(ex: Exchange, target: Any) -> None:
     assert not credential_refusal(ex), f"the valid credential was refused: {got(ex)}"
 
 
+def _at_its_path(ex: Exchange, target: Any) -> bool:
+    """A request the spec says must run or be answered (`requests.problems`: none), sent to exactly
+    `{base}/v1/agents/{agentId}/{operation}`, the agentId written as it is: the spec leaves nothing for such a call
+    to answer 404 or 405 for (404 is an agent that is not there, or a token bound to another agent)."""
+    op = operation_of(ex.url or "")
+    base = urlsplit(getattr(target, "base_url", "") or "").path.rstrip("/")
+    agents = {getattr(target, "agent_id", None), getattr(target, "other_agent_id", None)} - {None}
+    return (rq.only()(ex, target) or rq.runs_elsewhere(ex, target)) and \
+        any(urlsplit(ex.url or "").path == f"{base}/v1/agents/{agent}/{op}" for agent in agents)
+
+
+def _served_at_path(ex: Exchange, target: Any) -> None:
+    """the call was not answered 404 or 405 (the operation not served at its path)."""
+    with on(ex):
+        assert ex.status not in (404, 405), \
+            f"a call with a valid credential to a deployed agent at {urlsplit(ex.url).path} was answered as if " \
+            f"the operation were not served there: {got(ex)}"
+
+
 def credential_rules() -> list[ExchangeRule]:
-    """Every request carrying the API key (the access token on MCP, on its agent) is not refused for it, whatever it
-    asks: the basic rule of every exchange that carries it, so nothing else is read on a call turned away for it."""
-    return [ExchangeRule("AUTH-KEY-001", "api_key_not_refused", ("invoke", "agui", "mcp"), _carries_valid("api-key"),
+    """Every call at its operation's path with a valid credential is served there (GEN-BASE-003), and every request
+    carrying the API key (the access token on MCP, on its agent) is not refused for it, whatever it asks: the first
+    rules of every exchange they apply to, so nothing else is read on a call turned away for them."""
+    return [ExchangeRule("GEN-BASE-003", "served_at_its_path", ("invoke", "agui", "mcp"), _at_its_path,
+                         _served_at_path, basic=True, first=True,
+                         doc="a call with a valid credential at its operation's exact path is never answered 404 "
+                             "or 405."),
+            ExchangeRule("AUTH-KEY-001", "api_key_not_refused", ("invoke", "agui", "mcp"), _carries_valid("api-key"),
                          _credential_kept, basic=True, first=True,
                          doc="a call carrying the API key is never refused for it."),
             ExchangeRule("AUTH-MCP-001", "access_token_not_refused", ("mcp",), _carries_valid("access-token"),

@@ -161,3 +161,17 @@ def test_a_scenarios_own_failure_on_an_exchange_blocks_the_rules_over_every_exch
     assert "already failed" in str(got.value)
     with pytest.raises(AssertionError, match="sent sessionId"):
         check.fn([rec])
+
+
+def test_a_valid_call_at_its_path_is_served_there_and_nothing_else_is_read_on_a_404():
+    not_found = {"error": {"code": "not_found", "message": "no", "requestId": "req_1"}}
+    assert judged(invoke(200, result()), "GEN-BASE-003") == "passed"
+    gone = invoke(404, not_found)
+    assert judged(gone, "GEN-BASE-003") == "failed" and judged(gone, "INV-RES-001") == "blocked"
+    assert exchange_rules.broke_first(gone, T) == "GEN-BASE-003"
+    # a 404 is the spec's answer to an agent that is not there, and to a credential that is not valid
+    elsewhere = canned.exchange(404, JSON, body=not_found, url=INVOKE.replace("agt_canned", "agt_nobodys"),
+                                request_headers=KEY, request_body={"prompt": "p"})
+    assert judged(elsewhere, "GEN-BASE-003") == "not read"
+    unknown = invoke(404, not_found, headers={**KEY, "Authorization": "Bearer ais_live_unknownunknown"})
+    assert judged(unknown, "GEN-BASE-003") == "not read" and judged(unknown, "AUTH-KEY-004") == "failed"

@@ -167,6 +167,7 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
                     probe.setdefault("inner", []).append(msg.get("body", b""))
                 elif msg.get("type") == "http.response.start":
                     probe["inner_status"] = msg.get("status")
+                    probe["inner_type"] = _content_type(msg)
                 await send(msg)
             await app(scope, rec_receive, rec_send)
             probe["inner_request"] = b"".join(got)
@@ -192,15 +193,27 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
                     outer.append(msg.get("body", b""))
                 elif msg.get("type") == "http.response.start":
                     status.append(msg.get("status"))
+                    status.append(_content_type(msg))
                 await send(msg)
             await faulty(scope, _replay(body, pending, receive), rec_send)
-            if mine and ("inner_request" not in probe or _meaning(probe["inner_request"]) != _meaning(body) or
-                         _meaning(b"".join(probe.get("inner", []))) != _meaning(b"".join(outer)) or
-                         probe.get("inner_status") != (status[0] if status else None)):
+            # A request the fault changed on its way in is a witness only when the service ran it (2xx): a refused
+            # request runs and keeps nothing, so what it carried in can show nowhere.
+            answered_itself = "inner_request" not in probe
+            request_changed = answered_itself or _meaning(probe["inner_request"]) != _meaning(body)
+            answer_changed = _meaning(b"".join(probe.get("inner", []))) != _meaning(b"".join(outer)) or \
+                (probe.get("inner_status"), probe.get("inner_type")) != (tuple(status[:2]) or (None, None))
+            ran = answered_itself or 200 <= (probe.get("inner_status") or 0) < 300
+            if mine and (answer_changed or (request_changed and ran)):
                 witness.changed += 1
         return middleware
 
     return ServerConfig(**{**base, **broken.config, "wrap_app": wrap})
+
+
+def _content_type(start: dict[str, Any]) -> str | None:
+    """The Content-Type of an ASGI response start, as the client reads it (one of the headers a fault may change)."""
+    return next((v.decode("latin-1").lower() for k, v in start.get("headers") or () if k.lower() == b"content-type"),
+                None)
 
 
 def operations_of(broken: Broken) -> set[str]:

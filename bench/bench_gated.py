@@ -6,7 +6,8 @@ Each draw is a single-fault server of the zoo (made by a middleware) whose fault
 value of the inventory, read on the server's side (tests/selftest/gated.py). A draw whose fault never showed in the
 run (no witness: no request carried the value, or the fault changed nothing on those that did) is not real and is
 left out. Of the rest: caught when the fault's requirement failed (or warned, for a SHOULD), or was blocked by a
-requirement that failed; also counted: the failed MUSTs per draw. Prints the kill rate over all draws, by dimension
+requirement that failed; also counted: the draws missed on the fault's requirement whose run failed on others
+(the verdict still caught them), and the failed MUSTs per draw. Prints the kill rate over all draws, by dimension
 and by the fault's zoo module.
 """
 from __future__ import annotations
@@ -78,9 +79,13 @@ def main() -> None:
             by[g[key]][0] += g["caught"]
             by[g[key]][1] += 1
         print(f"by {key}: " + ", ".join(f"{k} {c}/{n}" for k, (c, n) in sorted(by.items())))
+    elsewhere = [g for g in real if not g["caught"] and g["failed"]]
+    print(f"missed, but the run failed on other requirements: {len(elsewhere)} "
+          f"(the verdict caught {len(caught) + len(elsewhere)} of {len(real)})")
     failed = sorted(len(g["failed"]) for g in caught)
     if failed:
-        print(f"failed MUSTs per caught draw: median {failed[len(failed) // 2]}, max {failed[-1]}")
+        print(f"failed MUSTs per caught draw: median {failed[len(failed) // 2]}, max {failed[-1]}, "
+              f"at most 3 in {sum(n <= 3 for n in failed)} of {len(failed)}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"seed": seed, "draws": out}, indent=1))
 

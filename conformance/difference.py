@@ -698,6 +698,13 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
+def _maps_onto(mapped: Any, got: Any, only_sent: bool) -> bool:
+    """What was sent, transformed, is what came back (`only_sent`: the members sent, among others that came back)."""
+    if only_sent and isinstance(mapped, dict) and isinstance(got, dict):
+        return all(k in got and same(v, got[k]) for k, v in mapped.items())
+    return same(mapped, got)
+
+
 def _whole_cause(sent: Any, got: Any, only_sent: bool) -> str | None:
     """A transformation applied to every string of the value (member names included)."""
     for d in DIAGNOSES.values():
@@ -709,11 +716,7 @@ def _whole_cause(sent: Any, got: Any, only_sent: bool) -> str | None:
             continue
         if same(mapped, sent):
             continue
-        if only_sent and isinstance(mapped, dict) and isinstance(got, dict):
-            hit = all(k in got and same(v, got[k]) for k, v in mapped.items())
-        else:
-            hit = same(mapped, got)
-        if hit:
+        if _maps_onto(mapped, got, only_sent):
             first = next(t for t in _strings(sent) if d.apply(t) != t)
             return f"the service {d.said(first, d.apply(first))} (every string of the value, member names included)"
     if not isinstance(sent, (dict, list)):
@@ -728,11 +731,7 @@ def _whole_cause(sent: Any, got: Any, only_sent: bool) -> str | None:
                 break
             if same(mapped, sent):
                 break
-            if only_sent and isinstance(mapped, dict) and isinstance(got, dict):
-                hit = all(k in got and same(v, got[k]) for k, v in mapped.items())
-            else:
-                hit = same(mapped, got)
-            if hit:
+            if _maps_onto(mapped, got, only_sent):
                 first = next(k for k in _names(sent) if d.apply(k) != k)
                 merged = ", merging the names it makes equal" if len(list(_names(mapped))) < len(list(_names(sent))) \
                     else ""

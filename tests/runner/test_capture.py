@@ -95,3 +95,22 @@ def test_a_hostile_entry_is_left_out_not_a_crash(tmp_path):
     ]}}
     got = capture.exchanges(doc)
     assert len(got.exchanges) == 2 and got.skipped
+
+
+MITMPROXY = Path(__file__).resolve().parents[2] / "fixtures" / "captures"
+
+
+@pytest.mark.parametrize("har", sorted(MITMPROXY.glob("mitmproxy-*.har")), ids=lambda p: p.stem)
+def test_a_real_mitmproxy_capture_is_judged(har):
+    """Captures made by mitmdump 11 in reverse-proxy mode (`--set hardump=…`) in front of the reference server and of
+    single-fault servers of the zoo, of curl (invoke, its stream, AG-UI, refusals) and the official `mcp` SDK (auto
+    and the 2025-11-25 handshake); the credentials replaced by made-up ones of the same form. The correct server's
+    fails nothing; each broken one fails its fault's requirement alone, on an entry of the capture."""
+    rep, _ = capture.judge(har)
+    failed = [r for r in rep["requirements"] if r["status"] == "failed"]
+    fault = har.stem.removeprefix("mitmproxy-")
+    if fault == "correct":
+        assert rep["verdict"] == "conformant-partial" and not failed, [r["message"] for r in failed]
+    else:
+        assert [r["id"] for r in failed] == ["-".join(fault.split("-")[:3])], [r["message"] for r in failed]
+        assert failed[0]["evidence"][0]["label"].startswith("entry-")

@@ -221,6 +221,9 @@ def agent_summary(results: list[CheckResult], rows: list[dict[str, Any]]) -> dic
     return {"status": "off-contract", "deviations": deviations}
 
 
+LISTED = 12     # requirements a verdict's reason names (a capture leaves most not assessed: a list no one reads)
+
+
 def verdict(rows: list[dict[str, Any]], *, ran: int, error: str | None = None) -> tuple[str, str]:
     """The run's verdict and its reason. A baselined MUST failure waives the exit status, never the verdict."""
     if error:
@@ -242,7 +245,9 @@ def verdict(rows: list[dict[str, Any]], *, ran: int, error: str | None = None) -
         return "non-conformant", why
     missing = [r["id"] for r in must if r["status"] == "not_assessed"]
     if missing:
-        return "conformant-partial", f"{len(missing)} MUST requirement(s) not assessed: {', '.join(missing)}"
+        named = ", ".join(missing[:LISTED]) + (f" and {len(missing) - LISTED} more (each with its reason in the "
+                                               f"report)" if len(missing) > LISTED else "")
+        return "conformant-partial", f"{len(missing)} MUST requirement(s) not assessed: {named}"
     return "conformant", "every MUST requirement was assessed and passed"
 
 

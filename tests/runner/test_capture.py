@@ -97,18 +97,20 @@ def test_a_hostile_entry_is_left_out_not_a_crash(tmp_path):
     assert len(got.exchanges) == 2 and got.skipped
 
 
-MITMPROXY = Path(__file__).resolve().parents[2] / "fixtures" / "captures"
+CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "captures"
 
 
-@pytest.mark.parametrize("har", sorted(MITMPROXY.glob("mitmproxy-*.har")), ids=lambda p: p.stem)
-def test_a_real_mitmproxy_capture_is_judged(har):
-    """Captures made by mitmdump 11 in reverse-proxy mode (`--set hardump=…`) in front of the reference server and of
-    single-fault servers of the zoo, of curl (invoke, its stream, AG-UI, refusals) and the official `mcp` SDK (auto
-    and the 2025-11-25 handshake); the credentials replaced by made-up ones of the same form. The correct server's
-    fails nothing; each broken one fails its fault's requirement alone, on an entry of the capture."""
+@pytest.mark.parametrize("har", sorted(CAPTURES.glob("*.har")), ids=lambda p: p.stem)
+def test_a_capture_made_with_a_real_tool_is_judged(har):
+    """Captures made with real tools, named `<tool>-<the zoo's fault, or correct>.har`: mitmdump 11 in reverse-proxy
+    mode (`--set hardump=…`) of curl (invoke, its stream, AG-UI, refusals) and the official `mcp` SDK (auto and the
+    2025-11-25 handshake); Chromium driven by Playwright (`record_har_path`) on a page running `@ag-ui/client`'s
+    HttpAgent. Each in front of the reference server or of a single-fault server of the zoo; the credentials replaced
+    by made-up ones of the same form. The correct server's fails nothing; each broken one fails its fault's
+    requirement alone, on an entry of the capture."""
     rep, _ = capture.judge(har)
     failed = [r for r in rep["requirements"] if r["status"] == "failed"]
-    fault = har.stem.removeprefix("mitmproxy-")
+    fault = har.stem.split("-", 3)[-1] if har.stem.startswith("chromium-") else har.stem.split("-", 1)[1]
     if fault == "correct":
         assert rep["verdict"] == "conformant-partial" and not failed, [r["message"] for r in failed]
     else:

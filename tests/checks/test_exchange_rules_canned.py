@@ -175,3 +175,14 @@ def test_a_valid_call_at_its_path_is_served_there_and_nothing_else_is_read_on_a_
     assert judged(elsewhere, "GEN-BASE-003") == "not read"
     unknown = invoke(404, not_found, headers={**KEY, "Authorization": "Bearer ais_live_unknownunknown"})
     assert judged(unknown, "GEN-BASE-003") == "not read" and judged(unknown, "AUTH-KEY-004") == "failed"
+
+
+def test_a_refusal_of_a_streamed_request_not_sent_as_json_is_the_stream_refusal_rules():
+    refused = {"error": {"code": "validation_failed", "message": "no", "requestId": "req_1", "details": {}}}
+    body = {"prompt": 3, "stream": True}
+    plain = invoke(400, refused, request=body, content_type="text/plain; charset=utf-8")
+    assert judged(plain, "INV-ERR-001") == "failed" and judged(plain, "GEN-ERR-001") == "blocked"
+    as_json = invoke(400, refused, request=body)
+    assert judged(as_json, "INV-ERR-001") == "passed" and judged(as_json, "GEN-ERR-001") == "passed"
+    unstreamed = invoke(400, refused, request={"prompt": 3}, content_type="text/plain")
+    assert judged(unstreamed, "GEN-ERR-001") == "failed" and judged(unstreamed, "INV-ERR-001") == "not read"

@@ -101,14 +101,25 @@ def refusal_is_error_body(ex: Exchange, target: Any) -> None:
         raise precondition("INV-ERR-001", ex, f"the refusal of a request asking for a stream came as an event "
                                               f"stream: {what(ex)}")
     assert is_4xx(ex), f"a refusal must have a 4xx status, got {what(ex)}"
+    if not is_json_media_type(ex.header("content-type")) and rq.invoke_mode(ex) in STREAM_MODES:
+        raise precondition("INV-ERR-001", ex, f"the refusal of a request asking for a stream is not sent as JSON "
+                                              f"(application/json or +json): {what(ex)}")
     assert is_json_media_type(ex.header("content-type")), \
         f"a refusal must be sent as JSON (application/json or +json), got Content-Type {ex.header('content-type')!r}"
     assert error_of(ex) is not None, f"the refusal's body is not the error body {{error: {{…}}}}: {what(ex)}"
 
 
+STREAM_MODES = ("stream-field", "accept")
+
+
 def stream_refusal_is_json(ex: Exchange, target: Any) -> None:
+    """the refusal of a request asking for a stream is the JSON error body: not an event stream, nor any other
+    type."""
     assert ex.content_type != "text/event-stream", \
         f"a refusal of a request asking for a stream must be the JSON error body, not an event stream: {what(ex)}"
+    assert is_json_media_type(ex.header("content-type")), \
+        f"a refusal of a request asking for a stream must be sent as JSON (application/json or +json), got " \
+        f"Content-Type {ex.header('content-type')!r}"
 
 
 register(
@@ -130,7 +141,7 @@ register(
     ExchangeRule("GEN-ERR-001", "invoke_refusal_is_error_body", INVOKE, rq.is_refusal, refusal_is_error_body,
                  basic=True, doc="every invoke refusal is a 4xx with the JSON error body."),
     ExchangeRule("INV-ERR-001", "stream_refusal_is_json", INVOKE,
-                 lambda ex, target: rq.is_refusal(ex, target) and rq.invoke_mode(ex) in ("stream-field", "accept"),
+                 lambda ex, target: rq.is_refusal(ex, target) and rq.invoke_mode(ex) in STREAM_MODES,
                  stream_refusal_is_json, doc="a refusal of a request asking for a stream is JSON, not a stream."),
     ExchangeRule("INV-SESS-003", "session_id_echoed", INVOKE, carries_key, session_echoed,
                  doc="the result's `sessionId` equals the key sent, exactly."),

@@ -79,6 +79,11 @@ def requirements() -> list[str]:
     return sorted({r.requirement for r in RULES})
 
 
+def basic_requirements() -> set[str]:
+    """The requirements of the basic rules: the status and form of an answer, without which nothing else is read."""
+    return {r.requirement for r in RULES if r.basic}
+
+
 def rules_of(requirement: str) -> list[ExchangeRule]:
     return [r for r in RULES if r.requirement == requirement]
 

@@ -89,8 +89,9 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
     own (a MUST holds anything; a SHOULD holds SHOULDs and MAYs), or is itself blocked by one that did: then the
     run reports ROOT, and this requirement cannot be read on what broke it. When ROOT did not fail because none of
     its checks read the exchange, and a reader said that exchange broke it (`precondition`, whose message is ROOT's),
-    ROOT fails by that reading (when ROOT is as strict and one of its checks ran: `covered`): one deviation, on the
-    requirement it broke. Otherwise nothing else reports what the exchange broke as strictly, so the check fails
+    ROOT fails by that reading (when ROOT is as strict, one of its checks ran: `covered`, and ROOT is not the status
+    or form of an answer, a basic rule over every exchange: a call that ROOT's own checks saw served elsewhere was
+    refused for what the check varied): one deviation, on the requirement it broke. Otherwise nothing else reports what the exchange broke as strictly, so the check fails
     with its own message: a precondition never lets a broken server pass, nor turns a failed MUST into a warning. A
     fault shown over one HTTP version alone is made one root first (`versions.one_root`)."""
     results = versions.one_root(results)
@@ -108,13 +109,14 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
                 for rid in r.requirements:
                     failed[rid] = max(failed.get(rid, 0), level([rid]))
     count_failures()
+    gates = exchange_rules.basic_requirements()
     results = results + [
         dataclasses.replace(r, status="failed", requirements=(r.blocked_by,), blocked_by=None, precondition=False,
                             supplementary=True, message=f"{r.message} (read by {r.check}: no check of {r.blocked_by} "
                                                         f"read this exchange)")
         for r in results if r.status == "blocked" and r.precondition and r.blocked_by in reqs
         and (covered is None or r.blocked_by in covered) and r.blocked_by not in failed
-        and level([r.blocked_by]) >= level(r.requirements) > 0]
+        and r.blocked_by not in gates and level([r.blocked_by]) >= level(r.requirements) > 0]
     count_failures()
     roots_of: dict[str, set[str]] = {}
     for r in results:

@@ -676,26 +676,21 @@ def _map_names(value: Any, fn: Callable[[str], str], first_wins: bool) -> Any:
 
 
 def _names(value: Any) -> Iterator[str]:
-    if isinstance(value, list):
-        for v in value:
-            yield from _names(v)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _names(v)
+    """Every member name of a JSON value."""
+    return _strings(value, names_only=True)
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """Every string of a JSON value, member names included."""
-    if isinstance(value, str):
+def _strings(value: Any, *, names_only: bool = False) -> Iterator[str]:
+    """Every string of a JSON value, member names included (`names_only`: the member names alone)."""
+    if isinstance(value, str) and not names_only:
         yield value
     elif isinstance(value, list):
         for v in value:
-            yield from _strings(v)
+            yield from _strings(v, names_only=names_only)
     elif isinstance(value, dict):
         for k, v in value.items():
             yield k
-            yield from _strings(v)
+            yield from _strings(v, names_only=names_only)
 
 
 def _maps_onto(mapped: Any, got: Any, only_sent: bool) -> bool:

@@ -141,22 +141,32 @@ def agui_echo(app, restore):
 
 
 # -- session keys ------------------------------------------------------------------------------------------------
+def invoke_key(app, change: Callable[[Any], Any]):
+    """The invoke result's `sessionId` comes back passed through `change`."""
+    return on_json(app, "invoke", lambda obj: obj.update(sessionId=change(obj["sessionId"]))
+                   if "sessionId" in obj else None)
+
+
+def mcp_key(app, change: Callable[[Any], Any]):
+    """A tool result's `structuredContent.sessionId` comes back passed through `change`."""
+    def each(obj):
+        sc = (obj.get("result") or {}).get("structuredContent") if isinstance(obj.get("result"), dict) else None
+        if isinstance(sc, dict) and "sessionId" in sc:
+            sc["sessionId"] = change(sc["sessionId"])
+    return on_json(app, "mcp", each)
+
+
 @wrong_for("INV-SESS-003", "INV-SESS-003-accents-stripped-from-echoed-key", "session-key:non-ascii",
            "session-key:composition")
 def key_accents_stripped(app, facts):
     """The invoke result's sessionId comes back ASCII-folded (é -> e): the key is slugged on the way out."""
-    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(strip_accents)(obj["sessionId"]))
-                   if "sessionId" in obj else None)
+    return invoke_key(app, mangled(strip_accents))
 
 
 @wrong_for("MCP-SESS-003", "MCP-SESS-003-astral-dropped-from-session", "session-key:astral")
 def key_astral_dropped(app, facts):
     """`structuredContent.sessionId` loses characters outside the BMP (a three-byte `utf8` column)."""
-    def each(obj):
-        sc = (obj.get("result") or {}).get("structuredContent") if isinstance(obj.get("result"), dict) else None
-        if isinstance(sc, dict) and "sessionId" in sc:
-            sc["sessionId"] = mangled(drop_astral)(sc["sessionId"])
-    return on_json(app, "mcp", each)
+    return mcp_key(app, mangled(drop_astral))
 
 
 @wrong_for("INV-RES-001", "INV-RES-001-result-templated-key-unescaped", "session-key:json-escapes")
@@ -447,6 +457,9 @@ def drop_categories(*categories: str) -> Callable[[str], str]:
     return lambda text: "".join(c for c in text if c.isascii() or unicodedata.category(c) not in categories)
 
 
+SYMBOLS = ("Sm", "Sk", "Pi", "Pf", "Ps", "Pe", "Pc", "Nl", "Lm")   # what a `[\\w-]` filter drops beyond ASCII
+
+
 def drop_controls(text: str) -> str:
     """Control characters removed, the whitespace ones (tab, line feed, carriage return) kept."""
     return "".join(c for c in text if unicodedata.category(c) != "Cc" or c in "\t\n\r")
@@ -461,39 +474,31 @@ def collapse_inner_whitespace(text: str) -> str:
 def key_format_stripped(app, facts):
     """The invoke result's sessionId loses its format characters (zero-width space and joiner, soft hyphen, BOM):
     an "invisible characters" clean-up."""
-    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_categories("Cf"))(obj["sessionId"]))
-                   if "sessionId" in obj else None)
+    return invoke_key(app, mangled(drop_categories("Cf")))
 
 
 @wrong_for("MCP-SESS-003", "MCP-SESS-003-inner-whitespace-collapsed", "session-key:inner-whitespace")
 def key_whitespace_collapsed(app, facts):
     """`structuredContent.sessionId` comes back with each run of inner whitespace made one space."""
-    def each(obj):
-        sc = (obj.get("result") or {}).get("structuredContent") if isinstance(obj.get("result"), dict) else None
-        if isinstance(sc, dict) and "sessionId" in sc:
-            sc["sessionId"] = mangled(collapse_inner_whitespace)(sc["sessionId"])
-    return on_json(app, "mcp", each)
+    return mcp_key(app, mangled(collapse_inner_whitespace))
 
 
 @wrong_for("INV-SESS-003", "INV-SESS-003-private-use-dropped-from-key", "session-key:private-use")
 def key_private_use_dropped(app, facts):
     """The invoke result's sessionId loses private-use characters (a store that keeps assigned characters only)."""
-    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_categories("Co"))(obj["sessionId"]))
-                   if "sessionId" in obj else None)
+    return invoke_key(app, mangled(drop_categories("Co")))
 
 
 @wrong_for("INV-SESS-003", "INV-SESS-003-controls-stripped-from-key", "session-key:control")
 def key_controls_stripped(app, facts):
     """The invoke result's sessionId loses its control characters (a log-safe clean-up)."""
-    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_controls)(obj["sessionId"]))
-                   if "sessionId" in obj else None)
+    return invoke_key(app, mangled(drop_controls))
 
 
 @wrong_for("INV-SESS-003", "INV-SESS-003-symbols-dropped-from-key", "session-key:categories")
 def key_symbols_dropped(app, facts):
     """The invoke result's sessionId loses symbols and other punctuation (a `[\\w-]` filter that keeps letters)."""
-    return on_json(app, "invoke", lambda obj: obj.update(sessionId=mangled(drop_categories(
-        "Sm", "Sk", "Pi", "Pf", "Ps", "Pe", "Pc", "Nl", "Lm"))(obj["sessionId"])) if "sessionId" in obj else None)
+    return invoke_key(app, mangled(drop_categories(*SYMBOLS)))
 
 
 @wrong_for("AGUI-ID-002", "AGUI-ID-002-format-characters-stripped-from-run-id", "run-id:format")
@@ -523,4 +528,4 @@ def run_id_controls_stripped(app, facts):
 @wrong_for("AGUI-ID-002", "AGUI-ID-002-symbols-dropped-from-run-id", "run-id:categories")
 def run_id_symbols_dropped(app, facts):
     """RUN_STARTED and RUN_FINISHED report the runId without its symbols and other punctuation."""
-    return run_ids(app, mangled(drop_categories("Sm", "Sk", "Pi", "Pf", "Ps", "Pe", "Pc", "Nl", "Lm")))
+    return run_ids(app, mangled(drop_categories(*SYMBOLS)))

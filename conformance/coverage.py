@@ -47,8 +47,10 @@ def _pairs(values: dict[str, str]) -> frozenset[int]:
 def exchange_values(ex: Any, target: Any) -> tuple[frozenset[tuple[str, str]], frozenset[int]]:
     """((dimension, value) of each dimension it carries, the pairs of free values it carries) of one exchange (read
     once)."""
-    return ex.remembered("dimension pairs", lambda: (frozenset(forms.read(ex, target).items()),
-                                                     _pairs(forms.read(ex, target))))
+    def read() -> tuple[frozenset[tuple[str, str]], frozenset[int]]:
+        values = forms.read(ex, target)
+        return frozenset(values.items()), _pairs(values)
+    return ex.remembered("dimension pairs", read)
 
 
 def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[str, Any]]:

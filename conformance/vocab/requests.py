@@ -290,6 +290,12 @@ def only(*codes: str) -> Callable[[Exchange, Any], bool]:
     return lambda ex, target: ex.status not in NOT_JUDGED_STATUSES and problems(ex, target) == list(codes)
 
 
+def echo_params_prompt(target: Any) -> str | None:
+    """The prompt the profile gives for the agent's `echo params` (its params back as the reply), if any."""
+    profile = getattr(target, "profile", None)
+    return (profile.scenario("params_passthrough") or {}).get("prompt") if profile is not None else None
+
+
 def runs_elsewhere(ex: Exchange, target: Any) -> bool:
     """A request the spec says must run but that it addresses `--other-agent-id` with the API key: another deployed
     agent of the organisation, so it runs too. What that agent replies is its own (its contract is not known here);

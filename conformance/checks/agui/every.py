@@ -131,7 +131,7 @@ FORWARDED = ("tools", "state", "context", "forwardedProps")
 
 def echoes_params(ex: Exchange, target: Any) -> bool:
     """An AG-UI run of the agent's `echo params` prompt (its last user message), answered with a stream."""
-    prompt = (target.profile.scenario("params_passthrough") or {}).get("prompt") if hasattr(target, "profile") else None
+    prompt = rq.echo_params_prompt(target)
     messages = rq.fields(ex).get("messages")
     last = next((m.get("content") for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"),
                 None) if isinstance(messages, list) else None

@@ -73,7 +73,7 @@ def carries_key(ex: Exchange, target: Any) -> bool:
 
 def echoes_params(ex: Exchange, target: Any) -> bool:
     """A run of the agent's `echo params` prompt (the profile's), answered 200 with a JSON result."""
-    prompt = (target.profile.scenario("params_passthrough") or {}).get("prompt") if hasattr(target, "profile") else None
+    prompt = rq.echo_params_prompt(target)
     return bool(prompt) and rq.fields(ex).get("prompt") == prompt and ex.status == 200 and not is_event_stream(ex) \
         and rq.only()(ex, target)
 

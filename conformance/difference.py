@@ -772,6 +772,11 @@ def explain(sent: Any, got: Any, path: str = "", *, only_sent: bool = False, who
             + (f"; the characters it changed are of the kind {', '.join(kinds)} (model.values)" if kinds else ""))
 
 
+# characters a kind's fragments share with the suite's own keys (`conf-<tag>-<label>-<n>`, the digit that holds
+# inner whitespace inside): their change says nothing of the kind
+KEY_SCAFFOLD = frozenset("conf-0")
+
+
 def kinds_changed(sent: Any, got: Any) -> list[str]:
     """The string kinds of the model (`model.values.STRING_KINDS`) whose characters the change touched, when a
     value carrying several kinds at once came back changed in some of them only: the class a failure names."""
@@ -780,7 +785,7 @@ def kinds_changed(sent: Any, got: Any) -> list[str]:
     changed = set(sent) - set(got) or set(got) ^ set(sent)
     if not changed:
         return []
-    kinds = [kind for kind, fragments in STRING_KINDS.items() if changed & set("".join(fragments)) - set("conf-0")]
+    kinds = [kind for kind, fragments in STRING_KINDS.items() if changed & set("".join(fragments)) - KEY_SCAFFOLD]
     carried = [kind for kind, fragments in STRING_KINDS.items() if set("".join(fragments)) & set(sent)]
     return kinds if 0 < len(kinds) < len(carried) else []
 

@@ -91,9 +91,10 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
     its checks read the exchange, and a reader said that exchange broke it (`precondition`, whose message is ROOT's),
     ROOT fails by that reading (when ROOT is as strict, one of its checks ran: `covered`, and ROOT is not the status
     or form of an answer, a basic rule over every exchange: a call that ROOT's own checks saw served elsewhere was
-    refused for what the check varied): one deviation, on the requirement it broke. Otherwise nothing else reports what the exchange broke as strictly, so the check fails
-    with its own message: a precondition never lets a broken server pass, nor turns a failed MUST into a warning. A
-    fault shown over one HTTP version alone is made one root first (`versions.one_root`)."""
+    refused for what the check varied): one deviation, on the requirement it broke. Otherwise nothing else reports
+    what the exchange broke as strictly, so the check fails with its own message: a precondition never lets a broken
+    server pass, nor turns a failed MUST into a warning. A fault shown over one HTTP version alone is made one root
+    first (`versions.one_root`)."""
     results = versions.one_root(results)
     reqs = catalog.load()
     strictness = {"MUST": 3, "SHOULD": 2, "MAY": 1}
@@ -110,6 +111,7 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
                     failed[rid] = max(failed.get(rid, 0), level([rid]))
     count_failures()
     gates = exchange_rules.basic_requirements()
+    # supplementary: a reading by another requirement's check, never one of ROOT's own
     results = results + [
         dataclasses.replace(r, status="failed", requirements=(r.blocked_by,), blocked_by=None, precondition=False,
                             supplementary=True, message=f"{r.message} (read by {r.check}: no check of {r.blocked_by} "
@@ -135,9 +137,14 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
             for r in results]
 
 
+def checked(coverage: dict[str, list[str]]) -> set[str]:
+    """The requirements one of the run's checks judges."""
+    return {rid for rid, checks in coverage.items() if checks}
+
+
 def requirement_rows(results: Iterable[CheckResult], coverage: dict[str, list[str]],
                      not_run: dict[str, str], baseline: Baseline = Baseline()) -> list[dict[str, Any]]:
-    results = resolve_blocked(list(results), {rid for rid, checks in coverage.items() if checks})
+    results = resolve_blocked(list(results), checked(coverage))
     by_req: dict[str, list[CheckResult]] = {}
     for r in results:
         for rid in r.requirements:
@@ -332,7 +339,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
                     "message": r.message, "duration": round(r.duration, 3), "evidence": r.evidence,
                     **({"blocked_by": r.blocked_by} if r.blocked_by else {}),
                     **({"http_versions": list(r.http_versions)} if r.http_versions else {})}
-                   for r in resolve_blocked(results, {rid for rid, checks in coverage.items() if checks})],
+                   for r in resolve_blocked(results, checked(coverage))],
     }
 
 

@@ -18,6 +18,7 @@ from conformance.target import DEFAULT_SEED
 # -- what the agent is asked --------------------------------------------------------------------------------
 FIRST_QUESTION, SECOND_QUESTION = "What is your name?", "Where do you live?"
 FAILURE = "fail boom"
+TOOL, TOOL_ARGS, STEP, LAST_STEP = "lookup", '{"q":"x"}', "plan", "check"   # names no other value of a run holds
 SLOW_SECONDS = 1.0    # a `count` run of an overlap lasts this long, so runs sent together are in flight together
 LONG_SECONDS = 15.0   # a long run: well past the 2 s of invoke.timing; its session and a pause outlast a 15 s idle, inside
                       # the 16 s silence of agui.silence
@@ -30,7 +31,8 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
     # the transitions of the histories (below): each reads `count` first where its answer can show it
     "count-fail-late": ("count", "say ,", "say more", FAILURE),
     "fail": (FAILURE,),
-    "tool-count": ('tool lookup {"q":"x"}', "count"),
+    # steps and a tool call in one run, each kind after the other (a server that sorts them by kind shows)
+    "mixed-count": (f"step {STEP}", f"tool {TOOL} {TOOL_ARGS}", f"step {LAST_STEP}", "count"),
     "count-ask": ("count", f"ask {FIRST_QUESTION}", "say thanks"),
     "echo-messages": ("echo messages",),
 }
@@ -56,6 +58,7 @@ RESUMED_THREAD = "AGUI-INT-004"
 REPLY = {("invoke", False): "INV-RES-003", ("invoke", True): "INV-STREAM-008", ("agui", True): "AGUI-ORDER-006",
          ("mcp", False): "MCP-TOOL-002", ("mcp", True): "MCP-PROG-008"}
 DURATION = "INV-RES-013"       # durationMs: the duration of the run, in milliseconds
+EVENTS_IN_ORDER = "INV-RES-005"   # a JSON result's `events`: tool calls, tool results and steps, in order
 # a run that fails: (protocol, streamed, after output) -> the rule of how its failure arrives
 FAILED = {("invoke", False, True): "INV-RES-014", ("invoke", False, False): "INV-RES-014",
           ("invoke", True, True): "INV-TERM-004", ("invoke", True, False): "INV-TERM-005",
@@ -122,29 +125,23 @@ INVOKE_CHAIN = (
 )
 AGUI_CHAIN = (
     Move("agui", form="bare", binds="t"),                 # no threadId, runId or Accept: 1
-    Move("agui", key="t", form="run-id"),                 # 2
     Move("agui", key="t", script="ask2", form="history"), # earlier user messages; pauses on the first question
     Move("agui", "resume", key="t"),                      # continues, pauses on the second
     Move("agui", "resume", key="t"),                      # a second resume in a row: the run completes
-    Move("agui", key="t"),                                # 4: the resumed run counted once
+    Move("agui", key="t"),                                # 3: the resumed run counted once (runId: the history's)
     Move("agui", key="t", script="echo-messages", form="history"),     # a long history reaches the agent whole
 )
 MCP_CHAIN = (
     Move("mcp", "list"),
     Move("mcp", form="no-name", binds="s"),               # no session_id, no Mcp-Name: 1
-    Move("mcp", key="s", form="progress"),                # a progress stream: 2
     Move("mcp", key="s", script="ask2"),                  # the question as text
     Move("mcp", "resume", key="s"),                       # continues, asks the second as text
     Move("mcp", "resume", key="s"),                       # completes
-    Move("mcp", key="s"),                                 # 4
+    Move("mcp", key="s"),                                 # 2 (a progress stream on a session: the history's)
 )
-MCP_LEGACY_CHAIN = (
+MCP_LEGACY_CHAIN = (      # its calls on a session, paused and resumed, are the history's (the 2025-11-25 path)
     Move("mcp", "initialize", form="legacy"),
     Move("mcp", "list", form="legacy"),
-    Move("mcp", key="l", form="legacy"),
-    Move("mcp", key="l", form="legacy"),
-    Move("mcp", key="l", script="ask", form="legacy"),
-    Move("mcp", "resume", key="l", form="legacy"),
 )
 MCP_ELICIT_CHAIN = (
     Move("mcp", key="e", script="ask2", form="elicit"),   # asked for a form
@@ -165,7 +162,9 @@ OTHER_AGENT, OTHER_AGENT_CLASS = "@other", "session-key:other-agent"
 KEPT_APART = (Move("invoke", key="a"), *(Move(("agui", "mcp", "invoke")[i % 3], key=f"a{TWIN}{name}")
                                          for i, name in enumerate(TRANSFORMS)),
               Move("agui", key=f"a{OTHER_AGENT}"))
-CROSS_CHAIN = (                                           # one key over every protocol, with a pause on two of them
+# One key over every protocol, with a pause on two of them: played with --depth 2 or more, beside the drawn chains
+# (a default run's history takes every transition across protocols).
+CROSS_CHAIN = (
     Move("invoke", binds="x"),
     Move("mcp", key="x"),
     Move("agui", key="x", script="ask"),
@@ -216,39 +215,54 @@ MCP_LONG = (Move("mcp", key="q", script="ask"),
 # What a run can leave behind on its session (a transition), by the script that makes it; and the paths a call can
 # take, with the forms each path's calls rotate through (the optional fields of each left out in turn).
 TRANSITIONS = {"completes": "count", "fails-after-pieces": "count-fail-late", "fails-before-output": "fail",
-               "calls-a-tool": "tool-count", "pauses-and-resumes": "count-ask"}
+               "calls-a-tool": "mixed-count", "pauses-and-resumes": "count-ask"}
+def done_in_order(script: str) -> tuple[str, ...]:
+    """The names of the tool calls and steps a script makes, in the order it makes them."""
+    return tuple(line.split(" ")[1] for line in SCRIPTS[script] if line.split(" ")[0] in ("tool", "step"))
 PATHS = {"invoke": ("invoke", ("", "stream")), "agui": ("agui", ("", "run-id")),
          "mcp": ("mcp", ("", "progress", "no-name")),
-         "mcp-2025-11-25": ("mcp", ("legacy", "legacy+no-name", "legacy+no-accept"))}
+         "mcp-2025-11-25": ("mcp", ("legacy", "legacy+no-name", "legacy+no-accept")),
+         "mcp-elicit": ("mcp", ("elicit",))}
+# How the session key of a transition's call is had: the key the chain goes on with (generated by an earlier call),
+# none at all (the service generates one in this very call; the chain goes on with it), or a new one the client
+# chooses. The readings after it send the key the transition left.
+KEY_FORMS = ("earlier", "this-call", "sent")
 HISTORY_KEY = "h"
-HISTORY_MOVES = 48      # a bound: the covering takes about 40 (tests/checks/test_sequences.py holds it to it)
+HISTORY_MOVES = 56      # a bound: the covering takes about 45 (tests/checks/test_sequences.py holds it to it)
 
 
 @functools.cache     # drawn once a seed: the table below and the run's scenario read the same
 def history(seed: int) -> tuple[Move, ...]:
-    """One chain on one key (generated by the service) that takes every transition on every path, follows each
-    transition with a reading (`count`, the key echoed) on every path, and every path with every path: pairwise
-    coverage of (transition, its path, the next path), built greedily with one move of lookahead, ties broken by the
-    seed. Every form of a path is taken, and each failure in every form that changes how it arrives (FAILED). A
-    pause is resumed at once on its own path; a transition whose answer shows no count is read by the next call."""
+    """One chain that takes every transition on every path, follows each transition with a reading (`count`, the
+    key echoed) on every path, and every path with every path: pairwise coverage of (transition, its path, the next
+    path), built greedily with one move of lookahead, ties broken by the seed. Each transition's key is had in every
+    form (`KEY_FORMS`), each form on every transition and every path it can take. Every form of a path is taken, and
+    each transition in every form that changes how it is judged (`_judged_as`). A pause is resumed at once on its own path; a
+    transition whose answer shows no count is read by the next call."""
     rng = random.Random(f"{seed}/histories")
     moves = [Move("mcp", "initialize", form="legacy"), Move("invoke", binds=HISTORY_KEY)]
     options = [(t, q, f) for t in TRANSITIONS for q, (_, forms) in PATHS.items() for f in forms if possible(t, q)]
     wanted, covered, last = set(), set(), ("completes", "invoke")
     for t, q, f in options:
-        wanted |= {("taken", t, q), ("form", q, f)} | {("read-after", t, r) for r in PATHS} \
+        wanted |= {("taken", t, q), ("form", q, f), ("read-after-on", t, q)} | {("read-after", t, r) for r in PATHS} \
             | {("path-after", q, r) for r in PATHS}
-        if TRANSITIONS[t] in FAILING and len({_failure_rule(q, g) for g in PATHS[q][1]}) > 1:
-            wanted.add(("fails-as", t, q, f))
+        if len({_judged_as(t, q, g) for g in PATHS[q][1]}) > 1:
+            wanted.add(("judged-as", t, q, f))
+        wanted |= {w for kf in KEY_FORMS if key_form_possible(kf, t, q, f) for w in _key_pairs(kf, t, q)}
 
-    own = {(t, q, f): {("taken", t, q), ("form", q, f), ("fails-as", t, q, f)} & wanted for t, q, f in options}
+    own = {(t, q, f): {("taken", t, q), ("form", q, f), ("judged-as", t, q, f)} & wanted for t, q, f in options}
     reads = {(t, q): _reads(t, q) for t, q, _ in options}
+    keyed = {o: [(kf, _key_pairs(kf, *o[:2])) for kf in KEY_FORMS if key_form_possible(kf, *o)] for o in options}
+
+    def key_gain(option: tuple[str, str, str], done: set) -> set:
+        return max((pairs - done for _, pairs in keyed[option]), key=len)
 
     def gains(option: tuple[str, str, str], after: tuple[str, str], done: set) -> set:
         t, q, _ = option
         made = own[option]
         if reads[t, q]:
-            made = made | ({("read-after", after[0], q), ("path-after", after[1], q)} & wanted)
+            made = made | ({("read-after", after[0], q), ("path-after", after[1], q), ("read-after-on", *after)}
+                           & wanted)
         return made - done
 
     def worth(option: tuple[str, str, str]) -> tuple[int, int]:
@@ -257,28 +271,62 @@ def history(seed: int) -> tuple[Move, ...]:
         now = gains(option, last, covered)
         return len(now), max(len(gains(o, option[:2], covered | now)) for o in options)
 
+    key, made = HISTORY_KEY, 0
     while wanted - covered and len(moves) < HISTORY_MOVES:
         scores = {option: worth(option) for option in options}
+        if max(scores.values()) == (0, 0):     # only forms of the key are left: the moves that take one
+            scores = {option: (len(key_gain(option, covered)), 0) for option in options}
         best = max(scores.values())
         if best == (0, 0):
             break
         option = rng.choice([o for o, score in scores.items() if score == best])
-        covered |= gains(option, last, covered)
+        most = len(key_gain(option, covered))
+        forms = [kf for kf, pairs in keyed[option] if len(pairs - covered) == most]
+        kf = "earlier" if "earlier" in forms else rng.choice(forms)   # a session as long as the covering allows
+        covered |= gains(option, last, covered) | _key_pairs(kf, *option[:2])
         t, q, form = option
         protocol = PATHS[q][0]
-        moves.append(Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=form))
+        script = script_of(t, protocol)
+        if kf != "earlier":
+            made += 1
+            key = f"{HISTORY_KEY}{made}"
+        moves.append(Move(protocol, key=None if kf == "this-call" else key, binds=key if kf == "this-call" else None,
+                          script=script, form=form))
         if t == "pauses-and-resumes":
-            moves.append(Move(protocol, "resume", key=HISTORY_KEY, form=form))
+            moves.append(Move(protocol, "resume", key=key, form=form))
         last = (t, q)
     return tuple(moves)
+
+
+def _key_pairs(kf: str, t: str, q: str) -> set[tuple[str, ...]]:
+    """What taking a transition on a path with its key in one form covers: the form with the transition, the form
+    with the path, and for a pause on a key generated in that very call, the three (each path keeps its pauses)."""
+    return {("key", kf, t), ("key-path", kf, q)} | ({("key-pause", q)} if (kf, t) == ("this-call", "pauses-and-resumes")
+                                                   else set())
+
+
+def key_form_possible(kf: str, t: str, q: str, form: str) -> bool:
+    """A key generated by the call is learnt from its answer: a JSON result, RUN_STARTED, a tool result (not an
+    eliciting client's form request, nor an invoke stream, whose frames name no session); whether an MCP tool result
+    of a failed run names its session is not shown."""
+    if kf != "this-call":
+        return True
+    protocol = PATHS[q][0]
+    return not (form in ("stream", "accept", "elicit") or (protocol == "mcp" and TRANSITIONS[t] in FAILING))
 
 
 FAILING = ("count-fail-late", "fail")
 
 
-def _failure_rule(q: str, form: str) -> str:
+def _judged_as(t: str, q: str, form: str) -> str | None:
+    """What a form of a path changes in how a transition is judged: how its failure arrives (FAILED), whether the
+    order of its tool call and step is read (a JSON invoke result's `events`)."""
     protocol = PATHS[q][0]
-    return FAILED[protocol, is_stream(Move(protocol, form=form)), True]
+    if TRANSITIONS[t] in FAILING:
+        return FAILED[protocol, is_stream(Move(protocol, form=form)), True]
+    if t == "calls-a-tool" and protocol == "invoke":
+        return EVENTS_IN_ORDER if not is_stream(Move(protocol, form=form)) else None
+    return None
 
 
 def _script_move(t: str, q: str) -> Move:
@@ -313,7 +361,7 @@ CHAINS: dict[str, tuple[tuple[Move, ...], ...]] = {
     "invoke.chain": (INVOKE_CHAIN,), "invoke.together": (INVOKE_OVERLAP,), "invoke.slow_run": (INVOKE_LONG,),
     "agui.chain": (AGUI_CHAIN,), "agui.together": (AGUI_OVERLAP,), "agui.slow_run": (AGUI_LONG,),
     "mcp.chain": (MCP_CHAIN, MCP_LEGACY_CHAIN, MCP_ELICIT_CHAIN), "mcp.together": (MCP_OVERLAP,),
-    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (CROSS_CHAIN, KEPT_APART),
+    "mcp.slow_run": (MCP_LONG,), "agui.cross_chain": (KEPT_APART,),
     HISTORIES: (history(DEFAULT_SEED),),    # each run plays its own seed's (`played_histories`): the same rules
 }
 CROSS = "agui.cross_chain"     # it also plays the chains drawn under --depth

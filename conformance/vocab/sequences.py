@@ -26,17 +26,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from conformance.engine import Context
 from conformance.model.histories import (  # noqa: F401 (the model's data, read through this module too)
     ACROSS_PROTOCOLS, AGUI_CHAIN, AGUI_LONG, AGUI_OVERLAP, ANSWERS, CHAINS, CROSS, CROSS_CHAIN, DRAWABLE, DURATION,
-    FAILED, FAILING, FAILURE, FIRST_QUESTION, FRESH_KEY, GENERATED_KEY, HANDSHAKE, HISTORIES, HISTORY, HISTORY_KEY,
-    HISTORY_MOVES, INVOKE_CHAIN, INVOKE_LONG, INVOKE_OVERLAP, KEPT_APART, KEY_ECHOED, LEGACY_CALLS, LONG_SECONDS,
-    MCP_CHAIN, MCP_ELICIT_CHAIN, MCP_LEGACY_CHAIN, MCP_LONG, MCP_OVERLAP, MESSAGES, MODERN_CALLS, Move, NAME_OPTIONAL,
-    OTHER_AGENT, OTHER_AGENT_CLASS, PARTIAL, PATHS, PAUSES, PAUSING, PROGRESS_ENDS, REPLY, RESUMED_THREAD, RESUMES, SAME_KEY,
-    SCRIPTS, SECOND_QUESTION, SLOW_SECONDS, STATELESS, TRANSITIONS, TWIN, history, is_stream, overlap, possible,
+    EVENTS_IN_ORDER, FAILED, FAILING, FAILURE, FIRST_QUESTION, FRESH_KEY, GENERATED_KEY, HANDSHAKE, HISTORIES,
+    HISTORY, HISTORY_KEY, HISTORY_MOVES, INVOKE_CHAIN, INVOKE_LONG, INVOKE_OVERLAP, KEPT_APART, KEY_ECHOED,
+    KEY_FORMS, LEGACY_CALLS, LONG_SECONDS, MCP_CHAIN, MCP_ELICIT_CHAIN, MCP_LEGACY_CHAIN, MCP_LONG, MCP_OVERLAP,
+    MESSAGES, MODERN_CALLS, Move, NAME_OPTIONAL, OTHER_AGENT, OTHER_AGENT_CLASS, PARTIAL, PATHS, PAUSES,
+    PAUSING, PROGRESS_ENDS, REPLY, RESUMED_THREAD, RESUMES, SAME_KEY, SCRIPTS, SECOND_QUESTION, SLOW_SECONDS,
+    STATELESS, TRANSITIONS, TWIN, done_in_order, history, is_stream, key_form_possible, overlap, possible,
     reads_count, script_of, transition_of, twin_class)
 from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.registry import Step
@@ -170,6 +172,9 @@ class Model:
                 expected["if_completed"] = True     # the racing run's own fate is open
         expected["slept"] = sum(float(line.split(" ", 1)[1]) for line in SCRIPTS[move.script]
                                 if line.startswith("sleep "))
+        if move.protocol == "invoke" and not is_stream(move) and len(done_in_order(move.script)) > 1:
+            expected["judged"].append(["events", EVENTS_IN_ORDER])
+            expected["order"] = list(done_in_order(move.script))
         self._common(move, expected)
         return expected
 
@@ -290,7 +295,8 @@ def histories_for(requirement: str) -> list[str]:
     when any move of the history can be judged under it."""
     if not any(requirement in requirements(_every_history_move(), protocol) for protocol in ("invoke", "agui", "mcp")):
         return []
-    return [f"transitions: {', '.join(TRANSITIONS)}", f"paths: {', '.join(PATHS)}"]
+    return [f"transitions: {', '.join(TRANSITIONS)}", f"paths: {', '.join(PATHS)}",
+            f"session keys: {', '.join(KEY_FORMS)}"]
 
 
 def judged_under(scenarios: list[str], protocol: str) -> list[str]:
@@ -303,15 +309,24 @@ def judged_under(scenarios: list[str], protocol: str) -> list[str]:
     return fixed + drawn
 
 
+@functools.cache
 def _every_history_move() -> list[tuple[Move, ...]]:
-    """Each move a history can make (every transition on every path, in every form), after a generated key."""
+    """Each move a history can make (every transition on every path, in every form, its key had in every form),
+    after a generated key, then read on every path."""
     out = []
     for t in TRANSITIONS:
         for q, (protocol, forms) in PATHS.items():
             for form in forms if possible(t, q) else ():
-                move = Move(protocol, key=HISTORY_KEY, script=script_of(t, protocol), form=form)
-                resume = (Move(protocol, "resume", key=HISTORY_KEY, form=form),) if move.script in PAUSING else ()
-                out.append((Move("invoke", binds=HISTORY_KEY), move, *resume))
+                for kf in KEY_FORMS:
+                    if not key_form_possible(kf, t, q, form):
+                        continue
+                    key = HISTORY_KEY if kf == "earlier" else f"{HISTORY_KEY}1"
+                    move = Move(protocol, key=None if kf == "this-call" else key,
+                                binds=key if kf == "this-call" else None, script=script_of(t, protocol), form=form)
+                    resume = (Move(protocol, "resume", key=key, form=form),) if move.script in PAUSING else ()
+                    for r, (reader, reads) in PATHS.items():
+                        out.append((Move("invoke", binds=HISTORY_KEY), move, *resume,
+                                    Move(reader, key=key, form=reads[0])))
     return out
 
 
@@ -385,8 +400,9 @@ class CannotAnswer(Exception):
 class Player:
     """Sends the moves of chains through a scenario's Context and notes what each must answer: `facts["moves"]`
     (label, the move, the key sent, its expectation) and, for AG-UI, `facts["runs"]` (what every AG-UI stream
-    check reads). A chain that cannot go on (an answer it cannot continue from) stops; `facts["stopped"]` says
-    where and why. Chains played at once by one Player number their moves apart."""
+    check reads). A key the chain cannot go on with (an answer it cannot continue from) is given up for a new one
+    (`facts["gave_up"]` says where and why); a chain with no key to give up stops (`facts["stopped"]`). Chains
+    played at once by one Player number their moves apart."""
     ctx: Context
     family: Step
     agui_resume: AguiResume | None = None
@@ -402,10 +418,16 @@ class Player:
             chain = tuple(m for m in chain if OTHER_AGENT not in (m.key or ""))
         model, keys, pauses = Model(), {}, {}
         for group in groups(chain):
+            group = [m for m in group if m.verb != "resume" or model.allows(m)]   # a given-up key's pause waits no more
             try:
                 answers = [self._answer(model, m, pauses) for m in group]
             except CannotAnswer as exc:
-                return self._stop(f"{self.family.of(self.n + 1)}: {exc}")
+                name = next(m.key for m in group if m.verb == "resume")
+                if not self._give_up(model, name, keys, pauses, f"{self.family.of(self.n + 1)}: {exc}"):
+                    return False
+                continue
+            if not group:
+                continue
             expected = model.expect(group, [a.agent_gets if a else None for a in answers])
             self.group += 1
             labels = []
@@ -417,13 +439,26 @@ class Player:
             for move, exp, (ex, key) in zip(group, expected, sent):
                 self._note(move, exp, ex, key)
                 why = self._continue(move, exp, ex, keys, pauses)
-                if why:
-                    return self._stop(f"{ex.label}: {why}")
+                if why and not self._give_up(model, move.key or move.binds, keys, pauses, f"{ex.label}: {why}"):
+                    return False
         return True
 
     def _stop(self, why: str) -> bool:
         self.ctx.recording.facts.setdefault("stopped", []).append(why)
         return False
+
+    def _give_up(self, model: Model, name: str | None, keys: dict[str, str], pauses: dict[str, Exchange],
+                 why: str) -> bool:
+        """A call the chain cannot continue from gives up its key, not the chain: the moves left on that key go on
+        with a new key the client chooses (a new instance, as the model then expects), so one deviation does not
+        hide what the rest of the chain would show."""
+        if name is None:
+            return self._stop(why)
+        keys[name] = inputs.tagged(self.ctx, f"seq-{name.replace(TWIN, '-')}-again", "session-key")
+        model.keys[name] = Instance()
+        pauses.pop(name, None)
+        self.ctx.recording.facts.setdefault("gave_up", []).append(f"{why}; its moves go on with a new key")
+        return True
 
     def _answer(self, model: Model, move: Move, pauses: dict[str, Exchange]) -> Answer | None:
         if move.verb != "resume":

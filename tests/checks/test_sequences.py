@@ -37,9 +37,9 @@ def test_fixed_chains_make_only_moves_the_spec_answers():
 
 def test_a_chain_counts_runs_not_resumes():
     counts = [e.get("count") for m, e in expectations(seq.AGUI_CHAIN) if e["kind"] == "count"]
-    assert counts == [1, 2, 4]
+    assert counts == [1, 3]
     kinds = [(e["kind"], e.get("then")) for _, e in expectations(seq.AGUI_CHAIN)]
-    assert kinds[2:5] == [("pause", None), ("resumed", "pause"), ("resumed", "success")]
+    assert kinds[1:4] == [("pause", None), ("resumed", "pause"), ("resumed", "success")]
     first, second = [e for _, e in expectations(seq.MCP_CHAIN) if e["kind"] == "resumed"]
     assert first["reply"] == 'answer: {"name":"Ada"}' and second["whole"] == first["reply"] + second["reply"]
 
@@ -58,6 +58,11 @@ def test_runs_sent_together_span_a_range_and_a_race_leaves_later_counts_open_by_
 def test_the_requirements_name_who_carried_the_key():
     rules = [e["judged"][0][1] for _, e in expectations(seq.CROSS_CHAIN) if e["kind"] == "count"]
     assert rules == ["INV-SESS-004", "GEN-SESS-001", "GEN-SESS-001", "GEN-SESS-001"]
+
+
+def test_the_chain_across_protocols_played_under_depth_is_judged_under_what_is_registered():
+    for protocol in ("invoke", "agui", "mcp"):
+        assert set(seq.requirements([seq.CROSS_CHAIN], protocol)) <= set(seq.judged_under([seq.CROSS], protocol))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -150,7 +155,7 @@ def mcp_result(label, text, key, result_type="complete"):
 
 def mcp_chain(final_reply):
     moves = noted(steps.CHAIN, seq.MCP_CHAIN)
-    texts = ["", "1", "2", seq.FIRST_QUESTION, seq.SECOND_QUESTION, final_reply, "4"]
+    texts = ["", "1", seq.FIRST_QUESTION, seq.SECOND_QUESTION, final_reply, "2"]
     exchanges = [mcp_result(m["label"], text, m["key"]) if m["move"]["verb"] not in ("list",) else
                  canned.exchange(200, {"content-type": "application/json"}, label=m["label"],
                                  url="https://server.test/v1/agents/agt_canned/mcp",
@@ -190,13 +195,18 @@ def history_pairs(chain) -> set:
     def path_of(move):
         return next(q for q, (protocol, forms) in seq.PATHS.items() if protocol == move.protocol and move.form in forms)
 
-    for move in chain:
-        if move.verb != "run" or move.key is None:
+    key = seq.HISTORY_KEY
+    for move in chain[2:]:       # after the handshake and the call that generates the first key
+        if move.verb != "run":
             continue
         t, q = seq.transition_of(move.script), path_of(move)
-        covered.add(("taken", t, q))
+        kf = "this-call" if move.key is None else "earlier" if move.key == key else "sent"
+        key = move.key or move.binds
+        covered |= {("taken", t, q), ("key", kf, t), ("key-path", kf, q)}
+        if kf == "this-call" and t == "pauses-and-resumes":
+            covered.add(("key-pause", q))
         if seq.reads_count(move):
-            covered |= {("read-after", last[0], q), ("path-after", last[1], q)}
+            covered |= {("read-after", last[0], q), ("path-after", last[1], q), ("read-after-on", *last)}
         last = (t, q)
     return covered
 
@@ -207,7 +217,11 @@ def test_a_history_covers_every_transition_then_every_path_pairwise(seed):
     paths, transitions = list(seq.PATHS), list(seq.TRANSITIONS)
     wanted = ({("taken", t, q) for t in transitions for q in paths if seq.possible(t, q)}
               | {("read-after", t, q) for t in transitions for q in paths}
-              | {("path-after", p, q) for p in paths for q in paths})
+              | {("path-after", p, q) for p in paths for q in paths}
+              | {("read-after-on", t, q) for t in transitions for q in paths if seq.possible(t, q)}
+              | {("key-pause", q) for q in paths if seq.possible("pauses-and-resumes", q) and q != "mcp-elicit"}
+              | {("key", kf, t) for kf in seq.KEY_FORMS for t in transitions}
+              | {("key-path", kf, q) for kf in seq.KEY_FORMS for q in paths if kf != "this-call" or q != "mcp-elicit"})
     assert wanted <= history_pairs(chain), sorted(wanted - history_pairs(chain))
     assert len(chain) < seq.HISTORY_MOVES
     assert seq.history(seed) == chain          # drawn once per seed: the same seed, the same chain
@@ -223,9 +237,10 @@ def test_a_history_is_a_chain_the_model_answers_and_counts_failures_but_not_resu
             assert model.allows(move), move
         model.expect(group, [seq.ANSWERS[0]] * len(group))
     out = expectations(chain)
-    runs = [m for m in chain if m.verb == "run" and (m.key or m.binds)]
-    counted = [e["count"] for _, e in out if "count" in e]
-    assert counted == sorted(counted) and counted[-1] <= len(runs)
+    for key in {m.key or m.binds for m in chain} - {None}:     # each key's counts go up, by its runs
+        runs = [m for m in chain if m.verb == "run" and (m.key or m.binds) == key]
+        counted = [e["count"] for m, e in out if "count" in e and (m.key or m.binds) == key]
+        assert counted == sorted(counted) and (not counted or counted[-1] <= len(runs)), key
     failed = [e for m, e in out if e["kind"] == "failed"]
     assert failed and all(any(aspect == "failed" and rule in seq.FAILED.values() for aspect, rule in e["judged"])
                           for e in failed)

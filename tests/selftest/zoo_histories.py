@@ -14,7 +14,7 @@ import secrets
 from typing import Callable
 
 from tests.selftest import asgi_tools as t
-from tests.selftest.session_tools import rerouted, session_key
+from tests.selftest.session_tools import key_holder, rerouted, session_key
 from tests.selftest.zoo import broken
 from tests.selftest.zoo_inputs import wrong_for
 
@@ -189,3 +189,99 @@ broken("AGUI-PROMPT-002", name="AGUI-PROMPT-002-keeps-the-last-ten-messages")(ke
 broken("INV-PASS-004", name="INV-PASS-004-drops-system-messages")(kept_messages(
     lambda msgs: [m for m in msgs if not (isinstance(m, dict) and m.get("role") in ("system", "developer"))],
     "invoke", "Invoke drops the `system` and `developer` messages of the list it passes on."))
+
+
+# -- the session key had in every form, the client that can elicit, a run's steps and tool calls -------------------
+GENERATED = "conformance.zoo.history.generated"
+PAUSED = (b'"interrupt"', b'"awaitingResume":true')
+
+
+def named_elsewhere(gated: Callable[[dict, dict], bool], shown: Callable[[bytes], bool]):
+    """A call that carries no session key, when `gated(body, scope)`, runs on a key the server makes up, but its answer
+    names another one when `shown(answer)`: the key the client goes on with reaches no instance of that call."""
+    def wrap(app, facts):
+        async def swapped(scope, receive, send):
+            made = scope.get(GENERATED)
+            if made is None:
+                return await app(scope, receive, send)
+            messages: list[dict] = []
+
+            async def hold(msg):
+                messages.append(msg)
+            await app(scope, receive, hold)
+            body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+            if shown(body):
+                body = body.replace(made.encode(), f"{made[:-4]}{secrets.token_hex(2)}".encode())
+            start = next(m for m in messages if m["type"] == "http.response.start")
+            headers = list(start.get("headers") or [])
+            if t.header(headers, b"content-length") is not None:
+                headers = t.with_header(headers, b"content-length", str(len(body)).encode())
+            await send(dict(start, headers=headers))
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+
+        def make_up(body, scope):
+            held = key_holder(body, scope)
+            if held is None or held[0].get(held[1]) is not None or not gated(body, scope):
+                return None
+            held[0][held[1]] = scope[GENERATED] = f"ses_{secrets.token_hex(8)}"
+            return body
+        return t.rewrite_request_json(swapped, make_up, where=("invoke", "agui", "mcp"))
+    return wrap
+
+
+def _on(kind: str) -> Callable[[dict, dict], bool]:
+    return lambda body, scope: t.path_kind(scope.get("path", "")) == kind
+
+
+def _legacy(body: dict, scope: dict) -> bool:
+    return t.header(list(scope.get("headers") or []), b"mcp-protocol-version") == b"2025-11-25"
+
+
+registered("AGUI-INT-002", "AGUI-INT-002-pause-on-a-generated-thread-kept-under-another",
+           "An AG-UI run without threadId that pauses names, in its events, another threadId than the one its "
+           "pause is kept under: the resume on the threadId it named finds nothing paused.",
+           named_elsewhere(_on("agui"), lambda answer: PAUSED[0] in answer))
+registered("MCP-PAUSE-002", "MCP-PAUSE-002-pause-on-a-generated-session-kept-under-another",
+           "A tools/call without session_id that pauses (the question as text) names another session than the one "
+           "its pause is kept under: the resume on the session it named finds nothing paused.",
+           named_elsewhere(_on("mcp"), lambda answer: PAUSED[1] in answer))
+registered("MCP-SESS-004", "MCP-SESS-004-legacy-call-without-session-id-names-another",
+           "On the 2025-11-25 path, a tools/call without the optional session_id runs on a session it does not "
+           "name: the next call on the session it named reaches a new instance.",
+           named_elsewhere(_legacy, lambda answer: True))
+
+
+@broken("GEN-SESS-001", name="GEN-SESS-001-session-dropped-after-an-elicited-retry")
+def dropped_after_elicited_retry(app, facts):
+    """Once an eliciting client's retry continued its paused run, the session is dropped: the key's next run reaches a
+    new instance (a resume as text, or on AG-UI, keeps it)."""
+    from conformance.server.mcp import _decode_state
+    RETRIED = "conformance.zoo.history.retried"
+
+    def note(body, scope):
+        params = body.get("params") if isinstance(body, dict) else None
+        state = params.get("requestState") if isinstance(params, dict) else None
+        decoded = _decode_state(state) if state is not None else None
+        if decoded:
+            scope[RETRIED] = decoded[:2]
+        return None
+
+    async def dropping(scope, receive, send):
+        await app(scope, receive, send)
+        if RETRIED in scope:
+            app.org.sessions._items.pop(scope[RETRIED], None)
+    return t.rewrite_request_json(dropping, note, where="mcp")
+
+
+@broken("INV-RES-005", name="INV-RES-005-events-grouped-by-kind")
+def events_grouped_by_kind(app, facts):
+    """A JSON invoke result lists a run's steps first, then its tool calls and results (each kind in order): right
+    for a run of one kind, out of order for a run that mixes them."""
+    def group(obj, scope, status, headers):
+        events = obj.get("events") if isinstance(obj, dict) else None
+        if isinstance(events, list):
+            obj["events"] = sorted(events, key=lambda e: not (isinstance(e, dict) and
+                                                             str(e.get("type", "")).startswith("step")))
+        return obj
+    return t.rewrite_json_response(app, group, where="invoke")
+

@@ -88,7 +88,34 @@ def partial(move: Played) -> None:
                                             f"failure, {quoted(move.expect['reply'], 120)}; got {quoted(got, 120)}"
 
 
-JUDGES = {"reply": reply_exact, "messages": lambda move: sequences.messages_reached(move, text(move)), "echo": key_echoed,
+def events_in_order(move: Played) -> None:
+    """The run's steps and tool call leave their events in the order the run made them: every event that names one
+    comes before every event that names the next (the types and fields of these events are not shown, so an event
+    is read as naming one when one of its string values is that name and none is another's)."""
+    events = result_of(move.ex).get("events")
+    names = move.expect["order"]
+    at = {name: [i for i, e in enumerate(events if isinstance(events, list) else []) if _names(e) & set(names)
+                 == {name}] for name in names}
+    found = [name for name in names if at[name]]
+    if len(found) < 2:
+        raise NotAssessed(f"{move.ex.label}: the elements of `events` do not name the run's steps and tool call "
+                          f"({', '.join(map(repr, names))}) by their names, so their order cannot be read")
+    with on(move.ex):
+        for first, then in zip(found, found[1:]):
+            assert max(at[first]) < min(at[then]), \
+                f"{move.what()}: the run made {' then '.join(map(repr, names))}, but in `events` {then!r} comes " \
+                f"before {first!r} ends: {quoted(events, 400)}"
+
+
+def _names(value: object) -> set[str]:
+    """The string values anywhere in a JSON value."""
+    if isinstance(value, str):
+        return {value}
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return set().union(*(_names(v) for v in items))
+
+
+JUDGES = {"reply": reply_exact, "events": events_in_order, "messages": lambda move: sequences.messages_reached(move, text(move)), "echo": key_echoed,
           "duration": duration_bounded, "failed": failed, "partial": partial}
 
 

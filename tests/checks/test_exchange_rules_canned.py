@@ -186,3 +186,63 @@ def test_a_refusal_of_a_streamed_request_not_sent_as_json_is_the_stream_refusal_
     assert judged(as_json, "INV-ERR-001") == "passed" and judged(as_json, "GEN-ERR-001") == "passed"
     unstreamed = invoke(400, refused, request={"prompt": 3}, content_type="text/plain")
     assert judged(unstreamed, "GEN-ERR-001") == "failed" and judged(unstreamed, "INV-ERR-001") == "not read"
+
+
+# -- the reply a prompt says, wherever the run came from -----------------------------------------------------------
+@pytest.mark.parametrize("prompt, reply, other", [
+    ("say conformance", "conformance", "conformance\n"),
+    ("step plan\ntool lookup {\"q\":\"x\"}\nchunks 3 a b\ncount", "a b12", "a b12 "),
+    ("hello there", "hello there", "Hello there"),
+])
+def test_a_run_whose_prompt_says_its_reply_answers_it_on_every_protocol(prompt, reply, other):
+    messages = [{"role": "user", "content": "say earlier"}]
+    for got, want in ((reply, "passed"), (other, "failed")):
+        request = {"prompt": prompt, "sessionId": "k1", "messages": messages}
+        assert judged(invoke(200, result(result=got), request=request), "INV-RES-003") == want
+        events = [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+                  {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": got},
+                  {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+                  {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "result": got,
+                   "outcome": {"type": "success"}}]
+        run = agui(events, {"threadId": "t1", "runId": "r1", "messages": [{"id": "1", "role": "user",
+                                                                            "content": prompt}]})
+        assert judged(run, "AGUI-ORDER-006") == want
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                "params": {"name": "ask_conformance_agent", "arguments": {"prompt": prompt, "session_id": "k1"},
+                           "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+        answer = {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": got}],
+                                                        "structuredContent": {"sessionId": "k1"},
+                                                        "resultType": "complete", "isError": False}}
+        headers = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                   "Mcp-Name": "ask_conformance_agent"}
+        assert judged(mcp(200, answer, headers=headers, request=call), "MCP-TOOL-002") == want
+
+
+@pytest.mark.parametrize("prompt", ["ask x", "fail boom", "echo params", "say a\nask b"])
+def test_a_prompt_whose_reply_depends_on_more_than_itself_is_not_read(prompt):
+    ex = invoke(200, result(result="anything"), request={"prompt": prompt})
+    judged(ex, "INV-RES-003")
+    assert not [r for r in exchange_rules.rules_of("INV-RES-003") if r.applies(ex, T) and r.name == "result_is_reply"]
+
+
+def test_a_failed_run_is_not_read_for_its_whole_reply():
+    failed = result(status="failed", result="", error={"code": "agent_error", "message": "boom"})
+    ex = invoke(200, failed)
+    judged(ex, "INV-RES-003")
+    rule = next(r for r in exchange_rules.rules_of("INV-RES-003") if r.name == "result_is_reply")
+    assert exchange_rules._judged(rule, ex, T).status == "not_assessed"
+
+
+def test_every_result_names_its_agent_and_lasts_no_longer_than_its_exchange():
+    assert judged(invoke(200, result()), "INV-RES-010") == "passed"
+    assert judged(invoke(200, result(agentId="agt_other")), "INV-RES-010") == "failed"
+    quick = invoke(200, result(durationMs=3))
+    quick.t_end = 0.05
+    assert judged(quick, "INV-RES-013") == "passed"
+    slow = invoke(200, result(durationMs=3_000_000))
+    slow.t_end = 0.05
+    assert judged(slow, "INV-RES-013") == "failed"
+    slept = invoke(200, result(durationMs=3), request={"prompt": "sleep 2\nsay x"})
+    slept.t_end = 2.1
+    assert judged(slept, "INV-RES-013") == "failed"     # the run slept 2 s: at least 1000 ms

@@ -151,8 +151,10 @@ async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], va
         form = ex.form
         transport = Transport(form.get("header-name-case", "lower"), form.get("header-order", "as-built"),
                               form.get("body-framing") == "chunked")      # as its curl line sends it
-        return await client.send(ex.method, path, headers=headers, content=body, label=ex.label,
+        twin = await client.send(ex.method, path, headers=headers, content=body, label=ex.label,
                                  sse=ex.stream is not None, retry_429=False, transport=transport)
+        twin.credential, twin.form = ex.credential, ex.form    # the same credential and form as the request re-sent
+        return twin
     finally:
         await client.aclose()
 

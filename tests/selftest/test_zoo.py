@@ -55,10 +55,11 @@ def passes_without(b: Broken, scenarios: set[str], what: str) -> None:
 
 
 def check_rounds(requirement: str) -> list[list[str]]:
-    """The checks to run, cheapest first: fast ones, then (only if needed) those with slow scenarios."""
+    """The checks to run, cheapest first: fast ones, then (only if needed) those with slow scenarios, with the rules
+    over every exchange again (they judge whatever was recorded, the slow scenarios' calls too)."""
     checks = covering_checks(requirement)
     fast = [c.id for c in checks if not c.slow]
-    slow = [c.id for c in checks if c.slow]
+    slow = [c.id for c in checks if c.slow] + [c.id for c in checks if c.every and not c.slow]
     return [r for r in (fast, slow) if r]
 
 

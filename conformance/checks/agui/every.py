@@ -10,7 +10,7 @@ from conformance.checks.agui._common import TERMINAL, Run, frame_value, is_event
 from conformance.checks.agui.passthrough import reach_params
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
-from conformance.vocab import requests as rq
+from conformance.vocab import replies, requests as rq
 from conformance.vocab.readers import error_of, got, is_4xx
 from conformance.vocab.refusals import refused_with, served, shared_refusal_rules
 from conformance.vocab.values import differs, is_json_media_type
@@ -164,7 +164,23 @@ def resume_not_invalid(ex: Exchange, target: Any) -> None:
         raise Observation(f"refused {ex.status} {code!r} (the resume's own rules judge what it answered)")
 
 
+def deltas_are_reply(ex: Exchange, target: Any) -> None:
+    """the content deltas of a run that finished with outcome `success` join to the agent's reply."""
+    r = run_of(ex)
+    end = r.terminal()
+    outcome = end.get("outcome")
+    if end["type"] != "RUN_FINISHED" or not (isinstance(outcome, dict) and outcome.get("type") == "success"):
+        raise NotAssessed(f"{ex.label}: the run did not finish with outcome `success`, so its text is not the whole "
+                          f"reply")
+    replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
+
+
 register(
+    ExchangeRule("AGUI-ORDER-006", "deltas_are_reply", AGUI,
+                 lambda ex, target: must_stream(ex, target) and is_stream(ex, target)
+                 and replies.known(ex, target) is not None, deltas_are_reply,
+                 doc="every run whose prompt says its reply (docs/agent.md) sends that reply as its content deltas, "
+                     "whatever else the request carried."),
     ExchangeRule("AGUI-FRAME-001", "valid_run_streams", AGUI, must_stream, streams, basic=True,
                  doc="a valid AG-UI run is answered 200 with an event stream, however it was written or framed."),
     ExchangeRule("GEN-ERR-001", "agui_refusal_is_error_body", AGUI, rq.is_refusal, refusal_is_error_body,

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from conformance.checks.invoke._common import is_event_stream, quoted, what
+from conformance.checks.invoke._common import (is_event_stream, named, quoted, reply_of, result_of, run_status,
+                                              text_of, what)
 from conformance.checks.invoke.passthrough import params_hold
 from conformance.vocab.constants import INVOKE_INTERPRETED
 from conformance.exchange_rules import ExchangeRule, register
-from conformance.outcomes import precondition
-from conformance.vocab import requests as rq
+from conformance.outcomes import NotAssessed, precondition
+from conformance.vocab import replies, requests as rq
 from conformance.vocab.readers import error_of, is_4xx
 from conformance.vocab.refusals import credential_rules, refused_with, served, shared_refusal_rules
+from conformance.vocab import is_json_integer
 from conformance.vocab.values import differs, is_json_media_type
 from conformance.wire.exchange import Exchange
 
@@ -27,10 +29,12 @@ INVOKE = ("invoke",)
 def must_run(*modes: str) -> Callable[[Exchange, Any], bool]:
     """A request the spec says must run (`requests.invoke_problems` finds nothing; or it addresses another deployed
     agent, `requests.runs_elsewhere`), asking in one of `modes`; or one the service ran with an access token (whether
-    invoke takes one is not shown, AUTH-OPEN-001: once it ran, the request is answered as its mode asks)."""
+    invoke takes one is not shown, AUTH-OPEN-001) or with `messages` (the shape of their items is not shown): once it
+    ran, the request is answered as its mode asks."""
     return lambda ex, target: rq.invoke_mode(ex) in modes and (
-        rq.only()(ex, target) or rq.runs_elsewhere(ex, target) or (
-            ex.status == 200 and rq.credential(ex) == "access-token" and rq.only("credential")(ex, target)))
+        rq.only()(ex, target) or rq.runs_elsewhere(ex, target) or (ex.status == 200 and (
+            (rq.credential(ex) == "access-token" and rq.only("credential")(ex, target))
+            or rq.only("messages")(ex, target))))
 
 
 def json_result(ex: Exchange, target: Any) -> None:
@@ -122,7 +126,62 @@ def stream_refusal_is_json(ex: Exchange, target: Any) -> None:
         f"Content-Type {ex.header('content-type')!r}"
 
 
+def result_is_reply(ex: Exchange, target: Any) -> None:
+    """a completed run's `result` is the agent's reply (a failed run's is INV-RES-016's)."""
+    if run_status(ex) != "completed":
+        raise NotAssessed(f"{ex.label}: the run did not complete, so its `result` is not the whole reply")
+    replies.known(ex, target).judge(reply_of(ex), "`result`")
+
+
+def deltas_are_reply(ex: Exchange, target: Any) -> None:
+    """the `text` deltas of a run that ended with `done` join to the agent's reply."""
+    if "done" not in [f.event for f, _ in named(ex)]:
+        raise NotAssessed(f"{ex.label}: the stream did not end with `done`, so its text is not the whole reply")
+    replies.known(ex, target).judge(text_of(ex), "the `text` deltas joined")
+
+
+DURATION_SLACK_MS = 2000   # over the time the suite waited for the answer: clocks, and rounding up to the second
+
+
+def result_names_agent(ex: Exchange, target: Any) -> None:
+    got = result_of(ex).get("agentId")
+    sent = rq.path_agent(ex)
+    assert got == sent, f"the result's `agentId` is not the agent of the request path: {differs(sent, got)}"
+
+
+def duration_within(ex: Exchange, target: Any) -> None:
+    """`durationMs` is no longer than the suite waited for the answer, and at least half the seconds the prompt
+    slept (the run lies inside the exchange and lasts its sleeps)."""
+    got = result_of(ex).get("durationMs")
+    if not is_json_integer(got) or ex.t_end is None:
+        raise NotAssessed(f"{ex.label}: no integer `durationMs` (the schema's) or no time recorded")
+    ceiling = round(ex.t_end * 1000) + DURATION_SLACK_MS
+    slept = replies.slept(replies.prompt_of(ex)) * 1000
+    assert slept / 2 <= got <= ceiling, \
+        f"`durationMs` is {got}, but the run slept {slept / 1000:g} s and the whole exchange took " \
+        f"{ex.t_end * 1000:.0f} ms: the run's duration lies between {slept / 2:.0f} and {ceiling} ms"
+
+
+def ran_json(ex: Exchange, target: Any) -> bool:
+    return must_run("json")(ex, target) and ex.status == 200 and not is_event_stream(ex)
+
+
+def says_reply(*modes: str) -> Callable[[Exchange, Any], bool]:
+    return lambda ex, target: must_run(*modes)(ex, target) and ex.status == 200 \
+        and replies.known(ex, target) is not None
+
+
 register(
+    ExchangeRule("INV-RES-003", "result_is_reply", INVOKE, says_reply("json"), result_is_reply,
+                 doc="every run asking for JSON whose prompt says its reply (docs/agent.md) has that reply as "
+                     "`result`, whatever else the request carried."),
+    ExchangeRule("INV-STREAM-008", "deltas_are_reply", INVOKE, says_reply("stream-field", "accept"), deltas_are_reply,
+                 doc="every streamed run whose prompt says its reply sends that reply as its `text` deltas."),
+    ExchangeRule("INV-RES-010", "result_names_agent", INVOKE, ran_json, result_names_agent,
+                 doc="every invoke result's `agentId` is the agent of its request path."),
+    ExchangeRule("INV-RES-013", "duration_within_exchange", INVOKE, ran_json, duration_within,
+                 doc="every invoke result's `durationMs` lies between half the seconds its prompt slept and the time "
+                     "the suite waited for the answer (plus 2 s for clocks)."),
     ExchangeRule("INV-SEL-003", "json_when_not_asked", INVOKE,
                  lambda ex, target: must_run("json")(ex, target) and "stream" not in rq.fields(ex), no_stream,
                  basic=True, doc="an invoke without `stream` and without the event stream in Accept is answered "

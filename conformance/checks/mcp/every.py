@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.mcp._common import (as_json, final_message, is_response, refusal, response_last,
-                                            rpc_error_body, served_by, structured_session)
+from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, final_message, is_response, refusal,
+                                            response_last, rpc_error_body, served_by, structured_session, text_block)
 from conformance.checks.mcp.progress import framed
 from conformance.exchange_rules import ExchangeRule, register
-from conformance.outcomes import Observation, precondition
-from conformance.vocab import requests as rq
+from conformance.outcomes import NotAssessed, Observation, precondition
+from conformance.vocab import replies, requests as rq
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE, UNSUPPORTED_VERSION
 from conformance.vocab.protocols import META_VERSION
@@ -248,7 +248,26 @@ def name_from_slug(ex: Exchange, target: Any) -> None:
     assert name == expected, f"the tool is not named after --agent-slug: {differs(expected, name)}"
 
 
+def text_is_reply(ex: Exchange, target: Any) -> None:
+    """the one text block of a completed call's result is the agent's reply."""
+    result = final_message(ex).get("result")
+    if not isinstance(result, dict) or result.get("isError") is not False and result.get("isError") is not None:
+        raise NotAssessed(f"{ex.label}: the run failed (`isError`), so its text is not the reply")
+    try:
+        text = text_block(result)
+    except AssertionError as exc:
+        raise precondition(ONE_TEXT_BLOCK, ex, str(exc)) from None
+    replies.known(ex, target).judge(text, "the text block")
+
+
+def says_reply(ex: Exchange, target: Any) -> bool:
+    return must_answer(ex, target) and answered_200_response(ex, target) and replies.known(ex, target) is not None
+
+
 register(
+    ExchangeRule("MCP-TOOL-002", "text_is_reply", MCP, says_reply, text_is_reply,
+                 doc="every tools/call whose prompt says its reply (docs/agent.md) answers it as its text block, "
+                     "whatever else the request carried."),
     ExchangeRule("MCP-METH-002", "exactly_one_tool", MCP, listed_tools, one_tool,
                  doc="every tools/list lists exactly one tool."),
     ExchangeRule("MCP-METH-003", "tool_name_form", MCP, listed_tools, name_form,

@@ -1,0 +1,88 @@
+"""The reply a run of the conformance agent gives, read from its prompt alone (docs/agent.md): echo mode replies the
+prompt; `say`, `say-json`, `chunks` and `chunks-json` add their text; `tool`, `step` and `sleep` add none; `count`
+adds a whole number in decimal. A prompt whose reply depends on more than the prompt (`ask`, `fail`, `echo`, a line
+that is no directive) has no reply read here. So the rules of how a reply travels (a JSON result's `result`, the
+deltas of a stream, an MCP text block) judge every run whose prompt says its reply, whatever else the request
+carried, not only the scenario that sent it for its reply.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.agent.script import parse
+from conformance.vocab import requests as rq
+from conformance.vocab.text import truncate
+from conformance.vocab.values import differs
+from conformance.wire.exchange import Exchange
+
+COUNT = "[0-9]+"
+SURROGATE = re.compile("[\ud800-\udfff]")   # an unpaired surrogate: what a JSON parser makes of it is open (RFC 8259 §8.2)
+KNOWN = ("say", "chunks", "tool", "step", "sleep", "count")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The reply a prompt makes the agent give: how it reads (a count shown as `<count>`), and for a reply with a
+    count in it, its pattern (any other reply is `shown` exactly)."""
+    shown: str
+    pattern: re.Pattern[str] | None = None
+
+    def judge(self, got: Any, where: str) -> None:
+        """`where` (a JSON result's `result`, the deltas joined, ...) holds the reply; AssertionError if not."""
+        if self.pattern is None:
+            assert got == self.shown, f"{where} is not the agent's reply: {differs(self.shown, got)}"
+        else:
+            assert isinstance(got, str) and self.pattern.fullmatch(got), \
+                f"{where} is {truncate(got, 160, quoted=True)}, not the agent's reply " \
+                f"{truncate(self.shown, 160, quoted=True)}"
+
+
+def reply_of(prompt: Any) -> Reply | None:
+    """The reply the prompt makes the conformance agent give; None when the prompt alone does not say it."""
+    if not isinstance(prompt, str) or SURROGATE.search(prompt):
+        return None
+    script = parse(prompt)
+    if script.error is not None:
+        return None
+    if script.echo is not None:
+        return Reply(script.echo)
+    if any(d.word not in KNOWN for d in script.directives):
+        return None
+    parts = [(COUNT, "<count>") if d.word == "count" else (re.escape(d.arg), d.arg) if d.word in ("say", "chunks")
+             else ("", "") for d in script.directives]
+    shown = "".join(text for _, text in parts)
+    counted = any(p == COUNT for p, _ in parts)
+    return Reply(shown, re.compile("".join(p for p, _ in parts), re.S) if counted else None)
+
+
+def slept(prompt: Any) -> float:
+    """The seconds the prompt's `sleep` lines make the agent send nothing (0 for a prompt of no script)."""
+    script = parse(prompt) if isinstance(prompt, str) else None
+    return sum(d.arg for d in script.directives if d.word == "sleep") if script and script.error is None else 0.0
+
+
+def prompt_of(ex: Exchange) -> Any:
+    """The prompt of a request that starts a run (None for a resume, a retry of a paused call or another method):
+    invoke `prompt`, the text of AG-UI's last user message, MCP `arguments.prompt` of a `tools/call`."""
+    sent = rq.fields(ex)
+    operation = rq.op(ex)
+    if operation == "invoke":
+        return sent.get("prompt")
+    if operation == "agui":
+        users = [m for m in sent.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+        return users[-1].get("content") if users and sent.get("resume") is None else None
+    if operation == "mcp" and rq.rpc_method(ex) == "tools/call":
+        params = rq.rpc(ex).get("params")
+        args = rq.tool_arguments(ex)
+        resumed = "resume" in args or (isinstance(params, dict) and params.get("requestState") is not None)
+        return None if resumed else args.get("prompt")
+    return None
+
+
+def known(ex: Exchange, target: Any) -> Reply | None:
+    """The reply of the run this request starts, when the agent is the conformance agent."""
+    if getattr(getattr(target, "profile", None), "agent", "conformance") != "conformance":
+        return None
+    return ex.remembered("reply", lambda: reply_of(prompt_of(ex)))

@@ -95,6 +95,12 @@ def broken(requirement: str, *, name: str | None = None, config: dict | None = N
     return register
 
 
+def registered(requirement: str, name: str, doc: str, wrap: Callable) -> None:
+    """Registers `wrap`, made by a factory shared by several broken servers, under `name` with its own doc."""
+    wrap.__doc__ = doc
+    broken(requirement, name=name)(wrap)
+
+
 def _config_only(requirement: str, name: str | None = None, *, doc: str = "", **config: Any) -> Broken:
     """A broken server made by ServerConfig options alone (no middleware)."""
     import inspect

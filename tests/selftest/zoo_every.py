@@ -6,7 +6,7 @@ reads the field for its own sake.
 from __future__ import annotations
 
 from tests.selftest import asgi_tools as t
-from tests.selftest.zoo import broken
+from tests.selftest.zoo import broken, registered
 
 SENT_KEY = "conformance.zoo.every.sent-key"
 
@@ -37,11 +37,6 @@ def _microseconds(result: dict) -> None:
 def _lower_agent(result: dict) -> None:
     if isinstance(result.get("agentId"), str):
         result["agentId"] = result["agentId"].lower()
-
-
-def registered(requirement: str, name: str, doc: str, wrap) -> None:
-    wrap.__doc__ = doc
-    broken(requirement, name=name)(wrap)
 
 
 registered("INV-RES-013", "INV-RES-013-duration-in-microseconds-on-sent-keys",

@@ -15,7 +15,7 @@ from typing import Callable
 
 from tests.selftest import asgi_tools as t
 from tests.selftest.session_tools import key_holder, rerouted, session_key
-from tests.selftest.zoo import broken
+from tests.selftest.zoo import broken, registered
 from tests.selftest.zoo_inputs import wrong_for
 
 KEY = "conformance.zoo.history.key"
@@ -52,11 +52,6 @@ def moved_after(markers: tuple[bytes, ...]):
             return None
         return t.rewrite_request_json(observe, note, where=("invoke", "agui", "mcp"))
     return wrap
-
-
-def registered(requirement: str, name: str, doc: str, wrap: Callable) -> None:
-    wrap.__doc__ = doc
-    broken(requirement, name=name)(wrap)
 
 
 registered("GEN-SESS-001", "GEN-SESS-001-session-dropped-after-a-failed-run",

@@ -246,3 +246,20 @@ def test_every_result_names_its_agent_and_lasts_no_longer_than_its_exchange():
     slept = invoke(200, result(durationMs=3), request={"prompt": "sleep 2\nsay x"})
     slept.t_end = 2.1
     assert judged(slept, "INV-RES-013") == "failed"     # the run slept 2 s: at least 1000 ms
+
+
+def test_no_two_calls_that_left_their_key_out_are_given_the_same_one():
+    from conformance.outcomes import Deviation
+    differ = registry.CHECKS["generated_keys.generated_invoke_keys_differ"].fn
+
+    def call(key, label, started=0.0):
+        ex = invoke(200, result(key), request={"prompt": "say conformance"})
+        ex.label, ex.started_at = label, started
+        return ex
+    apart = [canned.recording("a", [call("g1", "one", 1.0)]), canned.recording("b", [call("g2", "two", 2.0)])]
+    assert "each given a key of their own" in differ(apart)
+    shared = call("g1", "three", 3.0)
+    with pytest.raises(Deviation, match="three and one both left `sessionId` out"):
+        differ([*apart, canned.recording("c", [shared])])
+    again = apart[0].exchanges[0]        # one exchange a second scenario reads as its own step is one call
+    assert "each given" in differ([*apart, canned.recording("d", [again])])

@@ -59,6 +59,9 @@ def _variants(secret: str) -> set[str]:
     return {v for v in out if v}
 
 
+SHORT, SHORT_KEPT = 64, 50_000    # strings this short are remembered once redacted, up to this many
+
+
 class Redactor:
     """Replaces known secrets (and their URL-encoded / JSON-escaped forms)
     with ``«redacted»`` and always masks credentials after ``Bearer``."""
@@ -68,6 +71,7 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._short: dict[str, str] = {}     # short strings redacted before: a report repeats its keys and words
         for s in secrets:
             self.add(s)
 
@@ -75,6 +79,7 @@ class Redactor:
         if not secret or not isinstance(secret, str) or secret in self._secrets:
             return
         self._secrets.add(secret)
+        self._short = {}
         variants: set[str] = set()
         for s in self._secrets:
             variants |= _variants(s)
@@ -90,6 +95,16 @@ class Redactor:
             return text
         if not isinstance(text, str):
             text = str(text)
+        if len(text) > SHORT:
+            return self._redacted(text)
+        done = self._short.get(text)
+        if done is None:
+            done = self._redacted(text)
+            if len(self._short) < SHORT_KEPT:
+                self._short[text] = done
+        return done
+
+    def _redacted(self, text: str) -> str:
         # plain substring tests first (C speed): a body of many MB holding none of them is not scanned by the regexes
         if self._pattern is not None and any(v in text for v in self._variants):
             text = self._pattern.sub(MASK, text)

@@ -22,7 +22,7 @@ REQUESTS: dict[str, int] = {
     "access.agui": 10, "access.invoke": 10, "access.mcp": 13, "forms.agui_limits": 5, "forms.agui_refusals": 12,
     "forms.invoke_limits": 5, "forms.invoke_refusals": 23, "forms.mcp_limits": 5, "forms.mcp_refusals": 38,
     "agui.big": 1, "agui.chain": 6, "agui.cross_chain": 8,
-    "agui.cross_session": 3, "agui.fail_after": 1, "agui.fail_before": 1, "agui.histories": 52,
+    "agui.cross_session": 3, "agui.fail_after": 1, "agui.fail_before": 1, "agui.histories": 51,
     "agui.input_forms": 2, "agui.interrupt": 2, "agui.key_lengths": 2, "agui.last_user": 2, "agui.messages": 1,
     "agui.params": 1, "agui.params_falsy": 1, "agui.plain": 2, "agui.refusals": 7, "agui.resume_open": 5,
     "agui.session": 5, "agui.silence": 1, "agui.silence_long": 0, "agui.silences": 5, "agui.slow_run": 3,

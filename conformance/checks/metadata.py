@@ -409,6 +409,10 @@ def document_served(ex: Exchange, target: Any) -> None:
     assert isinstance(ex.json(), dict), f"the metadata is not a JSON object: {got(ex)}"
 
 
+def no_credential_asked(ex: Exchange, target: Any) -> None:
+    assert ex.status != 401, f"the metadata needs no credential, but a GET without one was refused: {got(ex)}"
+
+
 def resource_names_mcp_url(ex: Exchange, target: Any) -> None:
     doc = ex.json()
     want = f"{target.base_url.rstrip('/')}/v1/agents/{rq.path_agent(ex)}/mcp"
@@ -443,6 +447,11 @@ register(
     ExchangeRule("META-DOC-001", "document_served", META_EVERY,
                  lambda ex, target: get_of("agent")(ex, target) and rq.credential(ex) == "none", document_served,
                  basic=True, doc="a GET without credential answers 200 with a JSON object."),
+    ExchangeRule("META-DOC-001", "no_credential_asked", META_EVERY,
+                 lambda ex, target: get_of("undeployed", "unknown", "malformed", "other")(ex, target)
+                 and rq.credential(ex) == "none", no_credential_asked, basic=True,
+                 doc="a GET without credential for any other agent is not answered 401: the endpoint needs no "
+                     "credential, whichever agent it names (whether that agent is there is the state rules')."),
     ExchangeRule("META-DOC-002", "resource_names_mcp_url", META_EVERY, document_answered, resource_names_mcp_url,
                  doc="`resource` names the agent's MCP URL."),
     ExchangeRule("META-DOC-011", "cacheable_for_30_seconds", META_EVERY, document_answered, cacheable_30s,

@@ -52,6 +52,18 @@ def offset(seed: Any, scenario: str, size: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}|{scenario}|start".encode()).digest()[:4], "big") % max(1, size)
 
 
+def covering(seed: Any, scenario: str, n: int, used: Any) -> dict[str, str]:
+    """The free values of a scenario's request `n` chosen for what it will be judged on: for each dimension the
+    value `used(dimension, value)` counts least (how often the request's rules were judged on it so far), ties
+    broken in the rotation's order from its own pick (so the same seed still sends the same forms)."""
+    out = {}
+    for dim in FREE:
+        values = list(DIMENSIONS[dim].values)
+        start = values.index(_pick(seed, scenario, dim, n))
+        out[dim] = min(values[start:] + values[:start], key=lambda v: used(dim, v))
+    return out
+
+
 def draw(seed: Any, scenario: str, n: int) -> dict[str, str]:
     """The free values of a scenario's request `n`: its first goes as the scenario built it (the forms most clients
     send), every later one as the rotation draws."""

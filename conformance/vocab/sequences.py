@@ -25,6 +25,7 @@ this model (`drawn_chains`), drawn once per seed and sent once, never replayed o
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import functools
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from conformance.model.histories import (  # noqa: F401 (the model's data, read 
     reads_count, script_of, transition_of, twin_class)
 from conformance.outcomes import Deviation, NotAssessed, judge_all
 from conformance.registry import Step
-from conformance.vocab import agent_readings, inputs, protocols as p
+from conformance.vocab import agent_readings, forms, inputs, protocols as p
 from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
 from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.vocab.text import truncate
@@ -410,6 +411,9 @@ class Player:
     writings: bool = False      # each call's body written another legitimate way in turn (`p.JSON_WRITINGS`)
     n: int = 0
     group: int = 0
+    # (rule, free dimension, value) -> the calls judged under that rule sent in that form: each call's free form is
+    # the one its rules met least (`forms.covering`), so a rule read on a handful of calls meets every value
+    used: collections.Counter = field(default_factory=collections.Counter)
 
     async def play(self, chain: tuple[Move, ...]) -> bool:
         if not self.ctx.target.other_agent_id and any(OTHER_AGENT in (m.key or "") for m in chain):
@@ -522,6 +526,11 @@ class Player:
         if self.writings and inputs.is_sent("request-body:writings"):
             how["writing"] = p.JSON_WRITINGS[int(label[len(self.family) - 1:].split("-")[0]) % len(p.JSON_WRITINGS)]
             inputs.carry(self.ctx, label, "request-body:writings")
+        rules = sorted({rule for _, rule in expected["judged"]})
+        if rules:
+            how["form"] = form = forms.covering(self.ctx.target.seed, self.ctx.scenario.name, self.n,
+                                                lambda dim, value: sum(self.used[r, dim, value] for r in rules))
+            self.used.update((r, dim, value) for r in rules for dim, value in form.items())
         if move.protocol == "invoke":
             return await self._invoke(move, label, key, **how), key
         if move.protocol == "agui":

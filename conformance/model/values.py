@@ -74,7 +74,7 @@ THREE_BYTE = ("東", "€", "あ")                      # one character, three U
 HISTORY_REQUIREMENTS = (
     "AGUI-FAIL-001", "AGUI-FAIL-002", "AGUI-INT-001", "AGUI-INT-002", "AGUI-INT-004", "GEN-SESS-001", "INV-RES-013",
     "INV-RES-014", "INV-RES-016", "INV-SESS-004", "INV-TERM-004", "INV-TERM-005", "MCP-PAUSE-001", "MCP-PAUSE-002",
-    "MCP-PROG-003", "MCP-SESS-003", "MCP-TOOL-004", "MCP-VER-005", "MCP-VER-006")
+    "MCP-PROG-003", "MCP-SESS-003", "MCP-TOOL-004", "MCP-VER-006")
 
 
 # -- what a server may transform --------------------------------------------------------------------------------

@@ -155,7 +155,7 @@ def mcp_result(label, text, key, result_type="complete"):
 
 def mcp_chain(final_reply):
     moves = noted(steps.CHAIN, seq.MCP_CHAIN)
-    texts = ["", "1", seq.FIRST_QUESTION, seq.SECOND_QUESTION, final_reply, "2"]
+    texts = ["1", seq.FIRST_QUESTION, seq.SECOND_QUESTION, final_reply, "2"]
     exchanges = [mcp_result(m["label"], text, m["key"]) if m["move"]["verb"] not in ("list",) else
                  canned.exchange(200, {"content-type": "application/json"}, label=m["label"],
                                  url="https://server.test/v1/agents/agt_canned/mcp",
@@ -196,7 +196,7 @@ def history_pairs(chain) -> set:
         return next(q for q, (protocol, forms) in seq.PATHS.items() if protocol == move.protocol and move.form in forms)
 
     key = seq.HISTORY_KEY
-    for move in chain[2:]:       # after the handshake and the call that generates the first key
+    for move in chain[1:]:       # after the call that generates the first key
         if move.verb != "run":
             continue
         t, q = seq.transition_of(move.script), path_of(move)
@@ -205,7 +205,7 @@ def history_pairs(chain) -> set:
         covered |= {("taken", t, q), ("key", kf, t), ("key-path", kf, q)}
         if kf == "this-call" and t == "pauses-and-resumes":
             covered.add(("key-pause", q))
-        if seq.reads_count(move):
+        if seq.reads_count(move) and kf == "earlier":      # a reading of the transition before it: on its key
             covered |= {("read-after", last[0], q), ("path-after", last[1], q), ("read-after-on", *last)}
         last = (t, q)
     return covered
@@ -218,7 +218,7 @@ def test_a_history_covers_every_transition_then_every_path_pairwise(seed):
     wanted = ({("taken", t, q) for t in transitions for q in paths if seq.possible(t, q)}
               | {("read-after", t, q) for t in transitions for q in paths}
               | {("path-after", p, q) for p in paths for q in paths}
-              | {("read-after-on", t, q) for t in transitions for q in paths if seq.possible(t, q)}
+              | {("read-after-on", "pauses-and-resumes", q) for q in paths if seq.possible("pauses-and-resumes", q)}
               | {("key-pause", q) for q in paths if seq.possible("pauses-and-resumes", q) and q != "mcp-elicit"}
               | {("key", kf, t) for kf in seq.KEY_FORMS for t in transitions}
               | {("key-path", kf, q) for kf in seq.KEY_FORMS for q in paths if kf != "this-call" or q != "mcp-elicit"})

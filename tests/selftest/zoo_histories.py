@@ -240,16 +240,17 @@ registered("MCP-PAUSE-002", "MCP-PAUSE-002-pause-on-a-generated-session-kept-und
            "A tools/call without session_id that pauses (the question as text) names another session than the one "
            "its pause is kept under: the resume on the session it named finds nothing paused.",
            named_elsewhere(_on("mcp"), lambda answer: PAUSED[1] in answer))
-registered("MCP-SESS-004", "MCP-SESS-004-legacy-call-without-session-id-names-another",
+registered("MCP-PAUSE-002", "MCP-PAUSE-002-legacy-call-without-session-id-names-another",
            "On the 2025-11-25 path, a tools/call without the optional session_id runs on a session it does not "
-           "name: the next call on the session it named reaches a new instance.",
+           "name: the next call on the session it named reaches a new instance (under the zoo's seed the history "
+           "reads it on a resume of a pause taken that way).",
            named_elsewhere(_legacy, lambda answer: True))
 
 
-@broken("GEN-SESS-001", name="GEN-SESS-001-session-dropped-after-an-elicited-retry")
+@broken("MCP-SESS-002", name="MCP-SESS-002-session-dropped-after-an-elicited-retry")
 def dropped_after_elicited_retry(app, facts):
     """Once an eliciting client's retry continued its paused run, the session is dropped: the key's next run reaches a
-    new instance (a resume as text, or on AG-UI, keeps it)."""
+    new instance (a resume as text, or on AG-UI, keeps it; under the zoo's seed the next run is over MCP)."""
     from conformance.server.mcp import _decode_state
     RETRIED = "conformance.zoo.history.retried"
 

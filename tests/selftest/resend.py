@@ -25,6 +25,7 @@ from conformance.recording import Replay
 from conformance.report import FAIL_AS
 from conformance.target import Target
 from conformance.vocab.constants import BASIC_USER
+from conformance.vocab import requests as rq
 from conformance.vocab.readers import request_json, stream_events
 from conformance.wire.exchange import Exchange
 from conformance.wire.http import Client, Transport
@@ -120,20 +121,38 @@ def _answered(ex: Exchange) -> dict[tuple, str]:
         return {}
 
 
+def _session_key(ex: Exchange) -> str | None:
+    """The session key a request sent: invoke `sessionId`, AG-UI `threadId`, MCP `arguments.session_id`."""
+    op = rq.op(ex)
+    key = rq.fields(ex).get("sessionId" if op == "invoke" else "threadId") if op in ("invoke", "agui") else \
+        rq.tool_arguments(ex).get("session_id") if op == "mcp" else None
+    return key if isinstance(key, str) else None
+
+
 def _prerequisites(rec: Recording, target: Exchange) -> list[Exchange]:
     """The earlier exchanges of `target`'s scenario whose answer generated a value `target`'s request carries, and
-    those that carried such a value after it: the history on a generated key, which a fault may need (a third call)."""
+    those that carried such a value after it: the history on a generated key, which a fault may need (a third call);
+    and those that sent the session key `target` sent (the history on a key the client chose)."""
     carried = {v for _, v in _leaves(request_json(target)) if len(v) >= _SHORTEST_KEY}
+    key = _session_key(target)
     before = rec.exchanges[:next(i for i, ex in enumerate(rec.exchanges) if ex is target)]
     generated: set[str] = set()
     out = []
     for ex in before:
         sent = {v for _, v in _leaves(request_json(ex))}
         made = carried & (set(_answered(ex).values()) - sent)
-        if made or generated & sent:
+        if made or generated & sent or (key is not None and key not in generated and _session_key(ex) == key):
             out.append(ex)
         generated |= made
     return out
+
+
+def _renamed(rec: Recording, target: Exchange) -> dict[str, str]:
+    """A key the client chose for `target`'s history, renamed for the re-sent one: the key's instance already holds
+    the first sending's runs (kept short of 256 characters, and not for a key a scenario sent at a length edge)."""
+    key = _session_key(target)
+    chosen = key is not None and any(_session_key(ex) == key for ex in _prerequisites(rec, target))
+    return {key: f"{key}~again"} if chosen and len(key) <= 200 else {}
 
 
 async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], values: dict[str, str]) -> Exchange:
@@ -174,7 +193,7 @@ async def _send_until_limited(ex: Exchange, target: Target, headers: dict[str, s
 async def _send_with_prerequisites(rec: Recording, old: Exchange, target: Target) -> dict[int, Exchange] | None:
     """The re-sent exchanges (id of the recorded one -> its twin), `old` last; None when one cannot be re-sent."""
     fresh: dict[int, Exchange] = {}
-    values: dict[str, str] = {}
+    values: dict[str, str] = _renamed(rec, old)
     for ex in [*_prerequisites(rec, old), old]:
         headers = _headers(ex, target)
         if headers is None:

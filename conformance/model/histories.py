@@ -286,10 +286,10 @@ def history(seed: int) -> tuple[Move, ...]:
         option = rng.choice([o for o, score in scores.items() if score == best])
         most = len(key_gain(option, covered))
         forms = [kf for kf, pairs in keyed[option] if len(pairs - covered) == most]
-        reading = gains(option, last, covered) - own[option]
+        gained = gains(option, last, covered)
         # a session as long as the covering allows; a move that reads the transition before it keeps its key
-        kf = "earlier" if "earlier" in forms or reading else rng.choice(forms)
-        covered |= (gains(option, last, covered) if kf == "earlier" else own[option]) | _key_pairs(kf, *option[:2])
+        kf = "earlier" if "earlier" in forms or gained - own[option] else rng.choice(forms)
+        covered |= (gained if kf == "earlier" else own[option]) | _key_pairs(kf, *option[:2])
         t, q, form = option
         protocol = PATHS[q][0]
         script = script_of(t, protocol)

@@ -309,7 +309,7 @@ def catalog_rows() -> list[dict[str, Any]]:
     cov = registry.coverage()
     ops, ruled = report.requirement_operations(), set(exchange_rules.requirements())
     return [{**r.as_dict(), "needs_agent": list(r.agent_needs), "checks": cov.get(r.id, []),
-             "scope": {d: list(v) for d, v in coverage.scope(ops.get(r.id, ()), True, r.id in ruled).items()},
+             "scope": {d: list(v) for d, v in coverage.scope(ops.get(r.id, ()), True, r.id in ruled, r.id).items()},
              "every_exchange": r.id in ruled,
              "input_classes": inputs.applies_to(r.id), "histories": sequences.histories_for(r.id),
              "silences": silences.applies_to(r.id), "silences_left_out": silences.left_out_for(r.id),

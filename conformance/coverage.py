@@ -8,32 +8,39 @@ scenario's check is taken to read every exchange of its recordings.
 """
 from __future__ import annotations
 
+import fnmatch
 import itertools
 from typing import Any, Iterable
 
-from conformance.model.dimensions import DIMENSIONS, FREE, NARROWED
+from conformance.model.dimensions import DIMENSIONS, FREE, NARROWED, OPEN_VALUES, REFUSED_VALUES, TIED
 from conformance.vocab import forms
 
 PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
 _PAIR_IDS: dict[tuple[str, str, str, str], int] = {}
 
 
+MEDIA_RANGE_LISTS = ("mcp",)    # the operations whose Accept lists two media ranges (one alone has no order)
 SCENARIO_ONLY = ("a requirement its scenarios alone judge reads the requests they build for it: what a request is "
                  "(its mode, method, key, input) is the rule's own; the free dimensions still vary over them")
-OPEN_VALUES = {"jsonrpc-id": ("absent",), "invoke-mode": ("either",), "key-length": ("open",)}   # left open by the spec
 
 
-def scope(operations: Iterable[str], http2: bool = True, every: bool = True) -> dict[str, tuple[str, ...]]:
+def scope(operations: Iterable[str], http2: bool = True, every: bool = True,
+          requirement: str = "") -> dict[str, tuple[str, ...]]:
     """The dimensions and values a rule over `operations` must hold on (`NARROWED` left out, with its reason; what a
-    request is, for a rule no exchange rule reads: `SCENARIO_ONLY`)."""
+    request is, for a rule no exchange rule reads: `SCENARIO_ONLY`; the values the spec ties `requirement` to,
+    `TIED`; values it leaves open or refuses whatever else a request carries)."""
     ops = set(operations)
+    tied = {dim: values for patterns, dim, values, _ in TIED if any(fnmatch.fnmatchcase(requirement, p) for p in patterns)}
     out = {}
     for d in DIMENSIONS.values():
         if d.name in NARROWED or d.name == "operation" or not ops & set(d.operations):
             continue
-        if not every and not d.free and d.name != "http-version":
+        if not every and not d.free and d.name != "http-version" and d.name not in tied:
             continue
         values = d.values if http2 or d.name != "http-version" else ("HTTP/1.1",)
+        values = tied.get(d.name) or tuple(v for v in values if v not in REFUSED_VALUES.get(d.name, ()))
+        if d.name == "accept-form" and not ops & set(MEDIA_RANGE_LISTS):
+            values = tuple(v for v in values if v != "reordered")
         out[d.name] = tuple(v for v in values if v not in OPEN_VALUES.get(d.name, ()))
     return out
 
@@ -92,4 +99,6 @@ def summary(rows: dict[str, dict[str, Any]], scopes: dict[str, dict[str, tuple[s
             "share": round(covered / total, 4) if total else None,
             "inventory": {d.name: {"values": list(d.values), "free": d.free, "source": d.source,
                                    "operations": list(d.operations)} for d in DIMENSIONS.values()},
-            "narrowed": {**NARROWED, "(what a request is)": SCENARIO_ONLY}}
+            "narrowed": {**NARROWED, "(what a request is)": SCENARIO_ONLY},
+            "tied": [{"requirements": list(ids), "dimension": dim, "values": list(values), "why": why}
+                     for ids, dim, values, why in TIED]}

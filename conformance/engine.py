@@ -34,6 +34,7 @@ from conformance.wire.pace import Pacer, RunDeadline, parse_duration, parse_rate
 from conformance.wire.redact import Redactor
 from conformance.model.values import STRING_KINDS
 from conformance.vocab import forms, inputs, protocols as vocab_protocols
+from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import error_of
 
 KEY_KINDS = STRING_KINDS
@@ -172,15 +173,22 @@ class Context:
     # -- talking ---------------------------------------------------------------------
     async def send(self, method: str, path: str, *, label: str, credential: str | None = "api_key",
                    headers: dict[str, str] | None = None, limits: Limits | None = None, record: bool = True,
-                   form: dict[str, str] | None = None, **kw) -> Exchange:
+                   form: dict[str, str] | None = None, shaped: bool = True, **kw) -> Exchange:
         """Sends and records one exchange, in the free form the run draws for it (`vocab.forms`: header names,
         order, framing, the JSON writing, the forms of Content-Type, Accept and the scheme, the user agent, an
-        unknown header; `form` sets some of them); record=False leaves the keeping to the caller (a probe that keeps
-        one of many)."""
-        all_headers = {**self.bearer(credential), **(headers or {})}
-        carried = None if credential and all_headers.get("Authorization") else self._carried(path, all_headers, kw)
+        unknown header, and in a JSON body what the spec leaves free there, `forms.shape`; `form` sets some of them;
+        `shaped=False` sends a generated body as it was drawn); record=False leaves the keeping to the caller (a
+        probe that keeps one of many)."""
         form = {**forms.draw(self.target.seed, self.scenario.name, self._drawn), **(form or {})}
         self._drawn += 1
+        if shaped and not any(k.lower() == "authorization" for k in headers or {}):
+            credential = forms.credential(form, operation_of(path), kw.get("json"), credential, self.target)
+        all_headers = {**self.bearer(credential), **(headers or {})}
+        carried = None if credential and all_headers.get("Authorization") else self._carried(path, all_headers, kw)
+        shape: dict[str, str] = {}
+        if shaped and "json" in kw:
+            kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
+                                            replies_read=self.target.profile.is_conformance_agent)
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw)
         if body is not None:
@@ -188,7 +196,7 @@ class Context:
             kw["content"] = body
         ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
                                     transport=forms.transport(form), **kw)
-        ex.form = {**applied, "header-name-case": form["header-name-case"], "header-order": form["header-order"],
+        ex.form = {**applied, **shape, "header-name-case": form["header-name-case"], "header-order": form["header-order"],
                    "body-framing": "chunked" if any(k.lower() == "transfer-encoding" for k in ex.request_headers)
                    else "content-length"}
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 from conformance import __version__, catalog, coverage, exchange_rules, registry, versions
 from conformance.baseline import Baseline  # noqa: F401 (re-exported)
 from conformance.judging import CheckResult
+from conformance.model.dimensions import OPERATIONS
 from conformance.options import ExitStatus
 from conformance.vocab import inputs, silences
 
@@ -349,6 +350,10 @@ def requirement_operations() -> dict[str, set[str]]:
     for c in registry.CHECKS.values():
         for rid in c.requirements:
             out.setdefault(rid, set()).update(c.protocols)
+    # a rule of one protocol applies to that protocol's requests, though a scenario that reads it also sends others
+    for q in catalog.load().values():
+        if q.protocol in OPERATIONS and q.id in out:
+            out[q.id] = {q.protocol}
     return out
 
 
@@ -362,7 +367,7 @@ def dimensions_covered(results: list[CheckResult], target: dict[str, Any],
     rows = coverage.judged(results, collections.defaultdict(lambda: facts))
     ops = requirement_operations()
     ruled = set(exchange_rules.requirements())
-    return coverage.summary(rows, {rid: coverage.scope(ops.get(rid, ()), spoken, rid in ruled) for rid in rows})
+    return coverage.summary(rows, {rid: coverage.scope(ops.get(rid, ()), spoken, rid in ruled, rid) for rid in rows})
 
 
 def redacted(value: Any, redact) -> Any:

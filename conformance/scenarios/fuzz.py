@@ -442,7 +442,7 @@ def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Resp
         known = ctx.preflight(PREFLIGHT_METADATA) if method == "GET" and not headers and not body else None
         if known is not None and known.url == url:
             return ctx.keep(known, label)
-        return await ctx.send(method, url, label=label, credential=None, headers=headers,
+        return await ctx.send(method, url, label=label, credential=None, headers=headers, shaped=False,
                               limits=dataclasses.replace(ctx.client.limits, total=REQUEST_TIMEOUT), **body)
 
     def send(p: Probe) -> httpx.Response:

@@ -16,10 +16,10 @@ import hashlib
 import json
 from typing import Any
 
-from conformance.model.dimensions import DIMENSIONS, FREE
-from conformance.vocab import inputs, requests as rq
+from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES
+from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
-from conformance.vocab.protocols import JSON_WRITINGS, MCP_ACCEPT, SSE, written
+from conformance.vocab.protocols import JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, written
 
 SUITE_AGENT = "aisvc-conformance/0.1"
 USER_AGENTS = {"suite": SUITE_AGENT,
@@ -33,10 +33,15 @@ ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
                 SSE: {"reordered": SSE, "case": "Text/Event-Stream", "weights": "text/event-stream;q=1"}}
 
 
+def drawn(dim: str) -> tuple[str, ...]:
+    """The values a run draws of a free dimension (none the spec leaves open)."""
+    return tuple(v for v in DIMENSIONS[dim].values if v not in OPEN_VALUES.get(dim, ()))
+
+
 def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
     """The value of `dim` for request `n` of `scenario`: rotating through the values from an offset the seed and the
     scenario choose, each dimension at a pace of its own (so pairs of values meet across requests)."""
-    values = DIMENSIONS[dim].values
+    values = drawn(dim)
     h = int.from_bytes(hashlib.sha256(f"{seed}|{scenario}|{dim}".encode()).digest()[:8], "big")
     step = 1 + FREE.index(dim) % max(1, len(values) - 1) if len(values) > 2 else 1
     return values[(h + n * step + (n // len(values))) % len(values)]
@@ -44,7 +49,16 @@ def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
 
 AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-framing": "content-length",
             "json-writing": "compact", "content-type-form": "application/json", "auth-scheme-case": "Bearer",
-            "accept-form": "as-built", "user-agent": "suite", "extra-header": "none"}
+            "accept-form": "as-built", "user-agent": "suite", "extra-header": "none", "jsonrpc-id": "integer",
+            "mcp-elicitation": "cannot", "agui-fields": "absent", "other-field": "absent", "mcp-credential": "api-key"}
+# What the spec leaves free in a body, as written when drawn: an AG-UI client's empty fields, or some set; an invoke
+# field the service does not interpret (both reach the agent as `params`, which a reply read off its prompt ignores)
+AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "forwardedProps": {}},
+               "set": {"tools": [], "state": {}, "context": [{"description": "locale", "value": "en-GB"}],
+                       "forwardedProps": {"client": "conformance"}}}
+OTHER_FIELD = ("clientTag", "conformance")
+ELICITATION = {"elicitation": {}}
+SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input classes send others on purpose)
 
 
 def offset(seed: Any, scenario: str, size: int) -> int:
@@ -58,7 +72,7 @@ def covering(seed: Any, scenario: str, n: int, used: Any) -> dict[str, str]:
     broken in the rotation's order from its own pick (so the same seed still sends the same forms)."""
     out = {}
     for dim in FREE:
-        values = list(DIMENSIONS[dim].values)
+        values = list(drawn(dim))
         start = values.index(_pick(seed, scenario, dim, n))
         out[dim] = min(values[start:] + values[:start], key=lambda v: used(dim, v))
     return out
@@ -124,6 +138,50 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
     return out, body, applied
 
 
+def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool) -> tuple[Any, dict[str, str]]:
+    """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
+    id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
+    agent, a prompt that says its reply, no resume), a client that can elicit, an AG-UI client's fields, an invoke
+    field the service does not interpret. What the scenario set stays; nothing moves a body across a limit."""
+    if not isinstance(body, dict):
+        return body, {}
+    out, applied = dict(body), {}
+    free = replies_read and operation in ("invoke", "agui", "mcp") and (
+        replies.reply_of(replies.prompt_in(operation, body)) is not None
+        or operation == "mcp" and body.get("method") in ("server/discover", "tools/list"))
+    if operation == "mcp":
+        rid = out.get("id")
+        if form.get("jsonrpc-id") == "string" and type(rid) is int and rid in SHAPED_IDS:
+            out["id"] = f"id-{rid}"
+            applied["jsonrpc-id"] = "string"
+        params = out.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if free and form.get("mcp-elicitation") == "can-elicit" and isinstance(meta, dict) \
+                and META_VERSION in meta and meta.get(META_CAPS) == {}:
+            out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
+            applied["mcp-elicitation"] = "can-elicit"
+    elif operation == "agui" and free and form.get("agui-fields") in AGUI_FIELDS \
+            and not set(AGUI_FIELDS["set"]) & set(out):
+        out.update(json.loads(json.dumps(AGUI_FIELDS[form["agui-fields"]])))
+        applied["agui-fields"] = form["agui-fields"]
+    elif operation == "invoke" and free and form.get("other-field") == "sent" and OTHER_FIELD[0] not in out:
+        out[OTHER_FIELD[0]] = OTHER_FIELD[1]
+        applied["other-field"] = "sent"
+    if applied and rq.size_class(len(json.dumps(out))) != rq.size_class(len(json.dumps(body))):
+        return body, {}
+    return out, applied
+
+
+def credential(form: dict[str, str], operation: str | None, body: Any, fact: str | None, target: Any) -> str | None:
+    """The credential fact a request carries: the access token instead of the API key where the form draws it, on an
+    MCP request no session reads (the tool's description: whether a session is the credential's too is not shown),
+    when the target gives one."""
+    if fact != "api_key" or operation != "mcp" or form.get("mcp-credential") != "access-token" \
+            or not getattr(target, "access_token", None) or not isinstance(body, dict):
+        return fact
+    return "access_token" if body.get("method") in ("server/discover", "tools/list") else fact
+
+
 def transport(form: dict[str, str]) -> Transport:
     return Transport(form["header-name-case"], form["header-order"], form["body-framing"] == "chunked")
 
@@ -179,6 +237,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         out["body-size"] = "inside" if rq.body_size(ex) != "outside" else "outside"
         out["messages"] = "sent" if "messages" in fields else "absent"
     if op == "invoke":
+        known = {"prompt", "stream", "sessionId", "messages", getattr(target, "extra_data_field", None)}
+        out["other-field"] = "sent" if set(fields) - known else "absent"
         out["invoke-mode"] = rq.invoke_mode(ex)
         size = rq.extra_size(ex, target) if target is not None else None
         out["extra-data"] = size if size in ("inside", "outside") else "absent"
@@ -186,6 +246,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         out["agui-input"] = "resume" if "resume" in fields else "user-message" if rq.has_user_message(fields) \
             else "neither"
         out["run-id"] = "sent" if "runId" in fields else "absent"
+        passed = [fields[k] for k in AGUI_FIELDS["set"] if k in fields]
+        out["agui-fields"] = "absent" if not passed else "client-defaults" if not any(passed) else "set"
     if op == "mcp":
         method = rq.rpc_method(ex)
         if method in DIMENSIONS["mcp-method"].values:
@@ -193,6 +255,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         version = rq.declared_version(ex)
         out["mcp-version"] = version if version in rq.SUPPORTED_VERSIONS else "unsupported"
         out["mcp-progress"] = "token" if rq.sends_progress_token(ex) else "none"
+        if out["credential"] in DIMENSIONS["mcp-credential"].values:
+            out["mcp-credential"] = out["credential"]
         caps = rq.meta(ex).get("io.modelcontextprotocol/clientCapabilities")
         out["mcp-elicitation"] = "can-elicit" if isinstance(caps, dict) and "elicitation" in caps else "cannot"
         why = rq.headers_match(ex) or ""

@@ -66,17 +66,22 @@ def slept(prompt: Any) -> float:
 def prompt_of(ex: Exchange) -> Any:
     """The prompt of a request that starts a run (None for a resume, a retry of a paused call or another method):
     invoke `prompt`, the text of AG-UI's last user message, MCP `arguments.prompt` of a `tools/call`."""
-    sent = rq.fields(ex)
-    operation = rq.op(ex)
+    return prompt_in(rq.op(ex), rq.fields(ex))
+
+
+def prompt_in(operation: str | None, sent: Any) -> Any:
+    """`prompt_of` a request body (the JSON-RPC request, for MCP) of `operation`."""
+    if not isinstance(sent, dict):
+        return None
     if operation == "invoke":
         return sent.get("prompt")
     if operation == "agui":
         users = [m for m in sent.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
         return users[-1].get("content") if users and sent.get("resume") is None else None
-    if operation == "mcp" and rq.rpc_method(ex) == "tools/call":
-        params = rq.rpc(ex).get("params")
-        args = rq.tool_arguments(ex)
-        resumed = "resume" in args or (isinstance(params, dict) and params.get("requestState") is not None)
+    if operation == "mcp" and sent.get("method") == "tools/call":
+        params = sent.get("params") if isinstance(sent.get("params"), dict) else {}
+        args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        resumed = "resume" in args or params.get("requestState") is not None
         return None if resumed else args.get("prompt")
     return None
 

@@ -54,7 +54,16 @@ def test_a_scenario_meets_every_free_value_in_its_first_requests(scenario):
     for n in range(1, 9):
         for dim, value in forms.draw(7, scenario, n).items():
             seen[dim].add(value)
-    assert {dim: set(DIMENSIONS[dim].values) - got for dim, got in seen.items() if set(DIMENSIONS[dim].values) - got} == {}
+    assert {dim: set(forms.drawn(dim)) - got for dim, got in seen.items() if set(forms.drawn(dim)) - got} == {}
+
+
+def test_a_run_never_draws_a_value_the_spec_leaves_open():
+    assert all(v not in dimensions.OPEN_VALUES.get(dim, ()) for n in range(40) for dim, v in forms.draw(3, "s", n).items())
+
+
+def test_every_tie_names_a_dimension_and_its_values_and_reason():
+    for ids, dim, values, why in dimensions.TIED:
+        assert ids and why and dim in DIMENSIONS and set(values) <= set(DIMENSIONS[dim].values)
 
 
 def test_same_seed_same_forms_and_another_seed_others():

@@ -74,11 +74,15 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
                               if "stream" not in fields and accept_sse else "json")
         out["session-key"] = "sent" if "sessionId" in fields else "absent"
         out["messages"] = "sent" if "messages" in fields else "absent"
+        out["other-field"] = "sent" if set(fields) - {"prompt", "stream", "sessionId", "messages",
+                                                      facts.get("extra_data_field")} else "absent"
     elif op == "agui":
         out["session-key"] = "sent" if "threadId" in fields else "absent"
         out["run-id"] = "sent" if "runId" in fields else "absent"
         out["agui-input"] = "resume" if "resume" in fields else "user-message" if fields.get("messages") else "neither"
         out["messages"] = "sent" if "messages" in fields else "absent"
+        passed = [fields[k] for k in ("tools", "state", "context", "forwardedProps") if k in fields]
+        out["agui-fields"] = "absent" if not passed else "client-defaults" if not any(passed) else "set"
     elif op == "mcp":
         method = fields.get("method")
         out["mcp-method"] = method if isinstance(method, str) else "other"
@@ -91,6 +95,8 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
         out["mcp-elicitation"] = "can-elicit" if isinstance(caps, dict) and "elicitation" in caps else "cannot"
         args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
         out["session-key"] = "sent" if "session_id" in args else "absent"
+        if out["credential"] in ("api-key", "access-token"):
+            out["mcp-credential"] = out["credential"]
         out["jsonrpc-id"] = ("absent" if "id" not in fields else "string" if isinstance(fields["id"], str)
                              else "integer")
     return out

@@ -9,7 +9,7 @@ import re
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, judge_all, on, precondition
 from conformance.registry import check, rule
-from conformance.vocab import protocols as p
+from conformance.vocab import protocols as p, requests as rq
 from conformance.vocab.steps import access as steps, inputs as input_steps, mcp as mcp_steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE
@@ -185,14 +185,16 @@ MCP_401_LABELS = (*steps.MCP_CREDENTIALS, steps.QUERY_KEY, steps.QUERY_TOKEN, st
 
 @check("AUTH-MCP-001", scenarios=["access.mcp"])
 def access_token_accepted(rec: Recording):
-    """Sends tools/call with the access token on its own agent; 200 with the plain reply."""
+    """Sends a request with the access token on its own agent (tools/call, server/discover or tools/list, by seed);
+    200 with a result (a tools/call's with the plain reply)."""
     ex = step(rec, steps.ACCEPTED_TOKEN)
+    method = rq.rpc_method(ex)
     with on(ex):
-        assert ex.status == 200, f"tools/call with the access token: expected 200, got {got(ex)}"
+        assert ex.status == 200, f"{method} with the access token: expected 200, got {got(ex)}"
         result = p.mcp_response(ex).get("result")
-        assert isinstance(result, dict), f"tools/call with the access token: expected a result, got {got(ex)}"
+        assert isinstance(result, dict), f"{method} with the access token: expected a result, got {got(ex)}"
         reply = rec.facts.get("reply")
-        if reply is not None:
+        if reply is not None and method == "tools/call":
             text = p.mcp_text(result)
             if text != reply:   # the call was accepted: how its text reads is MCP-TOOL-002's (the reply exactly)
                 raise precondition("MCP-TOOL-002", ex, f"tools/call with the access token: expected the reply "

@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from conformance.vocab import inputs, official_client as official, protocols as p, sequences, silences
+from conformance.vocab import forms, inputs, official_client as official, protocols as p, sequences, silences
 from conformance.vocab.elicitation import (  # noqa: F401 (read through this module by the docs' tests)
     FORMATTED, answered_form, elicitation_requests, form_answer, form_value)
 from conformance.vocab.steps import mcp as steps
@@ -31,6 +31,9 @@ from conformance.wire.sdk import RecordingTransport, paced_timeout
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
+REFUSED_METHODS = ("tools/call", "server/discover", "tools/list")   # the methods a refused request rotates over
+# refusals of a tools/call's own params (`_meta` and its version are the spec's on tools/call only)
+CALL_REFUSALS = (steps.NAME_MISMATCH, steps.UNKNOWN_TOOL, steps.NO_PROMPT, steps.VERSION_MISMATCH)
 RATE_PROBE_BATCH = 25
 RATE_PROBE_SECONDS = 90.0               # the probe stops sending then, inside its scenario's deadline
 
@@ -188,20 +191,29 @@ async def refusals(ctx: Context) -> None:
         (steps.NO_PROMPT, dict(prompt=None)),
         (steps.UNKNOWN_AGENT, dict(agent_id="agt_" + ctx.unique("nope").replace("-", ""))),
     ]
+    start = forms.offset(ctx.target.seed, ctx.scenario.name, len(REFUSED_METHODS))
     for n, (label, case) in enumerate(cases, 1):
         case = dict(case)
         name = case.pop("tool", tool)
         text = case.pop("prompt", prompt)
         args = {"prompt": text} if text is not None else {}
         args["session_id"] = ctx.unique("refused")
+        # a refusal of the request itself holds whatever it asks: the method (and a progress token) rotate by seed
+        method = "tools/call" if label in CALL_REFUSALS else REFUSED_METHODS[(start + n) % len(REFUSED_METHODS)]
+        params = {"name": name, "arguments": args} if method == "tools/call" else {}
+        if method == "tools/call" and (start + n) % 2:
+            case["progress_token"] = f"refused-{n}"
+        if label == steps.METHOD_MISMATCH:
+            case["headers"] = {"Mcp-Method": "tools/list" if method != "tools/list" else "server/discover"}
         if label == steps.CONTENT_TYPE:
-            body = p.mcp_request("tools/call", {"name": name, "arguments": args}, id=n)
+            body = p.mcp_request(method, params, id=n, progress_token=case.get("progress_token"))
             await ctx.post(ctx.agent_path("mcp"), label=label, content=json.dumps(body).encode(),
-                           headers={**p.mcp_headers("tools/call", name=name), "Content-Type": "text/plain"})
+                           headers={**p.mcp_headers(method, name=name if method == "tools/call" else None),
+                                    "Content-Type": "text/plain"})
             continue
-        if "mcp_name" not in case:
+        if "mcp_name" not in case and method == "tools/call":
             case["mcp_name"] = name
-        await rpc(ctx, "tools/call", {"name": name, "arguments": args}, label=label, id=n, **case)
+        await rpc(ctx, method, params, label=label, id=n, **case)
     init = {"protocolVersion": UNKNOWN_VERSION, "capabilities": {}, "clientInfo": LEGACY_CLIENT_INFO}
     await rpc(ctx, "initialize", init, label=steps.INITIALIZE_UNKNOWN, id="init-x", version=None)
     await rpc(ctx, "resources/list", label=steps.UNSUPPORTED_METHOD, id="meth-x")

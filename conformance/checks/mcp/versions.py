@@ -100,7 +100,7 @@ SUPPORTED_LISTED = "MCP-VER-003"     # a -32022's `data.supported` holds 2026-07
 
 
 def version_errors(rec: Recording) -> list[tuple[Exchange, str]]:
-    """The two refusals of an unknown version (tools/call, initialize), each with the requirement that refuses it."""
+    """The two refusals of an unknown version (a 2026-07-28 request, initialize), each with the requirement that refuses it."""
     return [(step(rec, steps.VERSION_UNKNOWN), UNKNOWN_REFUSED),
             (step(rec, steps.INITIALIZE_UNKNOWN), INITIALIZE_REFUSED)]
 
@@ -120,7 +120,8 @@ def supported_listed(err: dict[str, Any]) -> list[str]:
 
 @check("MCP-VER-002", scenarios=REFUSALS)
 def unknown_version_refused(rec: Recording):
-    """Sends tools/call declaring 1999-01-01 in header and `_meta`; HTTP 400 with JSON-RPC code -32022."""
+    """Sends a request (its method rotating by seed) declaring 1999-01-01 in header and `_meta`; HTTP 400 with
+    JSON-RPC code -32022."""
     unknown_version_error(step(rec, steps.VERSION_UNKNOWN), UNKNOWN_REFUSED)
 
 
@@ -168,7 +169,7 @@ MISMATCHES = {   # requirement: (step, check name, doc)
     "MCP-HDR-001": (steps.VERSION_MISMATCH, "version_header_mismatch",
                     "Sends tools/call with header 2026-07-28 but `_meta` version 2025-11-25; HTTP 400 with -32022."),
     "MCP-HDR-002": (steps.METHOD_MISMATCH, "method_header_mismatch",
-                    "Sends tools/call with `Mcp-Method: tools/list`; HTTP 400 with -32022."),
+                    "Sends a request whose `Mcp-Method` names another method; HTTP 400 with -32022."),
     "MCP-HDR-003": (steps.NAME_MISMATCH, "name_header_mismatch",
                     "Sends tools/call whose Mcp-Name names another tool than params.name; HTTP 400 with -32022."),
 }
@@ -180,14 +181,14 @@ MISSING_HEADERS = {steps.METHOD_MISSING: "MCP-HDR-005", steps.VERSION_HEADER_MIS
 
 @check("MCP-HDR-005", scenarios=REFUSALS)
 def method_header_required(rec: Recording):
-    """Sends a 2026-07-28 tools/call without Mcp-Method; a 4xx with a JSON-RPC error body (the exact 400 is
+    """Sends a 2026-07-28 request without Mcp-Method; a 4xx with a JSON-RPC error body (the exact 400 is
     MCP-HDR-006's SHOULD: that a missing header "does not match the body" is a reading of the spec)."""
     refusal(step(rec, steps.METHOD_MISSING), "MCP-HDR-005")
 
 
 @check("MCP-HDR-007", scenarios=REFUSALS)
 def version_header_required(rec: Recording):
-    """Sends tools/call with `_meta` version 2026-07-28 but no MCP-Protocol-Version header; a 4xx with a JSON-RPC
+    """Sends a request with `_meta` version 2026-07-28 but no MCP-Protocol-Version header; a 4xx with a JSON-RPC
     error body (the exact 400 is MCP-HDR-006's SHOULD)."""
     refusal(step(rec, steps.VERSION_HEADER_MISSING), "MCP-HDR-007")
 
@@ -218,6 +219,6 @@ def missing_header_code(rec: Recording):
 
 @check("MCP-HDR-008", scenarios=REFUSALS)
 def wrong_content_type(rec: Recording):
-    """Sends tools/call as `Content-Type: text/plain`; a 4xx with a JSON-RPC error body (upstream code -32005)."""
+    """Sends a request as `Content-Type: text/plain`; a 4xx with a JSON-RPC error body (upstream code -32005)."""
     body = refusal(step(rec, steps.CONTENT_TYPE), "MCP-HDR-008")
     return f"code {body['error']['code']} (upstream: -32005)"

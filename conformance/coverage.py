@@ -12,7 +12,7 @@ import fnmatch
 import itertools
 from typing import Any, Iterable
 
-from conformance.model.dimensions import DIMENSIONS, FREE, NARROWED, OPEN_VALUES, REFUSED_VALUES, TIED
+from conformance.model.dimensions import DIMENSIONS, FREE, CLIENT_WRITTEN, NARROWED, OPEN_VALUES, REFUSED_VALUES, TIED
 from conformance.vocab import forms
 
 PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
@@ -31,11 +31,12 @@ def scope(operations: Iterable[str], http2: bool = True, every: bool = True,
     `TIED`; values it leaves open or refuses whatever else a request carries)."""
     ops = set(operations)
     tied = {dim: values for patterns, dim, values, _ in TIED if any(fnmatch.fnmatchcase(requirement, p) for p in patterns)}
+    written = any(fnmatch.fnmatchcase(requirement, p) for p in CLIENT_WRITTEN)
     out = {}
     for d in DIMENSIONS.values():
         if d.name in NARROWED or d.name == "operation" or not ops & set(d.operations):
             continue
-        if not every and not d.free and d.name != "http-version" and d.name not in tied:
+        if not every and not d.free and d.name != "http-version" and d.name not in tied or written and d.free:
             continue
         values = d.values if http2 or d.name != "http-version" else ("HTTP/1.1",)
         values = tied.get(d.name) or tuple(v for v in values if v not in REFUSED_VALUES.get(d.name, ()))
@@ -99,6 +100,7 @@ def summary(rows: dict[str, dict[str, Any]], scopes: dict[str, dict[str, tuple[s
             "share": round(covered / total, 4) if total else None,
             "inventory": {d.name: {"values": list(d.values), "free": d.free, "source": d.source,
                                    "operations": list(d.operations)} for d in DIMENSIONS.values()},
-            "narrowed": {**NARROWED, "(what a request is)": SCENARIO_ONLY},
+            "narrowed": {**NARROWED, "(what a request is)": SCENARIO_ONLY,
+                         "(the free forms)": f"{', '.join(CLIENT_WRITTEN)}: the official client writes its own"},
             "tied": [{"requirements": list(ids), "dimension": dim, "values": list(values), "why": why}
                      for ids, dim, values, why in TIED]}

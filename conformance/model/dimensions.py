@@ -149,6 +149,8 @@ TIED: tuple[tuple[tuple[str, ...], str, tuple[str, ...], str], ...] = (
     (("AGUI-PASS-001",), "agui-fields", ("client-defaults", "set"), "a rule of the fields sent: they reach `params`"),
     (("INV-PASS-001",), "other-field", ("sent",), "a rule of a field sent: it reaches `params`"),
 )
+# Rules of a client the suite does not write (the official MCP client's calls): the free forms are that client's own.
+CLIENT_WRITTEN = ("MCP-CLIENT-*",)
 # Values a request is refused for whatever else it carries: only the rules tied to them (`TIED`) read them.
 REFUSED_VALUES = {"agui-input": ("neither",)}
 

@@ -8,6 +8,7 @@ left in `facts["skipped"]`, so the checks of that step are not assessed, never p
 from __future__ import annotations
 
 import base64
+import itertools
 from typing import Any
 
 from conformance.vocab import forms, inputs, protocols as p
@@ -41,20 +42,27 @@ def _headers(ctx: Context, kind: str) -> tuple[str | None, dict[str, str]]:
             ACCESS_TOKEN: "access_token"}.get(kind, "api_key"), {}
 
 
-def _body(ctx: Context, protocol: str, prompt: str) -> dict[str, Any]:
-    key = ctx.unique(f"auth-{protocol}")
-    return p.invoke_body(prompt, key) if protocol == "invoke" else p.agui_input(prompt, thread=key)
+BODY_SHAPES = ("key", "no-key", "run-id")   # a refusal holds whatever valid body it turns away: the shapes rotate
+
+
+def _body(ctx: Context, protocol: str, prompt: str, shape: str = "key") -> dict[str, Any]:
+    key = ctx.unique(f"auth-{protocol}") if shape != "no-key" else None
+    if protocol == "invoke":
+        return p.invoke_body(prompt, key)
+    return p.agui_input(prompt, thread=key, run=ctx.unique("auth-run") if shape == "run-id" else None)
 
 
 async def _invoke_or_agui(ctx: Context, protocol: str) -> None:
     prompt = ctx.prompt("plain_reply")
     ctx.note(reply=ctx.agent_scenario("plain_reply").get("reply"), protocol=protocol)
+    sent = itertools.count(forms.offset(ctx.target.seed, ctx.scenario.name, len(BODY_SHAPES)))
 
     async def post(label: str, kind: str = API_KEY, agent: str | None = None) -> None:
         credential, headers = _headers(ctx, kind)
         if protocol == "agui":   # as an AG-UI client asks: the refusals must still be the JSON error body (AGUI-ERR-005)
             headers = {"Accept": p.SSE, **headers}
-        await ctx.post(ctx.agent_path(protocol, agent), _body(ctx, protocol, prompt), label=label,
+        shape = "key" if label == steps.ACCEPTED else BODY_SHAPES[next(sent) % len(BODY_SHAPES)]
+        await ctx.post(ctx.agent_path(protocol, agent), _body(ctx, protocol, prompt, shape), label=label,
                        credential=credential, headers=headers)
 
     inputs.carry(ctx, steps.ACCEPTED, "auth-scheme:case")
@@ -89,16 +97,18 @@ async def access_mcp(ctx: Context) -> None:
     tool, prompt = await tool_name(ctx), ctx.prompt("plain_reply")
     ctx.note(tool=tool, reply=ctx.agent_scenario("plain_reply").get("reply"))
 
+    ids = itertools.count(1)     # integer ids the run writes as strings on some requests (`forms.shape`)
+
     async def call(label: str, kind: str = API_KEY, agent: str | None = None, **kw: Any) -> None:
         credential, headers = _headers(ctx, kind)
-        await call_tool(ctx, tool, prompt, label=label, id=label, session=ctx.unique("auth-mcp"), agent_id=agent,
+        await call_tool(ctx, tool, prompt, label=label, id=next(ids), session=ctx.unique("auth-mcp"), agent_id=agent,
                         credential=credential, headers=headers, **kw)
 
     # the token is accepted whatever the request asks: its method rotates by seed (the run's other MCP requests
     # carry it on the tool's description as well, `forms.credential`)
     method = TOKEN_METHODS[forms.offset(ctx.target.seed, ctx.scenario.name, len(TOKEN_METHODS))]
     await optional(ctx, steps.ACCEPTED_TOKEN, ("access_token",), lambda: call(steps.ACCEPTED_TOKEN, ACCESS_TOKEN) if
-                   method == "tools/call" else rpc(ctx, method, label=steps.ACCEPTED_TOKEN, id=steps.ACCEPTED_TOKEN,
+                   method == "tools/call" else rpc(ctx, method, label=steps.ACCEPTED_TOKEN, id=next(ids),
                                                    credential="access_token"))
     for kind in steps.MCP_CREDENTIALS:
         await optional(ctx, kind, NEEDS.get(kind, ()), lambda kind=kind: call(kind, kind))
@@ -109,7 +119,7 @@ async def access_mcp(ctx: Context) -> None:
         if where == "query":
             await call(label, steps.NO_CREDENTIAL, agent=None, query=secret)
         else:
-            body = p.mcp_call(tool, prompt, session=ctx.unique("auth-mcp"), id=label)
+            body = p.mcp_call(tool, prompt, session=ctx.unique("auth-mcp"), id=next(ids))
             body[BODY_CREDENTIAL_FIELD] = secret
             await ctx.post(path, body, label=label, credential=None, headers=p.mcp_headers("tools/call", name=tool))
 

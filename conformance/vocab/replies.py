@@ -91,3 +91,13 @@ def known(ex: Exchange, target: Any) -> Reply | None:
     if getattr(getattr(target, "profile", None), "agent", "conformance") != "conformance":
         return None
     return ex.remembered("reply", lambda: reply_of(prompt_of(ex)))
+
+
+def calls_tool_or_step(ex: Exchange, target: Any) -> bool:
+    """The run this request starts is one of the conformance agent whose prompt says its reply and calls a tool or
+    takes a step (`tool`, `step`): its stream must show that between its start and its end."""
+    if known(ex, target) is None:
+        return False
+    script = parse(prompt_of(ex))
+    return any(d.word in ("tool", "step") for d in script.directives)
+

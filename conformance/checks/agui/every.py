@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.checks.agui._common import TERMINAL, Run, frame_value, is_event
+from conformance.checks.agui.order import tool_or_step_inside
 from conformance.checks.agui.passthrough import reach_params
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
@@ -175,7 +176,20 @@ def deltas_are_reply(ex: Exchange, target: Any) -> None:
     replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
 
 
+def tool_or_step_between(ex: Exchange, target: Any) -> None:
+    """a run whose prompt calls a tool or takes a step shows an event of it between start and end."""
+    r = run_of(ex)
+    if r.terminal()["type"] != "RUN_FINISHED":
+        raise NotAssessed(f"{ex.label}: the run did not finish, so what it did is not all there")
+    tool_or_step_inside(r)
+
+
 register(
+    ExchangeRule("AGUI-ORDER-005", "tool_and_step_events_between", AGUI,
+                 lambda ex, target: must_stream(ex, target) and is_stream(ex, target)
+                 and replies.calls_tool_or_step(ex, target), tool_or_step_between,
+                 doc="every run whose prompt calls a tool or takes a step (docs/agent.md) shows a tool call or step "
+                     "event between RUN_STARTED and its terminal event, whatever else the request carried."),
     ExchangeRule("AGUI-ORDER-006", "deltas_are_reply", AGUI,
                  lambda ex, target: must_stream(ex, target) and is_stream(ex, target)
                  and replies.known(ex, target) is not None, deltas_are_reply,

@@ -58,20 +58,26 @@ def _is_text_or_run(type_: str) -> bool:
     return type_.startswith(("RUN_", "TEXT_MESSAGE_"))
 
 
+def tool_or_step_inside(r: Run) -> list[str]:
+    """The types of the events between RUN_STARTED and the terminal event that are no run or text event (the
+    tool call and step events, whose names are AGUI-OPEN-002's); AssertionError when there are none."""
+    start, end = r.started(), r.terminal()
+    events = r.events
+    inside = events[next(i for i, e in enumerate(events) if e is start) + 1:
+                    next(i for i, e in enumerate(events) if e is end)]
+    others = sorted({e["type"] for e in inside if not _is_text_or_run(e["type"])})
+    assert others, f"expected a tool or step event between RUN_STARTED and the terminal event, got {r.types()}"
+    return others
+
+
 @check("AGUI-ORDER-005", scenarios=["agui.tool", "agui.step"])
 def tool_and_step_events_between(*recs):
     """Runs the tool-call and step prompts; some event other than RUN_*/TEXT_MESSAGE_* lies between start and end."""
     seen: dict[str, list[str]] = {}
 
-    def tool_or_step_inside(r: Run) -> None:
-        start, end = r.started(), r.terminal()
-        events = r.events
-        inside = events[next(i for i, e in enumerate(events) if e is start) + 1:
-                        next(i for i, e in enumerate(events) if e is end)]
-        others = sorted({e["type"] for e in inside if not _is_text_or_run(e["type"])})
-        seen[r.label] = others
-        assert others, f"expected a tool or step event between RUN_STARTED and the terminal event, got {r.types()}"
-    judge_every(runs(*recs), tool_or_step_inside, nothing="no run of the tool-call or step prompt was recorded")
+    def inside(r: Run) -> None:
+        seen[r.label] = tool_or_step_inside(r)
+    judge_every(runs(*recs), inside, nothing="no run of the tool-call or step prompt was recorded")
     return "types seen (not judged, AGUI-OPEN-002): " + "; ".join(f"{k}: {', '.join(v)}" for k, v in seen.items())
 
 

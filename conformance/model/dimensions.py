@@ -102,8 +102,9 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in [
               "RFC 9110 §12.5.1: media ranges in any order and case, with weights", free=True),
     Dimension("user-agent", ("suite", "browser", "sdk", "absent"), OPERATIONS,
               "RFC 9110 §10.1.5: User-Agent is optional and identifies the client only", free=True),
-    Dimension("extra-header", ("none", "unknown"), OPERATIONS,
-              "RFC 9110 §5.1: a recipient ignores fields it does not recognize", free=True),
+    Dimension("extra-header", ("none", "unknown", "proxy", "browser"), OPERATIONS,
+              "RFC 9110 §5.1: a recipient ignores fields it does not recognize (one nobody registered; a proxy's "
+              "`X-Forwarded-For`, `Via`, `X-Request-Id`; a browser's `Accept-Language`, `Cache-Control`)", free=True),
     Dimension("jsonrpc-id", ("integer", "string", "absent"), ("mcp",),
               "JSON-RPC 2.0 §4: a String or a Number; without an id the request is a notification", free=True),
 ]}

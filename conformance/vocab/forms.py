@@ -26,7 +26,11 @@ USER_AGENTS = {"suite": SUITE_AGENT,
                "browser": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 "
                           "Safari/537.36",
                "sdk": "python-httpx/0.28.1", "absent": None}
-EXTRA_HEADER = ("X-Conformance-Trace", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+# headers a client may add that the service does not read: one nobody registered, a proxy's, a browser's
+EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+                 "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy",
+                           "X-Request-Id": "conformance-0001"},
+                 "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache"}}
 ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
                              "case": "Application/JSON, Text/Event-Stream",
                              "weights": "application/json;q=1.0, text/event-stream;q=0.9"},
@@ -132,9 +136,10 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
     if "user-agent" not in lower:
         out["User-Agent"] = USER_AGENTS[form["user-agent"]]
         applied["user-agent"] = form["user-agent"]
-    if form["extra-header"] == "unknown":
-        out[EXTRA_HEADER[0]] = EXTRA_HEADER[1]
-        applied["extra-header"] = "unknown"
+    added = EXTRA_HEADERS.get(form["extra-header"], {})
+    if added and not set(map(str.lower, added)) & set(lower):
+        out.update(added)
+        applied["extra-header"] = form["extra-header"]
     return out, body, applied
 
 
@@ -224,7 +229,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         out.update({"accept-form": name for name, value in forms.items() if accept == value and accept != base})
     ua = rq.header(ex, "user-agent")
     out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua), "other")
-    out["extra-header"] = "unknown" if rq.header(ex, EXTRA_HEADER[0]) else "none"
+    out["extra-header"] = next((name for name, added in EXTRA_HEADERS.items()
+                                if all(rq.header(ex, k) == v for k, v in added.items())), "none")
     if ex.request_body and "json-writing" not in out:
         out["json-writing"] = _writing(ex.request_body)
     fields = rq.fields(ex)

@@ -29,7 +29,7 @@ def written(value: Any, writing: str) -> bytes:
     if writing == "members-reversed":
         return json.dumps(_reversed(value), ensure_ascii=False, separators=(",", ":")).encode()
     if writing == "spaced":
-        return json.dumps(value, ensure_ascii=False, indent=1).replace("\n", "\r\n").encode()
+        return (json.dumps(value, ensure_ascii=False, indent=1).replace("\n", "\r\n") + "\r\n").encode()
     return json.dumps(value, ensure_ascii=writing == "ascii-escaped", separators=(",", ":")).encode()
 
 

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import fnmatch
+import hashlib
 import importlib
 import itertools
 import json
@@ -38,6 +39,7 @@ from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import error_of
 
 KEY_KINDS = STRING_KINDS
+UUID_KEY = "uuid"        # a key in a UUID's form, among the kinds a key carries in turn
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
 PREFLIGHT_METADATA = "preflight"   # its GET of the metadata document, without a credential
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
@@ -140,18 +142,21 @@ class Context:
     def unique(self, label: str = "k", *, plain: bool = False) -> str:
         """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each carries one kind
         of string of the model in turn (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at
-        its ends, format characters, …), so every rule that reads a key meets every kind across the run's requests
-        at no cost; the first goes plain, as most clients write a key (and every one asked `plain`: a key whose length
-        is measured)."""
+        its ends, format characters, …) or a UUID's form, so every rule that reads a key meets every kind across the
+        run's requests at no cost; the first goes plain, as most clients write a key (and every one asked `plain`: a
+        key whose length is measured)."""
         base = f"conf-{self.target.run_tag}-{label}-{next(self._counter)}"
         if plain:
             return base
         n, self._keys = self._keys, self._keys + 1
         kinds = [k for k in KEY_KINDS if all(inputs.is_sent(f"{field}:{k}") for field in ("session-key", "run-id")
-                                             if f"{field}:{k}" in inputs.CLASSES)] or [""]
+                                             if f"{field}:{k}" in inputs.CLASSES)] + [UUID_KEY]
         kind = kinds[(n - 1 + forms.offset(self.target.seed, self.scenario.name, len(kinds))) % len(kinds)] if n else None
         if not kind:
             return base
+        if kind == UUID_KEY:    # the form SDKs write (`crypto.randomUUID()`, `uuid4()`), made from the run's key
+            digest = hashlib.sha256(base.encode()).hexdigest()
+            return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
         if kind == "edge-whitespace":
             return f" \t{base}\t "
         return f"{base}-{''.join(KEY_KINDS[kind])}"

@@ -195,7 +195,8 @@ class Context:
             kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
                                             replies_read=self.target.profile.is_conformance_agent)
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
-                                                  writing_set="content" in kw)
+                                                  writing_set="content" in kw,
+                                                  request=f"{self.target.seed}|{self.scenario.name}|{self._drawn}")
         if body is not None:
             kw.pop("json")
             kw["content"] = body

@@ -28,8 +28,7 @@ USER_AGENTS = {"suite": SUITE_AGENT,
                "sdk": "python-httpx/0.28.1", "absent": None}
 # headers a client may add that the service does not read: one nobody registered, a proxy's, a browser's
 EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
-                 "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy",
-                           "X-Request-Id": "conformance-0001"},
+                 "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy", "X-Request-Id": ""},
                  "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache"}}
 ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
                              "case": "Application/JSON, Text/Event-Stream",
@@ -101,11 +100,12 @@ def carried(dim: str, value: str, base: str | None = None) -> str | None:
             }.get((dim, value)) or ("request-body:writings" if dim == "json-writing" and value != "compact" else None)
 
 
-def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool) -> tuple[
+def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool, request: str = "") -> tuple[
         dict[str, Any], bytes | None, dict[str, str]]:
     """(headers, body bytes or None when the body stays the client's to write, the values actually applied) of a
     request written in `form`. Only what the scenario left to the run changes; a value whose input class a test
-    withholds (`inputs.withheld`) goes as built."""
+    withholds (`inputs.withheld`) goes as built. `request` names the request (a proxy's `X-Request-Id` is made of it:
+    one per request, as a proxy gives, so a server that adopts it still tells requests apart)."""
     form = {dim: v if (cls := carried(dim, v)) is None or inputs.is_sent(cls) else AS_BUILT[dim]
             for dim, v in form.items()}
     applied: dict[str, str] = {}
@@ -138,7 +138,7 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         applied["user-agent"] = form["user-agent"]
     added = EXTRA_HEADERS.get(form["extra-header"], {})
     if added and not set(map(str.lower, added)) & set(lower):
-        out.update(added)
+        out.update({k: v or "conf-" + hashlib.sha256(request.encode()).hexdigest()[:16] for k, v in added.items()})
         applied["extra-header"] = form["extra-header"]
     return out, body, applied
 
@@ -230,7 +230,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
     ua = rq.header(ex, "user-agent")
     out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua), "other")
     out["extra-header"] = next((name for name, added in EXTRA_HEADERS.items()
-                                if all(rq.header(ex, k) == v for k, v in added.items())), "none")
+                                if all(rq.header(ex, k) == v if v else rq.header(ex, k) for k, v in added.items())),
+                               "none")
     if ex.request_body and "json-writing" not in out:
         out["json-writing"] = _writing(ex.request_body)
     fields = rq.fields(ex)

@@ -5,8 +5,10 @@ scope (`SCOPES`); a default run covers every value of every dimension, and pairs
 
 Two kinds of dimension:
 - *free* ones cost no request: the run varies them over the requests it sends anyway (header name case and order,
-  body framing, the JSON writing, the forms of `Content-Type`, `Accept` and the Bearer scheme, the user agent, an
-  unknown header), each request drawing its values from a covering design by seed (`conformance.vocab.forms`);
+  body framing, the JSON writing, the forms of `Content-Type`, `Accept` and the Bearer scheme, the user agent,
+  headers the service does not read, an MCP id's kind; and where the answer cannot read them, what the spec leaves
+  free in a body: a client that can elicit, AG-UI's passed fields, an invoke field not interpreted, MCP's accepted
+  credential on the tool's description), each request drawing its values by seed (`conformance.vocab.forms`);
 - the others are what a request *is* (its operation, credential, mode, method, version, key, size): the scenarios
   send each value, and the inventory says which.
 

@@ -369,8 +369,7 @@ def content_type_json(rec: Recording):
     ex = rec.get(steps.DOC)
     document(ex)
     with on(ex):
-        assert ex.content_type == "application/json", \
-            f"Content-Type is {ex.header('content-type')!r}, expected application/json"
+        served_as_json(ex, rec.target)
 
 
 @check("META-COMPAT-002", scenarios=DOC)
@@ -439,6 +438,15 @@ def lifetime_30s(ex: Exchange, target: Any) -> None:
     assert lifetime == CACHE_SECONDS, f"the caching headers give no 30 s lifetime: {how}"
 
 
+def json_object_answered(ex: Exchange, target: Any) -> bool:
+    return get_of("agent")(ex, target) and ex.status == 200 and isinstance(rq.json_or_none(ex.body), dict)
+
+
+def served_as_json(ex: Exchange, target: Any) -> None:
+    assert ex.content_type == "application/json", \
+        f"Content-Type is {ex.header('content-type')!r}, expected application/json (RFC 9728 §3.2)"
+
+
 def answered_404(ex: Exchange, target: Any) -> None:
     assert ex.status == 404, f"expected 404, got {got(ex)}"
 
@@ -454,6 +462,8 @@ register(
                      "credential, whichever agent it names (whether that agent is there is the state rules')."),
     ExchangeRule("META-DOC-002", "resource_names_mcp_url", META_EVERY, document_answered, resource_names_mcp_url,
                  doc="`resource` names the agent's MCP URL."),
+    ExchangeRule("META-COMPAT-001", "served_as_json", META_EVERY, json_object_answered, served_as_json,
+                 doc="every 200 document is served as `application/json`, whoever asked."),
     ExchangeRule("META-DOC-011", "cacheable_for_30_seconds", META_EVERY, document_answered, cacheable_30s,
                  doc="every 200 document may be cached for 30 s."),
     ExchangeRule("META-DOC-008", "lifetime_of_30_seconds", META_EVERY, document_answered, lifetime_30s,

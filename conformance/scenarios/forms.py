@@ -71,6 +71,8 @@ async def _agui(ctx: Context, kind: str, prompt: str) -> None:
 
 
 async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> None:
+    if kind == "unknown-key" and steps.MCP_FORMS.index(form) % 2:   # MCP takes both credentials: unknown ones of each
+        kind = "unknown-token"
     got = _refused(ctx, kind)
     if got is None:
         return

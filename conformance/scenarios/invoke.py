@@ -38,7 +38,7 @@ from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import sequences as seq_steps
 from conformance.vocab.steps import silences as silence_steps
 from conformance.registry import scenario
-from conformance.vocab import inputs
+from conformance.vocab import forms, inputs
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
 from conformance.wire.exchange import Exchange, Limits
 from conformance.wire.redact import suite_made
@@ -135,7 +135,9 @@ async def runs(ctx: Context) -> None:
     expected: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
     sends = []
-    for name in RUNS:
+    # a stream is selected by `stream: true` or by `Accept` alone (INV-SEL-001/002): the runs take each in turn
+    by_accept = forms.offset(ctx.target.seed, ctx.scenario.name, 2)
+    for n, name in enumerate(RUNS):
         try:
             prompt = ctx.prompt(name)
         except NotAssessed as exc:
@@ -144,7 +146,8 @@ async def runs(ctx: Context) -> None:
         expected[name] = ctx.agent_scenario(name)
         sends.append(ctx.post(path, invoke_body(prompt, inputs.keyed(ctx, name, steps.RUN_JSON.of(name))),
                               headers=ACCEPT_JSON, label=steps.RUN_JSON.of(name)))
-        sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name), stream=True), headers=ACCEPT_SSE,
+        streamed = {} if (n + by_accept) % 2 else {"stream": True}
+        sends.append(ctx.post(path, invoke_body(prompt, ctx.unique(name), **streamed), headers=ACCEPT_SSE,
                               label=steps.RUN_SSE.of(name), limits=stream_limits(ctx)))
     if not expected:
         raise NotAssessed("the profile maps none of the agent scenarios " + ", ".join(RUNS))

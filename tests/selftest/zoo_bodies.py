@@ -95,7 +95,7 @@ def string_ids_as_numbers(app, facts):
     typed as integer): right for every integer id."""
     def renumber(obj, scope, status, headers):
         if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "result" in obj:
-            digits = "".join(c for c in obj["id"] if c.isdigit())
+            digits = "".join(c for c in obj["id"] if c in "0123456789")
             obj["id"] = int(digits) if digits else 0
         return obj
     return t.rewrite_json_response(app, renumber, where="mcp")

@@ -36,7 +36,7 @@ from conformance import exchange_rules
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, judge_all, joined, on, precondition
 from conformance.registry import Step, rule
-from conformance.vocab import agent_readings, is_json_media_type
+from conformance.vocab import agent_readings, is_json_media_type, requests as rq
 from conformance.vocab.constants import RUNS
 from conformance.vocab.readers import error_of, frame_json, is_4xx, request_json
 from conformance.vocab.steps import invoke as steps
@@ -74,6 +74,12 @@ def sent_stream(ex: Exchange) -> Any:
     """The `stream` field the suite sent (None when absent)."""
     body = request_json(ex)
     return body.get("stream") if isinstance(body, dict) else None
+
+
+def selects_stream(ex: Exchange) -> bool:
+    """The request selects a stream by one of the spec's two ways alone: `stream: true`, or `Accept:
+    text/event-stream` without a `stream` field."""
+    return rq.invoke_mode(ex) in ("stream-field", "accept")
 
 
 def asked_for_stream(ex: Exchange) -> bool:
@@ -218,8 +224,12 @@ def runs_of(rec: Recording, kind: Step, names: Iterable[str] = RUNS) -> list[tup
 def frames(ex: Exchange) -> list[SSEEvent]:
     """The frames of a 200 event stream: blocks with an `event:` or `data:` field (a block of only
     `id:`/`retry:`/unknown fields is legal SSE and no frame). Every stream the checks read was asked for with
-    `stream: true`: an answer that is no event stream broke INV-SEL-001."""
+    `stream: true` or by `Accept: text/event-stream` alone: an answer that is no event stream broke INV-SEL-001 or
+    INV-SEL-002."""
     if not is_event_stream(ex):
+        if rq.invoke_mode(ex) == "accept":
+            raise precondition("INV-SEL-002", ex, f"`Accept: text/event-stream` (no `stream` field) must answer a "
+                                                  f"200 `text/event-stream`, got {what(ex)}")
         raise precondition("INV-SEL-001", ex, f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}")
     return [f for f in ex.stream.events if any(name in ("event", "data") for name, _ in f.fields)]
 
@@ -338,7 +348,7 @@ def stream_rule(*requirements: str, groups: Iterable[str] = tuple(STREAM_GROUPS)
         scenario, prefix = STREAM_GROUPS[group]
 
         def fn(rec: Recording) -> str | None:
-            streams = [ex for ex in rec.labelled(prefix) if sent_stream(ex) is True]   # a group may hold JSON runs
+            streams = [ex for ex in rec.labelled(prefix) if selects_stream(ex)]   # a group may hold JSON runs
             if not streams:
                 raise NotAssessed(f"scenario {scenario} recorded no invoke stream")
             return judge_each(streams, judge)

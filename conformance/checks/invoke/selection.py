@@ -5,6 +5,7 @@ from __future__ import annotations
 from conformance.engine import Recording
 from conformance.outcomes import Observation, on, precondition
 from conformance.registry import check
+from conformance.vocab import requests as rq
 from conformance.vocab.readers import sent_header
 from conformance.vocab.steps import inputs as input_steps, invoke as steps
 from conformance.wire.exchange import Exchange
@@ -36,8 +37,10 @@ def stream_true_selects_sse(rec: Recording) -> None:
 
 @stream_rule("INV-SEL-001")
 def stream_true_answers_stream(ex: Exchange) -> None:
-    """Streams each agent scenario with `stream: true`; every answer is a 200 `text/event-stream` (what every
-    stream check reads)."""
+    """Streams each agent scenario with `stream: true` (or, by seed, `Accept: text/event-stream` alone: INV-SEL-002's,
+    judged over every exchange); every answer is a 200 `text/event-stream` (what every stream check reads)."""
+    if rq.invoke_mode(ex) != "stream-field":
+        return
     assert is_event_stream(ex), f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}"
 
 

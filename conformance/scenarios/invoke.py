@@ -2,7 +2,7 @@
 
 | scenario | what it sends | requests / agent runs |
 |---|---|---|
-| `invoke.runs` | every mappable agent scenario (plain, streamed, tool call, step, both failures) once as JSON and once as a stream | 12 / 12 |
+| `invoke.runs` | every mappable agent scenario (plain, streamed, tool call, step, both failures) once as JSON and once as a stream (selected by `stream: true` or by `Accept` alone, in turn) | 12 / 12 |
 | `invoke.selection` | the plain reply under each combination of `stream` and `Accept`, without `sessionId` | 6 / 6 |
 | `invoke.timing` | `say early`, `sleep 2`, `say late` as JSON and as a stream | 2 / 2 |
 | `invoke.sessions` | `count` on a fresh key twice, on a second fresh key, and without a key then on the key returned | 5 / 5 |

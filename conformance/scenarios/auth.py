@@ -14,13 +14,12 @@ from typing import Any
 from conformance.vocab import forms, inputs, protocols as p
 from conformance.engine import Context
 from conformance.registry import scenario
-from conformance.vocab.constants import BASIC_USER, BODY_CREDENTIAL_FIELD
+from conformance.vocab.constants import BASIC_USER, BODY_CREDENTIAL_FIELD, MCP_MODERN_METHODS
 from conformance.vocab.sending import call_tool, optional, random_agent, rpc, tool_name, unknown_credential
 from conformance.vocab.steps import access as steps
 
 API_KEY, ACCESS_TOKEN = "api-key", "access-token"     # the credentials accepted (kinds, not steps)
 SCHEME_CASE = "api-key-scheme-case"                   # the API key under the scheme `bearer` or `BEARER`
-TOKEN_METHODS = ("tools/call", "server/discover", "tools/list")   # the access token accepted on each, by seed
 NEEDS = {steps.REVOKED_KEY: ("revoked_key",), steps.EXPIRED_TOKEN: ("expired_token",)}   # a variant's target facts
 
 
@@ -106,7 +105,7 @@ async def access_mcp(ctx: Context) -> None:
 
     # the token is accepted whatever the request asks: its method rotates by seed (the run's other MCP requests
     # carry it on the tool's description as well, `forms.credential`)
-    method = TOKEN_METHODS[forms.offset(ctx.target.seed, ctx.scenario.name, len(TOKEN_METHODS))]
+    method = MCP_MODERN_METHODS[forms.offset(ctx.target.seed, ctx.scenario.name, len(MCP_MODERN_METHODS))]
     await optional(ctx, steps.ACCEPTED_TOKEN, ("access_token",), lambda: call(steps.ACCEPTED_TOKEN, ACCESS_TOKEN) if
                    method == "tools/call" else rpc(ctx, method, label=steps.ACCEPTED_TOKEN, id=next(ids),
                                                    credential="access_token"))

@@ -13,7 +13,7 @@ from typing import Any
 from conformance.engine import Context
 from conformance.registry import scenario
 from conformance.vocab import inputs, protocols as p
-from conformance.vocab.constants import BASIC_USER
+from conformance.vocab.constants import BASIC_USER, MCP_DESCRIBING
 from conformance.vocab.sending import random_agent, rpc, tool_name, unknown_credential
 from conformance.vocab.steps import forms as steps
 
@@ -83,7 +83,7 @@ async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> No
         init = {"protocolVersion": p.MCP_LEGACY_VERSION, "capabilities": {},
                 "clientInfo": {"name": "conformance", "version": "1"}}
         await rpc(ctx, "initialize", init, id=label, version=None, **common)
-    elif form in ("server/discover", "tools/list"):
+    elif form in MCP_DESCRIBING:
         await rpc(ctx, form, id=label, **common)
     else:
         params = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("form"))}

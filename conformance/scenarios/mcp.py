@@ -21,7 +21,7 @@ from conformance.vocab.steps import silences as silence_steps
 from conformance.engine import Context, plain_call
 from conformance.outcomes import NotAssessed
 from conformance.registry import scenario
-from conformance.vocab.constants import UNKNOWN_VERSION
+from conformance.vocab.constants import MCP_MODERN_METHODS, UNKNOWN_VERSION
 from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
@@ -31,7 +31,6 @@ from conformance.wire.sdk import RecordingTransport, paced_timeout
 
 LEGACY_CLIENT_INFO = {"name": "aisvc-conformance", "version": "0.1"}
 PAUSE_ANSWER = {"name": "Ada"}          # the `resume` value of a client that cannot elicit
-REFUSED_METHODS = ("tools/call", "server/discover", "tools/list")   # the methods a refused request rotates over
 # refusals of a tools/call's own params (`_meta` and its version are the spec's on tools/call only)
 CALL_REFUSALS = (steps.NAME_MISMATCH, steps.UNKNOWN_TOOL, steps.NO_PROMPT, steps.VERSION_MISMATCH)
 RATE_PROBE_BATCH = 25
@@ -191,7 +190,7 @@ async def refusals(ctx: Context) -> None:
         (steps.NO_PROMPT, dict(prompt=None)),
         (steps.UNKNOWN_AGENT, dict(agent_id="agt_" + ctx.unique("nope").replace("-", ""))),
     ]
-    start = forms.offset(ctx.target.seed, ctx.scenario.name, len(REFUSED_METHODS))
+    start = forms.offset(ctx.target.seed, ctx.scenario.name, len(MCP_MODERN_METHODS))
     for n, (label, case) in enumerate(cases, 1):
         case = dict(case)
         name = case.pop("tool", tool)
@@ -199,7 +198,7 @@ async def refusals(ctx: Context) -> None:
         args = {"prompt": text} if text is not None else {}
         args["session_id"] = ctx.unique("refused")
         # a refusal of the request itself holds whatever it asks: the method (and a progress token) rotate by seed
-        method = "tools/call" if label in CALL_REFUSALS else REFUSED_METHODS[(start + n) % len(REFUSED_METHODS)]
+        method = "tools/call" if label in CALL_REFUSALS else MCP_MODERN_METHODS[(start + n) % len(MCP_MODERN_METHODS)]
         params = {"name": name, "arguments": args} if method == "tools/call" else {}
         if method == "tools/call" and (start + n) % 2:
             case["progress_token"] = f"refused-{n}"

@@ -17,6 +17,8 @@ BODY_CREDENTIAL_FIELD = "access_token"   # RFC 6750 §2.2 form-parameter name, t
 
 # -- MCP --------------------------------------------------------------------------------------------
 UNKNOWN_VERSION = "1999-01-01"           # a protocolVersion no server supports
+MCP_DESCRIBING = ("server/discover", "tools/list")   # the methods that describe the tool (no run, no session)
+MCP_MODERN_METHODS = ("tools/call", *MCP_DESCRIBING)   # the 2026-07-28 methods a request may ask, whatever it carries
 
 # -- invoke runs (`invoke.runs` sends each once as JSON, `json-<name>`, and once streamed, `sse-<name>`) ----
 RUNS = ("plain_reply", "streamed_reply", "tool_call", "step", "failure_after_output", "failure_before_output")
@@ -26,4 +28,5 @@ FAILED_RUNS = ("failure_after_output", "failure_before_output")
 # -- fields the service interprets (an echoed extra field must not be one of them) ---------------------
 INVOKE_INTERPRETED = ("prompt", "sessionId", "stream", "messages")
 AGUI_INTERPRETED = ("threadId", "runId", "messages", "resume")
+AGUI_FORWARDED = ("tools", "state", "context", "forwardedProps")   # AG-UI fields passed to the agent as `params`
 INTERPRETED = frozenset(INVOKE_INTERPRETED + AGUI_INTERPRETED)   # generated extra fields avoid every one

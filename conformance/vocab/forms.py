@@ -12,6 +12,7 @@ of another type, an `Accept` of its own, a scheme under test) keeps what the sce
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES
 from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
+from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
 from conformance.vocab.protocols import JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, written
 
 SUITE_AGENT = "aisvc-conformance/0.1"
@@ -153,7 +155,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     out, applied = dict(body), {}
     free = replies_read and operation in ("invoke", "agui", "mcp") and (
         replies.reply_of(replies.prompt_in(operation, body)) is not None
-        or operation == "mcp" and body.get("method") in ("server/discover", "tools/list"))
+        or operation == "mcp" and body.get("method") in MCP_DESCRIBING)
     if operation == "mcp":
         rid = out.get("id")
         if form.get("jsonrpc-id") == "string" and type(rid) is int and rid in SHAPED_IDS:
@@ -166,8 +168,8 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
             out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
             applied["mcp-elicitation"] = "can-elicit"
     elif operation == "agui" and free and form.get("agui-fields") in AGUI_FIELDS \
-            and not set(AGUI_FIELDS["set"]) & set(out):
-        out.update(json.loads(json.dumps(AGUI_FIELDS[form["agui-fields"]])))
+            and not set(AGUI_FORWARDED) & set(out):
+        out.update(copy.deepcopy(AGUI_FIELDS[form["agui-fields"]]))
         applied["agui-fields"] = form["agui-fields"]
     elif operation == "invoke" and free and form.get("other-field") == "sent" and OTHER_FIELD[0] not in out:
         out[OTHER_FIELD[0]] = OTHER_FIELD[1]
@@ -184,7 +186,7 @@ def credential(form: dict[str, str], operation: str | None, body: Any, fact: str
     if fact != "api_key" or operation != "mcp" or form.get("mcp-credential") != "access-token" \
             or not getattr(target, "access_token", None) or not isinstance(body, dict):
         return fact
-    return "access_token" if body.get("method") in ("server/discover", "tools/list") else fact
+    return "access_token" if body.get("method") in MCP_DESCRIBING else fact
 
 
 def transport(form: dict[str, str]) -> Transport:
@@ -244,7 +246,7 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         out["body-size"] = "inside" if rq.body_size(ex) != "outside" else "outside"
         out["messages"] = "sent" if "messages" in fields else "absent"
     if op == "invoke":
-        known = {"prompt", "stream", "sessionId", "messages", getattr(target, "extra_data_field", None)}
+        known = {*INVOKE_INTERPRETED, getattr(target, "extra_data_field", None)}
         out["other-field"] = "sent" if set(fields) - known else "absent"
         out["invoke-mode"] = rq.invoke_mode(ex)
         size = rq.extra_size(ex, target) if target is not None else None
@@ -253,7 +255,7 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         out["agui-input"] = "resume" if "resume" in fields else "user-message" if rq.has_user_message(fields) \
             else "neither"
         out["run-id"] = "sent" if "runId" in fields else "absent"
-        passed = [fields[k] for k in AGUI_FIELDS["set"] if k in fields]
+        passed = [fields[k] for k in AGUI_FORWARDED if k in fields]
         out["agui-fields"] = "absent" if not passed else "client-defaults" if not any(passed) else "set"
     if op == "mcp":
         method = rq.rpc_method(ex)

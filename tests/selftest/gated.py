@@ -20,6 +20,7 @@ from typing import Any
 
 from conformance.model.dimensions import DIMENSIONS
 from conformance.server import ServerConfig
+from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED
 from tests.selftest.asgi_tools import _read_all, _replay, header, path_kind
 from tests.selftest.zoo import Broken, load_zoo
 
@@ -75,14 +76,13 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
                               if "stream" not in fields and accept_sse else "json")
         out["session-key"] = "sent" if "sessionId" in fields else "absent"
         out["messages"] = "sent" if "messages" in fields else "absent"
-        out["other-field"] = "sent" if set(fields) - {"prompt", "stream", "sessionId", "messages",
-                                                      facts.get("extra_data_field")} else "absent"
+        out["other-field"] = "sent" if set(fields) - {*INVOKE_INTERPRETED, facts.get("extra_data_field")} else "absent"
     elif op == "agui":
         out["session-key"] = "sent" if "threadId" in fields else "absent"
         out["run-id"] = "sent" if "runId" in fields else "absent"
         out["agui-input"] = "resume" if "resume" in fields else "user-message" if fields.get("messages") else "neither"
         out["messages"] = "sent" if "messages" in fields else "absent"
-        passed = [fields[k] for k in ("tools", "state", "context", "forwardedProps") if k in fields]
+        passed = [fields[k] for k in AGUI_FORWARDED if k in fields]
         out["agui-fields"] = "absent" if not passed else "client-defaults" if not any(passed) else "set"
     elif op == "mcp":
         method = fields.get("method")

@@ -12,6 +12,7 @@ from conformance.checks.agui.passthrough import reach_params
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
+from conformance.vocab.constants import AGUI_FORWARDED
 from conformance.vocab.readers import error_of, got, is_4xx
 from conformance.vocab.refusals import refused_with, served, shared_refusal_rules
 from conformance.vocab.values import differs, is_json_media_type
@@ -127,7 +128,6 @@ def refusal_is_error_body(ex: Exchange, target: Any) -> None:
     assert error_of(ex) is not None, f"the refusal's body is not the error body {{error: {{…}}}}: {got(ex)}"
 
 
-FORWARDED = ("tools", "state", "context", "forwardedProps")
 
 
 def echoes_params(ex: Exchange, target: Any) -> bool:
@@ -141,7 +141,7 @@ def echoes_params(ex: Exchange, target: Any) -> bool:
 
 def params_echoed(forwarded: bool):
     def judge(ex: Exchange, target: Any) -> None:
-        sent = {k: v for k, v in rq.fields(ex).items() if (k in FORWARDED) == forwarded}
+        sent = {k: v for k, v in rq.fields(ex).items() if (k in AGUI_FORWARDED) == forwarded}
         if not sent:
             raise NotAssessed("no such field sent")
         reach_params(run_of(ex), sent)

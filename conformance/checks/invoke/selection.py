@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from conformance.engine import Recording
-from conformance.outcomes import Observation, on, precondition
+from conformance.outcomes import NotAssessed, Observation, on, precondition
 from conformance.registry import check
 from conformance.vocab import requests as rq
 from conformance.vocab.readers import sent_header
@@ -40,7 +40,7 @@ def stream_true_answers_stream(ex: Exchange) -> None:
     """Streams each agent scenario with `stream: true` (or, by seed, `Accept: text/event-stream` alone: INV-SEL-002's,
     judged over every exchange); every answer is a 200 `text/event-stream` (what every stream check reads)."""
     if rq.invoke_mode(ex) != "stream-field":
-        return
+        raise NotAssessed(f"{ex.label} selected its stream by Accept alone (INV-SEL-002's)")
     assert is_event_stream(ex), f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -147,12 +148,17 @@ def _prerequisites(rec: Recording, target: Exchange) -> list[Exchange]:
     return out
 
 
-def _renamed(rec: Recording, target: Exchange) -> dict[str, str]:
+def _renamed(rec: Recording, target: Exchange, tag: str) -> dict[str, str]:
     """A key the client chose for `target`'s history, renamed for the re-sent one: the key's instance already holds
-    the first sending's runs (kept short of 256 characters, and not for a key a scenario sent at a length edge)."""
+    the first sending's runs. `~again` goes after a key short of 256 characters; a longer one (a key at a length
+    edge, or one carrying many characters of a kind) keeps its length: the run's tag in it is written backwards."""
     key = _session_key(target)
     chosen = key is not None and any(_session_key(ex) == key for ex in _prerequisites(rec, target))
-    return {key: f"{key}~again"} if chosen and len(key) <= 200 else {}
+    if not chosen:
+        return {}
+    if len(key) <= 200:
+        return {key: f"{key}~again"}
+    return {key: key.replace(tag, tag[::-1])} if tag in key and tag != tag[::-1] else {}
 
 
 async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], values: dict[str, str]) -> Exchange:
@@ -160,8 +166,9 @@ async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], va
     reads it from the environment, and each generated value an earlier answer gave replaced by the fresh one."""
     secret = (getattr(target, ex.credential, None) or "") if ex.credential else ""
     body = ex.request_body.replace(MASK.encode(), secret.encode()) if ex.request_body else ex.request_body
-    for old, new in values.items():
-        body = body.replace(json.dumps(old).encode(), json.dumps(new).encode()) if body else body
+    for (old, new), escaped in itertools.product(values.items(), (True, False)):    # as JSON_WRITINGS write strings
+        body = body.replace(json.dumps(old, ensure_ascii=escaped).encode(),
+                            json.dumps(new, ensure_ascii=escaped).encode()) if body else body
     client = Client(target.base_url, ca_bundle=target.ca_bundle, insecure=target.insecure, secrets=target.secrets,
                     http2=ex.http_version == "HTTP/2")      # as its curl line: --http2 or --http1.1
     try:
@@ -193,7 +200,7 @@ async def _send_until_limited(ex: Exchange, target: Target, headers: dict[str, s
 async def _send_with_prerequisites(rec: Recording, old: Exchange, target: Target) -> dict[int, Exchange] | None:
     """The re-sent exchanges (id of the recorded one -> its twin), `old` last; None when one cannot be re-sent."""
     fresh: dict[int, Exchange] = {}
-    values: dict[str, str] = _renamed(rec, old)
+    values: dict[str, str] = _renamed(rec, old, target.run_tag)
     for ex in [*_prerequisites(rec, old), old]:
         headers = _headers(ex, target)
         if headers is None:

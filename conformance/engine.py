@@ -9,12 +9,12 @@ A Session is a `judging.RecordingSource`: `judging.assess(session, check)` judge
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import fnmatch
 import hashlib
 import importlib
-import itertools
 import json
 import threading
 import time
@@ -105,16 +105,15 @@ class ScenarioFailed(Exception):
 class Context:
     """What a scenario function works with: the target, the client, and unique keys per run."""
 
-    _counter = itertools.count(1)
-
     def __init__(self, session: "Session", scenario: Scenario, client: Client):
         self.session = session
         self.scenario = scenario
         self.target = session.target
         self.client = client
         self.recording = Recording(scenario.name, session.target)
-        self._drawn = 0      # requests sent so far: the n of the next one's free form (`forms.draw`)
-        self._keys = 0       # keys made so far (`unique`)
+        self._sent: collections.Counter = collections.Counter()    # label -> requests sent under it so far
+        self._stems: collections.Counter = collections.Counter()   # `unique` stem -> keys made from it so far
+        self._made = 0
 
     # -- facts and prompts -------------------------------------------------------------
     def need(self, fact: str) -> Any:
@@ -141,25 +140,32 @@ class Context:
 
     def unique(self, label: str = "k", *, plain: bool = False) -> str:
         """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each carries one kind
-        of string of the model in turn (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at
-        its ends, format characters, …) or a UUID's form, so every rule that reads a key meets every kind across the
-        run's requests at no cost; the first goes plain, as most clients write a key (and every one asked `plain`: a
-        key whose length is measured)."""
-        base = f"conf-{self.target.run_tag}-{label}-{next(self._counter)}"
-        if plain:
+        of string of the model (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at its
+        ends, format characters, …) or a UUID's form, in turn for each stem, so every rule that reads a key meets
+        every kind across the run's requests at no cost; the first goes plain, as most clients write a key (and
+        every one asked `plain`: a key whose length is measured). A key is numbered within its scenario and stem,
+        never by the order keys of requests sent at once were made: the same seed makes the same keys."""
+        n, self._stems[label] = self._stems[label], self._stems[label] + 1
+        base = f"conf-{self.target.run_tag}-{label}-{self.scenario.ordinal}-{n + 1}"
+        first, self._made = self._made == 0, self._made + 1
+        if plain or first:
             return base
-        n, self._keys = self._keys, self._keys + 1
         kinds = [k for k in KEY_KINDS if all(inputs.is_sent(f"{field}:{k}") for field in ("session-key", "run-id")
                                              if f"{field}:{k}" in inputs.CLASSES)] + [UUID_KEY]
-        kind = kinds[(n - 1 + forms.offset(self.target.seed, self.scenario.name, len(kinds))) % len(kinds)] if n else None
-        if not kind:
-            return base
+        kind = kinds[(n + forms.offset(self.target.seed, f"{self.scenario.name}|{label}", len(kinds))) % len(kinds)]
         if kind == UUID_KEY:    # the form SDKs write (`crypto.randomUUID()`, `uuid4()`), made from the run's key
             digest = hashlib.sha256(base.encode()).hexdigest()
             return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
         if kind == "edge-whitespace":
             return f" \t{base}\t "
         return f"{base}-{''.join(KEY_KINDS[kind])}"
+
+    def made(self, stem: str, size: int = 32) -> str:
+        """`size` hex digits no other run makes (an unknown credential, an agent id nobody issued, a decoy): drawn
+        from the run's tag, the scenario and the stem, so a run with the same tag and seed makes the same."""
+        n, self._stems[f"made:{stem}"] = self._stems[f"made:{stem}"], self._stems[f"made:{stem}"] + 1
+        text = f"{self.target.run_tag}|{self.scenario.name}|{stem}|{n}"
+        return hashlib.sha256(text.encode()).hexdigest()[:size]
 
     def agent_path(self, operation: str, agent_id: str | None = None) -> str:
         agent = agent_id if agent_id is not None else self.need("agent_id")
@@ -184,8 +190,8 @@ class Context:
         unknown header, and in a JSON body what the spec leaves free there, `forms.shape`; `form` sets some of them;
         `shaped=False` sends a generated body as it was drawn); record=False leaves the keeping to the caller (a
         probe that keeps one of many)."""
-        form = {**forms.draw(self.target.seed, self.scenario.name, self._drawn), **(form or {})}
-        self._drawn += 1
+        n = self._request_n(label)
+        form = {**forms.draw(self.target.seed, self.scenario.name, n), **(form or {})}
         if shaped and not any(k.lower() == "authorization" for k in headers or {}):
             credential = forms.credential(form, operation_of(path), kw.get("json"), credential, self.target)
         all_headers = {**self.bearer(credential), **(headers or {})}
@@ -196,7 +202,7 @@ class Context:
                                             replies_read=self.target.profile.is_conformance_agent)
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
-                                                  request=f"{self.target.seed}|{self.scenario.name}|{self._drawn}")
+                                                  request=f"{self.target.seed}|{self.scenario.name}|{n}")
         if body is not None:
             kw.pop("json")
             kw["content"] = body
@@ -210,6 +216,19 @@ class Context:
         if record:
             self.recording.exchanges.append(ex)
         return ex
+
+    def _request_n(self, label: str) -> int:
+        """The n of a request's free form (`forms.draw`): 0, as built, for a scenario's first request; then its
+        label's place among the steps the scenario declares (so its steps take the rotation's values in turn), or
+        for a label of a family (`sse-*`) a number drawn from the label; never the order requests left in: requests
+        sent at once leave in the order earlier answers came back, and the same seed must send the same forms."""
+        seen, self._sent[label] = self._sent[label], self._sent[label] + 1
+        if len(self._sent) == 1 and not seen:
+            return 0
+        named = self.scenario.named_steps
+        if label in named:
+            return 1 + named.index(label) + seen * len(named)
+        return 1 + len(named) + int.from_bytes(hashlib.sha256(f"{label}#{seen}".encode()).digest()[:4], "big")
 
     def _carried(self, path: str, headers: dict[str, Any], kw: dict[str, Any]) -> str | None:
         """The credential fact whose secret a request carries in a header it was given whole (a generated case's),

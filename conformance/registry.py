@@ -17,6 +17,7 @@ These two are the only ways a check is registered.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import importlib
 import pkgutil
 import types
@@ -50,6 +51,16 @@ class Scenario:
 
     def declares(self, label: str) -> bool:
         return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps or ())
+
+    @functools.cached_property
+    def named_steps(self) -> tuple[str, ...]:
+        """The labels it declares by name (not a family's pattern), in the order declared."""
+        return tuple(s for s in self.steps or () if not any(c in s for c in "*?["))
+
+    @property
+    def ordinal(self) -> int:
+        """Its place among the registered scenarios: what keeps the keys it makes apart from another's."""
+        return list(SCENARIOS).index(self.name) if self.name in SCENARIOS else len(SCENARIOS)
 
     @property
     def isolated(self) -> bool:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import secrets
 import string
 from typing import Any
 
@@ -31,7 +30,7 @@ from conformance.vocab.steps import silences as silence_steps
 from conformance.vocab.readers import outcome_interrupts, paused, stream_events
 from conformance.vocab.constants import AGUI_INTERPRETED
 from conformance.vocab.elicitation import answered_form
-from conformance.vocab.sending import listed_tool
+from conformance.vocab.sending import listed_tool, one_letter
 from conformance.wire.exchange import Exchange, Limits
 
 SSE_ACCEPT = {"Accept": p.SSE}
@@ -269,7 +268,7 @@ async def session(ctx: Context):
 async def key_lengths(ctx: Context):
     """The plain reply on threadIds at the exact bounds: 1 and 256 characters."""
     s = ctx.agent_scenario("plain_reply")
-    one = secrets.choice(string.ascii_letters)
+    one = one_letter(ctx, string.ascii_letters)
     longest = inputs.padded(ctx, "len", MAX_KEY, "session-key:256-multibyte", steps.THREAD_256, "k")
     await run_agui(ctx, steps.THREAD_1, s["prompt"], thread=one, expectation=expect(reply=s.get("reply"), thread=one))
     await run_agui(ctx, steps.THREAD_256, s["prompt"], thread=longest,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import secrets
+import string
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,6 +33,7 @@ from conformance.engine import Context, plain_call
 from conformance.outcomes import NotAssessed
 from conformance.vocab import sequences, silences
 from conformance.vocab.readers import request_json
+from conformance.vocab.sending import one_letter
 from conformance.vocab.protocols import SSE, canonical, invoke_body
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import sequences as seq_steps
@@ -248,7 +249,7 @@ async def key_lengths(ctx: Context) -> None:
     """The plain reply with a `sessionId` of 1 character (`key-1`) and of 256 characters (`key-256`)."""
     prompt = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
-    keys = {steps.KEY_1: secrets.choice("abcdefghijklmnopqrstuvwxyz"),
+    keys = {steps.KEY_1: one_letter(ctx, string.ascii_lowercase),
             steps.KEY_256: inputs.padded(ctx, "len256", 256, "session-key:256-multibyte", steps.KEY_256, "x")}
     ctx.note(keys=keys)
     await asyncio.gather(*(ctx.post(path, invoke_body(prompt, k), headers=ACCEPT_JSON, label=label)
@@ -294,7 +295,7 @@ async def refusals(ctx: Context) -> None:
     """Ten requests that must be refused before any run; then `count` on the fresh keys four of them carried."""
     prompt = ctx.prompt("plain_reply")
     path = ctx.agent_path("invoke")
-    missing_agent = f"agt_conformance_missing_{secrets.token_hex(8)}"
+    missing_agent = f"agt_conformance_missing_{ctx.made('agent', 16)}"
     keys = {label: ctx.unique(label) for label in steps.REFUSALS_WITH_KEY}
     padding = "x" * HUGE_BODY_BYTES
     sends = {
@@ -364,7 +365,7 @@ async def cleartext(ctx: Context) -> None:
     port = base.port or (443 if base.scheme == "https" else 80)
     netloc = f"[{host}]" if ":" in host else host
     url = f"http://{netloc}:{port}{ctx.agent_path('invoke')}"
-    decoy = suite_made(DECOY_PREFIX + secrets.token_hex(16))
+    decoy = suite_made(DECOY_PREFIX + ctx.made("decoy"))
     key = ctx.unique(steps.CLEARTEXT)
     ctx.note(url=url, session=key, sent=f"the plain reply with the bearer token {decoy}, a decoy the suite made "
                                         "(not the API key)")

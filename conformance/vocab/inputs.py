@@ -102,7 +102,8 @@ def tagged(ctx: Any, stem: str, field: str, *steps: str) -> str:
     core = extra.strip(EDGE_CHARACTERS)
     lead = extra[:len(extra) - len(extra.lstrip(EDGE_CHARACTERS))]
     trail = extra[len(extra.rstrip(EDGE_CHARACTERS)):]
-    return f"{lead}{ctx.unique(stem)}-{core}-k{trail}" if core else f"{lead}{ctx.unique(stem)}{trail}"
+    base = ctx.unique(stem, plain=True)     # the fragment carries the kinds: a kind of the key's own would mix in
+    return f"{lead}{base}-{core}-k{trail}" if core else f"{lead}{base}{trail}"
 
 
 def keyed(ctx: Any, stem: str, *steps: str) -> str:

@@ -6,6 +6,7 @@ callers say so in their reports.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -86,7 +87,7 @@ def invoke_stream_text(ex: Exchange) -> str:
 
 # -- AG-UI ------------------------------------------------------------------------------
 def agui_message(content: str, role: str = "user", msg_id: str | None = None) -> dict[str, Any]:
-    return {"id": msg_id or f"m-{abs(hash((role, content))) % 10**8}", "role": role, "content": content}
+    return {"id": msg_id or f"m-{int(hashlib.sha256(f'{role}|{content}'.encode()).hexdigest()[:8], 16) % 10**8}", "role": role, "content": content}
 
 
 def agui_input(prompt: str | None = None, *, thread: str | None = None, run: str | None = None,

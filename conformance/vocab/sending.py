@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import re
-import secrets
 from typing import Any, Awaitable, Callable
 from urllib.parse import quote
 
@@ -118,11 +117,16 @@ def service_prefix(api_key: str | None) -> str:
 
 def unknown_credential(ctx: Context, kind: str) -> str:
     """A credential of the right form that no server issued: the suite's own, shown in reports as it was sent."""
-    return suite_made(f"{service_prefix(ctx.target.api_key)}_{kind}_{secrets.token_hex(16)}")
+    return suite_made(f"{service_prefix(ctx.target.api_key)}_{kind}_{ctx.made(kind)}")
+
+
+def one_letter(ctx: Context, letters: str) -> str:
+    """A key of one character, one of `letters` as the run's tag draws it."""
+    return letters[int(ctx.made("letter", 8), 16) % len(letters)]
 
 
 def random_agent(ctx: Context, prefix: str = "agt_") -> str:
-    return prefix + "conf" + secrets.token_hex(8)
+    return prefix + "conf" + ctx.made("agent", 16)
 
 
 async def optional(ctx: Context, label: str, facts: tuple[str, ...], send: Callable[[], Awaitable[Any]]) -> None:

@@ -28,6 +28,7 @@ import asyncio
 import collections
 import dataclasses
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -402,17 +403,19 @@ class Player:
     """Sends the moves of chains through a scenario's Context and notes what each must answer: `facts["moves"]`
     (label, the move, the key sent, its expectation) and, for AG-UI, `facts["runs"]` (what every AG-UI stream
     check reads). A key the chain cannot go on with (an answer it cannot continue from) is given up for a new one
-    (`facts["gave_up"]` says where and why); a chain with no key to give up stops (`facts["stopped"]`). Chains
-    played at once by one Player number their moves apart."""
+    (`facts["gave_up"]` says where and why); a chain with no key to give up stops (`facts["stopped"]`). One Player
+    plays one chain: chains played at once (`play_all`) number their moves, groups and keys apart, so what each
+    sends does not hang on the order the others' answers come back in."""
     ctx: Context
     family: Step
     agui_resume: AguiResume | None = None
     mcp_form: McpForm | None = None
     writings: bool = False      # each call's body written another legitimate way in turn (`p.JSON_WRITINGS`)
-    n: int = 0
+    n: int = 0                  # the number of the chain's last move: a chain played beside others starts apart
     group: int = 0
-    # (rule, free dimension, value) -> the calls judged under that rule sent in that form: each call's free form is
-    # the one its rules met least (`forms.covering`), so a rule read on a handful of calls meets every value
+    stem: str = "seq"           # what its keys are made from (`ctx.unique`), its own beside other chains'
+    # (rule, free dimension, value) -> the chain's calls judged under that rule sent in that form: each call's free
+    # form is the one its rules met least (`forms.covering`), so a rule read on a handful of calls meets every value
     used: collections.Counter = field(default_factory=collections.Counter)
 
     async def play(self, chain: tuple[Move, ...]) -> bool:
@@ -458,7 +461,7 @@ class Player:
         hide what the rest of the chain would show."""
         if name is None:
             return self._stop(why)
-        keys[name] = inputs.tagged(self.ctx, f"seq-{name.replace(TWIN, '-')}-again", "session-key")
+        keys[name] = inputs.tagged(self.ctx, f"{self.stem}-{name.replace(TWIN, '-')}-again", "session-key")
         model.keys[name] = Instance()
         pauses.pop(name, None)
         self.ctx.recording.facts.setdefault("gave_up", []).append(f"{why}; its moves go on with a new key")
@@ -510,13 +513,13 @@ class Player:
         `base~transform` the twin the transformation makes of `base`'s key (`inputs.TRANSFORMS`)."""
         if name not in keys and name.endswith(OTHER_AGENT):
             keys[name] = self._key(name.removesuffix(OTHER_AGENT), keys) if inputs.is_sent(OTHER_AGENT_CLASS) else \
-                inputs.tagged(self.ctx, "seq-other", "session-key")
+                inputs.tagged(self.ctx, f"{self.stem}-other", "session-key")
         if name not in keys:
             base, _, transform = name.partition(TWIN)
             if transform and inputs.is_sent(twin_class(transform)):
                 keys[name] = inputs.TRANSFORMS[transform].twin(self._key(base, keys))
             else:
-                keys[name] = inputs.tagged(self.ctx, f"seq-{name.replace(TWIN, '-')}", "session-key")
+                keys[name] = inputs.tagged(self.ctx, f"{self.stem}-{name.replace(TWIN, '-')}", "session-key")
         return keys[name]
 
     async def _send(self, move: Move, label: str, keys: dict[str, str], pauses: dict[str, Exchange],
@@ -678,8 +681,12 @@ async def play_all(ctx: Context, family: Step, chains: list[tuple[Move, ...]] | 
     ctx.conformance_agent("the chains are scripted with its directives (`count`, `ask`, `sleep`)")
     if chains is None:
         chains = list(CHAINS[ctx.scenario.name])
-    player = Player(ctx, family, **how)
-    await asyncio.gather(*(player.play(chain) for chain in chains))
+    if not chains:
+        return
+    firsts = itertools.accumulate((len(chain) for chain in chains[:-1]), initial=0)
+    players = [Player(ctx, family, n=first, group=first, stem=f"seq{i}" if len(chains) > 1 else "seq", **how)
+               for i, first in enumerate(firsts)]
+    await asyncio.gather(*(player.play(chain) for player, chain in zip(players, chains, strict=True)))
 
 
 # -- judging what was played (the checks of each protocol give the readings) ----------------------------------

@@ -98,7 +98,7 @@ def test_values_are_deterministic_per_seed_and_grow_with_depth():
 
 
 def test_a_withheld_class_sends_its_baseline_and_carries_nothing():
-    ctx = SimpleNamespace(target=run(), recording=SimpleNamespace(facts={}), unique=lambda stem: f"conf-{stem}")
+    ctx = SimpleNamespace(target=run(), recording=SimpleNamespace(facts={}), unique=lambda stem, plain=False: f"conf-{stem}")
     with inputs.withheld("jsonrpc-id:falsy", *inputs.string_kinds("session-key")):
         assert inputs.values(run(), "jsonrpc-id:falsy", lambda i: f"b{i}") == ["b0", "b1"]
         assert inputs.keyed(ctx, "k", "step") == "conf-k"

@@ -1,5 +1,6 @@
 """Steps of the invoke scenarios."""
 from conformance.registry import Step
+from conformance.vocab.constants import RUNS
 
 # -- families shared by several scenarios ----------------------------------------------------------
 AFTER = Step("after-*")                    # `count` on the key a refused request carried: `AFTER.of(<its step>)`
@@ -7,7 +8,8 @@ AFTER = Step("after-*")                    # `count` on the key a refused reques
 # -- invoke.runs (each agent scenario once as JSON, `json-<name>`, once streamed, `sse-<name>`) ------
 RUN_JSON = Step("json-*")
 RUN_SSE = Step("sse-*")
-INVOKE_RUNS = (RUN_JSON, RUN_SSE)
+# each member named too, in the order sent: a step's place among those its scenario names draws its form in turn
+INVOKE_RUNS = (*(kind.of(name) for name in RUNS for kind in (RUN_JSON, RUN_SSE)), RUN_JSON, RUN_SSE)
 
 # -- invoke.selection (each combination of `stream` and `Accept`) ----------------------------------
 STREAM_TRUE_NO_ACCEPT = Step("stream-true-no-accept")

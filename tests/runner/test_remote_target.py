@@ -24,6 +24,8 @@ CAPTURE = """
 import socket, sys
 out = open(sys.argv[1], "wb")
 sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.ntohs(3))
+# a kernel buffer for the whole run: with the default one a busy machine drops packets (the decoy's, once)
+sock.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 256 << 20)   # 33: Linux
 sock.bind(("lo", 0))
 print("capturing", flush=True)
 while True:

@@ -153,7 +153,8 @@ TIED: tuple[tuple[tuple[str, ...], str, tuple[str, ...], str], ...] = (
     (("INV-PASS-001",), "other-field", ("sent",), "a rule of a field sent: it reaches `params`"),
 )
 # Rules of a client the suite does not write (the official MCP client's calls): the free forms are that client's own.
-CLIENT_WRITTEN = ("MCP-CLIENT-*",)
+# (MCP-CLIENT-002 judges the tool every tools/list answer lists, whoever wrote the request.)
+CLIENT_WRITTEN = ("MCP-CLIENT-001", "MCP-CLIENT-003", "MCP-CLIENT-004", "MCP-CLIENT-005")
 # Values a request is refused for whatever else it carries: only the rules tied to them (`TIED`) read them.
 REFUSED_VALUES = {"agui-input": ("neither",)}
 

@@ -5,7 +5,7 @@ that the requirements the same answer breaks downstream are blocked by the one i
 from __future__ import annotations
 
 from tests.selftest.zoo import broken
-from tests.selftest.zoo_mcp import MODERN, mcp_where, on_results
+from tests.selftest.zoo_mcp import MODERN, hdr, mcp_where, on_results
 
 CACHE_FIELDS = ("resultType", "ttlMs", "cacheScope")    # upstream 2026-07-28 fields the specification never shows
 
@@ -27,3 +27,14 @@ def input_schema_array(app, facts):
             if isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
                 tool["inputSchema"]["type"] = "array"
     return on_results(app, retype)      # every listing, with or without Mcp-Method (the handshake sends none)
+
+
+@broken("MCP-CLIENT-002", name="MCP-CLIENT-002-input-schema-array-when-content-type-has-a-charset")
+def input_schema_array_for_a_charset(app, facts):
+    """The listed tool's inputSchema has type "array" when the tools/list request's Content-Type carries a parameter
+    (`application/json; charset=utf-8`), which the official client never sends: a handler of the other path."""
+    def retype(result):
+        for tool in result.get("tools") or []:
+            if isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
+                tool["inputSchema"]["type"] = "array"
+    return on_results(app, retype, where=mcp_where(test=lambda scope: ";" in (hdr(scope, "content-type") or "")))

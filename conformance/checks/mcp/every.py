@@ -10,6 +10,7 @@ from typing import Any
 
 from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, final_message, is_response, refusal,
                                             response_last, rpc_error_body, served_by, structured_session, text_block)
+from conformance.checks.mcp.methods import fits_upstream
 from conformance.checks.mcp.progress import framed
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
@@ -229,11 +230,15 @@ def one_tool(ex: Exchange, target: Any) -> None:
         f"`result.tools` must be an array of exactly one tool object, got {truncate(tools)}"
 
 
-def tool_named(ex: Exchange) -> str:
+def the_one_tool(ex: Exchange) -> dict[str, Any]:
     tools = final_message(ex)["result"].get("tools")
     if not (isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict)):
         raise precondition("MCP-METH-002", ex, f"`result.tools` is not one tool object: {truncate(tools)}")
-    return tools[0].get("name")
+    return tools[0]
+
+
+def tool_named(ex: Exchange) -> str:
+    return the_one_tool(ex).get("name")
 
 
 def name_form(ex: Exchange, target: Any) -> None:
@@ -272,6 +277,9 @@ register(
                  doc="every tools/list lists exactly one tool."),
     ExchangeRule("MCP-METH-003", "tool_name_form", MCP, listed_tools, name_form,
                  doc="the tool listed is named `ask_…` without a hyphen."),
+    ExchangeRule("MCP-CLIENT-002", "tool_matches_upstream", MCP, listed_tools,
+                 lambda ex, target: fits_upstream(the_one_tool(ex)),
+                 doc="the tool listed is one the official client reads, whatever the request carried."),
     ExchangeRule("MCP-METH-004", "tool_name_from_slug", MCP,
                  lambda ex, target: bool(getattr(target, "agent_slug", None)) and listed_tools(ex, target),
                  name_from_slug, doc="the tool listed is `ask_` + the slug, hyphens as underscores."),

@@ -111,22 +111,27 @@ def tool_matches_upstream(rec: Recording):
     """The listed tool validates as upstream `Tool`; its inputSchema is an object schema with a string `prompt` and
     accepts arguments `prompt`, `session_id` and `resume`."""
     ex, tool = the_tool(rec)
-    import jsonschema
     with on(ex):
-        rejected = official.tool_rejection(tool)
-        assert rejected is None, "the official client's model of a tool (`Tool`, 2026-07-28) rejects the listed " \
-                                 f"tool: {': '.join(rejected or ())}"
-        schema = tool.get("inputSchema")
-        props = schema.get("properties") if isinstance(schema, dict) else None
-        assert isinstance(schema, dict) and schema.get("type") == "object" and isinstance(props, dict), \
-            f"inputSchema is not an object schema with properties: {truncate(schema)}"
-        prompt = props.get("prompt")
-        assert isinstance(prompt, dict) and prompt.get("type") == "string", \
-            f"inputSchema declares no string `prompt`: {truncate(props)}"
-        sample = {"prompt": "x", "session_id": "s-1", "resume": {"name": "Ada"}}
-        try:
-            jsonschema.validate(sample, schema)
-        except jsonschema.ValidationError as exc:
-            raise AssertionError(f"inputSchema rejects {truncate(sample)}: {exc.message}") from None
-        except jsonschema.SchemaError as exc:
-            raise AssertionError(f"inputSchema is not a valid JSON Schema: {exc.message}") from None
+        fits_upstream(tool)
+
+
+def fits_upstream(tool: dict[str, Any]) -> None:
+    """The tool as the official client reads it (MCP-CLIENT-002), on a scenario's tools/list or on any other."""
+    import jsonschema
+    rejected = official.tool_rejection(tool)
+    assert rejected is None, "the official client's model of a tool (`Tool`, 2026-07-28) rejects the listed " \
+                             f"tool: {': '.join(rejected or ())}"
+    schema = tool.get("inputSchema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    assert isinstance(schema, dict) and schema.get("type") == "object" and isinstance(props, dict), \
+        f"inputSchema is not an object schema with properties: {truncate(schema)}"
+    prompt = props.get("prompt")
+    assert isinstance(prompt, dict) and prompt.get("type") == "string", \
+        f"inputSchema declares no string `prompt`: {truncate(props)}"
+    sample = {"prompt": "x", "session_id": "s-1", "resume": {"name": "Ada"}}
+    try:
+        jsonschema.validate(sample, schema)
+    except jsonschema.ValidationError as exc:
+        raise AssertionError(f"inputSchema rejects {truncate(sample)}: {exc.message}") from None
+    except jsonschema.SchemaError as exc:
+        raise AssertionError(f"inputSchema is not a valid JSON Schema: {exc.message}") from None

@@ -113,7 +113,7 @@ class Context:
         self.recording = Recording(scenario.name, session.target)
         self._sent: collections.Counter = collections.Counter()    # label -> requests sent under it so far
         self._stems: collections.Counter = collections.Counter()   # `unique` stem -> keys made from it so far
-        self._made = 0
+        self._made: collections.Counter = collections.Counter()    # `made` stem -> values made from it so far
 
     # -- facts and prompts -------------------------------------------------------------
     def need(self, fact: str) -> Any:
@@ -145,9 +145,9 @@ class Context:
         every kind across the run's requests at no cost; the first goes plain, as most clients write a key (and
         every one asked `plain`: a key whose length is measured). A key is numbered within its scenario and stem,
         never by the order keys of requests sent at once were made: the same seed makes the same keys."""
+        first = not self._stems
         n, self._stems[label] = self._stems[label], self._stems[label] + 1
         base = f"conf-{self.target.run_tag}-{label}-{self.scenario.ordinal}-{n + 1}"
-        first, self._made = self._made == 0, self._made + 1
         if plain or first:
             return base
         kinds = [k for k in KEY_KINDS if all(inputs.is_sent(f"{field}:{k}") for field in ("session-key", "run-id")
@@ -163,7 +163,7 @@ class Context:
     def made(self, stem: str, size: int = 32) -> str:
         """`size` hex digits no other run makes (an unknown credential, an agent id nobody issued, a decoy): drawn
         from the run's tag, the scenario and the stem, so a run with the same tag and seed makes the same."""
-        n, self._stems[f"made:{stem}"] = self._stems[f"made:{stem}"], self._stems[f"made:{stem}"] + 1
+        n, self._made[stem] = self._made[stem], self._made[stem] + 1
         text = f"{self.target.run_tag}|{self.scenario.name}|{stem}|{n}"
         return hashlib.sha256(text.encode()).hexdigest()[:size]
 

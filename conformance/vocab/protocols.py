@@ -87,7 +87,8 @@ def invoke_stream_text(ex: Exchange) -> str:
 
 # -- AG-UI ------------------------------------------------------------------------------
 def agui_message(content: str, role: str = "user", msg_id: str | None = None) -> dict[str, Any]:
-    return {"id": msg_id or f"m-{int(hashlib.sha256(f'{role}|{content}'.encode()).hexdigest()[:8], 16) % 10**8}", "role": role, "content": content}
+    made = int(hashlib.sha256(f"{role}|{content}".encode()).hexdigest()[:8], 16) % 10**8   # the same in every process
+    return {"id": msg_id or f"m-{made}", "role": role, "content": content}
 
 
 def agui_input(prompt: str | None = None, *, thread: str | None = None, run: str | None = None,

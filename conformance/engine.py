@@ -202,7 +202,8 @@ class Context:
                                             replies_read=self.target.profile.is_conformance_agent)
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
-                                                  request=f"{self.target.seed}|{self.scenario.name}|{n}")
+                                                  request=f"{self.target.seed}|{self.scenario.name}|{n}",
+                                                  operation=operation_of(path))
         if body is not None:
             kw.pop("json")
             kw["content"] = body

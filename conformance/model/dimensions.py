@@ -151,6 +151,7 @@ TIED: tuple[tuple[tuple[str, ...], str, tuple[str, ...], str], ...] = (
      "a rule of the refusal of an input with neither a user message nor a `resume`"),
     (("AGUI-PASS-001",), "agui-fields", ("client-defaults", "set"), "a rule of the fields sent: they reach `params`"),
     (("INV-PASS-001",), "other-field", ("sent",), "a rule of a field sent: it reaches `params`"),
+    (("INV-SESS-005", "AGUI-SESS-003"), "session-key", ("sent",), "a rule of a key sent at either bound of 1 to 256"),
 )
 # Rules of a client the suite does not write (the official MCP client's calls): the free forms are that client's own.
 # (MCP-CLIENT-002 judges the tool every tools/list answer lists, whoever wrote the request.)

@@ -28,7 +28,7 @@ from conformance.vocab.steps import agui as steps
 from conformance.vocab.steps import sequences as seq_steps
 from conformance.vocab.steps import silences as silence_steps
 from conformance.vocab.readers import outcome_interrupts, paused, stream_events
-from conformance.vocab.constants import AGUI_INTERPRETED
+from conformance.vocab.constants import AGUI_INTERPRETED, MAX_KEY
 from conformance.vocab.elicitation import answered_form
 from conformance.vocab.sending import listed_tool, one_letter
 from conformance.wire.exchange import Exchange, Limits
@@ -38,7 +38,6 @@ RESUME_ANSWER = {"name": "Ada"}
 SILENCE_LONG_SECONDS = 32          # two ping intervals and then some (only with --thorough)
 INSIDE_LIMIT_BYTES = 500_000       # well inside the spec's "at most 1 MB"
 OUTSIDE_LIMIT_BYTES = 2 * 2**20    # well outside it (over 1 MB however a megabyte is counted)
-MAX_KEY = 256
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import asyncio
 from conformance import generate
 from conformance.vocab.constants import INTERPRETED
 from conformance.vocab.fuzzing import AGUI_ONLY, AGUI_TYPED
-from conformance.vocab.protocols import SSE, agui_input, invoke_body, mcp_call, mcp_headers, say_json
+from conformance.vocab.protocols import SSE, agui_input, extra_data_sample, invoke_body, mcp_call, mcp_headers, say_json
 from conformance.registry import scenario
 from conformance.vocab.sending import listed_tool
 from conformance.vocab.steps import generated as steps
@@ -75,14 +75,17 @@ def extra_params(depth: int, seed: int) -> list[dict]:
 @scenario("generated.params", protocol=("invoke", "agui"), prompts=("params_passthrough",), deadline=60,
           steps=steps.GENERATED_PARAMS)
 async def params(ctx):
-    """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI."""
+    """Generated extra fields (any JSON values, unicode keys) with `echo params` over invoke and AG-UI (on invoke
+    with a small value in the extra data field too, when its name is known)."""
     prompt = ctx.prompt("params_passthrough")
-    sent = await asyncio.to_thread(extra_params, ctx.target.depth, ctx.target.seed)
+    sent = [{k: v for k, v in extra.items() if k != ctx.target.extra_data_field}   # that field carries its own
+            for extra in await asyncio.to_thread(extra_params, ctx.target.depth, ctx.target.seed)]
     ctx.note(params=sent)
     invoke, agui = ctx.agent_path("invoke"), ctx.agent_path("agui")
     await asyncio.gather(*(
         coro for i, extra in enumerate(sent) for coro in (
-            ctx.post(invoke, {**extra, **invoke_body(prompt, ctx.unique("pp"))}, label=steps.INVOKE.of(i)),
+            ctx.post(invoke, {**extra, **extra_data_sample(ctx.target), **invoke_body(prompt, ctx.unique("pp"))},
+                     label=steps.INVOKE.of(i)),
             ctx.post(agui, {**extra, **agui_input(prompt, thread=ctx.unique("pp"))}, headers={"Accept": SSE},
                      label=steps.AGUI.of(i)))))
     ctx.recording.exchanges.sort(key=lambda e: e.label)

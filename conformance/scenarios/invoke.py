@@ -34,7 +34,7 @@ from conformance.outcomes import NotAssessed
 from conformance.vocab import sequences, silences
 from conformance.vocab.readers import request_json
 from conformance.vocab.sending import one_letter
-from conformance.vocab.protocols import SSE, canonical, invoke_body
+from conformance.vocab.protocols import SSE, canonical, extra_data_sample, invoke_body
 from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import sequences as seq_steps
 from conformance.vocab.steps import silences as silence_steps
@@ -259,11 +259,12 @@ async def key_lengths(ctx: Context) -> None:
 
 @scenario("invoke.params", protocol="invoke", prompts=("params_passthrough",), steps=steps.INVOKE_PARAMS)
 async def params(ctx: Context) -> None:
-    """`echo params` with unknown fields of every JSON type, plus `sessionId`, `stream: false` and `messages: []`."""
+    """`echo params` with unknown fields of every JSON type, plus `sessionId`, `stream: false`, `messages: []` and a
+    small value in the extra data field (when its name is known)."""
     prompt = ctx.prompt("params_passthrough")
     extra = {k: v for k, v in {**PASS_PARAMS, **inputs.extra_fields(ctx, steps.PARAMS, INTERPRETED)}.items()
              if k != ctx.target.extra_data_field}
-    body = {**extra, **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
+    body = {**extra, **extra_data_sample(ctx.target), **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
     ctx.note(params=extra, interpreted=[k for k in INTERPRETED if k in body])
     await ctx.post(ctx.agent_path("invoke"), body, headers=ACCEPT_JSON, label=steps.PARAMS)
 

@@ -25,6 +25,9 @@ RUNS = ("plain_reply", "streamed_reply", "tool_call", "step", "failure_after_out
 COMPLETED_RUNS = ("plain_reply", "streamed_reply", "tool_call", "step")
 FAILED_RUNS = ("failure_after_output", "failure_before_output")
 
+# -- limits ----------------------------------------------------------------------------------------
+MAX_KEY = 256                            # a session key (sessionId, threadId) is 1 to 256 characters long
+
 # -- fields the service interprets (an echoed extra field must not be one of them) ---------------------
 INVOKE_INTERPRETED = ("prompt", "sessionId", "stream", "messages")
 AGUI_INTERPRETED = ("threadId", "runId", "messages", "resume")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 import json
 from typing import Any
 
@@ -32,10 +33,13 @@ USER_AGENTS = {"suite": SUITE_AGENT,
 EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
                  "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy", "X-Request-Id": ""},
                  "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache"}}
+JSON_ACCEPT = "application/json"
 ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
                              "case": "Application/JSON, Text/Event-Stream",
                              "weights": "application/json;q=1.0, text/event-stream;q=0.9"},
-                SSE: {"reordered": SSE, "case": "Text/Event-Stream", "weights": "text/event-stream;q=1"}}
+                SSE: {"reordered": SSE, "case": "Text/Event-Stream", "weights": "text/event-stream;q=1"},
+                # an invoke asking for JSON may say so (RFC 9110 §12.5.1): as built it sends no Accept
+                JSON_ACCEPT: {"case": "Application/JSON", "weights": "application/json;q=1"}}
 
 
 def drawn(dim: str) -> tuple[str, ...]:
@@ -48,7 +52,8 @@ def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
     scenario choose, each dimension at a pace of its own (so pairs of values meet across requests)."""
     values = drawn(dim)
     h = int.from_bytes(hashlib.sha256(f"{seed}|{scenario}|{dim}".encode()).digest()[:8], "big")
-    step = 1 + FREE.index(dim) % max(1, len(values) - 1) if len(values) > 2 else 1
+    paces = [k for k in range(1, len(values)) if math.gcd(k, len(values)) == 1] or [1]
+    step = paces[FREE.index(dim) % len(paces)]     # prime to the count: each block of that many requests has them all
     return values[(h + n * step + (n // len(values))) % len(values)]
 
 
@@ -102,8 +107,8 @@ def carried(dim: str, value: str, base: str | None = None) -> str | None:
             }.get((dim, value)) or ("request-body:writings" if dim == "json-writing" and value != "compact" else None)
 
 
-def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool, request: str = "") -> tuple[
-        dict[str, Any], bytes | None, dict[str, str]]:
+def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool, request: str = "",
+          operation: str | None = None) -> tuple[dict[str, Any], bytes | None, dict[str, str]]:
     """(headers, body bytes or None when the body stays the client's to write, the values actually applied) of a
     request written in `form`. Only what the scenario left to the run changes; a value whose input class a test
     withholds (`inputs.withheld`) goes as built. `request` names the request (a proxy's `X-Request-Id` is made of it:
@@ -131,7 +136,10 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         out[auth] = form["auth-scheme-case"] + out[auth][len("Bearer"):]
         applied["auth-scheme-case"] = form["auth-scheme-case"]
     accept = lower.get("accept")
-    if accept and out[accept] in ACCEPT_FORMS and form["accept-form"] != "as-built" and \
+    if accept is None and asks_json(operation, json_body) and form["accept-form"] in ACCEPT_FORMS[JSON_ACCEPT]:
+        out["Accept"] = ACCEPT_FORMS[JSON_ACCEPT][form["accept-form"]]
+        applied["accept-form"] = form["accept-form"]
+    elif accept and form["accept-form"] in ACCEPT_FORMS.get(out[accept], {}) and \
             inputs.is_sent(carried("accept-form", form["accept-form"], out[accept]) or "accept:case"):
         out[accept] = ACCEPT_FORMS[out[accept]][form["accept-form"]]
         applied["accept-form"] = form["accept-form"]
@@ -145,16 +153,23 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
     return out, body, applied
 
 
+def asks_json(operation: str | None, body: Any) -> bool:
+    """An invoke whose body asks for one JSON result (no `stream: true`): it may carry `Accept: application/json`."""
+    return operation == "invoke" and isinstance(body, dict) and body.get("stream") is not True
+
+
 def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool) -> tuple[Any, dict[str, str]]:
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
     id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
-    agent, a prompt that says its reply, no resume), a client that can elicit, an AG-UI client's fields, an invoke
+    agent, a prompt that says its reply, no resume; or `echo params`, whose fields are read one by one), a client
+    that can elicit, an AG-UI client's fields, an invoke
     field the service does not interpret. What the scenario set stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
     out, applied = dict(body), {}
+    prompt = replies.prompt_in(operation, body)
     free = replies_read and operation in ("invoke", "agui", "mcp") and (
-        replies.reply_of(replies.prompt_in(operation, body)) is not None
+        replies.reply_of(prompt) is not None or replies.echoes_params(prompt)
         or operation == "mcp" and body.get("method") in MCP_DESCRIBING)
     if operation == "mcp":
         rid = out.get("id")
@@ -225,6 +240,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
     if auth and auth.split(" ", 1)[0] in DIMENSIONS["auth-scheme-case"].values:
         out["auth-scheme-case"] = auth.split(" ", 1)[0]
     accept = rq.header(ex, "accept")
+    if accept is None and op == "invoke":
+        out["accept-form"] = "as-built"
     for base, forms in ACCEPT_FORMS.items():
         if accept == base:
             out["accept-form"] = "as-built"

@@ -75,6 +75,16 @@ def invoke_body(prompt: str, session: str | None = None, **extra: Any) -> dict[s
     return body
 
 
+# a small structured value well inside the 4 KB the extra data field takes, which an `echo params` run carries along
+EXTRA_DATA = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"], "nested": {"a": {"b": ["c"]}}}
+
+
+def extra_data_sample(target: Any) -> dict[str, Any]:
+    """The extra data field with `EXTRA_DATA`, when its name is known (`--extra-data-field`); else nothing."""
+    field = getattr(target, "extra_data_field", None)
+    return {field: EXTRA_DATA} if field else {}
+
+
 def invoke_frames(ex: Exchange) -> list[tuple[str | None, Any]]:
     """(event name, parsed data) of every frame of an invoke stream; AssertionError if data is not JSON."""
     assert ex.stream is not None, f"expected a text/event-stream answer, got Content-Type {ex.header('content-type')!r}"

@@ -16,6 +16,7 @@ from conformance.vocab import same_integer
 from conformance.vocab.readers import error_body as refusal_error, error_code, error_of, got, is_4xx, rpc_error, step
 from conformance.vocab.steps import access as steps
 from conformance.vocab.traffic import ERROR_BODY, operation_of, violations
+from conformance.vocab.constants import MAX_KEY
 from conformance.exchange_rules import ExchangeRule
 from conformance.vocab import requests as rq
 from conformance.wire.exchange import Exchange
@@ -212,6 +213,24 @@ def _key_outside(field: str):
     return lambda ex, target: rq.only("session-key")(ex, target) and rq.key_length(rq.fields(ex).get(field)) == "outside"
 
 
+def _key_at_bound(field: str):
+    """A request the spec says must run whose key is 1 or 256 characters long (inside 1 to 256 by every count)."""
+    def applies(ex: Exchange, target: Any) -> bool:
+        key = rq.fields(ex).get(field)
+        return isinstance(key, str) and len(key) in (1, MAX_KEY) and rq.key_length(key) == "inside" \
+            and rq.only()(ex, target)
+    return applies
+
+
+def _key_kept(field: str):
+    def judge(ex: Exchange, target: Any) -> None:
+        """a key inside the bounds was not refused."""
+        with on(ex):
+            assert not is_4xx(ex), f"a {len(rq.fields(ex)[field])}-character {field} lies inside 1 to 256 and must " \
+                                   f"be accepted, got {got(ex)}"
+    return judge
+
+
 def _carries_valid(kind: str):
     """The request carried the valid credential `kind` (the API key; the access token on its own agent)."""
     return lambda ex, target: rq.credential(ex) == kind and (kind == "api-key" or rq.addressed(ex, target) == "agent")
@@ -258,12 +277,15 @@ def credential_rules() -> list[ExchangeRule]:
 
 
 def shared_refusal_rules(op: str) -> list[ExchangeRule]:
-    """The rules every invoke or AG-UI request refused for its credential, its agent, its key or its size reads,
+    """The rules every invoke or AG-UI request refused for its credential, its agent, its key or its size reads (and
+    one accepted with a key at either bound),
     whatever form it came in (`op`: invoke | agui): their requirements as the catalog splits them by protocol."""
     of = {"invoke": {"no-credential": "AUTH-KEY-002", "undeployed": "GEN-AGENT-002", "key": "INV-SESS-006",
-                     "size": "INV-LIM-002", "field": "sessionId"},
+                     "size": "INV-LIM-002", "field": "sessionId",
+                     "bound": "INV-SESS-005"},
           "agui": {"no-credential": "AUTH-KEY-003", "undeployed": "GEN-AGENT-003", "key": "AGUI-SESS-004",
-                   "size": "AGUI-LIM-002", "field": "threadId"}}[op]
+                   "size": "AGUI-LIM-002", "field": "threadId",
+                   "bound": "AGUI-SESS-003"}}[op]
     ops = (op,)
     return [
         ExchangeRule(of["no-credential"], f"{op}_no_credential_refused", ops, _credential_is("none"),
@@ -288,6 +310,10 @@ def shared_refusal_rules(op: str) -> list[ExchangeRule]:
         ExchangeRule(of["key"], f"{op}_key_outside_refused", ops, _key_outside(of["field"]),
                      refused_with("validation_failed"),
                      doc=f"a {of['field']} of 0 or over 256 characters is refused `validation_failed`."),
+        ExchangeRule(of["bound"], f"{op}_key_at_bound_accepted", ops, _key_at_bound(of["field"]),
+                     _key_kept(of["field"]),
+                     basic=True, first=True, doc=f"a {of['field']} of 1 or of 256 characters is not refused, in any "
+                                                 f"form (read first: a run turned away for its key shows nothing else)."),
         ExchangeRule(of["size"], f"{op}_body_over_limit_refused", ops, rq.only("body-size"), refused_with(None),
                      doc="a body well over 1 MB is refused, however it travels (Content-Length or chunked)."),
     ]

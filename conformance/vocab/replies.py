@@ -57,6 +57,15 @@ def reply_of(prompt: Any) -> Reply | None:
     return Reply(shown, re.compile("".join(p for p, _ in parts), re.S) if counted else None)
 
 
+def echoes_params(prompt: Any) -> bool:
+    """The prompt's reply is the params the agent got (`echo params` alone): what reaches them is read by the
+    pass-through rules, each field by its own, so fields added to the request do not disturb their reading."""
+    if not isinstance(prompt, str):
+        return False
+    script = parse(prompt)
+    return script.error is None and [(d.word, d.arg) for d in script.directives] == [("echo", "params")]
+
+
 def slept(prompt: Any) -> float:
     """The seconds the prompt's `sleep` lines make the agent send nothing (0 for a prompt of no script)."""
     script = parse(prompt) if isinstance(prompt, str) else None

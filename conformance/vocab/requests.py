@@ -12,7 +12,7 @@ import json
 from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
-from conformance.vocab.constants import INVOKE_INTERPRETED
+from conformance.vocab.constants import INVOKE_INTERPRETED, MAX_KEY
 from conformance.vocab.protocols import MCP_LEGACY_VERSION, MCP_VERSION, META_VERSION, slug_tool_name
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import json_or_none, media_type
@@ -141,9 +141,9 @@ def key_length(value: Any) -> str:
     if not isinstance(value, str):
         return "not-a-string"
     points, units = len(value), len(value.encode("utf-16-le")) // 2
-    if 1 <= points <= 256 and 1 <= units <= 256:
+    if 1 <= points <= MAX_KEY and 1 <= units <= MAX_KEY:
         return "inside"
-    if (points == 0) or (points > 256 and units > 256):
+    if (points == 0) or (points > MAX_KEY and units > MAX_KEY):
         return "outside"
     return "open"
 

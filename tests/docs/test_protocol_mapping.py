@@ -26,7 +26,7 @@ import pytest
 
 from conformance import canned, catalog
 from conformance.api import certify
-from conformance.vocab.forms import ACCEPT_FORMS
+from conformance.vocab.forms import ACCEPT_FORMS, AGUI_FIELDS, OTHER_FIELD
 from conformance.scenarios.agui import RESUME_ANSWER, build_resume
 from conformance.scenarios.invoke import EXTRA_INSIDE_BYTES, EXTRA_OUTSIDE_BYTES
 from conformance.scenarios.mcp import PAUSE_ANSWER, form_answer
@@ -65,6 +65,9 @@ def marked(*kinds: str) -> list[tuple[str, str, str, str]]:
     return [(kind, a, b, text) for kind, a, b, _, text in page_blocks() if kind in kinds]
 
 
+FREE_MEMBERS = {OTHER_FIELD[0], *(k for fields in AGUI_FIELDS.values() for k in fields)}
+
+
 # -- matching with placeholders ----------------------------------------------------------------------
 def match_text(template: str, text: Any, bound: dict[str, Any], where: str) -> None:
     """`template` (a string holding placeholders) equals `text`, each placeholder standing for its bound value."""
@@ -93,7 +96,8 @@ def match(shown: Any, got: Any, bound: dict[str, Any], where: str = "$") -> None
     elif isinstance(shown, dict):
         assert isinstance(got, dict), f"{where}: the page shows an object, the suite has {got!r}"
         named = [k for k in shown if not PLACEHOLDER.fullmatch(k)]
-        unnamed = [k for k in got if k not in named]   # the members a placeholder name stands for, in order
+        # the members a placeholder name stands for, in order (not a member the run's free form adds: `forms.shape`)
+        unnamed = [k for k in got if k not in named and k not in FREE_MEMBERS]
         assert set(named) <= set(got) and len(unnamed) == len(shown) - len(named), \
             f"{where}: the page shows members {list(shown)}, the suite has {list(got)}"
         for key in named:

@@ -8,7 +8,7 @@ from typing import Any
 
 from conformance.checks.agui._common import TERMINAL, Run, frame_value, is_event
 from conformance.checks.agui.order import tool_or_step_inside
-from conformance.checks.agui.passthrough import reach_params
+from conformance.checks.agui.passthrough import interpreted_withheld, reach_params
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
@@ -222,6 +222,9 @@ register(
                  doc="on every run of `echo params`, tools, state, context and forwardedProps reached params unchanged."),
     ExchangeRule("AGUI-PASS-002", "unknown_fields_echoed", AGUI, echoes_params, params_echoed(False),
                  doc="on every run of `echo params`, each unknown field reached params unchanged."),
+    ExchangeRule("AGUI-PASS-003", "interpreted_fields_withheld", AGUI, echoes_params,
+                 lambda ex, target: interpreted_withheld(run_of(ex)),
+                 doc="on every run of `echo params`, none of the fields the service interprets is in params."),
     ExchangeRule("AGUI-ID-004", "finish_thread_matches_start", AGUI, is_stream, same_thread,
                  doc="RUN_FINISHED.threadId equals RUN_STARTED.threadId."),
     ExchangeRule("AGUI-ERR-001", "no_messages_no_resume", AGUI,

@@ -80,14 +80,17 @@ def generated_fields_reach_params(rec):
                       lambda item: judge_reply(item[0], params_hold(item[1], item[0].ex)), exchange=lambda item: item[0].ex)
 
 
-@check("AGUI-PASS-003", scenarios=["agui.params"])
-def interpreted_fields_withheld(rec):
-    """Sends threadId, runId and messages with `echo params`; none of the interpreted fields is in params."""
-    r = one_run(rec, steps.ECHO_PARAMS)
-
+def interpreted_withheld(r: Run) -> None:
+    """none of the fields the service interprets is in the agent's params."""
     def withheld(text: str) -> None:
         got = echoed_params(text, r.ex)
         leaked = [name for name in INTERPRETED if name in got]
         assert not leaked, f"the agent's params hold interpreted field(s) {leaked}: {truncate(got, 300, quoted=True)}"
     with on(r.ex):
         judge_reply(r, withheld)
+
+
+@check("AGUI-PASS-003", scenarios=["agui.params"])
+def interpreted_fields_withheld(rec):
+    """Sends threadId, runId and messages with `echo params`; none of the interpreted fields is in params."""
+    interpreted_withheld(one_run(rec, steps.ECHO_PARAMS))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.vocab.constants import MAX_KEY
 from conformance.engine import Recording
 from conformance.outcomes import Blocked, Deviation, NotAssessed, judge_all, on, precondition
 from conformance.registry import Step, check
@@ -20,7 +21,6 @@ SAME_KEY_SAME_INSTANCE = "AGUI-SESS-002"
 INVOKE_RESULT = "INV-RES-001"        # a plain invoke answers 200 with the invoke result
 MCP_TEXT_RESULT = "MCP-TOOL-001"     # a tools/call answers 200 with one text block
 MCP_EXACT_REPLY = "MCP-TOOL-002"     # its text is exactly the agent's reply
-MAX_KEY = 256                        # a threadId is 1 to 256 characters long (schemas/agui-request.json)
 
 
 # The `count` each run of agui.session replies under the agent's contract: what tells how the agent counts.

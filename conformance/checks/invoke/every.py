@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from conformance.checks.invoke._common import (is_event_stream, named, quoted, reply_of, result_of, run_status,
                                               text_of, what)
-from conformance.checks.invoke.passthrough import params_hold
+from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
 from conformance.vocab.constants import INVOKE_INTERPRETED
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, precondition
@@ -206,6 +206,9 @@ register(
                  doc="the result's `sessionId` equals the key sent, exactly."),
     ExchangeRule("INV-PASS-001", "unknown_fields_echoed", INVOKE, echoes_params, unknown_fields_echoed,
                  doc="on every run of `echo params`, each unknown field reached the agent's params unchanged."),
+    ExchangeRule("INV-PASS-002", "interpreted_fields_withheld", INVOKE, echoes_params,
+                 lambda ex, target: interpreted_withheld(ex),
+                 doc="on every run of `echo params`, none of the fields the service interprets is in params."),
     ExchangeRule("INV-PASS-003", "extra_data_echoed", INVOKE,
                  lambda ex, target: echoes_params(ex, target) and rq.extra_size(ex, target) == "inside",
                  extra_data_echoed, doc="on every run of `echo params`, the extra data reached params unchanged."),

@@ -54,15 +54,19 @@ def generated_fields_reach_params(rec: Recording) -> None:
     judge_each(items, rule)
 
 
+def interpreted_withheld(ex: Exchange) -> None:
+    """none of the fields the service interprets is in the agent's `params`."""
+    leaked = [k for k in INTERPRETED if k in echoed_params(ex)]
+    with on(ex):
+        assert not leaked, f"fields the service interprets reached `params`: {leaked}"
+
+
 @check("INV-PASS-002", scenarios=["invoke.params"])
 def interpreted_fields_withheld(rec: Recording) -> None:
     """Sends `echo params` with `prompt`, `sessionId`, `stream` and `messages`; none of them appears in `params`."""
     ex = rec.get(steps.PARAMS)
     accepted(ex, "an invoke with unknown fields", "INV-PASS-001")
-    params = echoed_params(ex)
-    leaked = [k for k in INTERPRETED if k in params]
-    with on(ex):
-        assert not leaked, f"fields the service interprets reached `params`: {leaked}"
+    interpreted_withheld(ex)
 
 
 @check("INV-PASS-003", scenarios=["invoke.extra_data"])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from conformance.vocab.constants import MAX_KEY
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed
 from conformance.registry import Step, check, rule
@@ -14,7 +15,6 @@ from conformance.wire.exchange import Exchange
 from conformance.checks.invoke._common import (accepted, count_is, counts_from_zero, is_event_stream, judge_each, quoted, refused,
                                                run_status, session_key_of)
 
-MAX_KEY = 256     # a session key is 1 to 256 characters long (schemas/invoke-request.json#/properties/sessionId)
 
 
 @check("INV-SESS-001", scenarios=["invoke.selection", "invoke.sessions"])

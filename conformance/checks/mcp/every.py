@@ -11,7 +11,7 @@ from typing import Any
 from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, final_message, is_response, refusal,
                                             response_last, rpc_error_body, served_by, structured_session, text_block)
 from conformance.checks.mcp.methods import fits_upstream
-from conformance.checks.mcp.progress import framed
+from conformance.checks.mcp.progress import framed, increases
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
@@ -265,6 +265,19 @@ def text_is_reply(ex: Exchange, target: Any) -> None:
     replies.known(ex, target).judge(text, "the text block")
 
 
+def failed_run(ex: Exchange, target: Any) -> bool:
+    """A tools/call the service answered with a result whose run failed (`isError: true`)."""
+    if not (must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and answered_200_response(ex, target)):
+        return False
+    result = final_message(ex).get("result")
+    return isinstance(result, dict) and result.get("isError") is True
+
+
+def failure_has_text(ex: Exchange, target: Any) -> None:
+    """the failed run's result has `content` with one text block."""
+    text_block(final_message(ex)["result"])
+
+
 def says_reply(ex: Exchange, target: Any) -> bool:
     return must_answer(ex, target) and answered_200_response(ex, target) and replies.known(ex, target) is not None
 
@@ -294,6 +307,11 @@ register(
                  doc="every frame of a progress stream is `event: message` with a JSON object."),
     ExchangeRule("MCP-PROG-003", "response_is_last", MCP, is_progress_stream, lambda ex, t: response_last(ex),
                  doc="the response is the last frame, once."),
+    ExchangeRule("MCP-TOOL-006", "failed_run_has_content", MCP, failed_run,
+                 failure_has_text,
+                 doc="every failed run's result (`isError: true`) still has `content` with one text block."),
+    ExchangeRule("MCP-PROG-010", "progress_increases", MCP, is_progress_stream, lambda ex, t: increases(ex),
+                 doc="in every progress stream, `params.progress` strictly increases."),
     ExchangeRule("MCP-PROG-005", "token_echoed", MCP, is_progress_stream, progress_fields,
                  doc="every progress notification carries the token sent, its type kept."),
     ExchangeRule("MCP-METH-005", "id_echoed", MCP, answered_200_response, id_echoed,

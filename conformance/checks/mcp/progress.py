@@ -146,14 +146,17 @@ def some_progress(rec: Recording):
     return each_stream(rec, some)
 
 
+def increases(ex: Exchange) -> None:
+    """`params.progress` strictly increases from one notification to the next."""
+    numbers = [v for m in notifications(ex) if _is_number(v := params_of(m).get("progress"))]
+    if len(numbers) < 2:
+        raise NotAssessed("no stream had two numeric progress values to compare")
+    assert all(a < b for a, b in zip(numbers, numbers[1:])), f"progress values {numbers} do not strictly increase"
+
+
 @check("MCP-PROG-010", scenarios=["mcp.progress"])
 def progress_increases(rec: Recording):
     """`params.progress` strictly increases from one notification to the next (upstream MCP rule)."""
-    def increases(ex: Exchange) -> None:
-        numbers = [v for m in notifications(ex) if _is_number(v := params_of(m).get("progress"))]
-        if len(numbers) < 2:
-            raise NotAssessed("no stream had two numeric progress values to compare")
-        assert all(a < b for a, b in zip(numbers, numbers[1:])), f"progress values {numbers} do not strictly increase"
     return each_stream(rec, increases)
 
 

@@ -5,7 +5,8 @@ scope (`SCOPES`); a default run covers every value of every dimension, and pairs
 
 Two kinds of dimension:
 - *free* ones cost no request: the run varies them over the requests it sends anyway (header name case and order,
-  body framing, the JSON writing, the forms of `Content-Type`, `Accept` and the Bearer scheme, the user agent,
+  body framing, the JSON writing, the forms of `Content-Type`, `Accept` and the Bearer scheme, the content codings
+  accepted, the user agent,
   headers the service does not read, an MCP id's kind; and where the answer cannot read them, what the spec leaves
   free in a body: a client that can elicit, AG-UI's passed fields, an invoke field not interpreted, MCP's accepted
   credential on the tool's description), each request drawing its values by seed (`conformance.vocab.forms`);
@@ -102,6 +103,9 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in [
               "RFC 9110 §11.1, RFC 6750 §2.1: the scheme is a case-insensitive token", free=True),
     Dimension("accept-form", ("as-built", "reordered", "case", "weights"), ("invoke", "mcp"),
               "RFC 9110 §12.5.1: media ranges in any order and case, with weights", free=True),
+    Dimension("accept-encoding", ("identity", "gzip", "absent"), OPERATIONS,
+              "RFC 9110 §12.5.3: a client lists the content codings it takes (an SDK's `gzip, deflate`) or none (curl); "
+              "a server compresses its answer or not, and the answer decoded is the same", free=True),
     Dimension("user-agent", ("suite", "browser", "sdk", "absent"), OPERATIONS,
               "RFC 9110 §10.1.5: User-Agent is optional and identifies the client only", free=True),
     Dimension("extra-header", ("none", "unknown", "proxy", "browser"), OPERATIONS,

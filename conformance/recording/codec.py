@@ -19,7 +19,7 @@ import httpx
 
 from conformance.profile import Profile, Timeouts
 from conformance.target import SECRET_FACTS, Target
-from conformance.wire.exchange import SENSITIVE_HEADERS, Exchange
+from conformance.wire.exchange import SENSITIVE_HEADERS, Exchange, decoded_headers
 from conformance.wire.redact import MASK, Redactor
 from conformance.wire.sse import SSEComment, SSEEvent, StreamRecord, parse_sse
 
@@ -252,7 +252,7 @@ def _decode_sent(d: dict[str, Any]) -> Any:
         q = r["request"]
         request = httpx.Request(q["method"], q["url"], headers=decode_headers(q["headers"]),
                                 content=decode_bytes(q["content"]) or b"")
-        response = httpx.Response(r["status"], headers=decode_headers(r["headers"]),
+        response = httpx.Response(r["status"], headers=decoded_headers(decode_headers(r["headers"]) or ()),
                                   content=decode_bytes(r["content"]) or b"", request=request)
         response.elapsed = datetime.timedelta(seconds=r["elapsed"])
     return Sent(probe, response, d["error"], decode_value(d["record"]))

@@ -51,6 +51,8 @@ def _curl(ex: Any) -> str:
         if name.lower() in _LEFT_TO_CURL:
             continue
         args += _header(_cased(name, form.get("header-name-case")), value, var)
+    if form.get("accept-encoding") == "gzip":
+        args.append("--compressed")     # asks for compressed answers, as the suite did, and decodes them
     if form.get("user-agent") == "absent":
         args += ["-H", "'User-Agent:'"]
     if ex.request_headers and not any(name.lower() == "accept" for name in ex.request_headers):

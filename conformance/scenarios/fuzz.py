@@ -43,6 +43,7 @@ from conformance import generate
 from conformance.outcomes import SuiteFault
 from conformance.engine import PREFLIGHT_METADATA
 from conformance.registry import scenario
+from conformance.wire.exchange import decoded_headers
 from conformance.vocab.fuzzing import (AGUI_FIELDS, AGUI_ONLY, AGUI_TYPED, INVOKE_FIELDS, PLAN, SAFE_INTEGER,
                                        SENT_NEGATIVES, Issue, Probe, Request, Sent, canonical_size, clean_json,
                                        content_type, issues_of, json_text, probe, started_run)
@@ -460,7 +461,7 @@ def sender(ctx, loop: asyncio.AbstractEventLoop) -> Callable[[Probe], httpx.Resp
         if ex.status is None:
             raise NoAnswer(ex)
         request = httpx.Request(ex.method, ex.url, headers=headers, content=ex.request_body or b"")
-        response = httpx.Response(ex.status, headers=ex.headers.multi_items(), content=ex.body, request=request,
+        response = httpx.Response(ex.status, headers=decoded_headers(ex.headers), content=ex.body, request=request,
                                   extensions={EXCHANGE: ex})
         response.elapsed = datetime.timedelta(seconds=ex.t_end or 0.0)
         return response

@@ -29,6 +29,8 @@ USER_AGENTS = {"suite": SUITE_AGENT,
                "browser": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 "
                           "Safari/537.36",
                "sdk": "python-httpx/0.28.1", "absent": None}
+# the content codings a client takes (the client's own default, `identity`, is what the suite sends as built)
+ACCEPT_ENCODINGS = {"gzip": "gzip, deflate", "absent": None}
 # headers a client may add that the service does not read: one nobody registered, a proxy's, a browser's
 EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
                  "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy", "X-Request-Id": ""},
@@ -59,7 +61,7 @@ def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
 
 AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-framing": "content-length",
             "json-writing": "compact", "content-type-form": "application/json", "auth-scheme-case": "Bearer",
-            "accept-form": "as-built", "user-agent": "suite", "extra-header": "none", "jsonrpc-id": "integer",
+            "accept-form": "as-built", "accept-encoding": "identity", "user-agent": "suite", "extra-header": "none", "jsonrpc-id": "integer",
             "mcp-elicitation": "cannot", "agui-fields": "absent", "other-field": "absent", "mcp-credential": "api-key"}
 # What the spec leaves free in a body, as written when drawn: an AG-UI client's empty fields, or some set; an invoke
 # field the service does not interpret (both reach the agent as `params`, which a reply read off its prompt ignores)
@@ -143,6 +145,9 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
             inputs.is_sent(carried("accept-form", form["accept-form"], out[accept]) or "accept:case"):
         out[accept] = ACCEPT_FORMS[out[accept]][form["accept-form"]]
         applied["accept-form"] = form["accept-form"]
+    if "accept-encoding" not in lower and form["accept-encoding"] in ACCEPT_ENCODINGS:
+        out["Accept-Encoding"] = ACCEPT_ENCODINGS[form["accept-encoding"]]     # None: the client's default left out
+        applied["accept-encoding"] = form["accept-encoding"]
     if "user-agent" not in lower:
         out["User-Agent"] = USER_AGENTS[form["user-agent"]]
         applied["user-agent"] = form["user-agent"]
@@ -246,6 +251,9 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         if accept == base:
             out["accept-form"] = "as-built"
         out.update({"accept-form": name for name, value in forms.items() if accept == value and accept != base})
+    coding = rq.header(ex, "accept-encoding")
+    out["accept-encoding"] = "absent" if coding is None else "identity" if coding.strip().lower() == "identity" \
+        else "gzip" if "gzip" in coding.lower() else "other"
     ua = rq.header(ex, "user-agent")
     out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua), "other")
     out["extra-header"] = next((name for name, added in EXTRA_HEADERS.items()

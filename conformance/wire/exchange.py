@@ -26,6 +26,15 @@ SENSITIVE_HEADERS = {
 }
 
 
+def decoded_headers(headers: Any) -> list[tuple[str, str]]:
+    """An answer's header fields for its body as recorded, which the client already decoded: without the
+    `Content-Encoding` (and the `Content-Length` of the encoded body) a response rebuilt from it would decode again."""
+    items = headers.multi_items() if hasattr(headers, "multi_items") else list(headers)
+    if not any(k.lower() == "content-encoding" for k, _ in items):
+        return items
+    return [(k, v) for k, v in items if k.lower() not in ("content-encoding", "content-length")]
+
+
 @dataclass
 class Limits:
     connect: float = 10.0  # seconds to connect (incl. TLS)

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import time
+import zlib
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -163,9 +164,16 @@ class RecordingTransport:
         await self.inner.__aexit__(*exc)
 
 
+def _decoder(coding: str | None) -> Any:
+    """What decodes a body of this content coding for the record, as the suite's own client records bodies decoded
+    (gzip, deflate with its zlib wrapper); None for a body kept as it came (identity, or a coding not read here)."""
+    coding = (coding or "").strip().lower()
+    return zlib.decompressobj(wbits=zlib.MAX_WBITS | 32) if coding in ("gzip", "x-gzip", "deflate") else None
+
+
 class _RecordedBody:
-    """A response body as the client reads it, recorded into its exchange and held to the suite's byte cap,
-    recording budget and run deadline (an endless body must not fill the memory or outlast the run)."""
+    """A response body as the client reads it, recorded (decoded) into its exchange and held to the suite's byte
+    cap, recording budget and run deadline (an endless body must not fill the memory or outlast the run)."""
 
     def __init__(self, inner: Any, ex: Exchange, client: Client, open_bodies: dict[int, "_RecordedBody"]) -> None:
         self.inner = inner
@@ -176,11 +184,12 @@ class _RecordedBody:
         self.items = 0
         self.sse = SSERecorder(t0=ex.started_at, clock=time.monotonic, redact=client.redact,
                                max_items=client.limits.max_items) if ex.content_type == "text/event-stream" else None
+        self.decoder = _decoder(ex.header("content-encoding"))
 
     async def __aiter__(self):
         try:
             async for chunk in self.inner:
-                self._take(chunk)
+                self._take(self.decoder.decompress(chunk) if self.decoder is not None else chunk)
                 yield chunk
         except GeneratorExit:
             self.finish(CLOSED_BY_CLIENT)

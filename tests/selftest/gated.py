@@ -57,6 +57,9 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
         out["content-type-form"] = ct.decode("latin-1")
     accept = header(headers, b"accept")
     out["accept-form"] = accept.decode("latin-1") if accept is not None else "absent"
+    coding = header(headers, b"accept-encoding")
+    out["accept-encoding"] = ("absent" if coding is None else "identity" if coding.strip().lower() == b"identity"
+                              else "gzip" if b"gzip" in coding.lower() else "other")
     ua = header(headers, b"user-agent")
     out["user-agent"] = ("absent" if ua is None else "suite" if ua == SUITE_AGENT else "browser"
                          if ua.startswith(b"Mozilla/") else "sdk" if ua.startswith(b"python-httpx") else "other")

@@ -22,6 +22,18 @@ def test_a_server_asking_a_length_for_every_body_is_conformant():
     assert not false_verdicts(server, rep), false_verdicts(server, rep)
 
 
+@pytest.mark.xdist_group("default-runs")
+def test_a_server_compressing_every_answer_it_may_is_conformant():
+    server = SERVERS["forms-gzip"]
+    with ReferenceServer(server.config()) as srv:
+        rep = certify(from_server_facts(srv.facts), keep_recording=True)
+    assert not false_verdicts(server, rep), false_verdicts(server, rep)
+    compressed = [ex for s in rep["recording"]["document"]["scenarios"] for ex in s.get("exchanges", ())
+                  if ["content-encoding", "gzip"] in (ex.get("headers") or [])]
+    assert any(ex.get("stream") for ex in compressed), "no event stream came compressed"
+    assert any(not ex.get("stream") and ex.get("body") for ex in compressed), "no JSON answer came compressed"
+
+
 def certify_gated(name: str, dimension: str, value: str) -> tuple[dict, dict, Witness]:
     b = load_zoo()[name]
     witness = Witness()

@@ -3,10 +3,14 @@
 - `length_required_config`: a body without a Content-Length (chunked) is refused 411 Length Required, as RFC 9110
   §15.5.12 lets a server (many proxies and some frameworks do): the suite sends such a request again with a
   Content-Length, and judges that answer.
+- `gzip_config`: every answer compressed with gzip when the request's Accept-Encoding takes it (RFC 9110 §12.5.3),
+  event streams too, flushed frame by frame (as Caddy's `encode`, or nginx's `gzip` with its buffer flushed): the
+  suite reads the answers decoded, the frames when they come.
 """
 from __future__ import annotations
 
 import json
+import zlib
 
 from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
@@ -25,5 +29,30 @@ def length_required_config() -> ServerConfig:
                 await send({"type": "http.response.body", "body": body})
                 return
             await app(scope, receive, send)
+        return middleware
+    return ServerConfig(wrap_app=wrap)
+
+
+def gzip_config() -> ServerConfig:
+    def wrap(app, facts):
+        async def middleware(scope, receive, send):
+            coding = t.header(scope.get("headers") or [], b"accept-encoding") if scope.get("type") == "http" else None
+            if coding is None or b"gzip" not in coding.lower():
+                await app(scope, receive, send)
+                return
+            packer = zlib.compressobj(wbits=31)     # the gzip format
+
+            async def compressed(message):
+                if message["type"] == "http.response.start":
+                    headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-length"]
+                    message = {**message, "headers": [*headers, (b"content-encoding", b"gzip"),
+                                                      (b"vary", b"accept-encoding")]}
+                elif message["type"] == "http.response.body":
+                    more = message.get("more_body", False)
+                    body = packer.compress(message.get("body", b"")) + packer.flush(zlib.Z_SYNC_FLUSH if more
+                                                                                   else zlib.Z_FINISH)
+                    message = {**message, "body": body}
+                await send(message)
+            await app(scope, receive, compressed)
         return middleware
     return ServerConfig(wrap_app=wrap)

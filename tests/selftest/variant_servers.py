@@ -105,6 +105,11 @@ def _late_headers() -> ServerConfig:
     return late_headers_config()
 
 
+def _gzip() -> ServerConfig:
+    from tests.selftest.variant_forms import gzip_config
+    return gzip_config()
+
+
 def _length_required() -> ServerConfig:
     from tests.selftest.variant_forms import length_required_config
     return length_required_config()
@@ -153,6 +158,9 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("forms-length-required", _length_required,
                   doc="variant_forms.py: a chunked body refused 411 Length Required (RFC 9110 §15.5.12): sent again "
                       "with a Content-Length"),
+    CorrectServer("forms-gzip", _gzip,
+                  doc="variant_forms.py: every answer gzip-compressed when Accept-Encoding takes it, event streams "
+                      "flushed frame by frame"),
     CorrectServer("silences-late-headers", _late_headers,
                   doc="variant_silences.py: invoke and MCP streams send their headers with their first frame"),
     # A correct service whose deployed agent is off its contract (variant_agents.py): what the agent hides is not

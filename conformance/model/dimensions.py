@@ -156,6 +156,8 @@ TIED: tuple[tuple[tuple[str, ...], str, tuple[str, ...], str], ...] = (
     (("AGUI-PASS-001",), "agui-fields", ("client-defaults", "set"), "a rule of the fields sent: they reach `params`"),
     (("INV-PASS-001",), "other-field", ("sent",), "a rule of a field sent: it reaches `params`"),
     (("INV-SESS-005", "AGUI-SESS-003"), "session-key", ("sent",), "a rule of a key sent at either bound of 1 to 256"),
+    (("AGUI-PROMPT-001",), "messages", ("sent",), "a rule of the message list sent: its last user message"),
+    (("AGUI-PROMPT-001",), "agui-input", ("user-message",), "a rule of a run a user message starts"),
 )
 # Rules of a client the suite does not write (the official MCP client's calls): the free forms are that client's own.
 # (MCP-CLIENT-002 judges the tool every tools/list answer lists, whoever wrote the request.)

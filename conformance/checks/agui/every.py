@@ -176,6 +176,25 @@ def deltas_are_reply(ex: Exchange, target: Any) -> None:
     replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
 
 
+def with_history(ex: Exchange, target: Any) -> bool:
+    """A run whose messages hold more than its last user message (earlier user messages, or messages after it) and
+    whose prompt, that last user message, says its reply."""
+    messages = rq.fields(ex).get("messages")
+    if not isinstance(messages, list) or len(messages) < 2:
+        return False
+    users = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"]
+    return bool(users) and (len(users) > 1 or users[-1] != len(messages) - 1) and must_stream(ex, target) \
+        and is_stream(ex, target) and replies.known(ex, target) is not None
+
+
+def last_user_is_prompt(ex: Exchange, target: Any) -> None:
+    """the reply is that of the last user message (whatever came before or after it)."""
+    try:
+        deltas_are_reply(ex, target)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc} (the text of the last user message is the prompt)") from None
+
+
 def tool_or_step_between(ex: Exchange, target: Any) -> None:
     """a run whose prompt calls a tool or takes a step shows an event of it between start and end."""
     r = run_of(ex)
@@ -192,9 +211,11 @@ register(
                      "event between RUN_STARTED and its terminal event, whatever else the request carried."),
     ExchangeRule("AGUI-ORDER-006", "deltas_are_reply", AGUI,
                  lambda ex, target: must_stream(ex, target) and is_stream(ex, target)
-                 and replies.known(ex, target) is not None, deltas_are_reply,
+                 and replies.known(ex, target) is not None and not with_history(ex, target), deltas_are_reply,
                  doc="every run whose prompt says its reply (docs/agent.md) sends that reply as its content deltas, "
-                     "whatever else the request carried."),
+                     "whatever else the request carried (a run with a message history: AGUI-PROMPT-001's)."),
+    ExchangeRule("AGUI-PROMPT-001", "last_user_message_is_prompt", AGUI, with_history, last_user_is_prompt,
+                 doc="every run with a message history replies to its last user message, whatever came before."),
     ExchangeRule("AGUI-FRAME-001", "valid_run_streams", AGUI, must_stream, streams, basic=True,
                  doc="a valid AG-UI run is answered 200 with an event stream, however it was written or framed."),
     ExchangeRule("GEN-ERR-001", "agui_refusal_is_error_body", AGUI, rq.is_refusal, refusal_is_error_body,

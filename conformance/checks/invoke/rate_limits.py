@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from conformance.engine import Recording
+from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import Deviation, NotAssessed, Observation, joined
 from conformance.registry import check
 from conformance.wire.exchange import Exchange
@@ -47,6 +48,21 @@ def rate_limit_remaining_is_count(*recs: Recording) -> str:
     if not values:
         raise NotAssessed("no invoke answer carried `X-RateLimit-Remaining`: nothing to judge")
     return f"{len(values)} values seen"
+
+
+def remaining_values(ex: Exchange) -> list[str]:
+    return ex.headers.get_list("x-ratelimit-remaining") if ex.headers is not None else []
+
+
+def remaining_is_count(ex: Exchange, target: object) -> None:
+    bad = [v for v in remaining_values(ex) if not digits_only(v.strip())]
+    assert not bad, f"`X-RateLimit-Remaining` must be a non-negative integer, got {values_seen([(ex, v) for v in bad])}"
+
+
+register(ExchangeRule("GEN-RATE-002", "remaining_is_count", ("invoke", "agui", "mcp", "metadata"),
+                      lambda ex, target: bool(remaining_values(ex)), remaining_is_count,
+                      doc="wherever an answer carries `X-RateLimit-Remaining`, its value is a non-negative integer, "
+                          "whatever the request and its operation."))
 
 
 @check("GEN-RATE-003", scenarios=RATE_SCENARIOS, supplementary=True)   # a 429 here is by chance; the probe judges

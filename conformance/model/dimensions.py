@@ -93,8 +93,9 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in [
               "RFC 9110 §5.1: field names are case-insensitive", free=True, http1_only=True),
     Dimension("header-order", ("as-built", "reversed"), OPERATIONS,
               "RFC 9110 §5.3: the order of fields with different names is not significant", free=True),
-    Dimension("json-writing", ("compact", "spaced", "ascii-escaped", "members-reversed"), POSTS,
-              "RFC 8259 §2, §4, §7: insignificant whitespace, any character escaped, members unordered", free=True),
+    Dimension("json-writing", ("compact", "spaced", "ascii-escaped", "members-reversed", "slash-escaped"), POSTS,
+              "RFC 8259 §2, §4, §7: insignificant whitespace, any character escaped (non-ASCII as `\\u`; `/` as "
+              "`\\/`, as PHP writes it), members unordered", free=True),
     Dimension("content-type-form", ("application/json", "application/json; charset=utf-8", "Application/JSON",
                                     "application/json;charset=UTF-8"), POSTS,
               "RFC 9110 §8.3.1: type and subtype case-insensitive, parameters follow; RFC 8259 §11: charset has no "

@@ -67,8 +67,8 @@ AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-frami
 # field the service does not interpret (both reach the agent as `params`, which a reply read off its prompt ignores)
 AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "forwardedProps": {}},
                "set": {"tools": [], "state": {}, "context": [{"description": "locale", "value": "en-GB"}],
-                       "forwardedProps": {"client": "conformance"}}}
-OTHER_FIELD = ("clientTag", "conformance")
+                       "forwardedProps": {"client": "conformance/0.1 \u2713"}}}
+OTHER_FIELD = ("clientTag", "conformance/0.1 \u2713")     # a `/` and a character beyond ASCII: what writings escape
 ELICITATION = {"elicitation": {}}
 SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input classes send others on purpose)
 
@@ -126,8 +126,8 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         writing = form["json-writing"]
         body = written(json_body, writing)
         plain = written(json_body, "compact")
-        if rq.size_class(len(body)) != rq.size_class(len(plain)):      # a writing never moves a body across a limit
-            body, writing = plain, "compact"
+        if rq.size_class(len(body)) != rq.size_class(len(plain)) or body == plain:
+            body, writing = plain, "compact"    # a writing never moves a body across a limit; nor is it one it left as is
         applied["json-writing"] = writing
     if json_body is not None and (ct is None or out[ct] == "application/json"):
         out.pop(ct, None) if ct else None
@@ -187,11 +187,14 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
                 and META_VERSION in meta and meta.get(META_CAPS) == {}:
             out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
             applied["mcp-elicitation"] = "can-elicit"
-    elif operation == "agui" and free and form.get("agui-fields") in AGUI_FIELDS \
-            and not set(AGUI_FORWARDED) & set(out):
-        out.update(copy.deepcopy(AGUI_FIELDS[form["agui-fields"]]))
-        applied["agui-fields"] = form["agui-fields"]
-    elif operation == "invoke" and free and form.get("other-field") == "sent" and OTHER_FIELD[0] not in out:
+    # a writing that escapes characters gets some to escape where the body is free to carry them
+    escapes = form.get("json-writing") in ("ascii-escaped", "slash-escaped")
+    fields = "set" if escapes else form.get("agui-fields")
+    if operation == "agui" and free and fields in AGUI_FIELDS and not set(AGUI_FORWARDED) & set(out):
+        out.update(copy.deepcopy(AGUI_FIELDS[fields]))
+        applied["agui-fields"] = fields
+    elif operation == "invoke" and free and (form.get("other-field") == "sent" or escapes) \
+            and OTHER_FIELD[0] not in out:
         out[OTHER_FIELD[0]] = OTHER_FIELD[1]
         applied["other-field"] = "sent"
     if applied and rq.size_class(len(json.dumps(out))) != rq.size_class(len(json.dumps(body))):

@@ -22,13 +22,15 @@ MCP_ACCEPT = "application/json, text/event-stream"
 
 # Ways to write one JSON request body (RFC 8259: whitespace between tokens is insignificant, any character may be
 # written as a \u escape, an object is an unordered collection of members): every one means the same request.
-JSON_WRITINGS = ("compact", "spaced", "ascii-escaped", "members-reversed")
+JSON_WRITINGS = ("compact", "spaced", "ascii-escaped", "members-reversed", "slash-escaped")
 
 
 def written(value: Any, writing: str) -> bytes:
     """`value` as JSON text in one of `JSON_WRITINGS`."""
     if writing == "members-reversed":
         return json.dumps(_reversed(value), ensure_ascii=False, separators=(",", ":")).encode()
+    if writing == "slash-escaped":    # every `/` as `\/` (RFC 8259 §7), as PHP's json_encode writes it by default
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("/", "\\/").encode()
     if writing == "spaced":
         return (json.dumps(value, ensure_ascii=False, indent=1).replace("\n", "\r\n") + "\r\n").encode()
     return json.dumps(value, ensure_ascii=writing == "ascii-escaped", separators=(",", ":")).encode()

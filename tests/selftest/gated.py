@@ -68,8 +68,8 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
     if body:
         out["body-framing"] = "content-length" if header(headers, b"content-length") is not None else "chunked"
         text = body.decode("utf-8", "replace")
-        out["json-writing"] = ("spaced" if "\r\n" in text else "ascii-escaped" if "\\u" in text and text.isascii()
-                               else "compact")
+        out["json-writing"] = ("spaced" if "\r\n" in text else "slash-escaped" if "\\/" in text else "ascii-escaped"
+                               if "\\u" in text and text.isascii() else "compact")
         out["body-size"] = "outside" if len(body) > 1_000_000 else "inside"
     doc = _json(body)
     fields = doc if isinstance(doc, dict) else {}

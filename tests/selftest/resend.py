@@ -166,9 +166,11 @@ async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], va
     reads it from the environment, and each generated value an earlier answer gave replaced by the fresh one."""
     secret = (getattr(target, ex.credential, None) or "") if ex.credential else ""
     body = ex.request_body.replace(MASK.encode(), secret.encode()) if ex.request_body else ex.request_body
-    for (old, new), escaped in itertools.product(values.items(), (True, False)):    # as JSON_WRITINGS write strings
-        body = body.replace(json.dumps(old, ensure_ascii=escaped).encode(),
-                            json.dumps(new, ensure_ascii=escaped).encode()) if body else body
+    for (old, new), escaped, slash in itertools.product(values.items(), (True, False), (False, True)):
+        def text(value: str) -> bytes:     # as JSON_WRITINGS write strings
+            written = json.dumps(value, ensure_ascii=escaped)
+            return (written.replace("/", "\\/") if slash else written).encode()
+        body = body.replace(text(old), text(new)) if body else body
     client = Client(target.base_url, ca_bundle=target.ca_bundle, insecure=target.insecure, secrets=target.secrets,
                     http2=ex.http_version == "HTTP/2")      # as its curl line: --http2 or --http1.1
     try:

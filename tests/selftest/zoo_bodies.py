@@ -144,3 +144,22 @@ def unknown_version_on_description(app, facts):
             return await app(dict(scope, headers=headers), t._replay(raw, None, receive), send)
         return await app(scope, t._replay(raw, pending, receive), send)
     return middleware
+
+
+@broken("MCP-VER-001", name="MCP-VER-001-method-header-looked-up-in-the-raw-body")
+def method_header_in_raw_body(app, facts):
+    """A 2026-07-28 `tools/call` whose raw body does not hold its `Mcp-Method` value as written (`"tools/call"`) is
+    refused 400 -32020 as a header mismatch (the header matched against the bytes, not the JSON value): right for
+    every body that writes the method unescaped, wrong for `"tools\\/call"`, the same string (RFC 8259 §7)."""
+    async def middleware(scope, receive, send):
+        if not t.matches(scope, "mcp"):
+            return await app(scope, receive, send)
+        raw, pending = await t._read_all(receive)
+        ok, body = t._loads(raw)
+        method = t.header(list(scope.get("headers") or []), b"mcp-method")
+        if ok and isinstance(body, dict) and body.get("method") == "tools/call" and method == b"tools/call" \
+                and b'"tools/call"' not in raw:
+            return await _answer(send, *_json_error(400, {"jsonrpc": "2.0", "id": body.get("id"), "error": {
+                "code": -32020, "message": "Mcp-Method does not match the body"}}))
+        return await app(scope, t._replay(raw, pending, receive), send)
+    return middleware

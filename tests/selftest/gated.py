@@ -140,6 +140,7 @@ def _matches(view: dict[str, str], dimension: str, value: str) -> bool:
 class Witness:
     seen: int = 0          # requests that carried the value
     changed: int = 0       # of them, those whose request or answer the fault changed
+    where: list = dataclasses.field(default_factory=list)    # the first of those: method, path, body's start
 
 
 def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: Any) -> ServerConfig:
@@ -215,6 +216,8 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             ran = answered_itself or 200 <= (probe.get("inner_status") or 0) < 300
             if mine and (answer_changed or (request_changed and ran)):
                 witness.changed += 1
+                if len(witness.where) < 5:
+                    witness.where.append(f"{scope.get('method')} {scope.get('path')} {body[:160]!r}")
         return middleware
 
     return ServerConfig(**{**base, **broken.config, "wrap_app": wrap})

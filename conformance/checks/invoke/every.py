@@ -14,6 +14,7 @@ from conformance.checks.invoke._common import (is_event_stream, named, quoted, r
                                               text_of, what)
 from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
 from conformance.vocab.constants import INVOKE_INTERPRETED
+from conformance.agent.script import parse
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, precondition
 from conformance.vocab import replies, requests as rq
@@ -162,6 +163,43 @@ def duration_within(ex: Exchange, target: Any) -> None:
         f"{ex.t_end * 1000:.0f} ms: the run's duration lies between {slept / 2:.0f} and {ceiling} ms"
 
 
+def tools_called(ex: Exchange) -> list[str]:
+    """The tools the conformance agent's prompt calls (`tool NAME ARGS`), in order."""
+    prompt = replies.prompt_of(ex)
+    script = parse(prompt) if isinstance(prompt, str) else None
+    return [d.arg[0] for d in script.directives if d.word == "tool"] if script and script.error is None else []
+
+
+def calls_tools(ex: Exchange, target: Any) -> bool:
+    return says_reply("stream-field", "accept")(ex, target) and is_event_stream(ex) and bool(tools_called(ex))
+
+
+def tool_starts_named(ex: Exchange, target: Any) -> None:
+    """each tool the prompt calls has a `tool_call_start` frame naming it."""
+    frames = named(ex)
+    if "done" not in [f.event for f, _ in frames]:
+        raise NotAssessed(f"{ex.label}: the stream did not end with `done`, so its tool calls are not all there")
+    started = [d.get("name") for f, d in frames if f.event == "tool_call_start"]
+    missing = [tool for tool in tools_called(ex) if tool not in started]
+    assert not missing, f"the prompt calls {quoted(missing)}, no `tool_call_start` names it; names: {quoted(started)}"
+
+
+def tool_starts_in_order(ex: Exchange, target: Any) -> None:
+    """each `tool_call_start` comes where its tool line stands in the prompt: the text before it is the reply of the
+    lines before that one (what was said before the call is streamed before it, what follows after)."""
+    frames = named(ex)
+    lines = replies.prompt_of(ex).split("\n")
+    calls = [i for i, line in enumerate(lines) if [d.word for d in parse(line).directives] == ["tool"]]
+    starts = [k for k, (f, _) in enumerate(frames) if f.event == "tool_call_start"]
+    if "done" not in [f.event for f, _ in frames] or len(starts) != len(calls):
+        raise NotAssessed(f"{ex.label}: not one `tool_call_start` per tool line of a run that ended `done` "
+                          f"(INV-STREAM-010 reads which are there)")
+    for k, i in zip(starts, calls):
+        before = replies.reply_of("\n".join(lines[:i])) if i else replies.Reply("")
+        if before is not None:
+            before.judge(text_of(ex, frames[:k]), f"the text streamed before the `tool_call_start` of line {i + 1}")
+
+
 def ran_json(ex: Exchange, target: Any) -> bool:
     return must_run("json")(ex, target) and ex.status == 200 and not is_event_stream(ex)
 
@@ -177,6 +215,11 @@ register(
                      "`result`, whatever else the request carried."),
     ExchangeRule("INV-STREAM-008", "deltas_are_reply", INVOKE, says_reply("stream-field", "accept"), deltas_are_reply,
                  doc="every streamed run whose prompt says its reply sends that reply as its `text` deltas."),
+    ExchangeRule("INV-STREAM-010", "tool_call_start_names_tool", INVOKE, calls_tools, tool_starts_named,
+                 doc="every streamed run whose prompt calls a tool has a `tool_call_start` naming it."),
+    ExchangeRule("INV-STREAM-011", "tool_call_start_in_order", INVOKE, calls_tools, tool_starts_in_order,
+                 doc="every streamed run whose prompt calls a tool streams its `tool_call_start` where the tool line "
+                     "stands: after the text of the lines before it, before the text of those after."),
     ExchangeRule("INV-RES-010", "result_names_agent", INVOKE, ran_json, result_names_agent,
                  doc="every invoke result's `agentId` is the agent of its request path."),
     ExchangeRule("INV-RES-013", "duration_within_exchange", INVOKE, ran_json, duration_within,

@@ -11,7 +11,7 @@ from typing import Any
 from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, final_message, is_response, refusal,
                                             response_last, rpc_error_body, served_by, structured_session, text_block)
 from conformance.checks.mcp.methods import fits_upstream
-from conformance.checks.mcp.progress import framed, increases
+from conformance.checks.mcp.progress import framed, increases, notifications, only_progress
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
@@ -265,6 +265,17 @@ def text_is_reply(ex: Exchange, target: Any) -> None:
     replies.known(ex, target).judge(text, "the text block")
 
 
+def streams_reply(ex: Exchange, target: Any) -> bool:
+    """A progress stream of the profile's streamed-reply prompt (a reply the agent sends in pieces)."""
+    profile = getattr(target, "profile", None)
+    prompt = (profile.scenario("streamed_reply") or {}).get("prompt") if profile is not None else None
+    return bool(prompt) and is_progress_stream(ex, target) and replies.prompt_of(ex) == prompt
+
+
+def some_progress(ex: Exchange, target: Any) -> None:
+    assert notifications(ex), "no progress notification before the result of the streamed-reply prompt"
+
+
 def failed_run(ex: Exchange, target: Any) -> bool:
     """A tools/call the service answered with a result whose run failed (`isError: true`)."""
     if not (must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and answered_200_response(ex, target)):
@@ -310,6 +321,11 @@ register(
     ExchangeRule("MCP-TOOL-006", "failed_run_has_content", MCP, failed_run,
                  failure_has_text,
                  doc="every failed run's result (`isError: true`) still has `content` with one text block."),
+    ExchangeRule("MCP-PROG-004", "others_are_progress", MCP, is_progress_stream, lambda ex, t: only_progress(ex),
+                 doc="in every progress stream, every frame before the response is a progress notification."),
+    ExchangeRule("MCP-PROG-009", "streamed_reply_progresses", MCP, streams_reply, some_progress,
+                 doc="every progress stream of the streamed-reply prompt has a progress notification before the "
+                     "result."),
     ExchangeRule("MCP-PROG-010", "progress_increases", MCP, is_progress_stream, lambda ex, t: increases(ex),
                  doc="in every progress stream, `params.progress` strictly increases."),
     ExchangeRule("MCP-PROG-005", "token_echoed", MCP, is_progress_stream, progress_fields,

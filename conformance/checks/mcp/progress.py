@@ -76,16 +76,19 @@ def response_is_last(rec: Recording):
     return each_stream(rec, response_last)
 
 
+def only_progress(ex: Exchange) -> None:
+    """every frame but the response is a notification (no `id`) with method `notifications/progress`."""
+    others = notifications(ex)
+    if not others:
+        raise NotAssessed("no frame preceded the response (MCP-PROG-009)")
+    for n, msg in enumerate(others, 1):
+        assert msg.get("method") == "notifications/progress" and "id" not in msg, \
+            f"notification {n} is not a notifications/progress notification: {truncate(msg)}"
+
+
 @check("MCP-PROG-004", scenarios=["mcp.progress"])
 def others_are_progress(rec: Recording):
     """Every frame but the response is a notification (no `id`) with method `notifications/progress`."""
-    def only_progress(ex: Exchange) -> None:
-        others = notifications(ex)
-        if not others:
-            raise NotAssessed("no frame preceded the response (MCP-PROG-009)")
-        for n, msg in enumerate(others, 1):
-            assert msg.get("method") == "notifications/progress" and "id" not in msg, \
-                f"notification {n} is not a notifications/progress notification: {truncate(msg)}"
     return each_stream(rec, only_progress)
 
 

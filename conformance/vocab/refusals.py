@@ -231,6 +231,10 @@ def _key_kept(field: str):
     return judge
 
 
+def _challenged(ex: Exchange, target: Any) -> None:
+    assert ex.header("www-authenticate"), f"a 401 has no WWW-Authenticate header (RFC 9110 §11.6.1): {got(ex)}"
+
+
 def _carries_valid(kind: str):
     """The request carried the valid credential `kind` (the API key; the access token on its own agent)."""
     return lambda ex, target: rq.credential(ex) == kind and (kind == "api-key" or rq.addressed(ex, target) == "agent")
@@ -314,6 +318,8 @@ def shared_refusal_rules(op: str) -> list[ExchangeRule]:
                      _key_kept(of["field"]),
                      basic=True, first=True, doc=f"a {of['field']} of 1 or of 256 characters is not refused, in any "
                                                  f"form (read first: a run turned away for its key shows nothing else)."),
+        ExchangeRule("AUTH-KEY-007", f"{op}_401_challenges", ops, lambda ex, target: ex.status == 401, _challenged,
+                     doc="every 401 carries a WWW-Authenticate header (RFC 9110 §11.6.1), whatever was refused."),
         ExchangeRule(of["size"], f"{op}_body_over_limit_refused", ops, rq.only("body-size"), refused_with(None),
                      doc="a body well over 1 MB is refused, however it travels (Content-Length or chunked)."),
     ]

@@ -195,6 +195,15 @@ def last_user_is_prompt(ex: Exchange, target: Any) -> None:
         raise AssertionError(f"{exc} (the text of the last user message is the prompt)") from None
 
 
+def finishes(ex: Exchange, target: Any) -> None:
+    """a run whose prompt says its reply (it cannot fail) ends with RUN_FINISHED, not RUN_ERROR."""
+    try:
+        end = run_of(ex).terminal()
+    except AssertionError:
+        raise NotAssessed(f"{ex.label}: no one terminal event (AGUI-ORDER-002's)") from None
+    assert end["type"] == "RUN_FINISHED", f"a run of a prompt that cannot fail ended {truncate(end, 200, quoted=True)}"
+
+
 def tool_or_step_between(ex: Exchange, target: Any) -> None:
     """a run whose prompt calls a tool or takes a step shows an event of it between start and end."""
     r = run_of(ex)
@@ -214,6 +223,10 @@ register(
                  and replies.known(ex, target) is not None and not with_history(ex, target), deltas_are_reply,
                  doc="every run whose prompt says its reply (docs/agent.md) sends that reply as its content deltas, "
                      "whatever else the request carried (a run with a message history: AGUI-PROMPT-001's)."),
+    ExchangeRule("AGUI-ORDER-004", "normal_run_finishes", AGUI,
+                 lambda ex, target: must_stream(ex, target) and is_stream(ex, target)
+                 and replies.known(ex, target) is not None, finishes,
+                 doc="every run whose prompt says its reply ends with RUN_FINISHED, not RUN_ERROR."),
     ExchangeRule("AGUI-PROMPT-001", "last_user_message_is_prompt", AGUI, with_history, last_user_is_prompt,
                  doc="every run with a message history replies to its last user message, whatever came before."),
     ExchangeRule("AGUI-FRAME-001", "valid_run_streams", AGUI, must_stream, streams, basic=True,

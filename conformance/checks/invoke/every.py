@@ -200,6 +200,20 @@ def tool_starts_in_order(ex: Exchange, target: Any) -> None:
             before.judge(text_of(ex, frames[:k]), f"the text streamed before the `tool_call_start` of line {i + 1}")
 
 
+def ends_done(ex: Exchange, target: Any) -> None:
+    """a streamed run whose prompt says its reply (it cannot fail) ends with `done`, with no `error` frame."""
+    events = [f.event for f, _ in named(ex)]
+    if not {"done", "error"} & set(events):
+        raise NotAssessed(f"{ex.label}: the stream has no terminal frame (INV-TERM-001's)")
+    assert "error" not in events and events[-1] == "done", \
+        f"a run of a prompt that cannot fail must end with `done`, got frames {quoted(events[-6:])}"
+
+
+def completed_without_error(ex: Exchange, target: Any) -> None:
+    body = result_of(ex)
+    assert body.get("error") is None, f"a completed result carries error {quoted(body['error'])}"
+
+
 def ran_json(ex: Exchange, target: Any) -> bool:
     return must_run("json")(ex, target) and ex.status == 200 and not is_event_stream(ex)
 
@@ -220,6 +234,12 @@ register(
     ExchangeRule("INV-STREAM-011", "tool_call_start_in_order", INVOKE, calls_tools, tool_starts_in_order,
                  doc="every streamed run whose prompt calls a tool streams its `tool_call_start` where the tool line "
                      "stands: after the text of the lines before it, before the text of those after."),
+    ExchangeRule("INV-TERM-003", "normal_run_ends_done", INVOKE,
+                 lambda ex, target: says_reply("stream-field", "accept")(ex, target) and is_event_stream(ex),
+                 ends_done, doc="every streamed run whose prompt says its reply ends with `done`, not `error`."),
+    ExchangeRule("INV-RES-017", "completed_has_no_error", INVOKE,
+                 lambda ex, target: ran_json(ex, target) and run_status(ex) == "completed", completed_without_error,
+                 doc="every completed invoke result has no `error` (or null)."),
     ExchangeRule("INV-RES-010", "result_names_agent", INVOKE, ran_json, result_names_agent,
                  doc="every invoke result's `agentId` is the agent of its request path."),
     ExchangeRule("INV-RES-013", "duration_within_exchange", INVOKE, ran_json, duration_within,

@@ -284,6 +284,19 @@ def failed_run(ex: Exchange, target: Any) -> bool:
     return isinstance(result, dict) and result.get("isError") is True
 
 
+def cannot_fail(ex: Exchange, target: Any) -> bool:
+    """A tools/call of a prompt that says its reply (it cannot fail nor pause), answered with a result."""
+    if not says_reply(ex, target):
+        return False
+    result = final_message(ex).get("result")
+    return isinstance(result, dict) and result.get("resultType") != "input_required"
+
+
+def not_error(ex: Exchange, target: Any) -> None:
+    flag = final_message(ex)["result"].get("isError", False)
+    assert flag is False, f"a run of a prompt that cannot fail has `isError` {as_json(flag)}"
+
+
 def failure_has_text(ex: Exchange, target: Any) -> None:
     """the failed run's result has `content` with one text block."""
     text_block(final_message(ex)["result"])
@@ -318,6 +331,8 @@ register(
                  doc="every frame of a progress stream is `event: message` with a JSON object."),
     ExchangeRule("MCP-PROG-003", "response_is_last", MCP, is_progress_stream, lambda ex, t: response_last(ex),
                  doc="the response is the last frame, once."),
+    ExchangeRule("MCP-TOOL-005", "normal_run_not_error", MCP, cannot_fail, not_error,
+                 doc="every tools/call whose prompt says its reply has `isError` absent or false."),
     ExchangeRule("MCP-TOOL-006", "failed_run_has_content", MCP, failed_run,
                  failure_has_text,
                  doc="every failed run's result (`isError: true`) still has `content` with one text block."),

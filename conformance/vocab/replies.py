@@ -66,6 +66,18 @@ def echoes_params(prompt: Any) -> bool:
     return script.error is None and [(d.word, d.arg) for d in script.directives] == [("echo", "params")]
 
 
+def tool_lines(prompt: Any) -> list[tuple[int, str]]:
+    """(line index, tool name) of each `tool NAME ARGS` line of the conformance agent's prompt, in order."""
+    if not isinstance(prompt, str):
+        return []
+    out = []
+    for i, line in enumerate(prompt.split("\n")):
+        directives = parse(line).directives
+        if [d.word for d in directives] == ["tool"]:
+            out.append((i, directives[0].arg[0]))
+    return out
+
+
 def slept(prompt: Any) -> float:
     """The seconds the prompt's `sleep` lines make the agent send nothing (0 for a prompt of no script)."""
     script = parse(prompt) if isinstance(prompt, str) else None

@@ -26,13 +26,14 @@ SENSITIVE_HEADERS = {
 }
 
 
-def decoded_headers(headers: Any) -> list[tuple[str, str]]:
+def decoded_headers(headers: httpx.Headers) -> httpx.Headers:
     """An answer's header fields for its body as recorded, which the client already decoded: without the
-    `Content-Encoding` (and the `Content-Length` of the encoded body) a response rebuilt from it would decode again."""
-    items = headers.multi_items() if hasattr(headers, "multi_items") else list(headers)
-    if not any(k.lower() == "content-encoding" for k, _ in items):
-        return items
-    return [(k, v) for k, v in items if k.lower() not in ("content-encoding", "content-length")]
+    `Content-Encoding` (and the `Content-Length` of the encoded body) a response rebuilt from it would decode again.
+    The fields stay bytes as they came (a value beyond ASCII, such as a redaction mark, is kept)."""
+    raw = headers.raw
+    if not any(k.lower() == b"content-encoding" for k, _ in raw):
+        return headers
+    return httpx.Headers([(k, v) for k, v in raw if k.lower() not in (b"content-encoding", b"content-length")])
 
 
 @dataclass

@@ -14,7 +14,6 @@ from conformance.checks.invoke._common import (is_event_stream, named, quoted, r
                                               text_of, what)
 from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
 from conformance.vocab.constants import INVOKE_INTERPRETED
-from conformance.agent.script import parse
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, precondition
 from conformance.vocab import replies, requests as rq
@@ -165,9 +164,7 @@ def duration_within(ex: Exchange, target: Any) -> None:
 
 def tools_called(ex: Exchange) -> list[str]:
     """The tools the conformance agent's prompt calls (`tool NAME ARGS`), in order."""
-    prompt = replies.prompt_of(ex)
-    script = parse(prompt) if isinstance(prompt, str) else None
-    return [d.arg[0] for d in script.directives if d.word == "tool"] if script and script.error is None else []
+    return [name for _, name in replies.tool_lines(replies.prompt_of(ex))]
 
 
 def calls_tools(ex: Exchange, target: Any) -> bool:
@@ -189,7 +186,7 @@ def tool_starts_in_order(ex: Exchange, target: Any) -> None:
     lines before that one (what was said before the call is streamed before it, what follows after)."""
     frames = named(ex)
     lines = replies.prompt_of(ex).split("\n")
-    calls = [i for i, line in enumerate(lines) if [d.word for d in parse(line).directives] == ["tool"]]
+    calls = [i for i, _ in replies.tool_lines(replies.prompt_of(ex))]
     starts = [k for k, (f, _) in enumerate(frames) if f.event == "tool_call_start"]
     if "done" not in [f.event for f, _ in frames] or len(starts) != len(calls):
         raise NotAssessed(f"{ex.label}: not one `tool_call_start` per tool line of a run that ended `done` "

@@ -37,11 +37,21 @@ def stream_true_selects_sse(rec: Recording) -> None:
 
 @stream_rule("INV-SEL-001")
 def stream_true_answers_stream(ex: Exchange) -> None:
-    """Streams each agent scenario with `stream: true` (or, by seed, `Accept: text/event-stream` alone: INV-SEL-002's,
-    judged over every exchange); every answer is a 200 `text/event-stream` (what every stream check reads)."""
+    """Streams each agent scenario with `stream: true` (or, by seed, `Accept: text/event-stream` alone: INV-SEL-002's);
+    every answer is a 200 `text/event-stream` (what every stream check reads)."""
     if rq.invoke_mode(ex) != "stream-field":
         raise NotAssessed(f"{ex.label} selected its stream by Accept alone (INV-SEL-002's)")
     assert is_event_stream(ex), f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}"
+
+
+@stream_rule("INV-SEL-002")
+def accept_answers_stream(ex: Exchange) -> None:
+    """Streams each agent scenario selected, by seed, by `Accept: text/event-stream` alone; every such answer is a
+    200 `text/event-stream` (what every stream check reads: a refusal here is this rule's, not each reader's)."""
+    if rq.invoke_mode(ex) != "accept":
+        raise NotAssessed(f"{ex.label} selected its stream by `stream: true` (INV-SEL-001's)")
+    assert is_event_stream(ex), f"`Accept: text/event-stream` (no `stream` field) must answer a 200 " \
+                                f"`text/event-stream`, got {what(ex)}"
 
 
 @check("INV-SEL-002", scenarios=["invoke.selection"])

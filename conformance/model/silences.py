@@ -29,8 +29,8 @@ POSITIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 # What each stream is judged under, on every silence of it (the checks over its scenario, `checks/*/`).
-EVERY_STREAM = {"invoke": ("INV-SEL-001", "INV-STREAM-001", "INV-STREAM-002", "INV-STREAM-003", "INV-STREAM-004",
-                      "INV-STREAM-005", "INV-STREAM-006", "INV-STREAM-007"),
+EVERY_STREAM = {"invoke": ("INV-SEL-001", "INV-SEL-002", "INV-STREAM-001", "INV-STREAM-002", "INV-STREAM-003",
+                      "INV-STREAM-004", "INV-STREAM-005", "INV-STREAM-006", "INV-STREAM-007"),
            "agui": ("AGUI-FRAME-002", "AGUI-FRAME-003", "AGUI-FRAME-004", "AGUI-ORDER-001", "AGUI-ID-004",
                     "AGUI-ID-007", "AGUI-ID-008", "AGUI-ID-009", "AGUI-COMPAT-003", "AGUI-COMPAT-004",
                     "AGUI-COMPAT-005"),

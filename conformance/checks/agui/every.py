@@ -24,9 +24,11 @@ AGUI = ("agui",)
 
 
 def run_of(ex: Exchange) -> Run:
-    """The answer as the AG-UI checks read a run, with what the request sent."""
-    sent = rq.fields(ex)
-    return Run(None, ex.label, ex, {"thread": sent.get("threadId"), "run": sent.get("runId")})
+    """The answer as the AG-UI checks read a run, with what the request sent (read once: every rule reads it)."""
+    def read() -> Run:
+        sent = rq.fields(ex)
+        return Run(None, ex.label, ex, {"thread": sent.get("threadId"), "run": sent.get("runId")})
+    return ex.remembered("agui run", read)
 
 
 def is_stream(ex: Exchange, target: Any) -> bool:

@@ -264,7 +264,8 @@ async def params(ctx: Context) -> None:
     prompt = ctx.prompt("params_passthrough")
     extra = {k: v for k, v in {**PASS_PARAMS, **inputs.extra_fields(ctx, steps.PARAMS, INTERPRETED)}.items()
              if k != ctx.target.extra_data_field}
-    body = {**extra, **extra_data_sample(ctx.target), **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
+    body = {**extra, **extra_data_sample(ctx.target),
+            **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
     ctx.note(params=extra, interpreted=[k for k in INTERPRETED if k in body])
     await ctx.post(ctx.agent_path("invoke"), body, headers=ACCEPT_JSON, label=steps.PARAMS)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import math
 import json
+import math
 from typing import Any
 
 from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES
@@ -61,8 +61,9 @@ def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
 
 AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-framing": "content-length",
             "json-writing": "compact", "content-type-form": "application/json", "auth-scheme-case": "Bearer",
-            "accept-form": "as-built", "accept-encoding": "identity", "user-agent": "suite", "extra-header": "none", "jsonrpc-id": "integer",
-            "mcp-elicitation": "cannot", "agui-fields": "absent", "other-field": "absent", "mcp-credential": "api-key"}
+            "accept-form": "as-built", "accept-encoding": "identity", "user-agent": "suite", "extra-header": "none",
+            "jsonrpc-id": "integer", "mcp-elicitation": "cannot", "agui-fields": "absent", "other-field": "absent",
+            "mcp-credential": "api-key"}
 # What the spec leaves free in a body, as written when drawn: an AG-UI client's empty fields, or some set; an invoke
 # field the service does not interpret (both reach the agent as `params`, which a reply read off its prompt ignores)
 AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "forwardedProps": {}},
@@ -127,7 +128,7 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         body = written(json_body, writing)
         plain = written(json_body, "compact")
         if rq.size_class(len(body)) != rq.size_class(len(plain)) or body == plain:
-            body, writing = plain, "compact"    # a writing never moves a body across a limit; nor is it one it left as is
+            body, writing = plain, "compact"    # never across a limit; and a writing that changed nothing is none
         applied["json-writing"] = writing
     if json_body is not None and (ct is None or out[ct] == "application/json"):
         out.pop(ct, None) if ct else None
@@ -167,8 +168,8 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
     id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
     agent, a prompt that says its reply, no resume; or `echo params`, whose fields are read one by one), a client
-    that can elicit, an AG-UI client's fields, an invoke
-    field the service does not interpret. What the scenario set stays; nothing moves a body across a limit."""
+    that can elicit, an AG-UI client's fields, an invoke field the service does not interpret. What the scenario set
+    stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
     out, applied = dict(body), {}

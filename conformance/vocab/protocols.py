@@ -78,7 +78,8 @@ def invoke_body(prompt: str, session: str | None = None, **extra: Any) -> dict[s
 
 
 # a small structured value well inside the 4 KB the extra data field takes, which an `echo params` run carries along
-EXTRA_DATA = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"], "nested": {"a": {"b": ["c"]}}}
+EXTRA_DATA = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"],
+              "nested": {"a": {"b": ["c"]}}}
 
 
 def extra_data_sample(target: Any) -> dict[str, Any]:

@@ -252,7 +252,8 @@ def _decode_sent(d: dict[str, Any]) -> Any:
         q = r["request"]
         request = httpx.Request(q["method"], q["url"], headers=decode_headers(q["headers"]),
                                 content=decode_bytes(q["content"]) or b"")
-        response = httpx.Response(r["status"], headers=decoded_headers(decode_headers(r["headers"]) or httpx.Headers()),
+        headers = decode_headers(r["headers"]) or httpx.Headers()
+        response = httpx.Response(r["status"], headers=decoded_headers(headers),
                                   content=decode_bytes(r["content"]) or b"", request=request)
         response.elapsed = datetime.timedelta(seconds=r["elapsed"])
     return Sent(probe, response, d["error"], decode_value(d["record"]))

@@ -290,10 +290,15 @@ def only(*codes: str) -> Callable[[Exchange, Any], bool]:
     return lambda ex, target: ex.status not in NOT_JUDGED_STATUSES and problems(ex, target) == list(codes)
 
 
+def scenario_prompt(target: Any, name: str) -> str | None:
+    """The prompt the target's profile gives for the agent scenario `name`, if any."""
+    profile = getattr(target, "profile", None)
+    return (profile.scenario(name) or {}).get("prompt") if profile is not None else None
+
+
 def echo_params_prompt(target: Any) -> str | None:
     """The prompt the profile gives for the agent's `echo params` (its params back as the reply), if any."""
-    profile = getattr(target, "profile", None)
-    return (profile.scenario("params_passthrough") or {}).get("prompt") if profile is not None else None
+    return scenario_prompt(target, "params_passthrough")
 
 
 def runs_elsewhere(ex: Exchange, target: Any) -> bool:

@@ -44,13 +44,17 @@ def terminal_event_is_last(*recs):
     return judge_every(streams(*recs), terminal_last)
 
 
+def finished(end: dict) -> None:
+    """a run that ends normally ends with RUN_FINISHED, not RUN_ERROR (`end`: its terminal event)."""
+    assert end["type"] == "RUN_FINISHED", f"a normal run ended with {end['type']}: {truncate(end, 160, quoted=True)}"
+
+
 @check("AGUI-ORDER-004", scenarios=["agui.plain", "agui.streamed", "agui.tool", "agui.step"])
 def normal_run_finishes(*recs):
     """Runs prompts that end normally (plain, chunks, tool, step); each ends with RUN_FINISHED, not RUN_ERROR."""
     def finishes(r: Run) -> None:
         needs_events(r)
-        end = r.terminal()
-        assert end["type"] == "RUN_FINISHED", f"a normal run ended with {end['type']}: {truncate(end, 160, quoted=True)}"
+        finished(r.terminal())
     return judge_every(streams(*recs, kinds=["success"]), finishes)
 
 

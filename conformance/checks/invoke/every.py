@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from conformance.checks.invoke._common import (is_event_stream, named, quoted, reply_of, result_of, run_status,
-                                              text_of, what)
+from conformance.checks.invoke._common import (ending, is_event_stream, named, quoted, reply_of, result_of,
+                                              run_status, text_of, what)
 from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
+from conformance.checks.invoke.results import no_error_member
+from conformance.checks.invoke.runs import ends_with_done
 from conformance.vocab.constants import INVOKE_INTERPRETED
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, precondition
@@ -185,8 +187,9 @@ def tool_starts_in_order(ex: Exchange, target: Any) -> None:
     """each `tool_call_start` comes where its tool line stands in the prompt: the text before it is the reply of the
     lines before that one (what was said before the call is streamed before it, what follows after)."""
     frames = named(ex)
-    lines = replies.prompt_of(ex).split("\n")
-    calls = [i for i, _ in replies.tool_lines(replies.prompt_of(ex))]
+    prompt = replies.prompt_of(ex)
+    lines = prompt.split("\n")
+    calls = [i for i, _ in replies.tool_lines(prompt)]
     starts = [k for k, (f, _) in enumerate(frames) if f.event == "tool_call_start"]
     if "done" not in [f.event for f, _ in frames] or len(starts) != len(calls):
         raise NotAssessed(f"{ex.label}: not one `tool_call_start` per tool line of a run that ended `done` "
@@ -199,16 +202,9 @@ def tool_starts_in_order(ex: Exchange, target: Any) -> None:
 
 def ends_done(ex: Exchange, target: Any) -> None:
     """a streamed run whose prompt says its reply (it cannot fail) ends with `done`, with no `error` frame."""
-    events = [f.event for f, _ in named(ex)]
-    if not {"done", "error"} & set(events):
+    if not {"done", "error"} & {f.event for f, _ in named(ex)}:
         raise NotAssessed(f"{ex.label}: the stream has no terminal frame (INV-TERM-001's)")
-    assert "error" not in events and events[-1] == "done", \
-        f"a run of a prompt that cannot fail must end with `done`, got frames {quoted(events[-6:])}"
-
-
-def completed_without_error(ex: Exchange, target: Any) -> None:
-    body = result_of(ex)
-    assert body.get("error") is None, f"a completed result carries error {quoted(body['error'])}"
+    ends_with_done(ending(ex))
 
 
 def ran_json(ex: Exchange, target: Any) -> bool:
@@ -235,7 +231,8 @@ register(
                  lambda ex, target: says_reply("stream-field", "accept")(ex, target) and is_event_stream(ex),
                  ends_done, doc="every streamed run whose prompt says its reply ends with `done`, not `error`."),
     ExchangeRule("INV-RES-017", "completed_has_no_error", INVOKE,
-                 lambda ex, target: ran_json(ex, target) and run_status(ex) == "completed", completed_without_error,
+                 lambda ex, target: ran_json(ex, target) and run_status(ex) == "completed",
+                 lambda ex, target: no_error_member(ex),
                  doc="every completed invoke result has no `error` (or null)."),
     ExchangeRule("INV-RES-010", "result_names_agent", INVOKE, ran_json, result_names_agent,
                  doc="every invoke result's `agentId` is the agent of its request path."),

@@ -185,11 +185,16 @@ def failed_result_holds_sent_text(name: str, ex: Exchange, rec: Recording) -> No
                             f"{expected!r}; got {truncate(got, 200, count=True)!r}"
 
 
+def no_error_member(ex: Exchange) -> None:
+    """a completed result has no `error` (or null)."""
+    body = result_of(ex)
+    assert body.get("error") is None, f"a completed result carries error {quoted(body['error'])}"
+
+
 @json_rule("INV-RES-017", names=COMPLETED_RUNS)
 def completed_has_no_error(name: str, ex: Exchange, rec: Recording) -> None:
     """Sends the runs that end normally without streaming; the result has no `error` (or null)."""
-    body = result_of(ex)
-    assert body.get("error") is None, f"a completed result carries error {quoted(body['error'])}"
+    no_error_member(ex)
 
 
 @check("INV-RES-004", scenarios=["generated.round_trip"])

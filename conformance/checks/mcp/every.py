@@ -11,7 +11,8 @@ from typing import Any
 from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, final_message, is_response, refusal,
                                             response_last, rpc_error_body, served_by, structured_session, text_block)
 from conformance.checks.mcp.methods import fits_upstream
-from conformance.checks.mcp.progress import framed, increases, notifications, only_progress
+from conformance.checks.mcp.results import not_error
+from conformance.checks.mcp.progress import framed, increases, only_progress, progresses
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
@@ -267,13 +268,8 @@ def text_is_reply(ex: Exchange, target: Any) -> None:
 
 def streams_reply(ex: Exchange, target: Any) -> bool:
     """A progress stream of the profile's streamed-reply prompt (a reply the agent sends in pieces)."""
-    profile = getattr(target, "profile", None)
-    prompt = (profile.scenario("streamed_reply") or {}).get("prompt") if profile is not None else None
+    prompt = rq.scenario_prompt(target, "streamed_reply")
     return bool(prompt) and is_progress_stream(ex, target) and replies.prompt_of(ex) == prompt
-
-
-def some_progress(ex: Exchange, target: Any) -> None:
-    assert notifications(ex), "no progress notification before the result of the streamed-reply prompt"
 
 
 def failed_run(ex: Exchange, target: Any) -> bool:
@@ -290,11 +286,6 @@ def cannot_fail(ex: Exchange, target: Any) -> bool:
         return False
     result = final_message(ex).get("result")
     return isinstance(result, dict) and result.get("resultType") != "input_required"
-
-
-def not_error(ex: Exchange, target: Any) -> None:
-    flag = final_message(ex)["result"].get("isError", False)
-    assert flag is False, f"a run of a prompt that cannot fail has `isError` {as_json(flag)}"
 
 
 def failure_has_text(ex: Exchange, target: Any) -> None:
@@ -331,14 +322,14 @@ register(
                  doc="every frame of a progress stream is `event: message` with a JSON object."),
     ExchangeRule("MCP-PROG-003", "response_is_last", MCP, is_progress_stream, lambda ex, t: response_last(ex),
                  doc="the response is the last frame, once."),
-    ExchangeRule("MCP-TOOL-005", "normal_run_not_error", MCP, cannot_fail, not_error,
+    ExchangeRule("MCP-TOOL-005", "normal_run_not_error", MCP, cannot_fail, lambda ex, t: not_error(ex),
                  doc="every tools/call whose prompt says its reply has `isError` absent or false."),
     ExchangeRule("MCP-TOOL-006", "failed_run_has_content", MCP, failed_run,
                  failure_has_text,
                  doc="every failed run's result (`isError: true`) still has `content` with one text block."),
     ExchangeRule("MCP-PROG-004", "others_are_progress", MCP, is_progress_stream, lambda ex, t: only_progress(ex),
                  doc="in every progress stream, every frame before the response is a progress notification."),
-    ExchangeRule("MCP-PROG-009", "streamed_reply_progresses", MCP, streams_reply, some_progress,
+    ExchangeRule("MCP-PROG-009", "streamed_reply_progresses", MCP, streams_reply, lambda ex, t: progresses(ex),
                  doc="every progress stream of the streamed-reply prompt has a progress notification before the "
                      "result."),
     ExchangeRule("MCP-PROG-010", "progress_increases", MCP, is_progress_stream, lambda ex, t: increases(ex),

@@ -141,12 +141,15 @@ def streamed_result_complete(rec: Recording):
     return each_stream(rec, complete)
 
 
+def progresses(ex: Exchange) -> None:
+    """at least one progress notification precedes the result."""
+    assert notifications(ex), "no progress notification before the result"
+
+
 @check("MCP-PROG-009", scenarios=["mcp.progress"])
 def some_progress(rec: Recording):
     """At least one progress notification precedes the result of the streamed-reply prompt."""
-    def some(ex: Exchange) -> None:
-        assert notifications(ex), "no progress notification before the result"
-    return each_stream(rec, some)
+    return each_stream(rec, progresses)
 
 
 def increases(ex: Exchange) -> None:

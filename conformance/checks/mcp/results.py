@@ -156,12 +156,15 @@ def result_type_complete(rec: Recording):
     return judge_all(calls(rec), complete)
 
 
+def not_error(ex: Exchange) -> None:
+    """a run that ends normally has `isError` absent or false."""
+    flag = result_of(ex).get("isError", False)
+    assert flag is False, f"a finished run has `isError` {as_json(flag)}"
+
+
 @check("MCP-TOOL-005", scenarios=MODERN)
 def success_is_not_error(rec: Recording):
     """A run that ends normally has `isError` absent or false."""
-    def not_error(ex: Exchange) -> None:
-        flag = result_of(ex).get("isError", False)
-        assert flag is False, f"a finished run has `isError` {as_json(flag)}"
     return judge_all(calls(rec), not_error)
 
 

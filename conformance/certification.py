@@ -177,7 +177,7 @@ class Certification:
             if (kept or {}).get("file"):
                 kept["file"] = shown_path(kept["file"])
         rep["reports"] = {name: shown_path(self.report_dir / name) for name in REPORT_FILES}
-        self.report = target_first(decorate(rep))
+        self.report = report.Redacted(report.redacted(target_first(decorate(rep)), self.redact))
         report.write_json(self.report, self.report_dir, self.redact)
         junit.write(self.report, self.report_dir / "junit.xml", self.redact)
         markdown.write(self.report, self.report_dir / "report.md", self.redact)

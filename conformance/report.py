@@ -370,9 +370,15 @@ def dimensions_covered(results: list[CheckResult], target: dict[str, Any],
     return coverage.summary(rows, {rid: coverage.scope(ops.get(rid, ()), spoken, rid in ruled, rid) for rid in rows})
 
 
+class Redacted(dict):
+    """A report whose every string is redacted already (a run's, redacted once for all its files)."""
+
+
 def redacted(value: Any, redact) -> Any:
     """Every string of a report redacted before it is serialised: a pattern run over JSON text could eat an
     escape (`\\"`) and break the document."""
+    if isinstance(value, Redacted):
+        return value
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):

@@ -39,8 +39,11 @@ _AUTH_VALUE = re.compile(
 )
 
 
-#: every match of the two patterns above holds one of these words (ASCII text, lower-cased)
+#: every match of the two patterns above holds one of these words, lower-cased
 _CREDENTIAL_WORDS = ("bearer", "basic", "authorization")
+#: the letters beyond ASCII that the patterns' IGNORECASE matches to letters of those words and `str.lower()` does
+#: not lower to them (Python's `re` folds ı, İ and ſ to i and s; the Kelvin sign lowers to k by itself)
+_REGEX_CASE_FOLDS = str.maketrans({"ı": "i", "İ": "i", "ſ": "s"})
 
 
 def _variants(secret: str) -> set[str]:
@@ -108,7 +111,8 @@ class Redactor:
         # plain substring tests first (C speed): a body of many MB holding none of them is not scanned by the regexes
         if self._pattern is not None and any(v in text for v in self._variants):
             text = self._pattern.sub(MASK, text)
-        if not text.isascii() or any(w in text.lower() for w in _CREDENTIAL_WORDS):   # non-ASCII: case folds vary
+        folded = (text if text.isascii() else text.translate(_REGEX_CASE_FOLDS)).lower()
+        if any(w in folded for w in _CREDENTIAL_WORDS):
             mask = lambda m: m.group(0) if m.group(2) in _SUITE_MADE else m.group(1) + MASK
             text = _AUTH_VALUE.sub(mask, text)
             text = _SCHEME_TOKEN.sub(mask, text)

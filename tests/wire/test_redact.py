@@ -60,3 +60,19 @@ def test_longest_secret_wins_and_empty_ignored() -> None:
 
 def test_callable() -> None:
     assert Redactor(["s3cr3t-value"])("a s3cr3t-value") == f"a {MASK}"
+
+
+def test_credentials_masked_when_their_words_are_written_with_letters_beyond_ascii() -> None:
+    """The quick test before the patterns folds every letter the patterns' IGNORECASE matches to a letter of
+    their words (checked over all of Unicode), so text beyond ASCII is passed over only when no match is in it."""
+    import re
+
+    from conformance.wire.redact import _REGEX_CASE_FOLDS
+    beyond_ascii = "".join(map(chr, range(0x80, 0x110000))).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    for letter in set("bearerbasicauthorization"):
+        same = re.findall("(?i)" + letter, beyond_ascii)
+        assert all(c.translate(_REGEX_CASE_FOLDS).lower() == letter for c in same), letter
+    r = Redactor()
+    assert r.redact("AUTHORİZATION: Bearer abcdef é") == f"AUTHORİZATION: Bearer {MASK} é"
+    assert r.redact("Baſic dXNlcjpwYXNz ü") == f"Baſic {MASK} ü"
+    assert r.redact("bearer ünicode-free 1") == "bearer ünicode-free 1"

@@ -14,7 +14,9 @@ One deviation, one failure: an exchange's rules are read in their order (the *ba
 form of the answer, without which nothing else can be read). After a basic rule failed on an exchange, every later
 rule that fails on it is blocked by that requirement; and an exchange a scenario's own check already failed on is
 read by no other requirement's rule over every exchange (`claiming`, set by `judging`): the check built for the
-exchange names its failure.
+exchange names its failure. Across exchanges: a refusal the service also gave, word for word, to a request that must
+be answered (`refused_alike`) is that one deviation (the server turned away the request's form, whatever it asked):
+every rule it broke on other exchanges is blocked by the rule the valid request broke.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from urllib.parse import urlsplit
 
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
 from conformance.vocab.traffic import operation_of
+from conformance.vocab.values import refusal
 from conformance.wire.exchange import Exchange
 
 Judge = Callable[[Exchange, Any], Any]
@@ -108,6 +111,13 @@ def broke_first(ex: Exchange, target: Any) -> str | None:
                 None)
 
 
+def broke_basic(ex: Exchange, target: Any) -> str | None:
+    """The requirement of the basic rule the exchange broke first (the status or form of its answer), if any."""
+    got = outcomes(ex, target)
+    return next((r.requirement for r in rules_for(operation(ex) or "") if r.basic
+                 and getattr(got.get(r.requirement), "status", "") == "failed"), None)
+
+
 def operation(ex: Exchange) -> str | None:
     return ex.remembered("operation", lambda: operation_of(ex.url or ""))
 
@@ -151,6 +161,61 @@ def _judged(r: ExchangeRule, ex: Exchange, target: Any) -> Outcome:
     return Outcome("passed", note if isinstance(note, str) else "")
 
 
+# -- one refusal, one deviation, across exchanges -------------------------------------------------------------
+#: the requirements of the protocols' basic calls (`judging.BASIC_CALLS`): the first to name a refusal of valid
+#: requests, in this order
+PREFERRED_ROOTS = ("INV-RES-001", "AGUI-FRAME-001", "MCP-SESS-005", "MCP-VER-001")
+_VALID_REFUSALS: dict[tuple[int, ...], dict[tuple, tuple[str, Exchange, Any]]] = {}
+
+
+def valid_refusals(recordings: list[Any]) -> dict[tuple, tuple[str, Exchange, Any]]:
+    """(operation, refusal) -> (requirement, exchange, recording): how the service refused a request that must be
+    answered (a request with no problem of its own on which a basic rule failed), named by the requirement that
+    request broke first; of several such requests refused alike, the one whose requirement comes first
+    (`PREFERRED_ROOTS`, then the rules' order). Read off the recordings alone: the same run, the same roots."""
+    from conformance.vocab.requests import problems
+    key = tuple(id(rec) for rec in recordings)
+    if key not in _VALID_REFUSALS:
+        _VALID_REFUSALS.clear()
+        rank: dict[str, int] = {}
+        for i, rid in enumerate([*PREFERRED_ROOTS, *(r.requirement for r in RULES)]):
+            rank.setdefault(rid, i)
+        found: dict[tuple, tuple[str, Exchange, Any]] = {}
+        for rec in recordings:
+            for ex in rec.exchanges:
+                signature = refusal(ex) if judgeable(ex) else None
+                if signature is None or problems(ex, rec.target):
+                    continue
+                root = broke_basic(ex, rec.target)
+                at = (operation(ex), signature)
+                if root is not None and (at not in found or rank[root] < rank[found[at][0]]):
+                    found[at] = (root, ex, rec)
+        _VALID_REFUSALS[key] = found
+    return _VALID_REFUSALS[key]
+
+
+def refused_alike(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any] | None:
+    """(requirement, exchange, recording) of the request that must be answered and was refused as every exchange in
+    `named` was (`valid_refusals`), when each of them is a request with a problem of its own (one the service must
+    refuse, for that problem): what they show is the service turning a form away, not what they asked. A request
+    with no problem refused keeps its own failure (the check built for it names it)."""
+    from conformance.vocab.requests import problems
+    named = list(named)
+    target_of = {id(ex): rec.target for rec in recordings for ex in rec.exchanges}
+    if not named or not all(id(ex) in target_of and problems(ex, target_of[id(ex)]) for ex in named):
+        return None
+    alike = [valid_refusals(recordings).get((operation(ex), refusal(ex))) if judgeable(ex) else None
+             for ex in named]
+    root = alike[0]
+    return None if root is None or any(other is not root for other in alike) else root
+
+
+def refused_alike_words(root: tuple[str, Exchange, Any]) -> str:
+    requirement, ex, rec = root
+    return (f"the same refusal the service gave {rec.scenario} {ex.label}, a request that must be answered, which "
+            f"broke {requirement}: the server turned the request's form away before reading what it asked")
+
+
 def _at(ex: Exchange, target: Any) -> bool:
     """The exchange went to the service at its base URL (a cleartext probe on purpose, to http://, did not)."""
     base = getattr(target, "base_url", None)
@@ -184,6 +249,10 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
             if got is not None and got.status == "failed" and claimed not in (None, requirement):
                 got = Outcome("blocked", f"{got.message} (a check of {claimed} already failed on this "
                                          f"exchange)", claimed, got.exchanges)
+            alike = refused_alike((ex,), recordings) if got is not None and got.status == "failed" else None
+            if alike is not None and alike[0] != requirement:
+                got = Outcome("blocked", f"{got.message} ({refused_alike_words(alike)})", alike[0],
+                              (ex, alike[1]))
             if got is not None:
                 read.setdefault(got.status, []).append((rec, ex, got))
                 if got.status in ("passed", "failed"):

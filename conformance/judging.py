@@ -155,6 +155,15 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     except Observation as exc:
         return mk("info", str(exc), recs, getattr(exc, "exchanges", ()))
     except Blocked as exc:
+        alike = refused_alike(source, check, str(exc), recs, exc.exchanges, mk)
+        if alike is not None:
+            return alike
+        basic = _broke_basic(recs, list(exc.exchanges))
+        if basic is not None and basic != exc.root and basic not in check.requirements:
+            result = mk("blocked", f"{exc} (the exchange already broke {basic}, the status or form of its answer)",
+                        recs, exc.exchanges)
+            result.blocked_by = basic
+            return result
         if exc.root in check.requirements:
             return mk("failed", str(exc), recs, exc.exchanges)
         result = mk("blocked", str(exc), recs, exc.exchanges)
@@ -178,6 +187,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
                         recs + [basic_rec], [*named, basic])
             result.blocked_by = root
             return result
+        alike = refused_alike(source, check, message, recs, named, mk)
+        if alike is not None:
+            return alike
         return mk("failed", message, recs, named)
     except Exception as exc:  # a check that crashes is the suite's fault, never the server's
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
@@ -185,13 +197,35 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     return mk("passed", note if isinstance(note, str) else "")
 
 
-def _broke_first(recs: list[Recording], named: list[Exchange]) -> str | None:
+def refused_alike(source: RecordingSource, check: Check, message: str, recs: list[Recording],
+                  named: Iterable[Exchange], mk: Callable[..., CheckResult]) -> CheckResult | None:
+    """Blocked, when the exchanges the check named were refused word for word as a request that must be answered
+    was (`exchange_rules.refused_alike`): that refusal is the one deviation, named by the rule it broke."""
+    named = list(named)
+    alike = exchange_rules.refused_alike(named, every_recording(source)) if named else None
+    if alike is None or alike[0] in check.requirements:
+        return None
+    root, valid, valid_rec = alike
+    result = mk("blocked", f"{message} ({exchange_rules.refused_alike_words(alike)})", recs + [valid_rec],
+                [*named, valid])
+    result.blocked_by = root
+    return result
+
+
+def _broke_first(recs: list[Recording], named: list[Exchange],
+                 broke: Callable[[Exchange, Any], str | None] = exchange_rules.broke_first) -> str | None:
     """The first rule every exchange a failing check named broke (`exchange_rules.broke_first`), if one did."""
     target_of = {id(ex): rec.target for rec in recs for ex in rec.exchanges}
     if not named or any(id(ex) not in target_of for ex in named):
         return None
-    roots = {exchange_rules.broke_first(ex, target_of[id(ex)]) for ex in named}
+    roots = {broke(ex, target_of[id(ex)]) for ex in named}
     return roots.pop() if len(roots) == 1 and None not in roots else None
+
+
+def _broke_basic(recs: list[Recording], named: list[Exchange]) -> str | None:
+    """The basic rule every exchange a reader could not read broke first (`exchange_rules.broke_basic`), if one
+    did: a reading stopped by an answer whose status or form already broke a rule is blocked by that rule."""
+    return _broke_first(recs, named, exchange_rules.broke_basic)
 
 
 def _judge_every(source: RecordingSource, check: Check, mk: Callable[..., CheckResult],

@@ -263,3 +263,27 @@ def test_no_two_calls_that_left_their_key_out_are_given_the_same_one():
         differ([*apart, canned.recording("c", [shared])])
     again = apart[0].exchanges[0]        # one exchange a second scenario reads as its own step is one call
     assert "each given" in differ([*apart, canned.recording("d", [again])])
+
+
+def test_a_refusal_given_word_for_word_to_a_request_that_must_be_answered_is_that_one_deviation():
+    """An unknown key answered with the very refusal a valid invoke got: the server turned the request's form away
+    before it read the key, so AUTH-KEY-004 is blocked by the rule the valid request broke (INV-RES-001); a refusal
+    of its own is its failure, and the valid request keeps its own."""
+    from conformance.outcomes import Blocked
+    refused = {"error": {**ERROR["error"], "message": "charset not supported"}}
+    valid = invoke(400, refused)
+    valid.credential = "api_key"
+    unknown_key = {**KEY, "Authorization": "Bearer ais_live_unknownunknown"}
+    probe = invoke(400, refused, headers=unknown_key)
+    own = invoke(400, {**refused, "error": {**refused["error"], "message": "bad key"}}, headers=unknown_key)
+    recs = [canned.recording("invoke.forms", [valid]), canned.recording("access.invoke", [probe])]
+    with pytest.raises(Blocked) as got:
+        registry.CHECKS["every.auth_key_004"].fn(recs)
+    assert got.value.root == "INV-RES-001" and "a request that must be answered" in str(got.value)
+    for check, runs in (("every.auth_key_004", [recs[0], canned.recording("access.invoke", [own])]),
+                        ("every.inv_res_001", recs)):
+        with pytest.raises(AssertionError) as got:
+            registry.CHECKS[check].fn(runs)
+        assert not isinstance(got.value, Blocked), (check, got.value)
+    assert exchange_rules.refused_alike([probe], recs)[0] == "INV-RES-001"
+    assert exchange_rules.refused_alike([valid], recs) is None       # a request with no problem: its own failure

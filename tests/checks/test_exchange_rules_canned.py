@@ -287,3 +287,14 @@ def test_a_refusal_given_word_for_word_to_a_request_that_must_be_answered_is_tha
         assert not isinstance(got.value, Blocked), (check, got.value)
     assert exchange_rules.refused_alike([probe], recs)[0] == "INV-RES-001"
     assert exchange_rules.refused_alike([valid], recs) is None       # a request with no problem: its own failure
+
+
+def test_stream_false_with_the_event_stream_accepted_answered_as_json_is_a_non_streaming_answer():
+    """INV-SEL-005 leaves the form open; a JSON answer is non-streaming all the same: 200 with one JSON object."""
+    either = {**KEY, "Accept": "text/event-stream"}
+    request = {"prompt": "say conformance", "stream": False}
+    assert judged(invoke(200, result(), request=request, headers=either), "INV-RES-001") == "passed"
+    assert judged(invoke(201, result(), request=request, headers=either), "INV-RES-001") == "failed"
+    frames = canned.sse_frames({"v": 1, "type": "done"}, event="done")
+    streamed = invoke(200, b"", sse=frames, content_type="text/event-stream", request=request, headers=either)
+    assert judged(streamed, "INV-RES-001") == "not read"

@@ -207,8 +207,14 @@ def ends_done(ex: Exchange, target: Any) -> None:
     ends_with_done(ending(ex))
 
 
+def answers_json(ex: Exchange, target: Any) -> bool:
+    """A request that must run, asking for JSON; or leaving the form open (INV-SEL-005) and answered without the
+    event stream: a non-streaming answer either way, so one JSON body with status 200 (INV-RES-001)."""
+    return must_run("json")(ex, target) or (must_run("either")(ex, target) and not is_event_stream(ex))
+
+
 def ran_json(ex: Exchange, target: Any) -> bool:
-    return must_run("json")(ex, target) and ex.status == 200 and not is_event_stream(ex)
+    return answers_json(ex, target) and ex.status == 200 and not is_event_stream(ex)
 
 
 def says_reply(*modes: str) -> Callable[[Exchange, Any], bool]:
@@ -246,9 +252,10 @@ register(
     ExchangeRule("INV-SEL-004", "json_when_stream_false", INVOKE,
                  lambda ex, target: must_run("json")(ex, target) and rq.fields(ex).get("stream") is False, no_stream,
                  basic=True, doc="an invoke with `stream: false` is answered with one JSON body."),
-    ExchangeRule("INV-RES-001", "result_is_json_200", INVOKE, must_run("json"), json_result, basic=True,
-                 doc="an invoke that must run, asking for JSON, is answered 200 with one JSON object, however the "
-                     "request was written or framed."),
+    ExchangeRule("INV-RES-001", "result_is_json_200", INVOKE, answers_json, json_result, basic=True,
+                 doc="an invoke that must run, asking for JSON (or leaving the form open and answered without the "
+                     "event stream), is answered 200 with one JSON object, however the request was written or "
+                     "framed."),
     ExchangeRule("INV-SEL-001", "stream_true_streams", INVOKE, must_run("stream-field"), event_stream,
                  basic=True, doc="`stream: true` is answered 200 with an event stream."),
     ExchangeRule("INV-SEL-002", "accept_streams", INVOKE, must_run("accept"), event_stream, basic=True,

@@ -81,6 +81,36 @@ def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[st
     return out
 
 
+def pairwise(results: Iterable[Any], targets: dict[int, Any], http2: bool) -> dict[str, dict[str, Any]]:
+    """Per operation: the pairs of values of two paired dimensions (`PAIRED`, the operation aside) that the requests
+    judged met on one exchange, of all the pairs a request of that operation may carry (HTTP/2's only when the
+    target spoke it): `{operation: {covered, possible, share}}`."""
+    met: dict[str, set[tuple[str, str, str, str]]] = {}
+    seen: set[int] = set()
+    for r in results:
+        for ex in r.read if r.status in ("passed", "failed") else ():
+            if id(ex) in seen:
+                continue
+            seen.add(id(ex))
+            values = dict(exchange_values(ex, targets.get(id(ex)))[0])
+            op = values.pop("operation", None)
+            paired = sorted((d, v) for d, v in values.items() if d in PAIRED)
+            met.setdefault(op, set()).update((a, va, b, vb) for (a, va), (b, vb) in itertools.combinations(paired, 2))
+    out = {}
+    for op in DIMENSIONS["operation"].values:
+        dims = sorted(d for d in PAIRED if d != "operation" and op in DIMENSIONS[d].operations)
+        carried = {d: (DIMENSIONS[d].values if http2 else ("HTTP/1.1",)) if d == "http-version" else forms.drawn(d)
+                   for d in dims}
+        if "accept-form" in carried and op not in MEDIA_RANGE_LISTS:
+            carried["accept-form"] = tuple(v for v in carried["accept-form"] if v != "reordered")
+        possible = {(a, va, b, vb) for a, b in itertools.combinations(dims, 2)
+                    for va in carried[a] for vb in carried[b]}
+        covered = len(possible & met.get(op, set()))
+        out[op] = {"covered": covered, "possible": len(possible),
+                   "share": round(covered / len(possible), 4) if possible else None}
+    return out
+
+
 def summary(rows: dict[str, dict[str, Any]], scopes: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, Any]:
     """Per requirement judged: its scope, what of it was missed; and over the run the share of (requirement,
     dimension, value) in scope that was judged."""

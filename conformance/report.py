@@ -364,10 +364,12 @@ def dimensions_covered(results: list[CheckResult], target: dict[str, Any],
     spoken = "HTTP/2" in ((http_versions or {}).get("judged") or [])
     facts = types.SimpleNamespace(**{k: target.get(k) for k in ("agent_id", "other_agent_id", "undeployed_agent_id",
                                                                  "extra_data_field", "base_url")})
-    rows = coverage.judged(results, collections.defaultdict(lambda: facts))
+    targets = collections.defaultdict(lambda: facts)
+    rows = coverage.judged(results, targets)
     ops = requirement_operations()
     ruled = set(exchange_rules.requirements())
-    return coverage.summary(rows, {rid: coverage.scope(ops.get(rid, ()), spoken, rid in ruled, rid) for rid in rows})
+    return {**coverage.summary(rows, {rid: coverage.scope(ops.get(rid, ()), spoken, rid in ruled, rid) for rid in rows}),
+            "pairwise": coverage.pairwise(results, targets, spoken)}
 
 
 class Redacted(dict):

@@ -114,6 +114,9 @@ def test_coverage_grid_colours_the_share_judged_and_outlines_the_status():
     good = grid[grid.index("INV-SEL-001</th>"):]
     assert re.findall(r"<td class='(\w+)'", good[:good.index("</tr>")]) == ["full", "na", "full"]
     assert grid.index("Invoke › ") < grid.index(FAILING_MUST)      # grouped by section
+    assert "Pairs of values" not in grid
+    rep["dimensions"]["pairwise"] = {"invoke": {"covered": 585, "possible": 587, "share": 0.9966}}
+    assert "invoke 585/587 (99.7 %)" in html.render(rep)
     plain = make_report()
     plain.pop("dimensions", None)
     assert "id='coverage'" not in html.render(plain)      # no `dimensions`: no grid

@@ -295,7 +295,7 @@ def judged_histories(requirements: Iterable[str], recordings: Iterable[Any]) -> 
 def histories_for(requirement: str) -> list[str]:
     """The dimensions of the history a requirement can be judged on (`conformance list`): its transitions and paths,
     when any move of the history can be judged under it."""
-    if not any(requirement in requirements(_every_history_move(), protocol) for protocol in ("invoke", "agui", "mcp")):
+    if not any(requirement in _history_requirements(protocol) for protocol in ("invoke", "agui", "mcp")):
         return []
     return [f"transitions: {', '.join(TRANSITIONS)}", f"paths: {', '.join(PATHS)}",
             f"session keys: {', '.join(KEY_FORMS)}"]
@@ -307,8 +307,14 @@ def judged_under(scenarios: list[str], protocol: str) -> list[str]:
     fixed = requirements([chain for name in scenarios for chain in CHAINS[name]], protocol)
     drawn = [r for r in DRAWABLE[protocol] if r not in fixed] if CROSS in scenarios else []
     if HISTORIES in scenarios:
-        drawn += [r for r in requirements(_every_history_move(), protocol) if r not in fixed + drawn]
+        drawn += [r for r in _history_requirements(protocol) if r not in fixed + drawn]
     return fixed + drawn
+
+
+@functools.cache
+def _history_requirements(protocol: str) -> tuple[str, ...]:
+    """Every requirement a move of `protocol` the history can make is judged under (read once per run)."""
+    return tuple(requirements(_every_history_move(), protocol))
 
 
 @functools.cache

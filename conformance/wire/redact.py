@@ -43,6 +43,7 @@ _AUTH_VALUE = re.compile(
 _CREDENTIAL_WORDS = ("bearer", "basic", "authorization")
 #: the letters beyond ASCII that the patterns' IGNORECASE matches to letters of those words and `str.lower()` does
 #: not lower to them (Python's `re` folds ı, İ and ſ to i and s; the Kelvin sign lowers to k by itself)
+_REGEX_CASE_FOLDS_CHARS = "ıİſ"
 _REGEX_CASE_FOLDS = str.maketrans({"ı": "i", "İ": "i", "ſ": "s"})
 
 
@@ -111,7 +112,9 @@ class Redactor:
         # plain substring tests first (C speed): a body of many MB holding none of them is not scanned by the regexes
         if self._pattern is not None and any(v in text for v in self._variants):
             text = self._pattern.sub(MASK, text)
-        folded = (text if text.isascii() else text.translate(_REGEX_CASE_FOLDS)).lower()
+        folded = text.lower()
+        if not text.isascii() and any(c in text for c in _REGEX_CASE_FOLDS_CHARS):
+            folded = text.translate(_REGEX_CASE_FOLDS).lower()
         if any(w in folded for w in _CREDENTIAL_WORDS):
             mask = lambda m: m.group(0) if m.group(2) in _SUITE_MADE else m.group(1) + MASK
             text = _AUTH_VALUE.sub(mask, text)

@@ -46,6 +46,7 @@ class ExchangeRule:
     doc: str = ""
     first: bool = False             # a basic rule read before every other (the credential: a call turned away for
                                     # it shows nothing of what it asked)
+    refusals: bool = False          # judges the form of every refusal of its protocol, whatever it refuses
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Outcome:
     message: str = ""
     root: str | None = None         # blocked: the requirement the exchange broke first
     exchanges: tuple[Exchange, ...] = ()
+    broke: bool = False             # the rule's judge failed (a failure after the exchange's root is blocked by it)
 
 
 RULES: list[ExchangeRule] = []
@@ -138,7 +140,7 @@ def _read(ex: Exchange, target: Any) -> dict[str, Outcome]:
             continue
         got = _judged(r, ex, target)
         if got.status == "failed" and root is not None and root != r.requirement:
-            got = Outcome("blocked", got.message, root, got.exchanges)
+            got = Outcome("blocked", got.message, root, got.exchanges, broke=True)
         elif got.status == "failed" and r.basic:
             root = r.requirement
         out[r.requirement] = got
@@ -157,7 +159,7 @@ def _judged(r: ExchangeRule, ex: Exchange, target: Any) -> Outcome:
             return Outcome("blocked", exc.message, exc.root, exc.exchanges or (ex,))
         except AssertionError as exc:
             named = getattr(exc, "exchanges", ()) or (ex,)
-            return Outcome("failed", str(exc) or f"{r.requirement} broken", None, tuple(named))
+            return Outcome("failed", str(exc) or f"{r.requirement} broken", None, tuple(named), broke=True)
     return Outcome("passed", note if isinstance(note, str) else "")
 
 
@@ -210,10 +212,48 @@ def refused_alike(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str
     return None if root is None or any(other is not root for other in alike) else root
 
 
+_REFUSED_SO: dict[tuple[int, ...], dict[str, set[tuple[str, ...]]]] = {}
+
+
+def refused_so(named: Iterable[Exchange], recordings: list[Any]) -> str | None:
+    """The rule over the form of every refusal of its protocol (`ExchangeRule.refusals`) that the answer to each
+    exchange in `named` broke, when it broke on the answer to a request refused for another problem too: the service
+    answers its refusals so, whatever they refuse (every refusal under 200, say), one deviation of that rule."""
+    from conformance.vocab.requests import problems
+    key = tuple(id(rec) for rec in recordings)
+    if key not in _REFUSED_SO:
+        _REFUSED_SO.clear()
+        broke: dict[str, set[tuple[str, ...]]] = {}
+        for rec in recordings:
+            for ex in rec.exchanges:
+                got = outcomes(ex, rec.target)
+                for r in rules_for(operation(ex) or ""):
+                    if r.refusals and getattr(got.get(r.requirement), "broke", False):
+                        broke.setdefault(r.requirement, set()).add(tuple(problems(ex, rec.target)))
+        _REFUSED_SO[key] = broke
+    broke = _REFUSED_SO[key]
+    target_of = {id(ex): rec.target for rec in recordings for ex in rec.exchanges}
+    roots = set()
+    for ex in named:
+        if id(ex) not in target_of:
+            return None
+        got = outcomes(ex, target_of[id(ex)])
+        mine = tuple(problems(ex, target_of[id(ex)]))
+        roots.add(next((r.requirement for r in rules_for(operation(ex) or "") if r.refusals
+                        and getattr(got.get(r.requirement), "broke", False)
+                        and broke.get(r.requirement, set()) - {mine}), None))
+    return roots.pop() if len(roots) == 1 and None not in roots else None
+
+
 def refused_alike_words(root: tuple[str, Exchange, Any]) -> str:
     requirement, ex, rec = root
     return (f"the same refusal the service gave {rec.scenario} {ex.label}, a request that must be answered, which "
             f"broke {requirement}: the server turned the request's form away before reading what it asked")
+
+
+def refused_so_words(requirement: str) -> str:
+    return (f"its answer broke {requirement}, as the answers to requests refused for other problems did: the "
+            f"service answers every refusal so")
 
 
 def _at(ex: Exchange, target: Any) -> bool:
@@ -253,6 +293,9 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
             if alike is not None and alike[0] != requirement:
                 got = Outcome("blocked", f"{got.message} ({refused_alike_words(alike)})", alike[0],
                               (ex, alike[1]))
+            general = refused_so((ex,), recordings) if got is not None and got.status == "failed" else None
+            if general is not None and general != requirement:
+                got = Outcome("blocked", f"{got.message} ({refused_so_words(general)})", general, got.exchanges)
             if got is not None:
                 read.setdefault(got.status, []).append((rec, ex, got))
                 if got.status in ("passed", "failed"):

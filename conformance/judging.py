@@ -202,6 +202,11 @@ def refused_alike(source: RecordingSource, check: Check, message: str, recs: lis
     """Blocked, when the exchanges the check named were refused word for word as a request that must be answered
     was (`exchange_rules.refused_alike`): that refusal is the one deviation, named by the rule it broke."""
     named = list(named)
+    general = exchange_rules.refused_so(named, every_recording(source)) if named else None
+    if general is not None and general not in check.requirements:
+        result = mk("blocked", f"{message} ({exchange_rules.refused_so_words(general)})", recs, named)
+        result.blocked_by = general
+        return result
     alike = exchange_rules.refused_alike(named, every_recording(source)) if named else None
     if alike is None or alike[0] in check.requirements:
         return None

@@ -298,3 +298,28 @@ def test_stream_false_with_the_event_stream_accepted_answered_as_json_is_a_non_s
     frames = canned.sse_frames({"v": 1, "type": "done"}, event="done")
     streamed = invoke(200, b"", sse=frames, content_type="text/event-stream", request=request, headers=either)
     assert judged(streamed, "INV-RES-001") == "not read"
+
+
+def test_every_refusal_answered_under_200_is_mcp_err_001s_and_one_kind_alone_is_its_own_rules():
+    """No credential answered 200 with the JSON-RPC error: AUTH-MCP-003's failure while that is the only refusal so
+    answered; once a version refusal is answered so too, the service answers every refusal under 200, and
+    AUTH-MCP-003 is blocked by MCP-ERR-001, which fails."""
+    from conformance.outcomes import Blocked
+    hdrs = {"Content-Type": "application/json", "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/list"}
+    error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "no"}}
+    no_key = mcp(200, error, headers=hdrs, request={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert judged(no_key, "AUTH-MCP-003") == "failed"
+    alone = [canned.recording("access.mcp", [no_key])]
+    with pytest.raises(AssertionError) as got:
+        registry.CHECKS["every.auth_mcp_003"].fn(alone)
+    assert not isinstance(got.value, Blocked)
+    version = mcp(200, {**error, "error": {"code": -32022, "message": "no", "data": {}}},
+                  headers={**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "1999-01-01", "Mcp-Method": "tools/list"})
+    assert judged(version, "MCP-ERR-001") == "failed"
+    both = [*alone, canned.recording("mcp.refusals", [version])]
+    with pytest.raises(Blocked) as got:
+        registry.CHECKS["every.auth_mcp_003"].fn(both)
+    assert got.value.root == "MCP-ERR-001", got.value
+    with pytest.raises(AssertionError, match="under HTTP 200"):
+        registry.CHECKS["every.mcp_err_001"].fn(both)

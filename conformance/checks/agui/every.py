@@ -234,7 +234,7 @@ register(
     ExchangeRule("AGUI-FRAME-001", "valid_run_streams", AGUI, must_stream, streams, basic=True,
                  doc="a valid AG-UI run is answered 200 with an event stream, however it was written or framed."),
     ExchangeRule("GEN-ERR-001", "agui_refusal_is_error_body", AGUI, rq.is_refusal, refusal_is_error_body,
-                 basic=True, doc="every AG-UI refusal is a 4xx with the JSON error body."),
+                 basic=True, refusals=True, doc="every AG-UI refusal is a 4xx with the JSON error body."),
     ExchangeRule("AGUI-ERR-005", "refusal_is_not_a_stream", AGUI, rq.is_refusal, stream_refusal,
                  doc="an AG-UI refusal is JSON, not an event stream."),
     ExchangeRule("AGUI-FRAME-002", "frames_unnamed", AGUI, is_stream, unnamed, doc="no frame is named."),

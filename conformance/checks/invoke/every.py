@@ -262,7 +262,7 @@ register(
                  doc="no `stream` and `Accept: text/event-stream` (in any case, with a weight) is answered 200 with "
                      "an event stream."),
     ExchangeRule("GEN-ERR-001", "invoke_refusal_is_error_body", INVOKE, rq.is_refusal, refusal_is_error_body,
-                 basic=True, doc="every invoke refusal is a 4xx with the JSON error body."),
+                 basic=True, refusals=True, doc="every invoke refusal is a 4xx with the JSON error body."),
     ExchangeRule("INV-ERR-001", "stream_refusal_is_json", INVOKE,
                  lambda ex, target: rq.is_refusal(ex, target) and rq.invoke_mode(ex) in STREAM_MODES,
                  stream_refusal_is_json, doc="a refusal of a request asking for a stream is JSON, not a stream."),

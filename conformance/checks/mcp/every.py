@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, final_message, is_response, refusal,
-                                            response_last, rpc_error_body, served_by, structured_session, text_block)
+from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, error_answer, final_message, is_response,
+                                            refusal, response_last, rpc_error_body, served_by, structured_session,
+                                            text_block)
 from conformance.checks.mcp.methods import fits_upstream
 from conformance.checks.mcp.results import not_error
 from conformance.checks.mcp.progress import framed, increases, only_progress, progresses
 from conformance.exchange_rules import ExchangeRule, register
-from conformance.outcomes import NotAssessed, Observation, precondition
+from conformance.outcomes import Deviation, NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE, UNSUPPORTED_VERSION
@@ -196,12 +197,27 @@ def code_32600(ex: Exchange, target: Any) -> None:
         f"expected error.code {JSONRPC_INVALID_REQUEST}, got {as_json(body['error']['code'])}"
 
 
+#: the problems of a request the spec's table of MCP refusals gives a status for (400, 401, 404)
+GIVEN_STATUS = frozenset({"version", "headers", "credential", "agent"})
+
+
 def is_refusal(ex: Exchange, target: Any) -> bool:
     return ex.status is not None and 400 <= ex.status < 500 and ex.status not in rq.NOT_JUDGED_STATUSES
 
 
 def error_body(ex: Exchange, target: Any) -> None:
     rpc_error_body(ex)
+
+
+def refused_under_2xx(ex: Exchange, target: Any) -> bool:
+    """A JSON-RPC error under a 2xx to a request whose problems the spec gives a status for: a refusal that lost it."""
+    found = problems(ex, target)
+    return ex.status is not None and 200 <= ex.status < 300 and bool(found) and set(found) <= GIVEN_STATUS \
+        and error_answer(ex) is not None
+
+
+def status_lost(ex: Exchange, target: Any) -> None:
+    raise Deviation(f"a JSON-RPC error under HTTP {ex.status}; a refusal must keep its 4xx status: {got(ex)}", [ex])
 
 
 def addressed_to(*where: str):
@@ -311,8 +327,11 @@ register(
     ExchangeRule("MCP-METH-004", "tool_name_from_slug", MCP,
                  lambda ex, target: bool(getattr(target, "agent_slug", None)) and listed_tools(ex, target),
                  name_from_slug, doc="the tool listed is `ask_` + the slug, hyphens as underscores."),
-    ExchangeRule("MCP-ERR-001", "refusal_is_rpc_error", MCP, is_refusal, error_body, basic=True,
+    ExchangeRule("MCP-ERR-001", "refusal_is_rpc_error", MCP, is_refusal, error_body, basic=True, refusals=True,
                  doc="every MCP refusal keeps its 4xx with a JSON-RPC error body."),
+    ExchangeRule("MCP-ERR-001", "refusal_keeps_its_status", MCP, refused_under_2xx, status_lost, refusals=True,
+                 doc="no refusal the spec gives a status for is a JSON-RPC error under a 2xx (read after the "
+                     "rules of what was refused: one refusal so answered is theirs too)."),
     *(ExchangeRule(rid, "answered_with_result", MCP, by(rid), answered_with_result, basic=True,
                    doc="a valid request of its kind is answered 200 with a JSON-RPC result, however it was written.")
       for rid in ("MCP-VER-001", "MCP-VER-005", "MCP-VER-006", "MCP-METH-001", "MCP-SESS-005", "MCP-HDR-004")),

@@ -38,12 +38,19 @@ def scope(operations: Iterable[str], http2: bool = True, every: bool = True,
             continue
         if not every and not d.free and d.name != "http-version" and d.name not in tied or written and d.free:
             continue
-        values = d.values if http2 or d.name != "http-version" else ("HTTP/1.1",)
-        values = tied.get(d.name) or tuple(v for v in values if v not in REFUSED_VALUES.get(d.name, ()))
-        if d.name == "accept-form" and not ops & set(MEDIA_RANGE_LISTS):
-            values = tuple(v for v in values if v != "reordered")
+        values = tied.get(d.name) or carried(d.name, ops, http2)
         out[d.name] = tuple(v for v in values if v not in OPEN_VALUES.get(d.name, ()))
     return out
+
+
+def carried(dim: str, ops: Iterable[str], http2: bool) -> tuple[str, ...]:
+    """The values of `dim` a request of these operations may carry: HTTP/2 only when the target spoke it, no value
+    the spec refuses whatever else a request carries (`REFUSED_VALUES`) nor one it leaves open (`OPEN_VALUES`), and
+    the order of media ranges only where Accept lists two."""
+    values = DIMENSIONS[dim].values if http2 or dim != "http-version" else ("HTTP/1.1",)
+    if dim == "accept-form" and not set(ops) & set(MEDIA_RANGE_LISTS):
+        values = tuple(v for v in values if v != "reordered")
+    return tuple(v for v in values if v not in REFUSED_VALUES.get(dim, ()) + OPEN_VALUES.get(dim, ()))
 
 
 def _pairs(values: dict[str, str]) -> frozenset[int]:
@@ -99,12 +106,8 @@ def pairwise(results: Iterable[Any], targets: dict[int, Any], http2: bool) -> di
     out = {}
     for op in DIMENSIONS["operation"].values:
         dims = sorted(d for d in PAIRED if d != "operation" and op in DIMENSIONS[d].operations)
-        carried = {d: (DIMENSIONS[d].values if http2 else ("HTTP/1.1",)) if d == "http-version" else forms.drawn(d)
-                   for d in dims}
-        if "accept-form" in carried and op not in MEDIA_RANGE_LISTS:
-            carried["accept-form"] = tuple(v for v in carried["accept-form"] if v != "reordered")
-        possible = {(a, va, b, vb) for a, b in itertools.combinations(dims, 2)
-                    for va in carried[a] for vb in carried[b]}
+        values = {d: carried(d, (op,), http2) for d in dims}
+        possible = {(a, va, b, vb) for a, b in itertools.combinations(dims, 2) for va in values[a] for vb in values[b]}
         covered = len(possible & met.get(op, set()))
         out[op] = {"covered": covered, "possible": len(possible),
                    "share": round(covered / len(possible), 4) if possible else None}

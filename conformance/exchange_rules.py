@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
+from conformance.vocab.requests import problems
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal
 from conformance.wire.exchange import Exchange
@@ -108,15 +109,17 @@ def outcomes(ex: Exchange, target: Any) -> dict[str, Outcome]:
 def broke_first(ex: Exchange, target: Any) -> str | None:
     """The requirement of a first rule (`ExchangeRule.first`) the exchange broke, if any: a check that failed on
     such an exchange read an answer the server gave for that reason, whatever the check varied."""
-    got = outcomes(ex, target)
-    return next((r.requirement for r in RULES if r.first and getattr(got.get(r.requirement), "status", "") == "failed"),
-                None)
+    return _broke(ex, target, lambda r: r.first)
 
 
 def broke_basic(ex: Exchange, target: Any) -> str | None:
     """The requirement of the basic rule the exchange broke first (the status or form of its answer), if any."""
+    return _broke(ex, target, lambda r: r.basic)
+
+
+def _broke(ex: Exchange, target: Any, kind: Callable[[ExchangeRule], bool]) -> str | None:
     got = outcomes(ex, target)
-    return next((r.requirement for r in rules_for(operation(ex) or "") if r.basic
+    return next((r.requirement for r in rules_for(operation(ex) or "") if kind(r)
                  and getattr(got.get(r.requirement), "status", "") == "failed"), None)
 
 
@@ -167,81 +170,73 @@ def _judged(r: ExchangeRule, ex: Exchange, target: Any) -> Outcome:
 #: the requirements of the protocols' basic calls (`judging.BASIC_CALLS`): the first to name a refusal of valid
 #: requests, in this order
 PREFERRED_ROOTS = ("INV-RES-001", "AGUI-FRAME-001", "MCP-SESS-005", "MCP-VER-001")
-_VALID_REFUSALS: dict[tuple[int, ...], dict[tuple, tuple[str, Exchange, Any]]] = {}
 
 
-def valid_refusals(recordings: list[Any]) -> dict[tuple, tuple[str, Exchange, Any]]:
-    """(operation, refusal) -> (requirement, exchange, recording): how the service refused a request that must be
-    answered (a request with no problem of its own on which a basic rule failed), named by the requirement that
-    request broke first; of several such requests refused alike, the one whose requirement comes first
-    (`PREFERRED_ROOTS`, then the rules' order). Read off the recordings alone: the same run, the same roots."""
-    from conformance.vocab.requests import problems
+@dataclass
+class _Refusals:
+    """What the rules over the form of refusals read across a run, read once per set of recordings."""
+    target_of: dict[int, Any]                           # id(exchange) -> the target its recording names
+    valid: dict[tuple, tuple[str, Exchange, Any]]       # (operation, refusal) -> a valid request refused so
+    broke: dict[str, set[tuple[str, ...]]]              # a refusal rule -> the problems of the requests it broke on
+
+
+_REFUSALS: dict[tuple[int, ...], _Refusals] = {}
+
+
+def _refusals(recordings: list[Any]) -> _Refusals:
+    """`valid`: how the service refused a request that must be answered (a request with no problem of its own on
+    which a basic rule failed), named by the requirement that request broke first; of several such requests
+    refused alike, the one whose requirement comes first (`PREFERRED_ROOTS`, then the rules' order). `broke`: the
+    problems of the requests whose answers broke each rule over the form of every refusal (`ExchangeRule.refusals`).
+    Read off the recordings alone: the same run, the same roots."""
     key = tuple(id(rec) for rec in recordings)
-    if key not in _VALID_REFUSALS:
-        _VALID_REFUSALS.clear()
+    if key not in _REFUSALS:
+        _REFUSALS.clear()
         rank: dict[str, int] = {}
         for i, rid in enumerate([*PREFERRED_ROOTS, *(r.requirement for r in RULES)]):
             rank.setdefault(rid, i)
-        found: dict[tuple, tuple[str, Exchange, Any]] = {}
+        seen = _Refusals({}, {}, {})
         for rec in recordings:
             for ex in rec.exchanges:
+                seen.target_of[id(ex)] = rec.target
+                got, found = outcomes(ex, rec.target), tuple(problems(ex, rec.target))
+                for r in rules_for(operation(ex) or ""):
+                    if r.refusals and getattr(got.get(r.requirement), "broke", False):
+                        seen.broke.setdefault(r.requirement, set()).add(found)
                 signature = refusal(ex) if judgeable(ex) else None
-                if signature is None or problems(ex, rec.target):
-                    continue
-                root = broke_basic(ex, rec.target)
+                root = broke_basic(ex, rec.target) if signature is not None and not found else None
                 at = (operation(ex), signature)
-                if root is not None and (at not in found or rank[root] < rank[found[at][0]]):
-                    found[at] = (root, ex, rec)
-        _VALID_REFUSALS[key] = found
-    return _VALID_REFUSALS[key]
+                if root is not None and (at not in seen.valid or rank[root] < rank[seen.valid[at][0]]):
+                    seen.valid[at] = (root, ex, rec)
+        _REFUSALS[key] = seen
+    return _REFUSALS[key]
 
 
 def refused_alike(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any] | None:
     """(requirement, exchange, recording) of the request that must be answered and was refused as every exchange in
-    `named` was (`valid_refusals`), when each of them is a request with a problem of its own (one the service must
+    `named` was (`_refusals`), when each of them is a request with a problem of its own (one the service must
     refuse, for that problem): what they show is the service turning a form away, not what they asked. A request
     with no problem refused keeps its own failure (the check built for it names it)."""
-    from conformance.vocab.requests import problems
-    named = list(named)
-    target_of = {id(ex): rec.target for rec in recordings for ex in rec.exchanges}
-    if not named or not all(id(ex) in target_of and problems(ex, target_of[id(ex)]) for ex in named):
+    named, run = list(named), _refusals(recordings)
+    if not named or not all(id(ex) in run.target_of and problems(ex, run.target_of[id(ex)]) for ex in named):
         return None
-    alike = [valid_refusals(recordings).get((operation(ex), refusal(ex))) if judgeable(ex) else None
-             for ex in named]
+    alike = [run.valid.get((operation(ex), refusal(ex))) if judgeable(ex) else None for ex in named]
     root = alike[0]
     return None if root is None or any(other is not root for other in alike) else root
-
-
-_REFUSED_SO: dict[tuple[int, ...], dict[str, set[tuple[str, ...]]]] = {}
 
 
 def refused_so(named: Iterable[Exchange], recordings: list[Any]) -> str | None:
     """The rule over the form of every refusal of its protocol (`ExchangeRule.refusals`) that the answer to each
     exchange in `named` broke, when it broke on the answer to a request refused for another problem too: the service
     answers its refusals so, whatever they refuse (every refusal under 200, say), one deviation of that rule."""
-    from conformance.vocab.requests import problems
-    key = tuple(id(rec) for rec in recordings)
-    if key not in _REFUSED_SO:
-        _REFUSED_SO.clear()
-        broke: dict[str, set[tuple[str, ...]]] = {}
-        for rec in recordings:
-            for ex in rec.exchanges:
-                got = outcomes(ex, rec.target)
-                for r in rules_for(operation(ex) or ""):
-                    if r.refusals and getattr(got.get(r.requirement), "broke", False):
-                        broke.setdefault(r.requirement, set()).add(tuple(problems(ex, rec.target)))
-        _REFUSED_SO[key] = broke
-    broke = _REFUSED_SO[key]
-    target_of = {id(ex): rec.target for rec in recordings for ex in rec.exchanges}
-    roots = set()
+    run, roots = _refusals(recordings), set()
     for ex in named:
-        if id(ex) not in target_of:
+        if id(ex) not in run.target_of:
             return None
-        got = outcomes(ex, target_of[id(ex)])
-        mine = tuple(problems(ex, target_of[id(ex)]))
+        got, mine = outcomes(ex, run.target_of[id(ex)]), tuple(problems(ex, run.target_of[id(ex)]))
         roots.add(next((r.requirement for r in rules_for(operation(ex) or "") if r.refusals
                         and getattr(got.get(r.requirement), "broke", False)
-                        and broke.get(r.requirement, set()) - {mine}), None))
+                        and run.broke.get(r.requirement, set()) - {mine}), None))
     return roots.pop() if len(roots) == 1 and None not in roots else None
 
 

@@ -155,9 +155,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     except Observation as exc:
         return mk("info", str(exc), recs, getattr(exc, "exchanges", ()))
     except Blocked as exc:
-        alike = refused_alike(source, check, str(exc), recs, exc.exchanges, mk)
-        if alike is not None:
-            return alike
+        grouped = one_refusal(source, check, str(exc), recs, exc.exchanges, mk)
+        if grouped is not None:
+            return grouped
         basic = _broke_basic(recs, list(exc.exchanges))
         if basic is not None and basic != exc.root and basic not in check.requirements:
             result = mk("blocked", f"{exc} (the exchange already broke {basic}, the status or form of its answer)",
@@ -187,9 +187,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
                         recs + [basic_rec], [*named, basic])
             result.blocked_by = root
             return result
-        alike = refused_alike(source, check, message, recs, named, mk)
-        if alike is not None:
-            return alike
+        grouped = one_refusal(source, check, message, recs, named, mk)
+        if grouped is not None:
+            return grouped
         return mk("failed", message, recs, named)
     except Exception as exc:  # a check that crashes is the suite's fault, never the server's
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
@@ -197,17 +197,21 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
     return mk("passed", note if isinstance(note, str) else "")
 
 
-def refused_alike(source: RecordingSource, check: Check, message: str, recs: list[Recording],
-                  named: Iterable[Exchange], mk: Callable[..., CheckResult]) -> CheckResult | None:
-    """Blocked, when the exchanges the check named were refused word for word as a request that must be answered
-    was (`exchange_rules.refused_alike`): that refusal is the one deviation, named by the rule it broke."""
+def one_refusal(source: RecordingSource, check: Check, message: str, recs: list[Recording],
+                named: Iterable[Exchange], mk: Callable[..., CheckResult]) -> CheckResult | None:
+    """Blocked, when the answers to the exchanges the check named are one deviation of the run's refusals: they
+    broke the rule over the form of every refusal as refusals of other problems did (`exchange_rules.refused_so`),
+    or were refused word for word as a request that must be answered was (`exchange_rules.refused_alike`)."""
     named = list(named)
-    general = exchange_rules.refused_so(named, every_recording(source)) if named else None
+    if not named:
+        return None
+    everything = every_recording(source)
+    general = exchange_rules.refused_so(named, everything)
     if general is not None and general not in check.requirements:
         result = mk("blocked", f"{message} ({exchange_rules.refused_so_words(general)})", recs, named)
         result.blocked_by = general
         return result
-    alike = exchange_rules.refused_alike(named, every_recording(source)) if named else None
+    alike = exchange_rules.refused_alike(named, everything)
     if alike is None or alike[0] in check.requirements:
         return None
     root, valid, valid_rec = alike

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import json
 import os
 import shlex
@@ -206,6 +207,8 @@ def pytest_args_for(opts: argparse.Namespace, extra: list[str]) -> list[str]:
             "--assert=plain", "-W", "ignore::DeprecationWarning",
             # a full garbage collection at the end, to report exceptions nothing raised: a run has none to report
             "-p", "no:unraisableexception", "-p", "no:threadexception",
+            # no check logs: capturing logs around each of a run's checks cost more than some checks themselves
+            "-p", "no:logging",
             "--tb=short" if opts.verbose else "--tb=no"]
     return args + ["-v"] * opts.verbose + ["-q"] * opts.quiet + extra
 
@@ -290,6 +293,9 @@ def run(args: list[str]) -> int:
 
     import pytest
 
+    # what is loaded by now lives as long as the process: the collector need not walk it again on each full pass
+    # over a heap the run's recordings keep growing
+    gc.freeze()
     handover = OptionHandover(opts, started)
     rc = int(pytest.main(pytest_args_for(opts, extra), plugins=[handover]))
     if handover.code is not None:

@@ -309,6 +309,7 @@ class Session:
         self.limits = Limits(connect=t.connect, headers=t.headers, idle=t.idle, total=t.request)
         self.concurrency = concurrency
         self._futures: dict[str, Future] = {}
+        self._done: list[str] = []
         self._lanes: list[Lane] = []
         self.preflight_error: str | None = None
         self.preflight = Recording(PREFLIGHT, target)
@@ -449,6 +450,7 @@ class Session:
         before = [f for n, f in self._futures.items() if scn.last and not SCENARIOS[n].isolated]
         self._futures[name] = asyncio.run_coroutine_threadsafe(
             self._record(scn, client, None if scn.isolated else sem, after=before), lane.loop)
+        self._futures[name].add_done_callback(lambda _, name=name: self._done.append(name))
 
     @property
     def speaks_http2(self) -> bool:
@@ -675,8 +677,9 @@ class Session:
         return sorted(self._futures)
 
     def finished(self) -> list[str]:
-        """The scenarios whose recording is over (read without waiting)."""
-        return [name for name, fut in sorted(self._futures.items()) if fut.done()]
+        """The scenarios whose recording is over, in the order they ended (read without waiting: a list only
+        appended to, so a reader may go on from the length it read last)."""
+        return self._done
 
     def recording(self, name: str, timeout: float | None = None) -> Recording | BaseException:
         """The scenario's recording, or why there is none; waits at most until shortly after the run's deadline.

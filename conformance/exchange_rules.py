@@ -278,8 +278,7 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
 
     def fn(recordings: list[Any]) -> str:
         read: dict[str, list[tuple[Any, Exchange, Outcome]]] = {}
-        for rec, ex in _of(recordings, ops):
-            got = outcomes(ex, rec.target).get(requirement)
+        for rec, ex, got in _judged_by(recordings).get(requirement, ()):
             claimed = CLAIMED.get().get(id(ex))
             if got is not None and got.status == "failed" and claimed not in (None, requirement):
                 got = Outcome("blocked", f"{got.message} (a check of {claimed} already failed on this "
@@ -328,22 +327,26 @@ def protocols_of(requirement: str) -> tuple[str, ...]:
     return tuple(sorted({op for r in rules_of(requirement) for op in r.operations}))
 
 
-_BY_OPERATION: dict[tuple[int, ...], dict[str, list[tuple[Any, Exchange]]]] = {}
+_JUDGED_BY: dict[tuple[int, ...], dict[str, list[tuple[Any, Exchange, Outcome]]]] = {}
 
 
-def _of(recordings: list[Any], ops: tuple[str, ...]) -> list[tuple[Any, Exchange]]:
-    """(recording, exchange) of every exchange of these operations, in order (grouped once per set of recordings:
-    every requirement's check reads the same ones)."""
+def _judged_by(recordings: list[Any]) -> dict[str, list[tuple[Any, Exchange, Outcome]]]:
+    """requirement -> (recording, exchange, its outcome) of every exchange a rule of it read, in order (indexed
+    once per set of recordings: every requirement's check reads the same ones)."""
     key = tuple(id(rec) for rec in recordings)
-    if key not in _BY_OPERATION:
-        _BY_OPERATION.clear()
-        grouped: dict[str, list[tuple[Any, Exchange]]] = {}
+    if key not in _JUDGED_BY:
+        _JUDGED_BY.clear()
+        by_operation: dict[str, list[tuple[Any, Exchange]]] = {}
         for rec in recordings:
             for ex in rec.exchanges:
-                grouped.setdefault(operation(ex) or "", []).append((rec, ex))
-        _BY_OPERATION[key] = grouped
-    grouped = _BY_OPERATION[key]
-    return [item for op in ops for item in grouped.get(op, ())]
+                by_operation.setdefault(operation(ex) or "", []).append((rec, ex))
+        index: dict[str, list[tuple[Any, Exchange, Outcome]]] = {}
+        for _, exchanges in sorted(by_operation.items()):     # a requirement of several operations: in their order
+            for rec, ex in exchanges:
+                for requirement, got in outcomes(ex, rec.target).items():
+                    index.setdefault(requirement, []).append((rec, ex, got))
+        _JUDGED_BY[key] = index
+    return _JUDGED_BY[key]
 
 
 def _one_version(failed: list, passed: list) -> tuple[str, ...]:

@@ -287,11 +287,10 @@ def _gated(source: RecordingSource, check: Check, mk: Callable[..., CheckResult]
 def read_ahead(source: Any) -> None:
     """Every exchange of the recordings already finished read by the rules over every exchange (kept on each
     exchange, `exchange_rules.outcomes`), so the checks judged last, after the slowest scenario, have little left."""
-    read = source.__dict__.setdefault("_read_ahead", set())
-    for name in getattr(source, "finished", lambda: [])():
-        if name in read:
-            continue
-        read.add(name)
+    finished = getattr(source, "finished", lambda: [])()
+    start = source.__dict__.get("_read_ahead", 0)
+    source.__dict__["_read_ahead"] = len(finished)
+    for name in finished[start:len(finished)]:
         got = source.recording(name)
         for ex in got.exchanges if isinstance(got, Recording) else ():
             exchange_rules.outcomes(ex, got.target)

@@ -9,7 +9,9 @@ scenario's check is taken to read every exchange of its recordings.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import itertools
+import operator
 from typing import Any, Iterable
 
 from conformance.model.dimensions import DIMENSIONS, FREE, CLIENT_WRITTEN, NARROWED, OPEN_VALUES, REFUSED_VALUES, TIED
@@ -53,16 +55,24 @@ def carried(dim: str, ops: Iterable[str], http2: bool) -> tuple[str, ...]:
     return tuple(v for v in values if v not in REFUSED_VALUES.get(dim, ()) + OPEN_VALUES.get(dim, ()))
 
 
-def _pairs(values: dict[str, str]) -> frozenset[int]:
-    keys = sorted((d, v) for d, v in values.items() if d in PAIRED)
-    return frozenset(_PAIR_IDS.setdefault((a, va, b, vb), len(_PAIR_IDS))
-                     for (a, va), (b, vb) in itertools.combinations(keys, 2))
+def _pairs(values: dict[str, str]) -> int:
+    """The pairs of paired values one exchange carries, one bit each (a run's exchanges share few sets of values: the
+    bits of a set are found once)."""
+    return _pair_bits(tuple(sorted((d, v) for d, v in values.items() if d in PAIRED)))
 
 
-def exchange_values(ex: Any, target: Any) -> tuple[frozenset[tuple[str, str]], frozenset[int]]:
-    """((dimension, value) of each dimension it carries, the pairs of free values it carries) of one exchange (read
-    once)."""
-    def read() -> tuple[frozenset[tuple[str, str]], frozenset[int]]:
+@functools.lru_cache(maxsize=None)
+def _pair_bits(keys: tuple[tuple[str, str], ...]) -> int:
+    bits = 0
+    for (a, va), (b, vb) in itertools.combinations(keys, 2):
+        bits |= 1 << _PAIR_IDS.setdefault((a, va, b, vb), len(_PAIR_IDS))
+    return bits
+
+
+def exchange_values(ex: Any, target: Any) -> tuple[frozenset[tuple[str, str]], int]:
+    """((dimension, value) of each dimension it carries, the pairs of free values it carries as bits of `_PAIR_IDS`)
+    of one exchange (read once)."""
+    def read() -> tuple[frozenset[tuple[str, str]], int]:
         values = forms.read(ex, target)
         return frozenset(values.items()), _pairs(values)
     return ex.remembered("dimension pairs", read)
@@ -83,7 +93,7 @@ def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[st
         on: dict[str, list[str]] = {}
         for d, v in sorted(frozenset().union(*(values for values, _ in read))):
             on.setdefault(d, []).append(v)
-        out[rid] = {"judged_on": on, "pairs": len(frozenset().union(*(pairs for _, pairs in read))),
+        out[rid] = {"judged_on": on, "pairs": functools.reduce(operator.or_, (bits for _, bits in read), 0).bit_count(),
                     "exchanges": len(exchanges)}
     return out
 
@@ -92,23 +102,23 @@ def pairwise(results: Iterable[Any], targets: dict[int, Any], http2: bool) -> di
     """Per operation: the pairs of values of two paired dimensions (`PAIRED`, the operation aside) that the requests
     judged met on one exchange, of all the pairs a request of that operation may carry (HTTP/2's only when the
     target spoke it): `{operation: {covered, possible, share}}`."""
-    met: dict[str, set[tuple[str, str, str, str]]] = {}
+    met: dict[str | None, int] = {}
     seen: set[int] = set()
     for r in results:
         for ex in r.read if r.status in ("passed", "failed") else ():
             if id(ex) in seen:
                 continue
             seen.add(id(ex))
-            values = dict(exchange_values(ex, targets.get(id(ex)))[0])
-            op = values.pop("operation", None)
-            paired = sorted((d, v) for d, v in values.items() if d in PAIRED)
-            met.setdefault(op, set()).update((a, va, b, vb) for (a, va), (b, vb) in itertools.combinations(paired, 2))
+            values, bits = exchange_values(ex, targets.get(id(ex)))
+            op = dict(values).get("operation")
+            met[op] = met.get(op, 0) | bits
     out = {}
     for op in DIMENSIONS["operation"].values:
         dims = sorted(d for d in PAIRED if d != "operation" and op in DIMENSIONS[d].operations)
         values = {d: carried(d, (op,), http2) for d in dims}
         possible = {(a, va, b, vb) for a, b in itertools.combinations(dims, 2) for va in values[a] for vb in values[b]}
-        covered = len(possible & met.get(op, set()))
+        bits = met.get(op, 0)
+        covered = sum(1 for pair in possible if pair in _PAIR_IDS and bits >> _PAIR_IDS[pair] & 1)
         out[op] = {"covered": covered, "possible": len(possible),
                    "share": round(covered / len(possible), 4) if possible else None}
     return out

@@ -55,6 +55,18 @@ def split_lines(prompt: str) -> list[str]:
     return [line for line in _LINE_BREAK.split(prompt) if line != ""]
 
 
+def _first_line(prompt: str) -> str:
+    """The first line that is not empty ("" when there is none)."""
+    start = 0
+    while True:
+        found = _LINE_BREAK.search(prompt, start)
+        if found is None:
+            return prompt[start:]
+        if found.start() > start:
+            return prompt[start:found.start()]
+        start = found.end()
+
+
 def _word(line: str) -> str:
     return line.split(" ", 1)[0]
 
@@ -156,9 +168,9 @@ def parse_line(line: str) -> Directive:
 
 def parse(prompt: str) -> Script:
     """The prompt's script. Never raises: a bad line becomes ``Script.error`` (the run fails with it)."""
-    lines = split_lines(prompt)
-    if not lines or _word(lines[0]) not in DIRECTIVES:
+    if _word(_first_line(prompt)) not in DIRECTIVES:     # a prompt of many MB is not split to learn that
         return Script(echo=prompt, source=prompt)
+    lines = split_lines(prompt)
     directives = []
     for number, line in enumerate(lines, 1):
         try:

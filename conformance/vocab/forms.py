@@ -71,6 +71,7 @@ AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "for
                        "forwardedProps": {"client": "conformance/0.1 \u2713"}}}
 OTHER_FIELD = ("clientTag", "conformance/0.1 \u2713")     # a `/` and a character beyond ASCII: what writings escape
 ELICITATION = {"elicitation": {}}
+SHAPING_MARGIN = 64_000    # bytes: far more than all a form adds to a body (the fields above, an id written anew)
 SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input classes send others on purpose)
 
 
@@ -198,9 +199,18 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
             and OTHER_FIELD[0] not in out:
         out[OTHER_FIELD[0]] = OTHER_FIELD[1]
         applied["other-field"] = "sent"
-    if applied and rq.size_class(len(json.dumps(out))) != rq.size_class(len(json.dumps(body))):
+    if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
+
+
+def _moves_across_a_limit(body: dict[str, Any], out: dict[str, Any]) -> bool:
+    """The shaped body is of another size class than the body (`requests.size_class`). What a form adds is a few
+    hundred bytes: a body this far from every bound is not written out twice (a size probe is a MB)."""
+    size = len(json.dumps(body))
+    if all(abs(size - bound) > SHAPING_MARGIN for bound in (rq.BODY_INSIDE, rq.BODY_OUTSIDE)):
+        return False
+    return rq.size_class(len(json.dumps(out))) != rq.size_class(size)
 
 
 def credential(form: dict[str, str], operation: str | None, body: Any, fact: str | None, target: Any) -> str | None:

@@ -41,7 +41,7 @@ class Reply:
 
 def reply_of(prompt: Any) -> Reply | None:
     """The reply the prompt makes the conformance agent give; None when the prompt alone does not say it."""
-    if not isinstance(prompt, str) or SURROGATE.search(prompt):
+    if not isinstance(prompt, str) or not prompt.isascii() and SURROGATE.search(prompt):
         return None
     script = parse(prompt)
     if script.error is not None:

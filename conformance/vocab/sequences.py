@@ -246,15 +246,19 @@ def _expectation(kind: str, **fields: Any) -> dict[str, Any]:
 
 def requirements(chains: list[tuple[Move, ...]], protocol: str) -> list[str]:
     """Every requirement the moves of `protocol` in these chains are judged under, in a stable order."""
-    seen: dict[str, None] = {}
+    return by_protocol(chains).get(protocol, [])
+
+
+def by_protocol(chains: list[tuple[Move, ...]]) -> dict[str, list[str]]:
+    """protocol -> every requirement its moves in these chains are judged under, in a stable order."""
+    seen: dict[str, dict[str, None]] = {}
     for chain in chains:
         model = Model()
         for group in groups(chain):
             answers = [ANSWERS[0]] * len(group)
             for move, expected in zip(group, model.expect(group, answers)):
-                if move.protocol == protocol:
-                    seen.update({rule: None for _, rule in expected["judged"]})
-    return list(seen)
+                seen.setdefault(move.protocol, {}).update({rule: None for _, rule in expected["judged"]})
+    return {protocol: list(rules) for protocol, rules in seen.items()}
 
 
 def groups(chain: tuple[Move, ...]) -> list[list[Move]]:
@@ -311,10 +315,15 @@ def judged_under(scenarios: list[str], protocol: str) -> list[str]:
     return fixed + drawn
 
 
-@functools.cache
 def _history_requirements(protocol: str) -> tuple[str, ...]:
-    """Every requirement a move of `protocol` the history can make is judged under (read once per run)."""
-    return tuple(requirements(_every_history_move(), protocol))
+    """Every requirement a move of `protocol` the history can make is judged under."""
+    return _history_requirements_by_protocol().get(protocol, ())
+
+
+@functools.cache
+def _history_requirements_by_protocol() -> dict[str, tuple[str, ...]]:
+    """(read once per run, for every protocol at once: the moves are played once)"""
+    return {protocol: tuple(rules) for protocol, rules in by_protocol(_every_history_move()).items()}
 
 
 @functools.cache

@@ -323,3 +323,24 @@ def test_every_refusal_answered_under_200_is_mcp_err_001s_and_one_kind_alone_is_
     assert got.value.root == "MCP-ERR-001", got.value
     with pytest.raises(AssertionError, match="under HTTP 200"):
         registry.CHECKS["every.mcp_err_001"].fn(both)
+
+
+def test_every_agui_run_reports_its_reply_as_result_and_a_resumed_one_at_least_what_it_streamed():
+    def run(result, said, *, resume=False):
+        events = [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+                  {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": said},
+                  {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+                  {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "result": result,
+                   "outcome": {"type": "success"}}]
+        asked = {"resume": {"answer": "Ada"}} if resume else \
+            {"messages": [{"id": "1", "role": "user", "content": "say conformance"}]}
+        return judged(agui(events, {"threadId": "t1", "runId": "r1", **asked}), "AGUI-PROMPT-003")
+
+    assert run("conformance", "conformance") == "passed"
+    assert run("", "conformance") == "failed"
+    assert run("Conformance", "Conformance") == "blocked"      # the reply itself went wrong: AGUI-ORDER-006's
+    # a resumed run's reply is not in its request: its result holds what it streamed, and may hold what came before
+    assert run('answer: "Ada"thanks', 'answer: "Ada"thanks', resume=True) == "passed"
+    assert run('What is your name? answer: "Ada"thanks', 'answer: "Ada"thanks', resume=True) == "passed"
+    assert run("", 'answer: "Ada"thanks', resume=True) == "failed"

@@ -178,6 +178,36 @@ def deltas_are_reply(ex: Exchange, target: Any) -> None:
     replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
 
 
+def result_is_reply(ex: Exchange, target: Any) -> None:
+    """RUN_FINISHED.result of a run that finished with outcome `success` is the reply: the one its prompt says, or,
+    where the prompt does not say it (a resumed run), a text that holds what the run streamed (whether it also holds
+    what was said before the pause is not shown)."""
+    r = run_of(ex)
+    end = r.terminal()
+    outcome = end.get("outcome")
+    if end["type"] != "RUN_FINISHED" or not (isinstance(outcome, dict) and outcome.get("type") == "success"):
+        raise NotAssessed(f"{ex.label}: the run did not finish with outcome `success`")
+    result, said = end.get("result"), r.text()
+    reply = replies.known(ex, target)
+    if reply is None:
+        assert isinstance(result, str) and said in result, \
+            f"RUN_FINISHED.result is {truncate(result, 160, quoted=True)}, which does not hold the text the run " \
+            f"streamed, {truncate(said, 160, quoted=True)}"
+        return
+    try:
+        reply.judge(said, "the TEXT_MESSAGE_CONTENT deltas joined")
+    except AssertionError as exc:     # the reply itself went wrong: AGUI-ORDER-006's deviation
+        raise precondition("AGUI-ORDER-006", ex, str(exc)) from None
+    reply.judge(result, "RUN_FINISHED.result")
+
+
+def resumed_by_the_agent(ex: Exchange, target: Any) -> bool:
+    """A run of the conformance agent that continues a paused one (`resume`, nothing else wrong with the request):
+    what it replies is not in its request."""
+    return getattr(getattr(target, "profile", None), "agent", "conformance") == "conformance" \
+        and rq.fields(ex).get("resume") is not None and set(rq.problems(ex, target)) <= {"resume", "user-message"}
+
+
 def with_history(ex: Exchange, target: Any) -> bool:
     """A run whose messages hold more than its last user message (earlier user messages, or messages after it) and
     whose prompt, that last user message, says its reply."""
@@ -225,6 +255,13 @@ register(
                  and replies.known(ex, target) is not None and not with_history(ex, target), deltas_are_reply,
                  doc="every run whose prompt says its reply (docs/agent.md) sends that reply as its content deltas, "
                      "whatever else the request carried (a run with a message history: AGUI-PROMPT-001's)."),
+    ExchangeRule("AGUI-PROMPT-003", "result_is_reply", AGUI,
+                 lambda ex, target: is_stream(ex, target) and not with_history(ex, target) and (
+                     must_stream(ex, target) and replies.known(ex, target) is not None
+                     or resumed_by_the_agent(ex, target)), result_is_reply,
+                 doc="every run that ends normally, whatever else the request carried, reports its reply as "
+                     "RUN_FINISHED.result: the one its prompt says, or on a resumed run a text holding what it "
+                     "streamed."),
     ExchangeRule("AGUI-ORDER-004", "normal_run_finishes", AGUI,
                  lambda ex, target: must_stream(ex, target) and is_stream(ex, target)
                  and replies.known(ex, target) is not None, finishes,

@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
-from conformance.vocab.requests import problems
+from conformance.vocab.requests import fields, problems
 from conformance.vocab.traffic import operation_of
-from conformance.vocab.values import refusal
+from conformance.vocab.values import refusal, same_json
 from conformance.wire.exchange import Exchange
+from conformance.wire.sdk import CLOSED_BY_CLIENT
 
 Judge = Callable[[Exchange, Any], Any]
 Applies = Callable[[Exchange, Any], bool]
@@ -96,9 +98,24 @@ def rules_of(requirement: str) -> list[ExchangeRule]:
 
 def judgeable(ex: Exchange) -> bool:
     """An answer the server gave whole: a status, no transport error or cut of ours, not a 429 (a 429 is evidence
-    only for the rate-limit rules, which read it themselves)."""
+    only for the rate-limit rules, which read it themselves). A stream a client the suite does not drive (the
+    official SDK's) stopped reading once its JSON-RPC response came is whole up to that response, which is all it
+    was for: the rules read it too (whether the body ended there is then not seen)."""
     return ex.status is not None and not ex.error and not ex.rate_limited and ex.status != 429 and \
-        (ex.stream is None or ex.stream.end in ("eof", "eof_mid_block"))
+        (ex.stream is None or ex.stream.end in ("eof", "eof_mid_block") or read_to_its_response(ex))
+
+
+def read_to_its_response(ex: Exchange) -> bool:
+    """A stream its client closed after the last frame it read, the JSON-RPC response to the request's id."""
+    if ex.stream is None or ex.stream.end != CLOSED_BY_CLIENT or not ex.stream.dispatched:
+        return False
+    sent = fields(ex)
+    try:
+        last = json.loads(ex.stream.dispatched[-1].data)
+    except ValueError:
+        return False
+    return isinstance(last, dict) and ("result" in last or "error" in last) and "id" in sent \
+        and same_json(last.get("id"), sent["id"])
 
 
 def outcomes(ex: Exchange, target: Any) -> dict[str, Outcome]:

@@ -344,3 +344,31 @@ def test_every_agui_run_reports_its_reply_as_result_and_a_resumed_one_at_least_w
     assert run('answer: "Ada"thanks', 'answer: "Ada"thanks', resume=True) == "passed"
     assert run('What is your name? answer: "Ada"thanks', 'answer: "Ada"thanks', resume=True) == "passed"
     assert run("", 'answer: "Ada"thanks', resume=True) == "failed"
+
+
+def test_a_stream_the_official_client_closed_at_its_response_is_read_up_to_it():
+    from conformance.wire.sdk import CLOSED_BY_CLIENT
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "ask_conformance_agent", "arguments": {"prompt": "say hi", "session_id": "k1"},
+                       "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 3}}}
+    headers = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+               "Mcp-Name": "ask_conformance_agent"}
+    response = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hi"}], "isError": False,
+                                                      "structuredContent": {"sessionId": "k1"},
+                                                      "resultType": "complete"}}
+
+    def closed_after(*messages):
+        ex = canned.exchange(200, {"content-type": "text/event-stream"}, sse=canned.sse_frames(*messages), url=MCP,
+                             request_headers=headers, request_body=call)
+        ex.stream.end = CLOSED_BY_CLIENT
+        return ex
+
+    def progress(token):
+        return {"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 1, "message": "working"}}
+
+    assert exchange_rules.judgeable(closed_after(progress(3), response))
+    assert judged(closed_after(progress(3), response), "MCP-PROG-005") == "passed"
+    assert judged(closed_after(progress("3"), response), "MCP-PROG-005") == "failed"
+    assert judged(closed_after(progress(3), response), "MCP-PROG-003") == "passed"   # its end is not seen, not wrong
+    assert not exchange_rules.judgeable(closed_after(progress(3)))     # closed before its response: not whole

@@ -102,6 +102,16 @@ def agui(events, request=None):
                                                                               "content": "say hi"}]})
 
 
+def replied(said: str, result: str) -> list[dict]:
+    """An AG-UI run that streamed `said` and finished with outcome `success` and `result`."""
+    return [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+            {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": said},
+            {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+            {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "result": result,
+             "outcome": {"type": "success"}}]
+
+
 def test_agui_ids_sent_are_echoed_and_the_run_starts_first():
     good = [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
             {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "result": "", "outcome": {"type": "success"}}]
@@ -199,14 +209,8 @@ def test_a_run_whose_prompt_says_its_reply_answers_it_on_every_protocol(prompt, 
     for got, want in ((reply, "passed"), (other, "failed")):
         request = {"prompt": prompt, "sessionId": "k1", "messages": messages}
         assert judged(invoke(200, result(result=got), request=request), "INV-RES-003") == want
-        events = [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
-                  {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
-                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": got},
-                  {"type": "TEXT_MESSAGE_END", "messageId": "m"},
-                  {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "result": got,
-                   "outcome": {"type": "success"}}]
-        run = agui(events, {"threadId": "t1", "runId": "r1", "messages": [{"id": "1", "role": "user",
-                                                                            "content": prompt}]})
+        run = agui(replied(got, got), {"threadId": "t1", "runId": "r1", "messages": [{"id": "1", "role": "user",
+                                                                                      "content": prompt}]})
         assert judged(run, "AGUI-ORDER-006") == want
         call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                 "params": {"name": "ask_conformance_agent", "arguments": {"prompt": prompt, "session_id": "k1"},
@@ -327,15 +331,9 @@ def test_every_refusal_answered_under_200_is_mcp_err_001s_and_one_kind_alone_is_
 
 def test_every_agui_run_reports_its_reply_as_result_and_a_resumed_one_at_least_what_it_streamed():
     def run(result, said, *, resume=False):
-        events = [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
-                  {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
-                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": said},
-                  {"type": "TEXT_MESSAGE_END", "messageId": "m"},
-                  {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "result": result,
-                   "outcome": {"type": "success"}}]
         asked = {"resume": {"answer": "Ada"}} if resume else \
             {"messages": [{"id": "1", "role": "user", "content": "say conformance"}]}
-        return judged(agui(events, {"threadId": "t1", "runId": "r1", **asked}), "AGUI-PROMPT-003")
+        return judged(agui(replied(said, result), {"threadId": "t1", "runId": "r1", **asked}), "AGUI-PROMPT-003")
 
     assert run("conformance", "conformance") == "passed"
     assert run("", "conformance") == "failed"

@@ -294,8 +294,10 @@ def run(args: list[str]) -> int:
     import pytest
 
     # what is loaded by now lives as long as the process: the collector need not walk it again on each full pass
-    # over a heap the run's recordings keep growing
-    gc.freeze()
+    # over a heap the run's recordings keep growing (once per process: a program that runs the suite again and
+    # again would keep each run's uncollected garbage forever)
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
     handover = OptionHandover(opts, started)
     rc = int(pytest.main(pytest_args_for(opts, extra), plugins=[handover]))
     if handover.code is not None:

@@ -56,13 +56,8 @@ def carried(dim: str, ops: Iterable[str], http2: bool) -> tuple[str, ...]:
 
 
 def _pairs(values: dict[str, str]) -> int:
-    """The pairs of paired values one exchange carries, one bit each (a run's exchanges share few sets of values: the
-    bits of a set are found once)."""
-    return _pair_bits(tuple(sorted((d, v) for d, v in values.items() if d in PAIRED)))
-
-
-@functools.lru_cache(maxsize=None)
-def _pair_bits(keys: tuple[tuple[str, str], ...]) -> int:
+    """The pairs of paired values one exchange carries, one bit each (`_PAIR_IDS`)."""
+    keys = sorted((d, v) for d, v in values.items() if d in PAIRED)
     bits = 0
     for (a, va), (b, vb) in itertools.combinations(keys, 2):
         bits |= 1 << _PAIR_IDS.setdefault((a, va, b, vb), len(_PAIR_IDS))

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
+from conformance.vocab.protocols import mcp_response
 from conformance.vocab.requests import fields, problems
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal, same_json
@@ -107,15 +107,14 @@ def judgeable(ex: Exchange) -> bool:
 
 def read_to_its_response(ex: Exchange) -> bool:
     """A stream its client closed after the last frame it read, the JSON-RPC response to the request's id."""
-    if ex.stream is None or ex.stream.end != CLOSED_BY_CLIENT or not ex.stream.dispatched:
+    if ex.stream is None or ex.stream.end != CLOSED_BY_CLIENT:
+        return False
+    try:
+        last = mcp_response(ex)
+    except (AssertionError, ValueError):
         return False
     sent = fields(ex)
-    try:
-        last = json.loads(ex.stream.dispatched[-1].data)
-    except ValueError:
-        return False
-    return isinstance(last, dict) and ("result" in last or "error" in last) and "id" in sent \
-        and same_json(last.get("id"), sent["id"])
+    return "id" in sent and same_json(last.get("id"), sent["id"])
 
 
 def outcomes(ex: Exchange, target: Any) -> dict[str, Outcome]:

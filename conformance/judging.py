@@ -288,9 +288,9 @@ def read_ahead(source: Any) -> None:
     """Every exchange of the recordings already finished read by the rules over every exchange (kept on each
     exchange, `exchange_rules.outcomes`), so the checks judged last, after the slowest scenario, have little left."""
     finished = getattr(source, "finished", lambda: [])()
-    start = source.__dict__.get("_read_ahead", 0)
-    source.__dict__["_read_ahead"] = len(finished)
-    for name in finished[start:len(finished)]:
+    start, end = source.__dict__.get("_read_ahead", 0), len(finished)
+    source.__dict__["_read_ahead"] = end
+    for name in finished[start:end]:
         got = source.recording(name)
         for ex in got.exchanges if isinstance(got, Recording) else ():
             exchange_rules.outcomes(ex, got.target)

@@ -57,14 +57,9 @@ def split_lines(prompt: str) -> list[str]:
 
 def _first_line(prompt: str) -> str:
     """The first line that is not empty ("" when there is none)."""
-    start = 0
-    while True:
-        found = _LINE_BREAK.search(prompt, start)
-        if found is None:
-            return prompt[start:]
-        if found.start() > start:
-            return prompt[start:found.start()]
-        start = found.end()
+    text = prompt.lstrip("\r\n")
+    found = _LINE_BREAK.search(text)
+    return text[:found.start()] if found else text
 
 
 def _word(line: str) -> str:

@@ -109,9 +109,14 @@ def prompt_in(operation: str | None, sent: Any) -> Any:
 
 def known(ex: Exchange, target: Any) -> Reply | None:
     """The reply of the run this request starts, when the agent is the conformance agent."""
-    if getattr(getattr(target, "profile", None), "agent", "conformance") != "conformance":
+    if not by_the_conformance_agent(target):
         return None
     return ex.remembered("reply", lambda: reply_of(prompt_of(ex)))
+
+
+def by_the_conformance_agent(target: Any) -> bool:
+    """The target's agent is the conformance agent (its profile says no other)."""
+    return getattr(getattr(target, "profile", None), "agent", "conformance") == "conformance"
 
 
 def calls_tool_or_step(ex: Exchange, target: Any) -> bool:

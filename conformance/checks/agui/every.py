@@ -167,14 +167,19 @@ def resume_not_invalid(ex: Exchange, target: Any) -> None:
         raise Observation(f"refused {ex.status} {code!r} (the resume's own rules judge what it answered)")
 
 
-def deltas_are_reply(ex: Exchange, target: Any) -> None:
-    """the content deltas of a run that finished with outcome `success` join to the agent's reply."""
+def finished_with_success(ex: Exchange, why: str = "") -> tuple[Run, dict[str, Any]]:
+    """(the run, its terminal event) of a run that finished with outcome `success`; NotAssessed (`why`) otherwise."""
     r = run_of(ex)
     end = r.terminal()
     outcome = end.get("outcome")
     if end["type"] != "RUN_FINISHED" or not (isinstance(outcome, dict) and outcome.get("type") == "success"):
-        raise NotAssessed(f"{ex.label}: the run did not finish with outcome `success`, so its text is not the whole "
-                          f"reply")
+        raise NotAssessed(f"{ex.label}: the run did not finish with outcome `success`{why}")
+    return r, end
+
+
+def deltas_are_reply(ex: Exchange, target: Any) -> None:
+    """the content deltas of a run that finished with outcome `success` join to the agent's reply."""
+    r, _ = finished_with_success(ex, ", so its text is not the whole reply")
     replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
 
 
@@ -182,11 +187,7 @@ def result_is_reply(ex: Exchange, target: Any) -> None:
     """RUN_FINISHED.result of a run that finished with outcome `success` is the reply: the one its prompt says, or,
     where the prompt does not say it (a resumed run), a text that holds what the run streamed (whether it also holds
     what was said before the pause is not shown)."""
-    r = run_of(ex)
-    end = r.terminal()
-    outcome = end.get("outcome")
-    if end["type"] != "RUN_FINISHED" or not (isinstance(outcome, dict) and outcome.get("type") == "success"):
-        raise NotAssessed(f"{ex.label}: the run did not finish with outcome `success`")
+    r, end = finished_with_success(ex)
     result, said = end.get("result"), r.text()
     reply = replies.known(ex, target)
     if reply is None:
@@ -204,8 +205,8 @@ def result_is_reply(ex: Exchange, target: Any) -> None:
 def resumed_by_the_agent(ex: Exchange, target: Any) -> bool:
     """A run of the conformance agent that continues a paused one (`resume`, nothing else wrong with the request):
     what it replies is not in its request."""
-    return getattr(getattr(target, "profile", None), "agent", "conformance") == "conformance" \
-        and rq.fields(ex).get("resume") is not None and set(rq.problems(ex, target)) <= {"resume", "user-message"}
+    return replies.by_the_conformance_agent(target) and rq.fields(ex).get("resume") is not None \
+        and set(rq.problems(ex, target)) <= {"resume", "user-message"}
 
 
 def with_history(ex: Exchange, target: Any) -> bool:

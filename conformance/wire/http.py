@@ -49,6 +49,7 @@ from .failures import describe, seconds_text, size_text
 from .listening import listening_for
 from .pace import GRANT, Grant, Pacer, RunDeadline, parse_rate_limit
 from .redact import MASK, Redactor, is_suite_made
+from . import sockets
 from .sse import SSERecorder
 
 __all__ = ["Limits", "Exchange", "Client", "ClientStats", "UNSET", "Activity", "ACTIVITY", "parse_rate_limit",
@@ -280,14 +281,17 @@ class Client:
     def _pool(self, size: int, base_url: str = "") -> httpx.AsyncClient:
         return httpx.AsyncClient(
             base_url=base_url,
-            verify=self._ssl,
             follow_redirects=False,
             trust_env=False,
-            http2=self.http2,
-            limits=httpx.Limits(
-                max_connections=size,
-                max_keepalive_connections=size,
-                keepalive_expiry=KEEPALIVE_EXPIRY,
+            transport=sockets.transport(
+                verify=self._ssl,
+                trust_env=False,
+                http2=self.http2,
+                limits=httpx.Limits(
+                    max_connections=size,
+                    max_keepalive_connections=size,
+                    keepalive_expiry=KEEPALIVE_EXPIRY,
+                ),
             ),
             headers={"user-agent": USER_AGENT, "accept-encoding": "identity"},
         )

@@ -160,6 +160,15 @@ def test_a_method_header_that_differs_from_the_body_only_in_case_is_refused():
                   "MCP-HDR-002") == "failed"
 
 
+@pytest.mark.parametrize("code, status", [(-32022, "failed"), (-32020, "failed"), (-32001, "info")])
+def test_a_valid_request_refused_as_a_header_mismatch_under_either_code_is_not_served(code, status):
+    """-32020 is upstream MCP's code for the condition the spec gives -32022: a valid request refused with either
+    names a mismatch it does not have; a code no one lists is only seen."""
+    refused = {"jsonrpc": "2.0", "id": 7, "error": {"code": code, "message": "Mcp-Method does not match the body"}}
+    assert judged(mcp(400, refused), "MCP-SESS-005") == status
+    assert judged(mcp(200, {"jsonrpc": "2.0", "id": 7, "result": {"tools": []}}), "MCP-SESS-005") == "passed"
+
+
 def test_a_scenarios_own_failure_on_an_exchange_blocks_the_rules_over_every_exchange_there():
     ex = invoke(200, result("K1"))
     ex.credential = "api_key"

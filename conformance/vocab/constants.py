@@ -7,6 +7,10 @@ INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
 JSONRPC_INVALID_REQUEST = INVALID_REQUEST
 UNSUPPORTED_VERSION = -32022
 HEADER_MISMATCH = -32020                 # MCP 2026-07-28: headers that do not match the body, or are missing
+#: the codes the spec's MCP refusals name (its table and "other JSON-RPC codes listed"), and upstream's -32020 for
+#: the condition it gives -32022: each names a condition, so a valid request refused with one lacks it
+MCP_LISTED_CODES = (UNSUPPORTED_VERSION, HEADER_MISMATCH, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, -32603,
+                    -32001, -32002, -32004, -32005, -32009)
 
 # -- auth -------------------------------------------------------------------------------------------
 SCOPE = "agent:invoke"

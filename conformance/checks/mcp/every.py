@@ -18,7 +18,7 @@ from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import Deviation, NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url
-from conformance.vocab.constants import HEADER_MISMATCH, JSONRPC_INVALID_REQUEST, SCOPE, UNSUPPORTED_VERSION
+from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, MCP_LISTED_CODES, SCOPE, UNSUPPORTED_VERSION
 from conformance.vocab.protocols import META_VERSION
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
@@ -52,9 +52,7 @@ def answered_with_result(ex: Exchange, target: Any) -> None:
             code = rpc_error_body(ex)["error"]["code"]
         except AssertionError:
             code = None
-        # -32020 is upstream MCP 2026-07-28's code for headers that do not match the body, a condition the spec
-        # lists (as -32022): a valid request refused so names a condition it does not have
-        if code not in (UNSUPPORTED_VERSION, HEADER_MISMATCH, JSONRPC_INVALID_REQUEST, -32601, -32602, -32600, None):
+        if code is not None and code not in MCP_LISTED_CODES:
             raise Observation(f"refused {ex.status} with code {as_json(code)}, a condition the spec does not list")
     assert ex.status == 200, f"a valid {rq.rpc_method(ex)} must be answered 200 with a JSON-RPC result, got {got(ex)}"
     msg = final_message(ex)

@@ -158,6 +158,17 @@ def each(labels: Iterable[str], rec: Recording, fn) -> str:
 
 # -- one exchange, whatever sent it (the exchange rules: conformance.exchange_rules) ------------------------------
 LISTED_CODES = ("invalid_request", "unauthenticated", "not_found", "validation_failed")
+#: statuses by which HTTP says the request itself is at fault, in its form or content (RFC 9110 §15.5: Bad Request,
+#: Not Acceptable, Content Too Large, URI Too Long, Unsupported Media Type, Unprocessable Content; RFC 6585 §5):
+#: a valid request refused with one is not served, whatever its code says. 411 is not among them: HTTP lets a
+#: server require a Content-Length
+REQUEST_AT_FAULT = (400, 406, 413, 414, 415, 422, 431)
+
+
+def unlisted_refusal(ex: Exchange, code: Any, listed: Iterable[Any]) -> bool:
+    """A refusal of a valid request that the spec cannot judge: a code it does not list (its list is not
+    complete) under a status that does not say the request is at fault, such as a conflict or a policy."""
+    return ex.status not in REQUEST_AT_FAULT and code not in listed
 
 
 def refused_as(ex: Exchange, code: str | None = None, *, status: int | None = None, details: bool = False) -> None:
@@ -183,7 +194,7 @@ def served(ex: Exchange) -> None:
     list is seen, not judged: the spec's list of codes is not complete (`Observation`)."""
     if ex.status is not None and 400 <= ex.status < 500:
         code = (error_of(ex) or {}).get("code")
-        if code not in LISTED_CODES:
+        if unlisted_refusal(ex, code, LISTED_CODES):
             raise Observation(f"refused {ex.status} with `error.code` {code!r}, which the spec does not list "
                               f"(a request that must run is judged no further)")
     with on(ex):

@@ -46,6 +46,9 @@ def test_a_valid_invoke_must_be_answered_with_its_result_in_any_form(headers):
     assert judged(invoke(400, ERROR, headers=headers), "INV-RES-001") == "failed"     # a listed code: wrong
     other = {"error": {"code": "busy", "message": "no", "requestId": "req_1"}}
     assert judged(invoke(409, other, headers=headers), "INV-RES-001") == "info"      # a code the spec does not list
+    # ... under a status by which HTTP says the request is at fault: a valid request is not
+    assert judged(invoke(415, {"error": {"code": "unsupported_media_type", "message": "no", "requestId": "req_1"}},
+                         headers=headers), "INV-RES-001") == "failed"
 
 
 def test_the_key_sent_is_the_key_named():
@@ -160,14 +163,15 @@ def test_a_method_header_that_differs_from_the_body_only_in_case_is_refused():
                   "MCP-HDR-002") == "failed"
 
 
-@pytest.mark.parametrize("code, status", [(-32022, "failed"), (-32020, "failed"), (-32005, "failed"),
-                                          (-32009, "failed"), (-32099, "info")])
-def test_a_valid_request_refused_with_a_code_that_names_a_condition_is_not_served(code, status):
+@pytest.mark.parametrize("http, code, status", [(400, -32022, "failed"), (400, -32020, "failed"), (409, -32005, "failed"),
+                                                (409, -32009, "failed"), (409, -32099, "info"), (415, -32099, "failed")])
+def test_a_valid_request_refused_for_a_condition_it_lacks_is_not_served(http, code, status):
     """Each code the spec's MCP refusals list names a condition (a header mismatch, a content type or version not
-    supported, ...), as does upstream's -32020 for the one the spec gives -32022: a valid request refused with one
-    lacks it; a code no one lists (a server's own, -32000 to -32099) is only seen."""
-    refused = {"jsonrpc": "2.0", "id": 7, "error": {"code": code, "message": "Mcp-Method does not match the body"}}
-    assert judged(mcp(400, refused), "MCP-SESS-005") == status
+    supported, ...), as does upstream's -32020 for the one the spec gives -32022, and so does a status by which HTTP
+    says the request is at fault: a valid request refused so lacks it. A code no one lists (a server's own, -32000
+    to -32099) under another status (a conflict, a policy) is only seen."""
+    refused = {"jsonrpc": "2.0", "id": 7, "error": {"code": code, "message": "no"}}
+    assert judged(mcp(http, refused), "MCP-SESS-005") == status
     assert judged(mcp(200, {"jsonrpc": "2.0", "id": 7, "result": {"tools": []}}), "MCP-SESS-005") == "passed"
 
 

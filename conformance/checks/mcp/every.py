@@ -17,6 +17,7 @@ from conformance.checks.mcp.progress import framed, increases, only_progress, pr
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import Deviation, NotAssessed, Observation, precondition
 from conformance.vocab import replies, requests as rq
+from conformance.vocab.refusals import unlisted_refusal
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, MCP_LISTED_CODES, SCOPE, UNSUPPORTED_VERSION
 from conformance.vocab.protocols import META_VERSION
@@ -52,7 +53,7 @@ def answered_with_result(ex: Exchange, target: Any) -> None:
             code = rpc_error_body(ex)["error"]["code"]
         except AssertionError:
             code = None
-        if code is not None and code not in MCP_LISTED_CODES:
+        if unlisted_refusal(ex, code, (*MCP_LISTED_CODES, None)):
             raise Observation(f"refused {ex.status} with code {as_json(code)}, a condition the spec does not list")
     assert ex.status == 200, f"a valid {rq.rpc_method(ex)} must be answered 200 with a JSON-RPC result, got {got(ex)}"
     msg = final_message(ex)

@@ -3,8 +3,9 @@ it was judged on, against its scope (every dimension of the operations it applie
 rule to, `NARROWED`), and the pairs of free values met on one exchange. report.json `dimensions`, the HTML report's
 picture and `conformance list --format json` (`scope`) say the same.
 
-A requirement is judged on the exchanges its checks read: a check over every exchange names them (`result.read`), a
-scenario's check is taken to read every exchange of its recordings.
+A requirement is judged on the exchanges its checks read (`result.read`): those a check over every exchange judged,
+those a scenario's check looked up by name or judged (`Recording.get`, `outcomes.on`); a scenario's check that looked
+up none is taken to read every exchange of its recordings.
 """
 from __future__ import annotations
 

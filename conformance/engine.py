@@ -26,7 +26,7 @@ from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from conformance import catalog, options, plan, versions
-from conformance.outcomes import NotAssessed
+from conformance.outcomes import NotAssessed, read_on
 from conformance.registry import SCENARIOS, Check, Scenario, needed_scenarios, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits, tls_context
@@ -69,11 +69,13 @@ class Recording:
     def main(self) -> Exchange:
         if not self.exchanges:
             raise AssertionError(f"scenario {self.scenario} sent no request")
+        read_on(self.exchanges[0])
         return self.exchanges[0]
 
     def get(self, label: str) -> Exchange:
         for ex in self.exchanges:
             if ex.label == label:
+                read_on(ex)
                 return ex
         unknown = unknown_step(self.scenario, label)
         if unknown is not None:
@@ -92,8 +94,11 @@ class Recording:
         if unknown is not None:
             raise unknown
         if family.endswith("*"):
-            return [e for e in self.exchanges if fnmatch.fnmatchcase(e.label, family)]
-        return [e for e in self.exchanges if e.label.startswith(family)]
+            found = [e for e in self.exchanges if fnmatch.fnmatchcase(e.label, family)]
+        else:
+            found = [e for e in self.exchanges if e.label.startswith(family)]
+        read_on(*found)
+        return found
 
 
 class ScenarioFailed(Exception):

@@ -91,7 +91,8 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
         result.version_only = (result.version_only[0], *operations(source, result.broke))
     if result.status in ("passed", "failed", "info"):
         recs = [got for name in check.scenarios if isinstance(got := source.recording(name), Recording)]
-        result.read = tuple(ex for rec in recs for ex in rec.exchanges)
+        # a check that looked nothing up by name read its recordings as a whole
+        result.read = result.read or tuple(ex for rec in recs for ex in rec.exchanges)
         result.input_classes = inputs.judged_on(check.requirements, recs)
         result.histories = sequences.judged_histories(check.requirements, recs)
         result.silences = silences.judged_on(check.requirements, recs)
@@ -103,13 +104,16 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
 def _judge(source: RecordingSource, check: Check) -> CheckResult:
     found: list[agent_readings.Finding] = []     # what the check's readings of the agent found off its contract
     read: list[Recording] = []                    # the recordings the check was judged on
+    looked_up: list[Exchange] = []                # the exchanges a scenario's check looked up (`Recording.get`, ...)
 
     def mk(status: str, msg: str = "", recs: list[Recording] = (), named: Iterable[Exchange] = ()) -> CheckResult:
         named = list(named)
         scenario_of = {id(ex): rec.scenario for rec in read for ex in rec.exchanges}
-        return CheckResult(check.id, check.requirements, status, msg, evidence(recs, named, source.redactor),
-                           supplementary=check.supplementary, broke=identities(recs, named),
-                           agent=agent_readings.as_dicts(found, scenario_of))
+        result = CheckResult(check.id, check.requirements, status, msg, evidence(recs, named, source.redactor),
+                             supplementary=check.supplementary, broke=identities(recs, named),
+                             agent=agent_readings.as_dicts(found, scenario_of))
+        result.read = tuple({id(ex): ex for ex in looked_up}.values())
+        return result
 
     if source.preflight_error:
         return mk("error", source.preflight_error)
@@ -148,7 +152,7 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
                                   f"answered 429 when {plan.cap_words(cap)} allowed no more resends")
     read.extend(recs)
     try:
-        with judging(check.requirements), agent_readings.collecting(found):
+        with judging(check.requirements), agent_readings.collecting(found), reading(looked_up):
             note = check.fn(*recs)
     except NotAssessed as exc:
         return mk("not_assessed", str(exc))

@@ -111,11 +111,21 @@ def reading(into: list[Any]) -> Iterator[None]:
         READ.reset(token)
 
 
+@contextlib.contextmanager
+def unread() -> Iterator[None]:
+    """What is looked up inside is context, not read: the earlier calls a move's expectation was built on."""
+    token = READ.set(None)
+    try:
+        yield
+    finally:
+        READ.reset(token)
+
+
 def read_on(*exchanges: Any) -> None:
     """Notes that the check being judged read these exchanges (nothing outside a judging that keeps them)."""
     kept = READ.get()
     if kept is not None:
-        kept.extend(exchanges)
+        kept.extend(ex for ex in exchanges if ex is not None)
 
 
 def precondition(root: str, exchanges: Any, message: str) -> Deviation:
@@ -128,15 +138,20 @@ def precondition(root: str, exchanges: Any, message: str) -> Deviation:
 
 @contextlib.contextmanager
 def on(*exchanges: Any) -> Iterator[None]:
-    """Every AssertionError raised inside names `exchanges`, unless it already names its own."""
+    """Every AssertionError raised inside names `exchanges`, unless it already names its own. The check read them
+    unless it could not judge them (not assessed, or blocked by a more basic rule)."""
     try:
         yield
     except Deviation as exc:
+        if not isinstance(exc, Blocked):
+            read_on(*exchanges)
         if not exc.exchanges:
             raise _renamed(exc, exchanges) from None
         raise
     except AssertionError as exc:
+        read_on(*exchanges)
         raise Deviation(str(exc), exchanges) from None
+    read_on(*exchanges)
 
 
 def _renamed(exc: Deviation, exchanges: tuple[Any, ...]) -> Deviation:

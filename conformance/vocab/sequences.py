@@ -42,7 +42,7 @@ from conformance.model.histories import (  # noqa: F401 (the model's data, read 
     PAUSING, PROGRESS_ENDS, REPLY, RESUMED_THREAD, RESUMES, SAME_KEY, SCRIPTS, SECOND_QUESTION, SLOW_SECONDS,
     STATELESS, TRANSITIONS, TWIN, done_in_order, history, is_stream, key_form_possible, overlap, possible,
     reads_count, script_of, transition_of, twin_class)
-from conformance.outcomes import Deviation, NotAssessed, judge_all
+from conformance.outcomes import Deviation, NotAssessed, judge_all, unread
 from conformance.registry import Step
 from conformance.vocab import agent_readings, forms, inputs, protocols as p
 from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
@@ -758,8 +758,9 @@ def played(recs: tuple[Any, ...], protocol: str, requirement: str) -> list[tuple
                     earlier = tuple(m for m in moves[:i] if m["group"] != noted["group"] and keys & _keys(m))
                     alongside = tuple(m for m in moves if m is not noted and m["group"] == noted["group"]
                                       and keys & _keys(m))
-                    out.append((aspect, Played(rec, noted, rec.get(noted["label"]),
-                                               tuple(rec.get(m["label"]) for m in earlier), earlier, alongside)))
+                    with unread():
+                        before = tuple(rec.get(m["label"]) for m in earlier)
+                    out.append((aspect, Played(rec, noted, rec.get(noted["label"]), before, earlier, alongside)))
     return out
 
 

@@ -11,8 +11,9 @@ from conformance.server import ReferenceServer, ServerConfig
 from conformance.target import from_server_facts
 from conformance.vocab import forms
 
-# 95.1 % measured (seed of the suite's default); a busy machine's deadline may cut a scenario short
-SHARE_FLOOR = 0.93
+# 85.7 % measured (seed of the suite's default), counting for a scenario's check the exchanges it looked up or judged,
+# not every exchange of its recordings (94.8 % so counted); a busy machine's deadline may cut a scenario short
+SHARE_FLOOR = 0.84
 
 
 @pytest.fixture(scope="module")

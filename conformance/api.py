@@ -46,7 +46,7 @@ def certify(target: Target, *, requirements: Iterable[str] | None = None, check_
         session.close()
     options = {"level": level, "protocols": ",".join(sorted(protocols)) if protocols is not None else None,
                "requirements": ",".join(requirements) if requirements is not None else None,
-               "run_tag": target.run_tag}
+               "run_tag": target.run_tag, "thorough": target.thorough}
     rep = report.build(target=target.public(), results=results, coverage=coverage_of(check_ids), not_run=skipped,
                        baseline=baseline, stats=session.stats(), error=session.preflight_error, options=options,
                        started_at=report.utc_timestamp(session.began),

@@ -13,16 +13,16 @@ import fnmatch
 import functools
 import itertools
 import operator
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from conformance.model.dimensions import DIMENSIONS, FREE, CLIENT_WRITTEN, NARROWED, OPEN_VALUES, REFUSED_VALUES, TIED
 from conformance.vocab import forms
+from conformance.vocab.forms import values_of
 
 PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
 _PAIR_IDS: dict[tuple[str, str, str, str], int] = {}
 
 
-MEDIA_RANGE_LISTS = ("mcp",)    # the operations whose Accept lists two media ranges (one alone has no order)
 SCENARIO_ONLY = ("a requirement its scenarios alone judge reads the requests they build for it: what a request is "
                  "(its mode, method, key, input) is the rule's own; the free dimensions still vary over them")
 
@@ -41,19 +41,9 @@ def scope(operations: Iterable[str], http2: bool = True, every: bool = True,
             continue
         if not every and not d.free and d.name != "http-version" and d.name not in tied or written and d.free:
             continue
-        values = tied.get(d.name) or carried(d.name, ops, http2)
+        values = tied.get(d.name) or values_of(d.name, ops, http2)
         out[d.name] = tuple(v for v in values if v not in OPEN_VALUES.get(d.name, ()))
     return out
-
-
-def carried(dim: str, ops: Iterable[str], http2: bool) -> tuple[str, ...]:
-    """The values of `dim` a request of these operations may carry: HTTP/2 only when the target spoke it, no value
-    the spec refuses whatever else a request carries (`REFUSED_VALUES`) nor one it leaves open (`OPEN_VALUES`), and
-    the order of media ranges only where Accept lists two."""
-    values = DIMENSIONS[dim].values if http2 or dim != "http-version" else ("HTTP/1.1",)
-    if dim == "accept-form" and not set(ops) & set(MEDIA_RANGE_LISTS):
-        values = tuple(v for v in values if v != "reordered")
-    return tuple(v for v in values if v not in REFUSED_VALUES.get(dim, ()) + OPEN_VALUES.get(dim, ()))
 
 
 def _pairs(values: dict[str, str]) -> int:
@@ -99,25 +89,46 @@ def pairwise(results: Iterable[Any], targets: dict[int, Any], http2: bool) -> di
     judged met on one exchange, of all the pairs a request of that operation may carry (HTTP/2's only when the
     target spoke it): `{operation: {covered, possible, share}}`."""
     met: dict[str | None, int] = {}
-    seen: set[int] = set()
-    for r in results:
-        for ex in r.read if r.status in ("passed", "failed") else ():
-            if id(ex) in seen:
-                continue
-            seen.add(id(ex))
-            values, bits = exchange_values(ex, targets.get(id(ex)))
-            op = dict(values).get("operation")
-            met[op] = met.get(op, 0) | bits
+    for values, bits in _judged_exchanges(results, targets):
+        op = dict(values).get("operation")
+        met[op] = met.get(op, 0) | bits
     out = {}
     for op in DIMENSIONS["operation"].values:
         dims = sorted(d for d in PAIRED if d != "operation" and op in DIMENSIONS[d].operations)
-        values = {d: carried(d, (op,), http2) for d in dims}
+        values = {d: values_of(d, (op,), http2) for d in dims}
         possible = {(a, va, b, vb) for a, b in itertools.combinations(dims, 2) for va in values[a] for vb in values[b]}
         bits = met.get(op, 0)
-        covered = sum(1 for pair in possible if pair in _PAIR_IDS and bits >> _PAIR_IDS[pair] & 1)
-        out[op] = {"covered": covered, "possible": len(possible),
-                   "share": round(covered / len(possible), 4) if possible else None}
+        out[op] = _share(sum(1 for pair in possible if pair in _PAIR_IDS and bits >> _PAIR_IDS[pair] & 1), len(possible))
     return out
+
+
+def triples(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[str, Any]]:
+    """Per operation: the triples of values of three distinct free dimensions that some judged exchange carried
+    together, of all a request of that operation may carry (what --thorough's covering arrays complete,
+    `forms.covering_rows`): `{operation: {covered, possible, share}}`."""
+    met: dict[str | None, set[forms.Tuple]] = {}
+    for values, _ in _judged_exchanges(results, targets):
+        got = dict(values)
+        met.setdefault(got.get("operation"), set()).update(forms.tuples_of(got, forms.COVERING_STRENGTH))
+    out = {}
+    for op in DIMENSIONS["operation"].values:
+        possible = forms.possible_tuples(op, forms.COVERING_STRENGTH)
+        out[op] = _share(len(possible & met.get(op, set())), len(possible))
+    return out
+
+
+def _judged_exchanges(results: Iterable[Any], targets: dict[int, Any]) -> Iterator[tuple[frozenset, int]]:
+    """`exchange_values` of every exchange a passed or failed check read, once each."""
+    seen: set[int] = set()
+    for r in results:
+        for ex in r.read if r.status in ("passed", "failed") else ():
+            if id(ex) not in seen:
+                seen.add(id(ex))
+                yield exchange_values(ex, targets.get(id(ex)))
+
+
+def _share(covered: int, possible: int) -> dict[str, Any]:
+    return {"covered": covered, "possible": possible, "share": round(covered / possible, 4) if possible else None}
 
 
 def summary(rows: dict[str, dict[str, Any]], scopes: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, Any]:

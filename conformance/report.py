@@ -330,7 +330,7 @@ def build(*, target: dict[str, Any], results: list[CheckResult], coverage: dict[
         **({"run_cut": cut} if cut else {}),
         **({"http_versions": http_versions} if http_versions is not None else {}),
         "agent": agent_summary(results, rows),
-        "dimensions": dimensions_covered(results, target, http_versions),
+        "dimensions": dimensions_covered(results, target, http_versions, thorough=bool(options.get("thorough"))),
         "baseline": {"file": baseline.source, "known": sorted(baseline.known), "stale": stale} if baseline.source else None,
         "waived": waived(rows),
         "requirements": rows,
@@ -358,9 +358,10 @@ def requirement_operations() -> dict[str, set[str]]:
 
 
 def dimensions_covered(results: list[CheckResult], target: dict[str, Any],
-                       http_versions: dict[str, Any] | None) -> dict[str, Any]:
+                       http_versions: dict[str, Any] | None, thorough: bool = False) -> dict[str, Any]:
     """report.json `dimensions` (`conformance.coverage`): per requirement judged, the values of each request
-    dimension it was judged on, its scope and what of it the run missed."""
+    dimension it was judged on, its scope and what of it the run missed; the pairs of free values met, and with
+    --thorough the triples."""
     spoken = "HTTP/2" in ((http_versions or {}).get("judged") or [])
     facts = types.SimpleNamespace(**{k: target.get(k) for k in ("agent_id", "other_agent_id", "undeployed_agent_id",
                                                                  "extra_data_field", "base_url")})
@@ -369,7 +370,8 @@ def dimensions_covered(results: list[CheckResult], target: dict[str, Any],
     ops = requirement_operations()
     ruled = set(exchange_rules.requirements())
     return {**coverage.summary(rows, {rid: coverage.scope(ops.get(rid, ()), spoken, rid in ruled, rid) for rid in rows}),
-            "pairwise": coverage.pairwise(results, targets, spoken)}
+            "pairwise": coverage.pairwise(results, targets, spoken),
+            **({"triples": coverage.triples(results, targets)} if thorough else {})}
 
 
 class Redacted(dict):

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import json
 import math
-from typing import Any
+import random
+from typing import Any, Iterable
 
-from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES
+from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES, REFUSED_VALUES
 from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
@@ -73,6 +75,85 @@ OTHER_FIELD = ("clientTag", "conformance/0.1 \u2713")     # a `/` and a characte
 ELICITATION = {"elicitation": {}}
 SHAPING_MARGIN = 64_000    # bytes: far more than all a form adds to a body (the fields above, an id written anew)
 SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input classes send others on purpose)
+
+
+MEDIA_RANGE_LISTS = ("mcp",)    # the operations whose Accept lists two media ranges (one alone has no order)
+
+
+def values_of(dim: str, ops: Iterable[str], http2: bool) -> tuple[str, ...]:
+    """The values of `dim` a request of these operations may carry: HTTP/2 only when the target spoke it, no value
+    the spec refuses whatever else a request carries (`REFUSED_VALUES`) nor one it leaves open (`OPEN_VALUES`), and
+    the order of media ranges only where Accept lists two."""
+    values = DIMENSIONS[dim].values if http2 or dim != "http-version" else ("HTTP/1.1",)
+    if dim == "accept-form" and not set(ops) & set(MEDIA_RANGE_LISTS):
+        values = tuple(v for v in values if v != "reordered")
+    return tuple(v for v in values if v not in REFUSED_VALUES.get(dim, ()) + OPEN_VALUES.get(dim, ()))
+
+
+COVERING_TRIES = 4      # candidate rows weighed for each row of a covering array (more: fewer rows, more time)
+COVERING_STRENGTH = 3   # --thorough meets every three values of distinct free dimensions on one request
+Tuple = tuple[tuple[str, str], ...]     # values of distinct dimensions, by dimension name
+
+
+def free_values(operation: str) -> dict[str, tuple[str, ...]]:
+    """The values of each free dimension a request of `operation` may carry (over HTTP/1.1)."""
+    return {d: values_of(d, (operation,), False) for d in FREE if operation in DIMENSIONS[d].operations}
+
+
+ESCAPING_WRITINGS = ("ascii-escaped", "slash-escaped")
+
+
+def shaped_out(values: Tuple) -> bool:
+    """Values no request of the run carries together: a writing that escapes characters is given some to escape
+    where the body is free to carry them (`shape`: invoke's other field sent, AG-UI's fields set), and an MCP access
+    token rides only on a request that describes the tool (`credential`), whose body has none."""
+    got = dict(values)
+    return got.get("json-writing") in ESCAPING_WRITINGS and (
+        got.get("other-field") == "absent" or got.get("agui-fields") in ("absent", "client-defaults")
+        or got.get("mcp-credential") == "access-token")
+
+
+def possible_tuples(operation: str, strength: int) -> set[Tuple]:
+    """Every `strength` values of distinct free dimensions a request of `operation` may carry together."""
+    values = free_values(operation)
+    return {t for combo in itertools.combinations(sorted(values), strength)
+            for picked in itertools.product(*(values[d] for d in combo))
+            if not shaped_out(t := tuple(zip(combo, picked)))}
+
+
+def tuples_of(values: dict[str, str], strength: int) -> set[Tuple]:
+    """The `strength` values of distinct free dimensions one request carries (`values`: dimension -> value)."""
+    return set(itertools.combinations(sorted((d, v) for d, v in values.items() if d in FREE), strength))
+
+
+def covering_rows(seed: Any, operation: str, met: set[Tuple] = frozenset(), strength: int = COVERING_STRENGTH
+                  ) -> tuple[dict[str, str], ...]:
+    """Free forms of requests of `operation` that together carry every `strength` values of distinct free
+    dimensions a request of it may carry, but those `met` already (a covering array, built greedily, ties broken
+    by the seed): what --thorough sends so that a fault showing only where three conditions meet is met."""
+    values = free_values(operation)
+    dims = sorted(values)
+    rng = random.Random(f"{seed}/covering/{operation}/{strength}")
+    uncovered = possible_tuples(operation, strength) - set(met)
+    rows: list[dict[str, str]] = []
+    while uncovered:
+        best: tuple[int, dict[str, str]] = (-1, {})
+        for _ in range(COVERING_TRIES):
+            row = dict(rng.choice(sorted(uncovered)))
+            rest = [d for d in dims if d not in row]
+            rng.shuffle(rest)
+            for d in rest:
+                set_dims = sorted(row)
+
+                def gain(v: str, d: str = d, set_dims: list[str] = set_dims) -> int:
+                    return sum(tuple(sorted(((d, v), *((x, row[x]) for x in pair)))) in uncovered
+                               for pair in itertools.combinations(set_dims, strength - 1))
+                allowed = [v for v in values[d] if not shaped_out(tuple({**row, d: v}.items()))] or values[d]
+                row[d] = max(allowed, key=lambda v: (gain(v), -values[d].index(v)))
+            best = max(best, (len(tuples_of(row, strength) & uncovered), row), key=lambda pair: pair[0])
+        uncovered -= tuples_of(best[1], strength)
+        rows.append(best[1])
+    return tuple(rows)
 
 
 def offset(seed: Any, scenario: str, size: int) -> int:
@@ -190,7 +271,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
             out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
             applied["mcp-elicitation"] = "can-elicit"
     # a writing that escapes characters gets some to escape where the body is free to carry them
-    escapes = form.get("json-writing") in ("ascii-escaped", "slash-escaped")
+    escapes = form.get("json-writing") in ESCAPING_WRITINGS
     fields = "set" if escapes else form.get("agui-fields")
     if operation == "agui" and free and fields in AGUI_FIELDS and not set(AGUI_FORWARDED) & set(out):
         out.update(copy.deepcopy(AGUI_FIELDS[fields]))

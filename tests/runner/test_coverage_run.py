@@ -3,6 +3,8 @@ dimension is carried by an exchange some rule judged, and the share of (requirem
 was judged does not fall (a rule read on one exchange, a scenario whose requests all go as built, lower it)."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from conformance.api import certify
@@ -45,3 +47,33 @@ PAIRWISE_FLOOR = {"invoke": 0.95, "agui": 0.95, "mcp": 0.95}
 def test_the_runs_requests_meet_the_pairs_of_free_values(covered):
     got = {op: row["share"] for op, row in covered["pairwise"].items()}
     assert all(got[op] >= floor for op, floor in PAIRWISE_FLOOR.items()), got
+
+
+# -- --thorough: the triples ------------------------------------------------------------------------------------
+OPERATIONS = ("invoke", "agui", "mcp", "metadata")
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_the_covering_rows_carry_every_triple_a_request_may_carry(operation):
+    rows = forms.covering_rows(7, operation)
+    carried = set().union(*(forms.tuples_of(row, 3) for row in rows))
+    assert forms.possible_tuples(operation, 3) <= carried
+    assert not [row for row in rows if forms.shaped_out(tuple(row.items()))]
+    assert all(set(row) == set(forms.free_values(operation)) for row in rows)
+    assert forms.covering_rows(7, operation) == rows            # the same seed, the same rows
+    met = set(sorted(forms.possible_tuples(operation, 3))[::2])
+    rest = forms.covering_rows(7, operation, met)
+    assert forms.possible_tuples(operation, 3) - met <= set().union(*(forms.tuples_of(row, 3) for row in rest))
+    assert len(rest) < len(rows)
+
+
+@pytest.mark.xdist_group("thorough-run")
+def test_a_thorough_run_meets_every_triple_of_free_values():
+    with ReferenceServer(ServerConfig()) as srv:
+        got = certify(dataclasses.replace(from_server_facts(srv.facts), thorough=True))
+    assert {op: row["share"] for op, row in got["dimensions"]["triples"].items()} == dict.fromkeys(OPERATIONS, 1.0)
+    assert not [q["id"] for q in got["requirements"] if q["status"] == "failed"]
+
+
+def test_a_default_run_reports_no_triples(covered):
+    assert "triples" not in covered

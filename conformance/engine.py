@@ -681,6 +681,12 @@ class Session:
         """Every scenario the run started, in order."""
         return sorted(self._futures)
 
+    def recorded(self) -> list[Recording]:
+        """The recordings of the scenarios over so far, read without waiting (a scenario started last reads what
+        the others sent)."""
+        done = [f for f in list(self._futures.values()) if f.done() and not f.cancelled() and f.exception() is None]
+        return [got for f in done if isinstance(got := f.result(), Recording)]
+
     def finished(self) -> list[str]:
         """The scenarios whose recording is over, in the order they ended (read without waiting: a list only
         appended to, so a reader may go on from the length it read last)."""

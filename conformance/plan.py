@@ -21,6 +21,7 @@ from conformance.wire.pace import PaceState, duration_text
 REQUESTS: dict[str, int] = {
     "access.agui": 10, "access.invoke": 10, "access.mcp": 13, "forms.agui_limits": 5, "forms.agui_refusals": 12,
     "forms.invoke_limits": 5, "forms.invoke_refusals": 23, "forms.mcp_limits": 5, "forms.mcp_refusals": 38,
+    "forms.triples": 0,
     "agui.big": 1, "agui.chain": 6, "agui.cross_chain": 8,
     "agui.cross_session": 3, "agui.fail_after": 1, "agui.fail_before": 1, "agui.histories": 52,
     "agui.input_forms": 2, "agui.interrupt": 2, "agui.key_lengths": 2, "agui.last_user": 2, "agui.messages": 1,
@@ -49,7 +50,9 @@ UNLISTED = 3
 DEPTH_SCALED = ("fuzz.", "generated.")     # their generated requests grow with --depth
 PREFLIGHT = 4                              # the metadata document and one plain call per protocol
 PREFLIGHT_FREE = 1                         # the metadata document
-THOROUGH = {"agui.silence_long": 1}        # what --thorough adds (the 429 probe: `probe_requests`)
+# what --thorough adds (the 429 probe: `probe_requests`); the rows of the covering arrays of triples the rest left,
+# about as many for every seed
+THOROUGH = {"agui.silence_long": 1, "forms.triples": 304}
 PROBE_BATCH = 25                           # the 429 probe sends what X-RateLimit-Remaining leaves plus a batch
 SLOWEST = 16.0                             # seconds the slowest scenario but agui.silence takes (the 15 s runs)
 QUICK = 1.0                                # seconds any other scenario takes

@@ -193,12 +193,19 @@ def _add_derived(make: Callable[[Scenario], Iterable[Scenario]], scn: Scenario) 
 
 def needed_scenarios(checks: Iterable[Check]) -> set[str]:
     """The scenarios a run of `checks` records: those they name, and the sweep scenarios of the requirements their
-    checks over every exchange judge."""
+    checks over every exchange judge (on a protocol of the scenario's: one of several sends only what such checks
+    read, `swept`)."""
     checks = list(checks)
     every = [c for c in checks if c.every]
     return {s for c in checks for s in c.scenarios} | {
         s.name for s in SCENARIOS.values() if s.sweep and any(
-            set(c.requirements) & set(s.sweep) and set(s.protocols) <= set(c.every) for c in every)}
+            set(c.requirements) & set(s.sweep) and set(s.protocols) & set(c.every) for c in every)}
+
+
+def swept(scenario: Scenario, checks: Iterable[Check]) -> tuple[str, ...]:
+    """The protocols of a sweep scenario that the run's checks over every exchange judge its requirements on."""
+    judged = {p for c in checks if c.every and set(c.requirements) & set(scenario.sweep) for p in c.every}
+    return tuple(p for p in scenario.protocols if p in judged)
 
 
 def surface_module(module: str) -> str:

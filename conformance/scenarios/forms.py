@@ -11,8 +11,9 @@ import base64
 from typing import Any
 
 from conformance.engine import Context
-from conformance.registry import scenario
-from conformance.vocab import inputs, protocols as p
+from conformance.registry import scenario, swept
+from conformance.outcomes import NotAssessed
+from conformance.vocab import forms, inputs, protocols as p
 from conformance.vocab.constants import BASIC_USER, MCP_DESCRIBING
 from conformance.vocab.sending import random_agent, rpc, tool_name, unknown_credential
 from conformance.vocab.steps import forms as steps
@@ -217,3 +218,53 @@ _register_limits("invoke", "session keys inside or outside 1 to 256 by every cou
 _register_limits("agui", "the same keys as threadId; a body of 2 MB sent chunked")
 _register_limits("mcp", "the keys inside as session_id; headers that differ from the body only in letter case, "
                         "a `_meta` version with a trailing space")
+
+
+# -- --thorough: every three free values of distinct dimensions met on one request -------------------------------
+TRIPLE_OPERATIONS = ("invoke", "agui", "mcp", "metadata")
+TRIPLE_AT_ONCE = 24     # the rows of every operation go together, after the rest of the run and before the 429 probe
+
+
+def _row_request(ctx: Context, operation: str, n: int, row: dict[str, str], tool: str | None):
+    """One plain request of `operation` in the free form `row`, its answer judged by the rules over every
+    exchange."""
+    label = steps.TRIPLE.of(f"{operation}-{n}")
+    key = f"{ctx.unique('tri', plain=True)}/\u2713"    # a `/` and a character beyond ASCII: for every writing to escape
+    prompt = ctx.prompt("plain_reply")
+    if operation == "metadata":
+        return ctx.send("GET", ctx.metadata_path(), label=label, credential=None, form=row)
+    if operation == "mcp" and row.get("mcp-credential") == "access-token":    # drawn only where no session reads it
+        return rpc(ctx, "tools/list", id=n, label=label, form=row)
+    if operation == "mcp":
+        return rpc(ctx, "tools/call", {"name": tool, "arguments": p.tool_arguments(prompt, key)}, id=n,
+                   mcp_name=tool, label=label, form=row)
+    if operation == "agui":     # the event stream accepted, as the AG-UI scenarios send
+        return ctx.post(ctx.agent_path("agui"), p.agui_input(prompt, thread=key), label=label, form=row,
+                        headers={"Accept": p.SSE})
+    # an invoke as built sends no Accept
+    return ctx.post(ctx.agent_path("invoke"), p.invoke_body(prompt, key), label=label, form=row,
+                    headers={"accept": None} if row.get("accept-form") == "as-built" else {})
+
+
+@scenario("forms.triples", protocol=TRIPLE_OPERATIONS, last=True, prompts=("plain_reply",),
+          steps=steps.FORMS_TRIPLES, sweep=("INV-RES-001", "AGUI-FRAME-001", "MCP-VER-001", "META-DOC-001"))
+async def triples(ctx: Context) -> None:
+    """With --thorough only, once the other scenarios sent theirs: plain requests of every operation whose free
+    forms are the rows of a covering array (`forms.covering_rows`) of the triples of free values no answered request
+    of that operation carried yet, so every three values of distinct free dimensions meet on one request; the rules
+    over every exchange judge them."""
+    if not ctx.target.thorough:
+        raise NotAssessed("the covering arrays of triples run only with --thorough")
+    answered = [(ex, rec.target) for rec in ctx.session.recorded() for ex in rec.exchanges
+                if ex.status is not None and 200 <= ex.status < 300]     # a refusal is judged on less than an answer
+    operations = swept(ctx.scenario, ctx.session.checks)
+    sends = []
+    tool = await tool_name(ctx) if "mcp" in operations else None
+    for operation in operations:
+        met = {t for ex, target in answered if (values := forms.read(ex, target)).get("operation") == operation
+               for t in forms.tuples_of(values, forms.COVERING_STRENGTH)}
+        rows = await asyncio.to_thread(forms.covering_rows, ctx.target.seed, operation, met)   # CPU: off the loop
+        ctx.note(**{f"rows_{operation}": len(rows)})
+        sends += [_row_request(ctx, operation, n + 1, row, tool) for n, row in enumerate(rows)]
+    for start in range(0, len(sends), TRIPLE_AT_ONCE):
+        await asyncio.gather(*sends[start:start + TRIPLE_AT_ONCE])

@@ -21,6 +21,7 @@ from conformance.wire.pace import DEFAULT_RATE, parse_duration
 from conformance.certification import REPORT_FILES
 from conformance.recording import FORMAT as RECORDING_FORMAT
 from conformance.reporting.markdown import SUMMARY_LIMIT
+from conformance.vocab import forms
 from conformance.scenarios import agui as agui_scenarios, invoke as invoke_scenarios
 from conformance.scenarios.fuzz import EXTRA_BYTES as FUZZ_EXTRA_BYTES
 from conformance.report import suite_identity
@@ -77,6 +78,8 @@ FIGURES: tuple[Figure, ...] = (
            ("README.md", "docs/certify.md", "docs/cli.md", "docs/writing-checks.md")),
     Figure("the --thorough silence", ("the {} s silence with `--thorough`", "at the cost of a {} s silence"),
            lambda: LONG_SILENCE, ("docs/cli.md", "docs/ci.md")),
+    Figure("the strength of --thorough's covering arrays", ("every {} values of distinct free",),
+           lambda: forms.COVERING_STRENGTH, ("docs/cli.md", "docs/reports.md")),
     # the embedded server
     Figure("conformance serve's bucket", ("bucket ({} requests refilled over {} s)", "by default {} requests refilled over {} s",
                                           "a bucket of {} requests refilled over {} s", "default {}/{}s",

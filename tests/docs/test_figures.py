@@ -79,7 +79,7 @@ def test_what_the_docs_say_needs_thorough_is_what_only_thorough_assesses():
 
 
 def test_only_thorough_assesses_the_ping_repetition_and_the_429():
-    assert truths.thorough_scenarios() == {"agui.silence_long", "mcp.rate_limit"}
+    assert truths.thorough_scenarios() == {"agui.silence_long", "mcp.rate_limit", "forms.triples"}
     assert truths.thorough_only() == {"AGUI-PING-002", "GEN-RATE-003", "MCP-ERR-003"}
 
 

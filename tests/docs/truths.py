@@ -92,7 +92,8 @@ def gated(name: str, *, thorough: bool, remaining: int = 10 ** 6) -> bool:
     """Whether the scenario stops as not assessed before its second request (its first answered 200 with
     `remaining` requests left in the bucket)."""
     target = Target(base_url="https://127.0.0.1:9", agent_id="agt_docs", api_key="k", thorough=thorough)
-    ctx = Context(SimpleNamespace(target=target), registry.SCENARIOS[name], _OneAnswer(remaining))
+    session = SimpleNamespace(target=target, recorded=list, checks=())     # nothing recorded before, no check run
+    ctx = Context(session, registry.SCENARIOS[name], _OneAnswer(remaining))
     try:
         _loop().run(registry.SCENARIOS[name].fn(ctx))
     except NotAssessed:

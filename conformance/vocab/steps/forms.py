@@ -36,3 +36,7 @@ KEY_CLASS_INPUTS = {"astral-inside": ("session-key:256-multibyte", "session-key:
                     "nfc-expands-inside": ("session-key:256-multibyte", "session-key:composition"),
                     "astral-outside": ("session-key:257-multibyte", "session-key:astral"),
                     "combining-outside": ("session-key:257-multibyte", "session-key:composition")}
+
+# -- forms.triples (--thorough): a covering array of triples of free values, one plain request per row --------------
+TRIPLE = Step("triple-*")         # triple-<operation>-<row>
+FORMS_TRIPLES = (TRIPLE,)

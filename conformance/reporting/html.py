@@ -384,13 +384,15 @@ def coverage_section(report: dict[str, Any]) -> str:
                         for c, label in (("#f8c9c4", "0 %"), ("#fde7a8", "partial"), ("#b7e4c0", "100 %")))
               + "<span class='sw' style='box-shadow: inset 0 0 0 2px #555'></span>outline: the requirement's status"
               "</p>")
-    pairwise = (report.get("dimensions") or {}).get("pairwise") or {}
-    if pairwise:
-        legend += ("<p class='legend'>Pairs of values of two request dimensions met on one judged exchange: "
-                   + ", ".join(f"{escape(op)} {row.get('covered')}/{row.get('possible')}"
-                               + (f" ({100 * row['share']:.1f} %)" if isinstance(row.get("share"), (int, float))
-                                  else "")
-                               for op, row in pairwise.items() if isinstance(row, dict)) + "</p>")
+    for key, what in (("pairwise", "Pairs of values of two request dimensions"),
+                      ("triples", "Triples of values of three free request dimensions (--thorough)")):
+        met = (report.get("dimensions") or {}).get(key) or {}
+        if met:
+            legend += (f"<p class='legend'>{what} met on one judged exchange: "
+                       + ", ".join(f"{escape(op)} {row.get('covered')}/{row.get('possible')}"
+                                   + (f" ({100 * row['share']:.1f} %)" if isinstance(row.get("share"), (int, float))
+                                      else "")
+                                   for op, row in met.items() if isinstance(row, dict)) + "</p>")
     cols = "<colgroup><col class='c-req'>" + "<col class='c-dim'>" * len(columns) + "</colgroup>"
     head = "<thead><tr><th></th>" + "".join(f"<th>{escape(d)}</th>" for d in columns) + "</tr></thead>"
     width = f"calc(11em + {len(columns)} * (3.6em + 3px) + 6px)"

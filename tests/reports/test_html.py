@@ -116,7 +116,9 @@ def test_coverage_grid_colours_the_share_judged_and_outlines_the_status():
     assert grid.index("Invoke › ") < grid.index(FAILING_MUST)      # grouped by section
     assert "Pairs of values" not in grid
     rep["dimensions"]["pairwise"] = {"invoke": {"covered": 585, "possible": 587, "share": 0.9966}}
-    assert "invoke 585/587 (99.7 %)" in html.render(rep)
+    assert "invoke 585/587 (99.7 %)" in html.render(rep) and "Triples of values" not in html.render(rep)
+    rep["dimensions"]["triples"] = {"mcp": {"covered": 8048, "possible": 8048, "share": 1.0}}     # --thorough's
+    assert "(--thorough) met on one judged exchange: mcp 8048/8048 (100.0 %)" in html.render(rep)
     plain = make_report()
     plain.pop("dimensions", None)
     assert "id='coverage'" not in html.render(plain)      # no `dimensions`: no grid

@@ -682,9 +682,11 @@ class Session:
         return sorted(self._futures)
 
     def recorded(self) -> list[Recording]:
-        """The recordings of the scenarios over so far, read without waiting (a scenario started last reads what
-        the others sent)."""
-        done = [f for f in list(self._futures.values()) if f.done() and not f.cancelled() and f.exception() is None]
+        """The recordings a scenario started last has waited for: every scenario's not on a lane of its own that is
+        over (read without waiting; those on their own lanes end when their timing says, so they are left out and
+        the same seed reads the same)."""
+        done = [f for n, f in list(self._futures.items())
+                if not SCENARIOS[n].isolated and f.done() and not f.cancelled() and f.exception() is None]
         return [got for f in done if isinstance(got := f.result(), Recording)]
 
     def finished(self) -> list[str]:

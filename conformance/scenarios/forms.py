@@ -229,12 +229,12 @@ def _row_request(ctx: Context, operation: str, n: int, row: dict[str, str], tool
     """One plain request of `operation` in the free form `row`, its answer judged by the rules over every
     exchange."""
     label = steps.TRIPLE.of(f"{operation}-{n}")
-    key = f"{ctx.unique('tri', plain=True)}/\u2713"    # a `/` and a character beyond ASCII: for every writing to escape
-    prompt = ctx.prompt("plain_reply")
     if operation == "metadata":
         return ctx.send("GET", ctx.metadata_path(), label=label, credential=None, form=row)
     if operation == "mcp" and row.get("mcp-credential") == "access-token":    # drawn only where no session reads it
         return rpc(ctx, "tools/list", id=n, label=label, form=row)
+    key = f"{ctx.unique('tri', plain=True)}/\u2713"    # a `/` and a character beyond ASCII: for every writing to escape
+    prompt = ctx.prompt("plain_reply")
     if operation == "mcp":
         return rpc(ctx, "tools/call", {"name": tool, "arguments": p.tool_arguments(prompt, key)}, id=n,
                    mcp_name=tool, label=label, form=row)
@@ -251,12 +251,11 @@ def _row_request(ctx: Context, operation: str, n: int, row: dict[str, str], tool
 async def triples(ctx: Context) -> None:
     """With --thorough only, once the other scenarios sent theirs: plain requests of every operation whose free
     forms are the rows of a covering array (`forms.covering_rows`) of the triples of free values no answered request
-    of that operation carried yet, so every three values of distinct free dimensions meet on one request; the rules
+    of that operation carried yet (a refusal too: the rules of refusals judge it), so every three values of distinct free dimensions meet on one request; the rules
     over every exchange judge them."""
     if not ctx.target.thorough:
         raise NotAssessed("the covering arrays of triples run only with --thorough")
-    answered = [(ex, rec.target) for rec in ctx.session.recorded() for ex in rec.exchanges
-                if ex.status is not None and 200 <= ex.status < 300]     # a refusal is judged on less than an answer
+    answered = [(ex, rec.target) for rec in ctx.session.recorded() for ex in rec.exchanges if ex.status is not None]
     operations = swept(ctx.scenario, ctx.session.checks)
     sends = []
     tool = await tool_name(ctx) if "mcp" in operations else None

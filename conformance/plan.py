@@ -64,15 +64,16 @@ def planned_requests(scenarios: Iterable[str], *, depth: int = 1, thorough: bool
                      remaining: int | None = None, probe_max: int = 1000, free: bool = False,
                      preflight: int | None = None) -> int:
     """Requests a run of these scenarios sends a conformant server, the preflight's included (`preflight` of them
-    when the run knows; `free`: only those that spend nothing of the bucket)."""
+    when the run knows; `free`: only those the pacer never waits for: those that spend nothing of the bucket, and
+    the 429 probe's, sent unpaced to empty it)."""
     total = preflight if preflight is not None else PREFLIGHT_FREE if free else PREFLIGHT
     for name in scenarios:
         base = name.removesuffix(versions.TWIN)
         n = FREE.get(base, 0) if free else REQUESTS.get(base, UNLISTED)
         if base.startswith(DEPTH_SCALED):
             n *= max(1, depth)
-        if thorough and not free:
-            n += THOROUGH.get(base, 0)
+        if thorough:
+            n += 0 if free else THOROUGH.get(base, 0)
             if base == "mcp.rate_limit":
                 n += probe_requests(remaining, probe_max)
         total += n

@@ -89,6 +89,9 @@ def test_planned_requests_count_twins_depth_and_the_thorough_probe():
     assert plan.planned_requests(["mcp.rate_limit"], thorough=True, remaining=None, probe_max=300) == \
         plan.PREFLIGHT + 300
     assert plan.planned_requests(["a.scenario.nobody.listed"]) == plan.PREFLIGHT + plan.UNLISTED
+    # the probe is sent unpaced to empty the bucket: the pacer never waits for it
+    assert plan.planned_requests(["mcp.rate_limit"], thorough=True, remaining=40, free=True) == \
+        plan.PREFLIGHT_FREE + 40 + plan.PROBE_BATCH
 
 
 @pytest.mark.parametrize("seconds,text", [(17.2, "17 s"), (250, "4 min 10 s"), (240, "4 min"), (3900, "1 h 5 min")])

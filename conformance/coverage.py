@@ -17,7 +17,6 @@ from typing import Any, Iterable, Iterator
 
 from conformance.model.dimensions import DIMENSIONS, FREE, CLIENT_WRITTEN, NARROWED, OPEN_VALUES, REFUSED_VALUES, TIED
 from conformance.vocab import forms
-from conformance.vocab.forms import values_of
 
 PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
 _PAIR_IDS: dict[tuple[str, str, str, str], int] = {}
@@ -41,7 +40,7 @@ def scope(operations: Iterable[str], http2: bool = True, every: bool = True,
             continue
         if not every and not d.free and d.name != "http-version" and d.name not in tied or written and d.free:
             continue
-        values = tied.get(d.name) or values_of(d.name, ops, http2)
+        values = tied.get(d.name) or forms.values_of(d.name, ops, http2)
         out[d.name] = tuple(v for v in values if v not in OPEN_VALUES.get(d.name, ()))
     return out
 
@@ -95,7 +94,7 @@ def pairwise(results: Iterable[Any], targets: dict[int, Any], http2: bool) -> di
     out = {}
     for op in DIMENSIONS["operation"].values:
         dims = sorted(d for d in PAIRED if d != "operation" and op in DIMENSIONS[d].operations)
-        values = {d: values_of(d, (op,), http2) for d in dims}
+        values = {d: forms.values_of(d, (op,), http2) for d in dims}
         possible = {(a, va, b, vb) for a, b in itertools.combinations(dims, 2) for va in values[a] for vb in values[b]}
         bits = met.get(op, 0)
         out[op] = _share(sum(1 for pair in possible if pair in _PAIR_IDS and bits >> _PAIR_IDS[pair] & 1), len(possible))

@@ -255,14 +255,18 @@ async def triples(ctx: Context) -> None:
     over every exchange judge them."""
     if not ctx.target.thorough:
         raise NotAssessed("the covering arrays of triples run only with --thorough")
-    answered = [(ex, rec.target) for rec in ctx.session.recorded() for ex in rec.exchanges if ex.status is not None]
+    met: dict[str | None, set[forms.Tuple]] = {}     # operation -> what the run's answered requests of it carried
+    for rec in ctx.session.recorded():
+        for ex in rec.exchanges:
+            if ex.status is not None:
+                values = forms.read(ex, rec.target)
+                met.setdefault(values.get("operation"), set()).update(forms.tuples_of(values, forms.COVERING_STRENGTH))
     operations = swept(ctx.scenario, ctx.session.checks)
     sends = []
     tool = await tool_name(ctx) if "mcp" in operations else None
     for operation in operations:
-        met = {t for ex, target in answered if (values := forms.read(ex, target)).get("operation") == operation
-               for t in forms.tuples_of(values, forms.COVERING_STRENGTH)}
-        rows = await asyncio.to_thread(forms.covering_rows, ctx.target.seed, operation, met)   # CPU: off the loop
+        rows = await asyncio.to_thread(forms.covering_rows, ctx.target.seed, operation,    # CPU: off the loop
+                                       met.get(operation, set()))
         ctx.note(**{f"rows_{operation}": len(rows)})
         sends += [_row_request(ctx, operation, n + 1, row, tool) for n, row in enumerate(rows)]
     for start in range(0, len(sends), TRIPLE_AT_ONCE):

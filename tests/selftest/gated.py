@@ -16,6 +16,7 @@ import contextvars
 import dataclasses
 import json
 import random
+import time
 from typing import Any
 
 from conformance.model.dimensions import DIMENSIONS
@@ -123,7 +124,59 @@ def conditions() -> list[tuple[str, str]]:
     return [(d.name, v) for d in DIMENSIONS.values() if d.name not in UNSEEN for v in d.values]
 
 
-def _matches(view: dict[str, str], dimension: str, value: str) -> bool:
+def _key(scope: dict, body: bytes) -> str | None:
+    doc = _json(body)
+    if not isinstance(doc, dict):
+        return None
+    args = (doc.get("params") or {}).get("arguments") if isinstance(doc.get("params"), dict) else None
+    for value in (doc.get("sessionId"), doc.get("threadId"), args.get("session_id") if isinstance(args, dict) else None):
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _header_text(scope: dict, name: bytes) -> str:
+    return (header(scope.get("headers") or [], name) or b"").decode("latin-1").lower()
+
+
+# Conditions no model of the suite names: what a request carries that a server might happen to branch on (its size,
+# its place in the server's sequence or on its connection, what its key or text looks like, a hash). A fault gated by
+# one of them is a fault the inventory does not predict: the self-measure of what "every rule on every exchange"
+# catches beyond the dimensions the suite varies on purpose.
+ORDINARY: dict[str, Any] = {
+    "body-over-200-bytes": lambda scope, body, state: len(body) > 200,
+    "body-at-most-200-bytes": lambda scope, body, state: 0 < len(body) <= 200,
+    "body-hash-even": lambda scope, body, state: bool(body) and __import__("hashlib").sha256(body).digest()[0] % 2 == 0,
+    "odd-request-of-the-server": lambda scope, body, state: state["n"] % 2 == 1,
+    "after-the-40th-request": lambda scope, body, state: state["n"] > 40,
+    "first-on-its-connection": lambda scope, body, state: state["new_connection"],
+    "on-a-reused-connection": lambda scope, body, state: not state["new_connection"],
+    "key-has-a-digit": lambda scope, body, state: any(c.isdigit() for c in _key(scope, body) or ""),
+    "key-has-an-upper-case-letter": lambda scope, body, state: any(c.isupper() for c in _key(scope, body) or ""),
+    "key-longer-than-24": lambda scope, body, state: len(_key(scope, body) or "") > 24,
+    "body-not-ascii": lambda scope, body, state: any(b > 0x7F for b in body),
+    "at-least-7-headers": lambda scope, body, state: len(scope.get("headers") or []) >= 7,
+    "accept-names-json": lambda scope, body, state: "json" in _header_text(scope, b"accept"),
+    "accept-names-event-stream": lambda scope, body, state: "event-stream" in _header_text(scope, b"accept"),
+    "content-type-has-parameters": lambda scope, body, state: ";" in _header_text(scope, b"content-type"),
+    "two-or-more-messages": lambda scope, body, state: isinstance(_json(body), dict) and isinstance(
+        _json(body).get("messages"), list) and len(_json(body)["messages"]) >= 2,
+    "json-id-above-1": lambda scope, body, state: isinstance(_json(body), dict) and isinstance(
+        _json(body).get("id"), int) and _json(body)["id"] > 1,
+    "user-agent-has-a-slash": lambda scope, body, state: "/" in _header_text(scope, b"user-agent"),
+    "key-new-to-the-server": lambda scope, body, state: _key(scope, body) is not None and not state["known_key"],
+    "key-the-server-saw-before": lambda scope, body, state: state["known_key"],
+    "later-than-5-seconds": lambda scope, body, state: state["elapsed"] > 5.0,
+}
+
+
+def ordinary_conditions() -> list[tuple[str, str]]:
+    return [("ordinary", name) for name in ORDINARY]
+
+
+def _matches(view: dict[str, str], dimension: str, value: str, scope=None, body=b"", state=None) -> bool:
+    if dimension == "ordinary":
+        return bool(ORDINARY[value](scope, body, state))
     got = view.get(dimension)
     if got is None:
         return False
@@ -138,7 +191,7 @@ def _matches(view: dict[str, str], dimension: str, value: str) -> bool:
 
 @dataclasses.dataclass
 class Witness:
-    seen: int = 0          # requests that carried the value
+    seen: int = 0          # requests of the fault's operations that carried the value
     changed: int = 0       # of them, those whose request or answer the fault changed
     where: list = dataclasses.field(default_factory=list)    # the first of those: method, path, body's start
 
@@ -184,16 +237,27 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             probe["inner_request"] = b"".join(got)
 
         faulty = broken.wrap(Reference(), facts)
+        state: dict[str, Any] = {"n": 0, "clients": set(), "start": None, "keys": set()}
 
         async def middleware(scope, receive, send):
             if scope.get("type") != "http":
                 return await app(scope, receive, send)
             body, pending = await _read_all(receive)
             view = server_view(scope, body, facts)
-            if not _matches(view, dimension, value):
+            now = time.monotonic()
+            state["start"] = state["start"] or now
+            state["n"] += 1
+            client = tuple(scope.get("client") or ())
+            state["new_connection"] = client not in state["clients"]
+            state["clients"].add(client)
+            state["elapsed"] = now - state["start"]
+            key = _key(scope, body)
+            state["known_key"] = key is not None and key in state["keys"]
+            state["keys"].add(key)
+            if not _matches(view, dimension, value, scope, body, state):
                 return await app(scope, _replay(body, pending, receive), send)
             mine = view["operation"] in ops     # a change to another operation's answer is no sign of this fault
-            witness.seen += 1
+            witness.seen += mine
             probe: dict[str, Any] = {}
             probes.set(probe)
             outer: list[bytes] = []
@@ -236,16 +300,16 @@ def operations_of(broken: Broken) -> set[str]:
     return {protocol} if protocol in ("invoke", "agui", "mcp", "metadata") else {"invoke", "agui", "mcp", "metadata"}
 
 
-def draws(seed: int, n: int) -> list[tuple[str, str, str]]:
+def draws(seed: int, n: int, family: str = "inventory") -> list[tuple[str, str, str]]:
     """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware, each with a
     value of a dimension its requirement's operations carry (a gate on MCP's method never shows an invoke fault)."""
     zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None)
     rng = random.Random(seed)
-    conds = conditions()
+    conds = conditions() if family == "inventory" else ordinary_conditions()
     out = []
     while len(out) < n:
         name = rng.choice(zoo)
         ops = operations_of(load_zoo()[name])
-        fitting = [c for c in conds if ops & set(DIMENSIONS[c[0]].operations)]
+        fitting = [c for c in conds if c[0] == "ordinary" or ops & set(DIMENSIONS[c[0]].operations)]
         out.append((name, *rng.choice(fitting)))
     return out

@@ -204,7 +204,8 @@ class Context:
         shape: dict[str, str] = {}
         if shaped and "json" in kw:
             kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
-                                            replies_read=self.target.profile.is_conformance_agent)
+                                            replies_read=self.target.profile.is_conformance_agent,
+                                            request=f"{self.target.seed}|{self.scenario.name}|{n}" if n else None)
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
                                                   request=f"{self.target.seed}|{self.scenario.name}|{n}",

@@ -20,11 +20,12 @@ import math
 import random
 from typing import Any, Iterable
 
+from conformance.agent.script import parse
 from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES, REFUSED_VALUES
 from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
-from conformance.vocab.protocols import JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, written
+from conformance.vocab.protocols import agui_message, JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, written
 
 SUITE_AGENT = "aisvc-conformance/0.1"
 USER_AGENTS = {"suite": SUITE_AGENT,
@@ -73,6 +74,19 @@ AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "for
                        "forwardedProps": {"client": "conformance/0.1 \u2713"}}}
 OTHER_FIELD = ("clientTag", "conformance/0.1 \u2713")     # a `/` and a character beyond ASCII: what writings escape
 ELICITATION = {"elicitation": {}}
+# What a run of the conformance agent does beside its reply, added to a prompt that says it (docs/agent.md: `step` and
+# `tool` add no text): a step and a tool call before the text, or a tool call and a step after it. So every rule of a
+# run's events (their order, their fields, where the text falls around them) is judged on runs of every form the
+# run sends, not on the few a scenario built for them. Invoke and AG-UI show them; an MCP result does not.
+AGENT_EVENTS = {"none": ((), ()),
+                "before": (("step plan", 'tool lookup {"q":"x"}'), ()),
+                "after": ((), ('tool lookup {"q":"x"}', "step plan"))}
+SHOWS_AGENT_EVENTS = ("invoke", "agui")
+# The conversation an AG-UI client holds around its prompt (the last user message): earlier turns before it, or a
+# message after it. The earlier prompt has a reply of its own and the assistant's turn a text of its own, so a run
+# that took either for the prompt shows it (AGUI-PROMPT-001 reads every such run).
+EARLIER_PROMPT, ASSISTANT_TURN = "say earlier-turn", "assistant-turn"
+AGUI_HISTORIES = ("none", "earlier", "after")
 SHAPING_MARGIN = 64_000    # bytes: far more than all a form adds to a body (the fields above, an id written anew)
 SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input classes send others on purpose)
 
@@ -246,12 +260,14 @@ def asks_json(operation: str | None, body: Any) -> bool:
     return operation == "invoke" and isinstance(body, dict) and body.get("stream") is not True
 
 
-def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool) -> tuple[Any, dict[str, str]]:
+def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool,
+          request: str | None = None) -> tuple[Any, dict[str, str]]:
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
     id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
     agent, a prompt that says its reply, no resume; or `echo params`, whose fields are read one by one), a client
-    that can elicit, an AG-UI client's fields, an invoke field the service does not interpret. What the scenario set
-    stays; nothing moves a body across a limit."""
+    that can elicit, an AG-UI client's fields, an invoke field the service does not interpret; and on a request
+    named by `request` (not a scenario's first, which goes as built) a step and a tool call around the reply of a
+    prompt that says it (`AGENT_EVENTS`). What the scenario set stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
     out, applied = dict(body), {}
@@ -280,9 +296,71 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
             and OTHER_FIELD[0] not in out:
         out[OTHER_FIELD[0]] = OTHER_FIELD[1]
         applied["other-field"] = "sent"
+    events = agent_events(request)
+    if operation in SHOWS_AGENT_EVENTS and replies_read and events != "none" and plain_script(prompt):
+        before, after = AGENT_EVENTS[events]
+        out = with_prompt(operation, out, "\n".join((*before, prompt, *after)))
+        applied["agent-events"] = events
+    history = _drawn(request, "agui-history", AGUI_HISTORIES)
+    messages = out.get("messages") if operation == "agui" else None
+    if history != "none" and replies_read and plain_script(prompt) and isinstance(messages, list) \
+            and len(messages) == 1 and "resume" not in out:
+        earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
+        out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, earlier[1]]}
+        applied["agui-history"] = history
     if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
+
+
+def agent_events(request: str | None) -> str:
+    """The events a request's run shows beside its reply (`AGENT_EVENTS`), drawn from the request's name."""
+    return _drawn(request, "agent-events", tuple(AGENT_EVENTS))
+
+
+def _drawn(request: str | None, what: str, values: tuple[str, ...]) -> str:
+    """One of `values` (the first, "none", as built) for the request named `request`, by its name."""
+    if request is None:
+        return values[0]
+    return values[int.from_bytes(hashlib.sha256(f"{request}|{what}".encode()).digest()[:4], "big") % len(values)]
+
+
+def plain_script(prompt: Any) -> bool:
+    """A prompt of directives whose reply the prompt alone says, with no timing of its own and no event of its
+    own: one a step and a tool call beside it leave the same reply (echo mode, a `sleep`, a scenario's own tool
+    calls and steps are left as built)."""
+    if not isinstance(prompt, str) or replies.reply_of(prompt) is None:
+        return False
+    script = parse(prompt)
+    return script.echo is None and bool(script.directives) and not any(
+        d.word in ("sleep", "tool", "step") for d in script.directives)
+
+
+def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, Any]:
+    """The body with its prompt (`replies.prompt_in`) replaced."""
+    if operation == "invoke":
+        return {**body, "prompt": prompt}
+    messages = list(body.get("messages") or [])
+    last = max(i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user")
+    messages[last] = {**messages[last], "content": prompt}
+    return {**body, "messages": messages}
+
+
+def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
+    """The body as the scenario built it, before the run's agent events and AG-UI history (`shape`, as `applied`
+    records them) went around its prompt: what a page shows of the request."""
+    if not isinstance(body, dict):
+        return body
+    if applied.get("agui-history") == "earlier":
+        body = {**body, "messages": body["messages"][2:]}
+    elif applied.get("agui-history") == "after":
+        body = {**body, "messages": body["messages"][:-1]}
+    before, after = AGENT_EVENTS[applied.get("agent-events", "none")]
+    prompt = replies.prompt_in(operation, body)
+    if (before or after) and isinstance(prompt, str):
+        lines = prompt.split("\n")
+        body = with_prompt(operation, body, "\n".join(lines[len(before):len(lines) - len(after)]))
+    return body
 
 
 def _moves_across_a_limit(body: dict[str, Any], out: dict[str, Any]) -> bool:

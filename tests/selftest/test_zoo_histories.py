@@ -13,13 +13,16 @@ from tests.selftest.zoo import load_zoo
 
 ZOO = load_zoo()
 HISTORY_SERVERS = sorted(name for name, b in ZOO.items() if b.module == "tests.selftest.zoo_histories")
+# Faults of a transition the run's other scenarios take too, so their catch is not the history's alone
+MET_OUTSIDE = {"GEN-SESS-001-session-recreated-after-a-tool-call":
+               "a tool call: every scenario's runs call tools beside their reply (forms.AGENT_EVENTS)"}
 
 
 def test_the_history_has_its_broken_servers():
     assert len(HISTORY_SERVERS) >= 6
 
 
-@pytest.mark.parametrize("name", HISTORY_SERVERS)
+@pytest.mark.parametrize("name", [n for n in HISTORY_SERVERS if n not in MET_OUTSIDE])
 def test_passes_without_the_history(name):
     b = ZOO[name]
     ids = [c.id for c in covering_checks(b.breaks) if sequences.HISTORIES not in c.scenarios and not c.slow]

@@ -178,9 +178,26 @@ def finished_with_success(ex: Exchange, why: str = "") -> tuple[Run, dict[str, A
 
 
 def deltas_are_reply(ex: Exchange, target: Any) -> None:
-    """the content deltas of a run that finished with outcome `success` join to the agent's reply."""
+    """the content deltas of a run that finished with outcome `success` join to the agent's reply (a run with a
+    message history that replied to another message of it is AGUI-PROMPT-001's deviation)."""
     r, _ = finished_with_success(ex, ", so its text is not the whole reply")
-    replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
+    try:
+        replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
+    except AssertionError as exc:
+        if other_message_shown(ex, r.text()):
+            raise precondition("AGUI-PROMPT-001", ex, f"{exc} (the text of the last user message is the prompt)") \
+                from None
+        raise
+
+
+def other_message_shown(ex: Exchange, text: str) -> bool:
+    """The text holds the reply of a user message other than the last, or an assistant's message: the run replied to
+    another message of its history."""
+    messages = [m for m in rq.fields(ex).get("messages") or [] if isinstance(m, dict)]
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    shown = [reply.shown for i in users[:-1] if (reply := replies.reply_of(messages[i].get("content"))) is not None]
+    shown += [m.get("content") for m in messages if m.get("role") == "assistant"]
+    return any(isinstance(s, str) and s and s in text for s in shown)
 
 
 def result_is_reply(ex: Exchange, target: Any) -> None:
@@ -221,11 +238,15 @@ def with_history(ex: Exchange, target: Any) -> bool:
 
 
 def last_user_is_prompt(ex: Exchange, target: Any) -> None:
-    """the reply is that of the last user message (whatever came before or after it)."""
+    """the reply is that of the last user message, not of another message of the history (whatever came before or
+    after it); a reply that went wrong otherwise is AGUI-ORDER-006's."""
+    r, _ = finished_with_success(ex, ", so its text is not the whole reply")
     try:
-        deltas_are_reply(ex, target)
+        replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
     except AssertionError as exc:
-        raise AssertionError(f"{exc} (the text of the last user message is the prompt)") from None
+        if other_message_shown(ex, r.text()):
+            raise AssertionError(f"{exc} (the text of the last user message is the prompt)") from None
+        raise precondition("AGUI-ORDER-006", ex, str(exc)) from None
 
 
 def finishes(ex: Exchange, target: Any) -> None:
@@ -253,9 +274,10 @@ register(
                      "event between RUN_STARTED and its terminal event, whatever else the request carried."),
     ExchangeRule("AGUI-ORDER-006", "deltas_are_reply", AGUI,
                  lambda ex, target: must_stream(ex, target) and is_stream(ex, target)
-                 and replies.known(ex, target) is not None and not with_history(ex, target), deltas_are_reply,
+                 and replies.known(ex, target) is not None, deltas_are_reply,
                  doc="every run whose prompt says its reply (docs/agent.md) sends that reply as its content deltas, "
-                     "whatever else the request carried (a run with a message history: AGUI-PROMPT-001's)."),
+                     "whatever else the request carried (the reply of another message of its history: "
+                     "AGUI-PROMPT-001's)."),
     ExchangeRule("AGUI-PROMPT-003", "result_is_reply", AGUI,
                  lambda ex, target: is_stream(ex, target) and not with_history(ex, target) and (
                      must_stream(ex, target) and replies.known(ex, target) is not None

@@ -84,7 +84,8 @@ AGENT_EVENTS = {"none": ((), ()),
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # The conversation an AG-UI client holds around its prompt (the last user message): earlier turns before it, or a
 # message after it. The earlier prompt has a reply of its own and the assistant's turn a text of its own, so a run
-# that took either for the prompt shows it (AGUI-PROMPT-001 reads every such run).
+# that took either for the prompt shows it (AGUI-PROMPT-001 reads every such run); an `echo params` run gets them too
+# (what reaches the agent's params is read field by field, messages aside).
 EARLIER_PROMPT, ASSISTANT_TURN = "say earlier-turn", "assistant-turn"
 AGUI_HISTORIES = ("none", "earlier", "after")
 SHAPING_MARGIN = 64_000    # bytes: far more than all a form adds to a body (the fields above, an id written anew)
@@ -303,8 +304,8 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         applied["agent-events"] = events
     history = _drawn(request, "agui-history", AGUI_HISTORIES)
     messages = out.get("messages") if operation == "agui" else None
-    if history != "none" and replies_read and plain_script(prompt) and isinstance(messages, list) \
-            and len(messages) == 1 and "resume" not in out:
+    if history != "none" and replies_read and (plain_script(prompt) or replies.echoes_params(prompt)) \
+            and isinstance(messages, list) and len(messages) == 1 and "resume" not in out:
         earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
         out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, earlier[1]]}
         applied["agui-history"] = history

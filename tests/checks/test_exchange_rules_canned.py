@@ -385,3 +385,14 @@ def test_a_stream_the_official_client_closed_at_its_response_is_read_up_to_it():
     assert judged(closed_after(progress("3"), response), "MCP-PROG-005") == "failed"
     assert judged(closed_after(progress(3), response), "MCP-PROG-003") == "passed"   # its end is not seen, not wrong
     assert not exchange_rules.judgeable(closed_after(progress(3)))     # closed before its response: not whole
+
+
+def test_a_run_with_a_history_that_replied_to_another_message_is_prompt_001s_and_any_other_wrong_reply_order_006s():
+    history = {"threadId": "t1", "runId": "r1", "messages": [
+        {"id": "0", "role": "user", "content": "say earlier-turn"}, {"id": "a", "role": "assistant",
+                                                                     "content": "assistant-turn"},
+        {"id": "1", "role": "user", "content": "say hi"}]}
+    right, earlier, garbled = (agui(replied(said, said), history) for said in ("hi", "earlier-turn", "hI"))
+    assert judged(right, "AGUI-PROMPT-001") == judged(right, "AGUI-ORDER-006") == "passed"
+    assert (judged(earlier, "AGUI-PROMPT-001"), judged(earlier, "AGUI-ORDER-006")) == ("failed", "blocked")
+    assert (judged(garbled, "AGUI-PROMPT-001"), judged(garbled, "AGUI-ORDER-006")) == ("blocked", "failed")

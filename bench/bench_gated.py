@@ -11,7 +11,8 @@ requirement that failed; also counted: the draws missed on the fault's requireme
 and by the fault's zoo module; and the rate read as if every draw whose condition the run carried on the fault's
 operations, never provoking it there, were a miss (a witness other than the run may provoke it: an upper bound).
 
-`--family ordinary` gates by conditions no model of the suite names (a body's size, a request's place on its
+`--family always` opens the gate: how many requests of a default run provoke each fault drawn (a fault provoked by
+one request, gated by a condition a third of requests carry, is met a third of the time). `--family ordinary` gates by conditions no model of the suite names (a body's size, a request's place on its
 connection or in the server's sequence, what its key looks like, a hash: `gated.ORDINARY`) instead of the
 inventory's values.
 """
@@ -60,8 +61,9 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=200)
     ap.add_argument("--seed", default="random")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--family", choices=("inventory", "ordinary"), default="inventory",
-                    help="gate by a value of the inventory, or by a condition no model names (tests/selftest/gated.py)")
+    ap.add_argument("--family", choices=("inventory", "ordinary", "always"), default="inventory",
+                    help="gate by a value of the inventory, by a condition no model names (tests/selftest/gated.py), "
+                         "or not at all (how many requests of a run provoke each fault)")
     ap.add_argument("--out", default="reports/bench-gated.json")
     args = ap.parse_args()
     seed = random.SystemRandom().randrange(2**32) if args.seed == "random" else int(args.seed)
@@ -76,6 +78,12 @@ def main() -> None:
             print(f"{i:4d} {mark:8s} {got['server']} when {got['dimension']}={got['value']} "
                   f"(seen {got['seen']}, changed {got['changed']}; failed {len(got['failed'])}) {got['seconds']} s",
                   flush=True)
+    if args.family == "always":
+        provoked = sorted(g["changed"] for g in out if g["changed"])
+        if provoked:
+            print(f"requests of the run that provoke a fault (of {len(provoked)} the witness sees; "
+                  f"{len(out) - len(provoked)} change only what it cannot read): median {provoked[len(provoked) // 2]}, "
+                  f"at most 2: {sum(n <= 2 for n in provoked)}, at most 5: {sum(n <= 5 for n in provoked)}")
     real = [g for g in out if g["real"]]
     caught = [g for g in real if g["caught"]]
     print(f"\nreal draws: {len(real)} of {len(out)}; caught by a default run: {len(caught)} "

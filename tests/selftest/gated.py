@@ -177,6 +177,8 @@ def ordinary_conditions() -> list[tuple[str, str]]:
 def _matches(view: dict[str, str], dimension: str, value: str, scope=None, body=b"", state=None) -> bool:
     if dimension == "ordinary":
         return bool(ORDINARY[value](scope, body, state))
+    if dimension == "always":         # the gate open: how many requests of a run provoke the fault at all
+        return True
     got = view.get(dimension)
     if got is None:
         return False
@@ -305,6 +307,8 @@ def draws(seed: int, n: int, family: str = "inventory") -> list[tuple[str, str, 
     value of a dimension its requirement's operations carry (a gate on MCP's method never shows an invoke fault)."""
     zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None)
     rng = random.Random(seed)
+    if family == "always":
+        return [(name, "always", "open") for name in rng.sample(zoo, min(n, len(zoo)))]
     conds = conditions() if family == "inventory" else ordinary_conditions()
     out = []
     while len(out) < n:

@@ -143,13 +143,14 @@ class Context:
         if not self.target.profile.is_conformance_agent:
             raise NotAssessed(f"needs the conformance agent ({why}); the profile's agent is custom")
 
-    def unique(self, label: str = "k", *, plain: bool = False) -> str:
+    def unique(self, label: str = "k", *, plain: bool = False, turn: int | None = None) -> str:
         """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each carries one kind
         of string of the model (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at its
         ends, format characters, …) or a UUID's form, in turn for each stem, so every rule that reads a key meets
         every kind across the run's requests at no cost; the first goes plain, as most clients write a key (and
         every one asked `plain`: a key whose length is measured). A key is numbered within its scenario and stem,
-        never by the order keys of requests sent at once were made: the same seed makes the same keys."""
+        never by the order keys of requests sent at once were made: the same seed makes the same keys. `turn` picks the
+        kind in turn by a number the caller gives (a move's), for keys of stems of their own that still rotate."""
         first = not self._stems
         n, self._stems[label] = self._stems[label], self._stems[label] + 1
         base = f"conf-{self.target.run_tag}-{label}-{self.scenario.ordinal}-{n + 1}"
@@ -157,7 +158,9 @@ class Context:
             return base
         kinds = [k for k in KEY_KINDS if all(inputs.is_sent(f"{field}:{k}") for field in ("session-key", "run-id")
                                              if f"{field}:{k}" in inputs.CLASSES)] + [UUID_KEY]
-        kind = kinds[(n + forms.offset(self.target.seed, f"{self.scenario.name}|{label}", len(kinds))) % len(kinds)]
+        stem = label if turn is None else "turn"
+        kind = kinds[((n if turn is None else turn) + forms.offset(self.target.seed, f"{self.scenario.name}|{stem}",
+                                                                  len(kinds))) % len(kinds)]
         if kind == UUID_KEY:    # the form SDKs write (`crypto.randomUUID()`, `uuid4()`), made from the run's key
             digest = hashlib.sha256(base.encode()).hexdigest()
             return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"

@@ -600,7 +600,7 @@ class Player:
             return await call_tool(ctx, tool, _prompt_of(pause), label=label, id=self.n, session=key,
                                    extra_params=answer.sent, **caps)
         if move.has("progress"):
-            legacy["progress_token"] = ctx.unique(f"{label}-progress")    # a key's kinds, drawn by the move
+            legacy["progress_token"] = ctx.unique(f"{label}-progress", turn=self.n)    # a key's kinds, in turn
         if answer is not None:
             ex = await call_tool(ctx, tool, None, label=label, id=self.n, session=key, resume=answer.sent, **legacy)
             if _served(ex) or open_answer:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 
 from conformance.outcomes import Deviation, NotAssessed, judge_all, precondition
 from conformance.vocab.protocols import agui_events, agui_text, invoke_stream_text, mcp_response, mcp_text
-from conformance.vocab import agent_readings
+from conformance.vocab import agent_readings, replies as replies_of
 from conformance.registry import Step, check
 from conformance.vocab.steps import generated as steps
 from conformance.vocab.text import truncate
@@ -149,6 +149,9 @@ def same_reply_on_every_protocol(rec) -> str:
             odd = _breakers(readable, expected)
             message = (f"run {i}: the same prompt gave a different reply over "
                        f"{', '.join(protocol_of(f) for f in odd)}\n" + side_by_side(replies, reasons, expected))
+            for f in odd:    # a run that replied to another message of its history: AGUI-PROMPT-001's
+                if protocol_of(f) == "agui" and replies_of.replied_to_another(by_family[f], readable[f]):
+                    raise precondition("AGUI-PROMPT-001", by_family[f], message)
             if expected is not None and expected in readable.values():
                 # the odd protocol's reply is not the text sent: its own round-trip rule, judged on this exchange
                 raise precondition(ROUND_TRIP_RULE[odd[0]], [by_family[f] for f in odd], message)

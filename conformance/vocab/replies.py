@@ -57,6 +57,25 @@ def reply_of(prompt: Any) -> Reply | None:
     return Reply(shown, re.compile("".join(p for p, _ in parts), re.S) if counted else None)
 
 
+def scripted_reply(prompt: Any) -> Reply | None:
+    """The reply of a prompt of the conformance agent's directives (not echo mode: a custom agent's prompt reads as
+    one), when the prompt alone says it."""
+    if not isinstance(prompt, str) or parse(prompt).echo is not None:
+        return None
+    return reply_of(prompt)
+
+
+def replied_to_another(ex: Exchange, text: str) -> bool:
+    """An AG-UI run whose text is the reply of a user message of its history other than the last (a prompt of
+    directives), or an assistant's message of it, or holds one of them of some length: the run replied to another
+    message than its prompt (AGUI-PROMPT-001's deviation)."""
+    messages = [m for m in rq.fields(ex).get("messages") or [] if isinstance(m, dict)]
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    shown = [reply.shown for i in users[:-1] if (reply := scripted_reply(messages[i].get("content"))) is not None]
+    shown += [m.get("content") for m in messages if m.get("role") == "assistant"]
+    return any(isinstance(s, str) and s and (s == text or len(s) >= 8 and s in text) for s in shown)
+
+
 def echoes_params(prompt: Any) -> bool:
     """The prompt's reply is the params the agent got (`echo params` alone): what reaches them is read by the
     pass-through rules, each field by its own, so fields added to the request do not disturb their reading."""

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 from conformance.engine import Recording
 from conformance.outcomes import Blocked, NotAssessed, judge_all, joined, precondition
 from conformance.registry import CHECKS, Check, check
+from conformance.vocab import replies
 from conformance.vocab.readers import error_of, got, is_4xx
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
@@ -166,8 +167,18 @@ class Run:
         return kind
 
     def text(self) -> str:
-        """The `delta`s of the TEXT_MESSAGE_CONTENT events, joined in order."""
-        return "".join(e["delta"] for e in self.of_type("TEXT_MESSAGE_CONTENT") if isinstance(e.get("delta"), str))
+        """The `delta`s of the TEXT_MESSAGE_CONTENT events, joined in order. A run with a history that replied to
+        another message of it is AGUI-PROMPT-001's deviation: every other reading of it is blocked by that one."""
+        text = "".join(e["delta"] for e in self.of_type("TEXT_MESSAGE_CONTENT") if isinstance(e.get("delta"), str))
+        reply = replies.scripted_reply(replies.prompt_of(self.ex))
+        if reply is None or _passes(lambda t: reply.judge(t, "the reply"), text):
+            return text
+        if replies.replied_to_another(self.ex, text):
+            raise precondition("AGUI-PROMPT-001", self.ex,
+                               f"the run replied {truncate(text, 160, quoted=True)}, the reply of another message of its "
+                               f"history, not of its last user message (the text of the last user message is the "
+                               f"prompt)")
+        return text
 
 
 def judge_reply(r: Run, judge: Callable[[str], Any]) -> None:

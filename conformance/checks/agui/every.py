@@ -184,20 +184,10 @@ def deltas_are_reply(ex: Exchange, target: Any) -> None:
     try:
         replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
     except AssertionError as exc:
-        if other_message_shown(ex, r.text()):
+        if replies.replied_to_another(ex, r.text()):
             raise precondition("AGUI-PROMPT-001", ex, f"{exc} (the text of the last user message is the prompt)") \
                 from None
         raise
-
-
-def other_message_shown(ex: Exchange, text: str) -> bool:
-    """The text holds the reply of a user message other than the last, or an assistant's message: the run replied to
-    another message of its history."""
-    messages = [m for m in rq.fields(ex).get("messages") or [] if isinstance(m, dict)]
-    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
-    shown = [reply.shown for i in users[:-1] if (reply := replies.reply_of(messages[i].get("content"))) is not None]
-    shown += [m.get("content") for m in messages if m.get("role") == "assistant"]
-    return any(isinstance(s, str) and s and s in text for s in shown)
 
 
 def result_is_reply(ex: Exchange, target: Any) -> None:
@@ -244,7 +234,7 @@ def last_user_is_prompt(ex: Exchange, target: Any) -> None:
     try:
         replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
     except AssertionError as exc:
-        if other_message_shown(ex, r.text()):
+        if replies.replied_to_another(ex, r.text()):
             raise AssertionError(f"{exc} (the text of the last user message is the prompt)") from None
         raise precondition("AGUI-ORDER-006", ex, str(exc)) from None
 
@@ -263,6 +253,7 @@ def tool_or_step_between(ex: Exchange, target: Any) -> None:
     r = run_of(ex)
     if r.terminal()["type"] != "RUN_FINISHED":
         raise NotAssessed(f"{ex.label}: the run did not finish, so what it did is not all there")
+    r.text()    # a run that replied to another message of its history ran another prompt: AGUI-PROMPT-001's
     tool_or_step_inside(r)
 
 

@@ -252,8 +252,8 @@ def _row_request(ctx: Context, operation: str, n: int, row: dict[str, str], tool
 async def triples(ctx: Context) -> None:
     """With --thorough only, once the other scenarios sent theirs: plain requests of every operation whose free
     forms are the rows of a covering array (`forms.covering_rows`) of the triples of free values no answered request
-    of that operation carried yet (a refusal too: the rules of refusals judge it), so every three values of distinct free dimensions meet on one request; the rules
-    over every exchange judge them."""
+    of that operation carried yet (a refusal too: the rules of refusals judge it), so every three values of distinct
+    free dimensions meet on one request; the rules over every exchange judge them."""
     if not ctx.target.thorough:
         raise NotAssessed("the covering arrays of triples run only with --thorough")
     met: dict[str | None, set[forms.Tuple]] = {}     # operation -> what the run's answered requests of it carried

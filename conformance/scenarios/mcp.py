@@ -398,7 +398,8 @@ async def silent_runs(ctx: Context) -> None:
     tool = await tool_name(ctx)
 
     async def send(n: int, silence: silences.Silence) -> None:
-        key, limits, token = ctx.unique("silent"), silences.limits(ctx, silence.seconds), ctx.unique(f"progress-{n}", turn=n)
+        key, limits = ctx.unique("silent"), silences.limits(ctx, silence.seconds)
+        token = ctx.unique(f"progress-{n}", turn=n)
         if not silence.resumed:
             await call_tool(ctx, tool, silence.prompt, label=silence.label, id=n, session=key, progress_token=token,
                             limits=limits)

@@ -297,14 +297,15 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
             and OTHER_FIELD[0] not in out:
         out[OTHER_FIELD[0]] = OTHER_FIELD[1]
         applied["other-field"] = "sent"
-    events = agent_events(request)
-    if operation in SHOWS_AGENT_EVENTS and replies_read and events != "none" and plain_script(prompt):
+    plain = replies_read and plain_script(prompt)
+    events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
+    if operation in SHOWS_AGENT_EVENTS and events != "none" and plain:
         before, after = AGENT_EVENTS[events]
         out = with_prompt(operation, out, "\n".join((*before, prompt, *after)))
         applied["agent-events"] = events
     history = _drawn(request, "agui-history", AGUI_HISTORIES)
     messages = out.get("messages") if operation == "agui" else None
-    if history != "none" and replies_read and (plain_script(prompt) or replies.echoes_params(prompt)) \
+    if history != "none" and (plain or replies_read and replies.echoes_params(prompt)) \
             and isinstance(messages, list) and len(messages) == 1 and "resume" not in out:
         earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
         out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, earlier[1]]}
@@ -312,11 +313,6 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
-
-
-def agent_events(request: str | None) -> str:
-    """The events a request's run shows beside its reply (`AGENT_EVENTS`), drawn from the request's name."""
-    return _drawn(request, "agent-events", tuple(AGENT_EVENTS))
 
 
 def _drawn(request: str | None, what: str, values: tuple[str, ...]) -> str:
@@ -330,11 +326,10 @@ def plain_script(prompt: Any) -> bool:
     """A prompt of directives whose reply the prompt alone says, with no timing of its own and no event of its
     own: one a step and a tool call beside it leave the same reply (echo mode, a `sleep`, a scenario's own tool
     calls and steps are left as built)."""
-    if not isinstance(prompt, str) or replies.reply_of(prompt) is None:
+    if replies.scripted_reply(prompt) is None:
         return False
-    script = parse(prompt)
-    return script.echo is None and bool(script.directives) and not any(
-        d.word in ("sleep", "tool", "step") for d in script.directives)
+    directives = parse(prompt).directives
+    return bool(directives) and not any(d.word in ("sleep", "tool", "step") for d in directives)
 
 
 def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, Any]:

@@ -177,17 +177,25 @@ def finished_with_success(ex: Exchange, why: str = "") -> tuple[Run, dict[str, A
     return r, end
 
 
+def reply_judged(ex: Exchange, target: Any) -> tuple[str | None, bool]:
+    """(how the content deltas of a run that finished with outcome `success` differ from the agent's reply, or None
+    when they are it; whether they show another message of the run's history)."""
+    r, _ = finished_with_success(ex, ", so its text is not the whole reply")
+    text = r.text()
+    try:
+        replies.known(ex, target).judge(text, "the TEXT_MESSAGE_CONTENT deltas joined")
+    except AssertionError as exc:
+        return str(exc), replies.replied_to_another(ex, text)
+    return None, False
+
+
 def deltas_are_reply(ex: Exchange, target: Any) -> None:
     """the content deltas of a run that finished with outcome `success` join to the agent's reply (a run with a
     message history that replied to another message of it is AGUI-PROMPT-001's deviation)."""
-    r, _ = finished_with_success(ex, ", so its text is not the whole reply")
-    try:
-        replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
-    except AssertionError as exc:
-        if replies.replied_to_another(ex, r.text()):
-            raise precondition("AGUI-PROMPT-001", ex, f"{exc} (the text of the last user message is the prompt)") \
-                from None
-        raise
+    wrong, another = reply_judged(ex, target)
+    if another:
+        raise precondition("AGUI-PROMPT-001", ex, f"{wrong} (the text of the last user message is the prompt)")
+    assert wrong is None, wrong
 
 
 def result_is_reply(ex: Exchange, target: Any) -> None:
@@ -230,13 +238,10 @@ def with_history(ex: Exchange, target: Any) -> bool:
 def last_user_is_prompt(ex: Exchange, target: Any) -> None:
     """the reply is that of the last user message, not of another message of the history (whatever came before or
     after it); a reply that went wrong otherwise is AGUI-ORDER-006's."""
-    r, _ = finished_with_success(ex, ", so its text is not the whole reply")
-    try:
-        replies.known(ex, target).judge(r.text(), "the TEXT_MESSAGE_CONTENT deltas joined")
-    except AssertionError as exc:
-        if replies.replied_to_another(ex, r.text()):
-            raise AssertionError(f"{exc} (the text of the last user message is the prompt)") from None
-        raise precondition("AGUI-ORDER-006", ex, str(exc)) from None
+    wrong, another = reply_judged(ex, target)
+    if wrong is not None and not another:
+        raise precondition("AGUI-ORDER-006", ex, wrong)
+    assert wrong is None, f"{wrong} (the text of the last user message is the prompt)"
 
 
 def finishes(ex: Exchange, target: Any) -> None:

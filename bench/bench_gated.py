@@ -12,9 +12,9 @@ and by the fault's zoo module; and the rate read as if every draw whose conditio
 operations, never provoking it there, were a miss (a witness other than the run may provoke it: an upper bound).
 
 `--family always` opens the gate: how many requests of a default run provoke each fault drawn (a fault provoked by
-one request, gated by a condition a third of requests carry, is met a third of the time). `--family ordinary` gates by conditions no model of the suite names (a body's size, a request's place on its
-connection or in the server's sequence, what its key looks like, a hash: `gated.ORDINARY`) instead of the
-inventory's values.
+one request, gated by a condition a third of requests carry, is met a third of the time). `--family ordinary` gates
+by conditions no model of the suite names (a body's size, a request's place on its connection or in the server's
+sequence, what its key looks like, a hash: `gated.ORDINARY`) instead of the inventory's values.
 """
 from __future__ import annotations
 
@@ -82,8 +82,9 @@ def main() -> None:
         provoked = sorted(g["changed"] for g in out if g["changed"])
         if provoked:
             print(f"requests of the run that provoke a fault (of {len(provoked)} the witness sees; "
-                  f"{len(out) - len(provoked)} change only what it cannot read): median {provoked[len(provoked) // 2]}, "
-                  f"at most 2: {sum(n <= 2 for n in provoked)}, at most 5: {sum(n <= 5 for n in provoked)}")
+                  f"{len(out) - len(provoked)} change only what it cannot read): "
+                  f"median {provoked[len(provoked) // 2]}, at most 2: {sum(n <= 2 for n in provoked)}, "
+                  f"at most 5: {sum(n <= 5 for n in provoked)}")
     real = [g for g in out if g["real"]]
     caught = [g for g in real if g["caught"]]
     print(f"\nreal draws: {len(real)} of {len(out)}; caught by a default run: {len(caught)} "
@@ -97,8 +98,9 @@ def main() -> None:
     # A fault the run never provoked on a request that carried the condition may still be provoked there by another
     # client's request (a witness of its own would call it real): the measure read as if every one of them were.
     unprovoked = [g for g in out if not g["real"] and g["seen"]]
+    bound = len(real) + len(unprovoked)
     print(f"carried on the fault's operations but never provoked: {len(unprovoked)}; counted as missed: "
-          f"{len(caught)} of {len(real) + len(unprovoked)} ({100 * len(caught) / max(1, len(real) + len(unprovoked)):.1f} %)")
+          f"{len(caught)} of {bound} ({100 * len(caught) / max(1, bound):.1f} %)")
     elsewhere = [g for g in real if not g["caught"] and g["failed"]]
     print(f"missed, but the run failed on other requirements: {len(elsewhere)} "
           f"(the verdict caught {len(caught) + len(elsewhere)} of {len(real)})")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import hashlib
 import json
 import random
 import time
@@ -124,15 +125,13 @@ def conditions() -> list[tuple[str, str]]:
     return [(d.name, v) for d in DIMENSIONS.values() if d.name not in UNSEEN for v in d.values]
 
 
-def _key(scope: dict, body: bytes) -> str | None:
-    doc = _json(body)
+def _key(doc: Any) -> str | None:
+    """The session key a request's JSON names (invoke `sessionId`, AG-UI `threadId`, MCP `arguments.session_id`)."""
     if not isinstance(doc, dict):
         return None
     args = (doc.get("params") or {}).get("arguments") if isinstance(doc.get("params"), dict) else None
-    for value in (doc.get("sessionId"), doc.get("threadId"), args.get("session_id") if isinstance(args, dict) else None):
-        if isinstance(value, str):
-            return value
-    return None
+    named = (doc.get("sessionId"), doc.get("threadId"), args.get("session_id") if isinstance(args, dict) else None)
+    return next((value for value in named if isinstance(value, str)), None)
 
 
 def _header_text(scope: dict, name: bytes) -> str:
@@ -143,28 +142,31 @@ def _header_text(scope: dict, name: bytes) -> str:
 # its place in the server's sequence or on its connection, what its key or text looks like, a hash). A fault gated by
 # one of them is a fault the inventory does not predict: the self-measure of what "every rule on every exchange"
 # catches beyond the dimensions the suite varies on purpose.
+# `state` is what the server read of the request and of those before it: its JSON (`doc`), its key, its number in
+# the server's sequence, whether it opened its connection, whether the server saw its key before, the time since the
+# first request.
 ORDINARY: dict[str, Any] = {
     "body-over-200-bytes": lambda scope, body, state: len(body) > 200,
     "body-at-most-200-bytes": lambda scope, body, state: 0 < len(body) <= 200,
-    "body-hash-even": lambda scope, body, state: bool(body) and __import__("hashlib").sha256(body).digest()[0] % 2 == 0,
+    "body-hash-even": lambda scope, body, state: bool(body) and hashlib.sha256(body).digest()[0] % 2 == 0,
     "odd-request-of-the-server": lambda scope, body, state: state["n"] % 2 == 1,
     "after-the-40th-request": lambda scope, body, state: state["n"] > 40,
     "first-on-its-connection": lambda scope, body, state: state["new_connection"],
     "on-a-reused-connection": lambda scope, body, state: not state["new_connection"],
-    "key-has-a-digit": lambda scope, body, state: any(c.isdigit() for c in _key(scope, body) or ""),
-    "key-has-an-upper-case-letter": lambda scope, body, state: any(c.isupper() for c in _key(scope, body) or ""),
-    "key-longer-than-24": lambda scope, body, state: len(_key(scope, body) or "") > 24,
+    "key-has-a-digit": lambda scope, body, state: any(c.isdigit() for c in state["key"] or ""),
+    "key-has-an-upper-case-letter": lambda scope, body, state: any(c.isupper() for c in state["key"] or ""),
+    "key-longer-than-24": lambda scope, body, state: len(state["key"] or "") > 24,
     "body-not-ascii": lambda scope, body, state: any(b > 0x7F for b in body),
     "at-least-7-headers": lambda scope, body, state: len(scope.get("headers") or []) >= 7,
     "accept-names-json": lambda scope, body, state: "json" in _header_text(scope, b"accept"),
     "accept-names-event-stream": lambda scope, body, state: "event-stream" in _header_text(scope, b"accept"),
     "content-type-has-parameters": lambda scope, body, state: ";" in _header_text(scope, b"content-type"),
-    "two-or-more-messages": lambda scope, body, state: isinstance(_json(body), dict) and isinstance(
-        _json(body).get("messages"), list) and len(_json(body)["messages"]) >= 2,
-    "json-id-above-1": lambda scope, body, state: isinstance(_json(body), dict) and isinstance(
-        _json(body).get("id"), int) and _json(body)["id"] > 1,
+    "two-or-more-messages": lambda scope, body, state: isinstance(state["doc"], dict) and isinstance(
+        state["doc"].get("messages"), list) and len(state["doc"]["messages"]) >= 2,
+    "json-id-above-1": lambda scope, body, state: isinstance(state["doc"], dict) and isinstance(
+        state["doc"].get("id"), int) and state["doc"]["id"] > 1,
     "user-agent-has-a-slash": lambda scope, body, state: "/" in _header_text(scope, b"user-agent"),
-    "key-new-to-the-server": lambda scope, body, state: _key(scope, body) is not None and not state["known_key"],
+    "key-new-to-the-server": lambda scope, body, state: state["key"] is not None and not state["known_key"],
     "key-the-server-saw-before": lambda scope, body, state: state["known_key"],
     "later-than-5-seconds": lambda scope, body, state: state["elapsed"] > 5.0,
 }
@@ -253,7 +255,8 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             state["new_connection"] = client not in state["clients"]
             state["clients"].add(client)
             state["elapsed"] = now - state["start"]
-            key = _key(scope, body)
+            state["doc"] = _json(body)
+            state["key"] = key = _key(state["doc"])
             state["known_key"] = key is not None and key in state["keys"]
             state["keys"].add(key)
             if not _matches(view, dimension, value, scope, body, state):

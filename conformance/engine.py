@@ -144,10 +144,10 @@ class Context:
             raise NotAssessed(f"needs the conformance agent ({why}); the profile's agent is custom")
 
     def unique(self, label: str = "k", *, plain: bool = False, turn: int | None = None) -> str:
-        """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each carries one kind
+        """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each is of one kind
         of string of the model (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at its
-        ends, format characters, …) or a UUID's form, in turn for each stem, so every rule that reads a key meets
-        every kind across the run's requests at no cost; the first goes plain, as most clients write a key (and
+        ends, format characters, …) or a UUID's form, in turn for each stem, and carries the characters of two more
+        kinds beside it, so every rule that reads a key meets every kind across the run's requests at no cost; the first goes plain, as most clients write a key (and
         every one asked `plain`: a key whose length is measured). A key is numbered within its scenario and stem,
         never by the order keys of requests sent at once were made: the same seed makes the same keys. `turn` picks the
         kind in turn by a number the caller gives (a move's), for keys of stems of their own that still rotate."""
@@ -164,9 +164,15 @@ class Context:
         if kind == UUID_KEY:    # the form SDKs write (`crypto.randomUUID()`, `uuid4()`), made from the run's key
             digest = hashlib.sha256(base.encode()).hexdigest()
             return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
+        # Beside its kind, a key carries the characters of two more, a third of the kinds apart: a fault that shows
+        # only on keys with some characters (and only on some requests) is met on three times the requests.
+        chars = [k for k in kinds if k not in (UUID_KEY, "edge-whitespace")]
+        at = chars.index(kind) if kind in chars else n if turn is None else turn
+        carried = dict.fromkeys(chars[(at + step * len(chars) // 3) % len(chars)] for step in range(3)) if chars else {}
+        text = "".join("".join(KEY_KINDS[k]) for k in carried)
         if kind == "edge-whitespace":
-            return f" \t{base}\t "
-        return f"{base}-{''.join(KEY_KINDS[kind])}"
+            return f" \t{base}-{text}\t " if text else f" \t{base}\t "
+        return f"{base}-{text}"
 
     def made(self, stem: str, size: int = 32) -> str:
         """`size` hex digits no other run makes (an unknown credential, an agent id nobody issued, a decoy): drawn
@@ -208,7 +214,9 @@ class Context:
         if shaped and "json" in kw:
             kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
                                             replies_read=self.target.profile.is_conformance_agent,
-                                            request=f"{self.target.seed}|{self.scenario.name}|{n}" if n else None)
+                                            request=f"{self.target.seed}|{self.scenario.name}|{n}" if n else None,
+                                            accept=next((v for k, v in (headers or {}).items()
+                                                         if k.lower() == "accept" and isinstance(v, str)), None))
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
                                                   request=f"{self.target.seed}|{self.scenario.name}|{n}",

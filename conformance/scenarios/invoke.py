@@ -183,7 +183,7 @@ async def selection(ctx: Context) -> None:
                 and plain.request_headers.get("accept") == ACCEPT_JSON["Accept"]:
             ctx.keep(plain, label)
             continue
-        sends.append(ctx.post(path, body, headers=headers, label=label,
+        sends.append(ctx.post(path, body, headers=headers, label=label, form={"stream-writing": "absent"},
                               limits=stream_limits(ctx) if form != "json" else None))
     await asyncio.gather(*sends)
     sort_by(ctx, list(SELECTION))

@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from conformance.agent.script import parse
 from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES, REFUSED_VALUES
+from conformance.model.values import STRING_KINDS, TRANSFORMABLE
 from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
@@ -88,8 +89,24 @@ SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # (what reaches the agent's params is read field by field, messages aside).
 EARLIER_PROMPT, ASSISTANT_TURN = "say earlier-turn", "assistant-turn"
 AGUI_HISTORIES = ("none", "earlier", "after")
+# How an invoke that asks for one JSON result says so: leaving `stream` out, or writing `stream: false` (both the
+# spec's words: `stream` is an optional boolean, `true` selects streaming). Drawn where the scenario set no `stream`
+# and no Accept naming the event stream (with it, `stream: false` leaves the form open), so every rule of a JSON
+# result meets both writings (INV-SEL-004 reads the second on every such exchange, not on the selection scenario's
+# one). A scenario whose subject is how the mode is asked sets `stream-writing` in its form.
+STREAM_WRITINGS = ("absent", "false")
 SHAPING_MARGIN = 64_000    # bytes: far more than all a form adds to a body (the fields above, an id written anew)
 SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input classes send others on purpose)
+# How an id the run chose is written beyond a scenario's first request, by the id's kind the form draws: the classes
+# of the input model (`model.values`, jsonrpc-id) each a request may carry, so every rule that reads an answer's id
+# (MCP-METH-005, and every rule matching a response to its request) meets them on the requests the run sends anyway,
+# not on mcp.input_forms' one each. Each keeps the id distinct from every other the run chose.
+ID_WRITINGS: dict[str, dict[str, Any]] = {
+    "integer": {"as-built": lambda rid: rid, "negative": lambda rid: -rid, "large": lambda rid: 2**32 + rid},
+    "string": {"as-built": lambda rid: f"id-{rid}", "numeric-string": str,
+               **{kind: (lambda rid, kind=kind: f"id-{rid}-{''.join(STRING_KINDS[kind])}")
+                  for kind in ("non-ascii", "astral", "json-escapes")},
+               "transformable": lambda rid: f"{TRANSFORMABLE}id-{rid}"}}
 
 
 MEDIA_RANGE_LISTS = ("mcp",)    # the operations whose Accept lists two media ranges (one alone has no order)
@@ -262,7 +279,7 @@ def asks_json(operation: str | None, body: Any) -> bool:
 
 
 def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool,
-          request: str | None = None) -> tuple[Any, dict[str, str]]:
+          request: str | None = None, accept: str | None = None) -> tuple[Any, dict[str, str]]:
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
     id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
     agent, a prompt that says its reply, no resume; or `echo params`, whose fields are read one by one), a client
@@ -278,9 +295,13 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         or operation == "mcp" and body.get("method") in MCP_DESCRIBING)
     if operation == "mcp":
         rid = out.get("id")
-        if form.get("jsonrpc-id") == "string" and type(rid) is int and rid in SHAPED_IDS:
-            out["id"] = f"id-{rid}"
-            applied["jsonrpc-id"] = "string"
+        kind = form.get("jsonrpc-id")
+        if kind in ID_WRITINGS and type(rid) is int and rid in SHAPED_IDS:
+            writings = [w for w in ID_WRITINGS[kind] if w == "as-built" or inputs.is_sent(f"jsonrpc-id:{w}")]
+            writing = _drawn(request, "id-writing", tuple(writings))
+            out["id"] = ID_WRITINGS[kind][writing](rid)
+            applied.update({"jsonrpc-id": kind} if kind == "string" else {})
+            applied.update({"id-writing": writing} if writing != "as-built" else {})
         params = out.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         if free and form.get("mcp-elicitation") == "can-elicit" and isinstance(meta, dict) \
@@ -310,6 +331,10 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
         out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, earlier[1]]}
         applied["agui-history"] = history
+    if operation == "invoke" and "stream" not in out and "event-stream" not in (accept or "").lower() \
+            and form.get("stream-writing", _drawn(request, "stream-writing", STREAM_WRITINGS)) == "false":
+        out["stream"] = False
+        applied["stream-writing"] = "false"
     if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
@@ -344,9 +369,11 @@ def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, 
 
 def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     """The body as the scenario built it, before the run's agent events and AG-UI history (`shape`, as `applied`
-    records them) went around its prompt: what a page shows of the request."""
+    records them) went around its prompt and its `stream: false` was written: what a page shows of the request."""
     if not isinstance(body, dict):
         return body
+    if applied.get("stream-writing") == "false":
+        body = {k: v for k, v in body.items() if k != "stream"}
     if applied.get("agui-history") == "earlier":
         body = {**body, "messages": body["messages"][2:]}
     elif applied.get("agui-history") == "after":

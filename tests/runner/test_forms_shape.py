@@ -1,14 +1,23 @@
 """What rides on the runs every scenario sends (`forms.shape`): a step and a tool call around a reply, an AG-UI
-conversation around the prompt. The reply read off the prompt stays the same, a prompt with timing or events of its
-own, echo mode and a scenario's first request go as built, and `unshaped` gives back what the scenario built."""
+conversation around the prompt, `stream: false` on an invoke asking for JSON, the id classes on the ids the run
+chooses, and (`Context.unique`) the string kinds on its keys. The reply read off the prompt stays the same, a prompt
+with timing or events of its own, echo mode and a scenario's first request go as built, and `unshaped` gives back
+what the scenario built."""
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import pytest
 
-from conformance.vocab import forms, replies
-from conformance.vocab.protocols import agui_input, invoke_body
+from conformance.engine import KEY_KINDS, Context
+from conformance.registry import SCENARIOS, load_scenarios
+from conformance.vocab import forms, inputs, replies
+from conformance.vocab.protocols import agui_input, invoke_body, mcp_request
 
-FORM = dict(forms.AS_BUILT)     # what else a body may carry, as built: only what rides on the prompt changes
+# what else a body may carry, as built: only what rides on the prompt changes
+FORM = {**forms.AS_BUILT, "stream-writing": "absent"}
+DRAWN = {"agent-events": tuple(forms.AGENT_EVENTS), "agui-history": forms.AGUI_HISTORIES,
+         "stream-writing": forms.STREAM_WRITINGS}
 
 
 def shaped(operation: str, body: dict, request: str | None) -> tuple[dict, dict]:
@@ -16,8 +25,7 @@ def shaped(operation: str, body: dict, request: str | None) -> tuple[dict, dict]
 
 
 def request_drawing(what: str, value: str) -> str:
-    return next(f"7|s|{n}" for n in range(1, 500) if forms._drawn(f"7|s|{n}", what, {
-        "agent-events": tuple(forms.AGENT_EVENTS), "agui-history": forms.AGUI_HISTORIES}[what]) == value)
+    return next(f"7|s|{n}" for n in range(1, 500) if forms._drawn(f"7|s|{n}", what, DRAWN[what]) == value)
 
 
 @pytest.mark.parametrize("events", ["before", "after"])
@@ -51,3 +59,58 @@ def test_an_agui_prompt_gets_a_conversation_around_it_and_stays_the_last_user_me
     assert applied["agui-history"] == history and len(out["messages"]) == (3 if history == "earlier" else 2)
     assert replies.reply_of(replies.prompt_in("agui", out)).shown == "hi"
     assert forms.unshaped("agui", out, applied) == body
+
+
+@pytest.mark.parametrize("accept", [None, "application/json", "Application/JSON"])
+def test_an_invoke_asking_for_json_may_say_stream_false(accept):
+    body = invoke_body("hello there", "k1")
+    form = {**FORM, "stream-writing": "false"}
+    out, applied = forms.shape(form, "invoke", body, replies_read=True, request="7|s|1", accept=accept)
+    assert out == {**body, "stream": False} and applied["stream-writing"] == "false"
+    assert forms.unshaped("invoke", out, applied) == body
+
+
+@pytest.mark.parametrize("body,accept", [(invoke_body("hello there", "k1"), "text/event-stream"),
+                                         (invoke_body("hello there", "k1", stream=True), None),
+                                         (invoke_body("hello there", "k1"), "application/json, text/event-stream")])
+def test_stream_false_never_where_the_scenario_asked_for_a_stream_or_left_it_open(body, accept):
+    form = {**FORM, "stream-writing": "false"}
+    assert forms.shape(form, "invoke", body, replies_read=True, request="7|s|1", accept=accept) == (body, {})
+
+
+def test_a_scenarios_first_invoke_keeps_its_stream_field_as_built():
+    body = invoke_body("say hi", "k1")
+    assert forms.shape(dict(forms.AS_BUILT), "invoke", body, replies_read=True, request=None) == (body, {})
+
+
+@pytest.mark.parametrize("kind", ["integer", "string"])
+def test_the_ids_the_run_chooses_carry_every_id_class_and_stay_distinct(kind):
+    writings = set()
+    for rid in (3, 4):
+        seen = {}
+        for n in range(1, 400):
+            out, applied = forms.shape({**FORM, "jsonrpc-id": kind}, "mcp", mcp_request("tools/list", id=rid),
+                                       replies_read=True, request=f"7|s|{n}")
+            seen[applied.get("id-writing", "as-built")] = out["id"]
+        assert set(seen) == set(forms.ID_WRITINGS[kind])
+        assert all(type(i) is (int if kind == "integer" else str) for i in seen.values())
+        writings |= set(map(repr, seen.values()))
+    assert len(writings) == 2 * len(forms.ID_WRITINGS[kind])      # no writing makes two ids one
+
+
+def test_an_id_class_a_test_withholds_is_not_written(monkeypatch):
+    monkeypatch.setattr(inputs, "is_sent", lambda name: name != "jsonrpc-id:negative")
+    got = {forms.shape({**FORM, "jsonrpc-id": "integer"}, "mcp", mcp_request("tools/list", id=3), replies_read=True,
+                       request=f"7|s|{n}")[0]["id"] for n in range(1, 200)}
+    assert -3 not in got and 2**32 + 3 in got
+
+
+def test_a_key_carries_the_characters_of_three_string_kinds_and_every_kind_is_met():
+    load_scenarios()
+    ctx = Context(SimpleNamespace(target=SimpleNamespace(seed=7, run_tag="abcd1234")), SCENARIOS["invoke.runs"], None)
+    keys = [ctx.unique("k") for _ in range(40)][1:]
+    chars = {kind: "".join(v) for kind, v in KEY_KINDS.items() if kind != "edge-whitespace"}
+    per_key = [{kind for kind, text in chars.items() if text in key} for key in keys]
+    assert all(len(kinds) == 3 for key, kinds in zip(keys, per_key) if key.startswith(("conf-", " ")))
+    assert set().union(*per_key) == set(chars) and any(key.startswith(" \t") for key in keys)
+    assert len(set(keys)) == len(keys)

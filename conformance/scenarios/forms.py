@@ -160,8 +160,9 @@ _register_refusals("mcp", "initialize, server/discover, tools/list, tools/call w
 
 def length_key(ctx: Context, kind: str) -> str:
     """A session key of one length class (`steps.KEY_CLASSES`): inside or outside 1 to 256 by code points and by
-    UTF-16 units alike, on the other side by the unit a server may count instead."""
-    stem = ctx.unique(f"len-{kind}") + "-"
+    UTF-16 units alike, on the other side by the unit a server may count instead. Its stem is plain: a character of
+    a key's kinds outside the BMP would put the key on the open side (code points and UTF-16 units disagreeing)."""
+    stem = ctx.unique(f"len-{kind}", plain=True) + "-"
     if kind == "astral-inside":        # 2 UTF-16 units, 4 bytes each: inside by both counts, 600+ bytes
         return stem + "😀" * ((256 - len(stem)) // 2)
     if kind == "nfc-expands-inside":   # U+0958 decomposes under NFC (a composition exclusion): 2 code points each

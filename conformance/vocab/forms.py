@@ -29,16 +29,21 @@ from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_
 from conformance.vocab.protocols import agui_message, JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, written
 
 SUITE_AGENT = "aisvc-conformance/0.1"
+# an HTTP library's or tool's own, one per request by its name: what most clients leave as their library wrote it
+SDK_AGENTS = ("python-httpx/0.28.1", "python-requests/2.32.3", "node", "curl/8.5.0", "Go-http-client/1.1")
 USER_AGENTS = {"suite": SUITE_AGENT,
                "browser": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 "
                           "Safari/537.36",
-               "sdk": "python-httpx/0.28.1", "absent": None}
+               "sdk": SDK_AGENTS, "absent": None}
 # the content codings a client takes (the client's own default, `identity`, is what the suite sends as built)
 ACCEPT_ENCODINGS = {"gzip": "gzip, deflate", "absent": None}
 # headers a client may add that the service does not read: one nobody registered, a proxy's, a browser's
+# (a value of None: one made per request, as a proxy or a tracer gives: a server that adopts it tells requests apart)
 EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
-                 "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy", "X-Request-Id": ""},
-                 "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache"}}
+                 "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy", "X-Request-Id": None,
+                           "traceparent": None},
+                 "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache",
+                             "Referer": "https://app.example/chat"}}
 JSON_ACCEPT = "application/json"
 ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
                              "case": "Application/JSON, Text/Event-Stream",
@@ -263,14 +268,21 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
     if "accept-encoding" not in lower and form["accept-encoding"] in ACCEPT_ENCODINGS:
         out["Accept-Encoding"] = ACCEPT_ENCODINGS[form["accept-encoding"]]     # None: the client's default left out
         applied["accept-encoding"] = form["accept-encoding"]
+    made = hashlib.sha256(request.encode()).hexdigest()
     if "user-agent" not in lower:
-        out["User-Agent"] = USER_AGENTS[form["user-agent"]]
+        agent = USER_AGENTS[form["user-agent"]]
+        out["User-Agent"] = agent[int(made[:8], 16) % len(agent)] if isinstance(agent, tuple) else agent
         applied["user-agent"] = form["user-agent"]
     added = EXTRA_HEADERS.get(form["extra-header"], {})
     if added and not set(map(str.lower, added)) & set(lower):
-        out.update({k: v or "conf-" + hashlib.sha256(request.encode()).hexdigest()[:16] for k, v in added.items()})
+        out.update({k: v if v is not None else _made_per_request(k, made) for k, v in added.items()})
         applied["extra-header"] = form["extra-header"]
     return out, body, applied
+
+
+def _made_per_request(header: str, made: str) -> str:
+    """A proxy's request id, or a W3C trace context (a trace id and a span id), made of the request's name."""
+    return f"00-{made[:32]}-{made[32:48]}-01" if header == "traceparent" else f"conf-{made[:16]}"
 
 
 def asks_json(operation: str | None, body: Any) -> bool:
@@ -451,7 +463,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
     out["accept-encoding"] = "absent" if coding is None else "identity" if coding.strip().lower() == "identity" \
         else "gzip" if "gzip" in coding.lower() else "other"
     ua = rq.header(ex, "user-agent")
-    out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua), "other")
+    out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua or isinstance(v, tuple) and ua in v),
+                             "other")
     out["extra-header"] = next((name for name, added in EXTRA_HEADERS.items()
                                 if all(rq.header(ex, k) == v if v else rq.header(ex, k) for k, v in added.items())),
                                "none")

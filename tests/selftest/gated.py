@@ -23,6 +23,7 @@ from typing import Any
 from conformance.model.dimensions import DIMENSIONS
 from conformance.server import ServerConfig
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED
+from conformance.vocab.forms import SDK_AGENTS
 from tests.selftest.asgi_tools import _read_all, _replay, header, path_kind
 from tests.selftest.zoo import Broken, load_zoo
 
@@ -64,7 +65,7 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
                               else "gzip" if b"gzip" in coding.lower() else "other")
     ua = header(headers, b"user-agent")
     out["user-agent"] = ("absent" if ua is None else "suite" if ua == SUITE_AGENT else "browser"
-                         if ua.startswith(b"Mozilla/") else "sdk" if ua.startswith(b"python-httpx") else "other")
+                         if ua.startswith(b"Mozilla/") else "sdk" if ua.decode("latin-1") in SDK_AGENTS else "other")
     out["extra-header"] = ("unknown" if header(headers, b"x-conformance-trace") else "proxy" if header(headers, b"via")
                            else "browser" if header(headers, b"accept-language") else "none")
     if body:

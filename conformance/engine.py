@@ -40,6 +40,7 @@ from conformance.vocab.values import error_of
 
 KEY_KINDS = STRING_KINDS
 UUID_KEY = "uuid"        # a key in a UUID's form, among the kinds a key carries in turn
+KEY_COMPANIONS = 2       # the kinds whose characters a key carries beside its own
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
 PREFLIGHT_METADATA = "preflight"   # its GET of the metadata document, without a credential
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
@@ -164,11 +165,13 @@ class Context:
         if kind == UUID_KEY:    # the form SDKs write (`crypto.randomUUID()`, `uuid4()`), made from the run's key
             digest = hashlib.sha256(base.encode()).hexdigest()
             return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
-        # Beside its kind, a key carries the characters of two more, a third of the kinds apart: a fault that shows
-        # only on keys with some characters (and only on some requests) is met on three times the requests.
+        # Beside its kind, a key carries the characters of more (KEY_COMPANIONS), spread over the kinds: a fault that
+        # shows only on keys with some characters (and only on some requests) is met on that many times the requests.
         chars = [k for k in kinds if k not in (UUID_KEY, "edge-whitespace")]
         at = chars.index(kind) if kind in chars else n if turn is None else turn
-        carried = dict.fromkeys(chars[(at + step * len(chars) // 3) % len(chars)] for step in range(3)) if chars else {}
+        apart = 1 + KEY_COMPANIONS
+        carried = dict.fromkeys(chars[(at + step * len(chars) // apart) % len(chars)] for step in range(apart)) \
+            if chars else {}
         text = "".join("".join(KEY_KINDS[k]) for k in carried)
         if kind == "edge-whitespace":
             return f" \t{base}-{text}\t " if text else f" \t{base}\t "

@@ -79,6 +79,11 @@ AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "for
                "set": {"tools": [], "state": {}, "context": [{"description": "locale", "value": "en-GB"}],
                        "forwardedProps": {"client": "conformance/0.1 \u2713"}}}
 OTHER_FIELD = ("clientTag", "conformance/0.1 \u2713")     # a `/` and a character beyond ASCII: what writings escape
+# ...or, on a request drawn so, a long one (about 1.5 KB): bodies of a run then differ in size as clients' do, not
+# only as its probes are built (a fault that shows only on larger bodies meets its probes too)
+FIELD_LENGTHS = ("short", "long")
+LONG_TEXT = " ".join([OTHER_FIELD[1]] * 80)
+MCP_NOTES = "app.example/notes"     # on MCP, a `_meta` key of the client's own (MCP reserves only its prefixes)
 ELICITATION = {"elicitation": {}}
 # What a run of the conformance agent does beside its reply, added to a prompt that says it (docs/agent.md: `step` and
 # `tool` add no text): a step and a tool call before the text, or a tool call and a step after it. So every rule of a
@@ -106,8 +111,9 @@ SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input 
 # of the input model (`model.values`, jsonrpc-id) each a request may carry, so every rule that reads an answer's id
 # (MCP-METH-005, and every rule matching a response to its request) meets them on the requests the run sends anyway,
 # not on mcp.input_forms' one each. Each keeps the id distinct from every other the run chose.
+LARGE_ID_BITS = 32      # a large id lies beyond what this many bits hold (and inside what a double holds exactly)
 ID_WRITINGS: dict[str, dict[str, Any]] = {
-    "integer": {"as-built": lambda rid: rid, "negative": lambda rid: -rid, "large": lambda rid: 2**32 + rid},
+    "integer": {"as-built": lambda rid: rid, "negative": lambda rid: -rid, "large": lambda rid: 2**LARGE_ID_BITS + rid},
     "string": {"as-built": lambda rid: f"id-{rid}", "numeric-string": str,
                **{kind: (lambda rid, kind=kind: f"id-{rid}-{''.join(STRING_KINDS[kind])}")
                   for kind in ("non-ascii", "astral", "json-escapes")},
@@ -320,16 +326,26 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
                 and META_VERSION in meta and meta.get(META_CAPS) == {}:
             out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
             applied["mcp-elicitation"] = "can-elicit"
+        if free and isinstance(meta, dict) and META_VERSION in meta \
+                and _drawn(request, "field-length", FIELD_LENGTHS) == "long":
+            params = out["params"]
+            out["params"] = {**params, "_meta": {**params["_meta"], MCP_NOTES: LONG_TEXT}}
+            applied["field-length"] = "long"
     # a writing that escapes characters gets some to escape where the body is free to carry them
     escapes = form.get("json-writing") in ESCAPING_WRITINGS
     fields = "set" if escapes else form.get("agui-fields")
+    long = _drawn(request, "field-length", FIELD_LENGTHS) == "long"
     if operation == "agui" and free and fields in AGUI_FIELDS and not set(AGUI_FORWARDED) & set(out):
         out.update(copy.deepcopy(AGUI_FIELDS[fields]))
         applied["agui-fields"] = fields
+        if long and fields == "set":
+            out["context"] = [*out["context"], {"description": "notes", "value": LONG_TEXT}]
+            applied["field-length"] = "long"
     elif operation == "invoke" and free and (form.get("other-field") == "sent" or escapes) \
             and OTHER_FIELD[0] not in out:
-        out[OTHER_FIELD[0]] = OTHER_FIELD[1]
+        out[OTHER_FIELD[0]] = LONG_TEXT if long else OTHER_FIELD[1]
         applied["other-field"] = "sent"
+        applied.update({"field-length": "long"} if long else {})
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
     if operation in SHOWS_AGENT_EVENTS and events != "none" and plain:
@@ -381,11 +397,13 @@ def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, 
 
 def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     """The body as the scenario built it, before the run's agent events and AG-UI history (`shape`, as `applied`
-    records them) went around its prompt and its `stream: false` was written: what a page shows of the request."""
+    records them) went around its prompt, its `stream: false` was written and its id in another class's form: what
+    a page shows of the request (an id the form made a string stays one)."""
     if not isinstance(body, dict):
         return body
     if applied.get("stream-writing") == "false":
         body = {k: v for k, v in body.items() if k != "stream"}
+    body = with_id_as_built(body, applied)
     if applied.get("agui-history") == "earlier":
         body = {**body, "messages": body["messages"][2:]}
     elif applied.get("agui-history") == "after":
@@ -396,6 +414,23 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
         lines = prompt.split("\n")
         body = with_prompt(operation, body, "\n".join(lines[len(before):len(lines) - len(after)]))
     return body
+
+
+def with_id_as_built(doc: Any, applied: dict[str, str]) -> Any:
+    """A JSON-RPC request or its answer with the id the run chose in its kind's as-built writing, where the request
+    wrote it in another class's form (`applied` records it)."""
+    if not applied.get("id-writing") or not isinstance(doc, dict) or "id" not in doc:
+        return doc
+    return {**doc, "id": _as_built_id(doc["id"], applied.get("jsonrpc-id", "integer"), applied["id-writing"])}
+
+
+def _as_built_id(written: Any, kind: str, writing: str) -> Any:
+    """The id the run chose, in its kind's as-built writing (`ID_WRITINGS`), from the id as written."""
+    if kind == "integer":
+        return -written if writing == "negative" else written - 2**LARGE_ID_BITS
+    rid = written if writing == "numeric-string" else written[len(TRANSFORMABLE) + 3:] \
+        if writing == "transformable" else written.split("-")[1]
+    return ID_WRITINGS["string"]["as-built"](int(rid))
 
 
 def _moves_across_a_limit(body: dict[str, Any], out: dict[str, Any]) -> bool:

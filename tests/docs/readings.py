@@ -12,6 +12,8 @@ from functools import cache
 from typing import Callable, Iterable, Iterator
 
 from conformance import __version__, catalog, draw_cache, registry, versions
+from conformance.engine import KEY_COMPANIONS
+from conformance.vocab.forms import LARGE_ID_BITS
 from conformance.agent import DIRECTIVES, canonical_json, parse
 from conformance.agent import vectors as agent_vectors
 from conformance.checks.agui._common import PING_INTERVAL
@@ -44,6 +46,11 @@ TIMEOUTS = tuple(Figure(f"the profile's [timeouts] {f.name}", (f"| `{f.name}` | 
                         lambda f=f: getattr(Timeouts(), f.name), ("docs/profile.md",)) for f in fields(Timeouts))
 
 FIGURES: tuple[Figure, ...] = (
+    # what rides on the requests a run sends
+    Figure("the string kinds a key carries beside its own", ("carries the characters of {} more",),
+           lambda: KEY_COMPANIONS, ("docs/cli.md",)),
+    Figure("how large a large id the run chooses is", ("negative, beyond {} bits",),
+           lambda: LARGE_ID_BITS, ("docs/cli.md",)),
     # the 429 probe and the slow checks of --thorough
     Figure("the 429 probe's cap", ("never more than `--rate-probe-max`, default {}",
                                    "never more than `--rate-probe-max` (default {})"), lambda: RATE_PROBE_MAX,

@@ -5,6 +5,7 @@ with timing or events of its own, echo mode and a scenario's first request go as
 what the scenario built."""
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -93,6 +94,11 @@ def test_the_ids_the_run_chooses_carry_every_id_class_and_stay_distinct(kind):
                                        replies_read=True, request=f"7|s|{n}")
             seen[applied.get("id-writing", "as-built")] = out["id"]
         assert set(seen) == set(forms.ID_WRITINGS[kind])
+        for writing, written in seen.items():
+            out, applied = forms.shape({**FORM, "jsonrpc-id": kind}, "mcp", mcp_request("tools/list", id=rid),
+                                       replies_read=True, request=next(f"7|s|{n}" for n in range(1, 400) if forms._drawn(
+                                           f"7|s|{n}", "id-writing", tuple(forms.ID_WRITINGS[kind])) == writing))
+            assert forms.unshaped("mcp", out, applied)["id"] == forms.ID_WRITINGS[kind]["as-built"](rid)
         assert all(type(i) is (int if kind == "integer" else str) for i in seen.values())
         writings |= set(map(repr, seen.values()))
     assert len(writings) == 2 * len(forms.ID_WRITINGS[kind])      # no writing makes two ids one
@@ -114,3 +120,15 @@ def test_a_key_carries_the_characters_of_three_string_kinds_and_every_kind_is_me
     assert all(len(kinds) == 3 for key, kinds in zip(keys, per_key) if key.startswith(("conf-", " ")))
     assert set().union(*per_key) == set(chars) and any(key.startswith(" \t") for key in keys)
     assert len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("operation", ["invoke", "agui", "mcp"])
+def test_a_body_free_to_carry_a_field_of_its_own_is_sometimes_long(operation):
+    body = {"invoke": invoke_body("say hi", "k1"), "agui": agui_input("say hi", thread="k1"),
+            "mcp": mcp_request("tools/list", id=3)}[operation]
+    form = {**FORM, "other-field": "sent", "agui-fields": "set"}
+    sizes = {}
+    for n in range(1, 60):
+        out, applied = forms.shape(form, operation, body, replies_read=True, request=f"7|s|{n}")
+        sizes.setdefault(applied.get("field-length", "short"), len(json.dumps(out)))
+    assert sizes["long"] > 1500 > sizes["short"]

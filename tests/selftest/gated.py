@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import fnmatch
 import hashlib
 import json
 import random
@@ -306,10 +307,13 @@ def operations_of(broken: Broken) -> set[str]:
     return {protocol} if protocol in ("invoke", "agui", "mcp", "metadata") else {"invoke", "agui", "mcp", "metadata"}
 
 
-def draws(seed: int, n: int, family: str = "inventory") -> list[tuple[str, str, str]]:
-    """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware, each with a
-    value of a dimension its requirement's operations carry (a gate on MCP's method never shows an invoke fault)."""
-    zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None)
+def draws(seed: int, n: int, family: str = "inventory", servers: list[str] | None = None
+          ) -> list[tuple[str, str, str]]:
+    """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware (those named
+    by `servers`, names or shell patterns, when given), each with a value of a dimension its requirement's
+    operations carry (a gate on MCP's method never shows an invoke fault)."""
+    zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None
+                 and (not servers or any(fnmatch.fnmatchcase(name, p) for p in servers)))
     rng = random.Random(seed)
     if family == "always":
         return [(name, "always", "open") for name in rng.sample(zoo, min(n, len(zoo)))]

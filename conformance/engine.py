@@ -229,6 +229,8 @@ class Context:
             kw["content"] = body
         ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
                                     transport=forms.transport(form), **kw)
+        inputs.carry(self, label, *forms.classes({**applied, **shape}, next(
+            (v for k, v in all_headers.items() if k.lower() == "accept" and isinstance(v, str)), None)))
         ex.form = {**applied, **shape, "header-name-case": form["header-name-case"], "header-order": form["header-order"],
                    "body-framing": "chunked" if any(k.lower() == "transfer-encoding" for k in ex.request_headers)
                    else "content-length"}

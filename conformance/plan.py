@@ -25,18 +25,18 @@ REQUESTS: dict[str, int] = {
     "agui.big": 1, "agui.chain": 6, "agui.cross_chain": 8,
     "agui.cross_session": 3, "agui.fail_after": 1, "agui.fail_before": 1, "agui.histories": 52,
     "agui.input_forms": 2, "agui.interrupt": 2, "agui.key_lengths": 2, "agui.last_user": 2, "agui.messages": 1,
-    "agui.params": 1, "agui.params_falsy": 1, "agui.plain": 2, "agui.refusals": 7, "agui.resume_open": 5,
+    "agui.params": 3, "agui.params_falsy": 1, "agui.plain": 2, "agui.refusals": 7, "agui.resume_open": 5,
     "agui.session": 5, "agui.silence": 1, "agui.silence_long": 0, "agui.silences": 5, "agui.slow_run": 3,
     "agui.step": 1, "agui.streamed": 1, "agui.together": 7, "agui.tool": 1, "agui.upstream_input": 1,
     "fuzz.agui": 11, "fuzz.invoke": 12, "fuzz.mcp": 8, "fuzz.metadata": 2, "generated.params": 6,
     "generated.round_trip": 8, "invoke.big_body": 1, "invoke.chain": 4, "invoke.cleartext": 2,
     "invoke.extra_data": 3, "invoke.input_forms": 4, "invoke.key_lengths": 2, "invoke.messages": 1,
-    "invoke.params": 1, "invoke.refusals": 14, "invoke.runs": 12, "invoke.selection": 5, "invoke.sessions": 5,
+    "invoke.params": 3, "invoke.refusals": 14, "invoke.runs": 12, "invoke.selection": 5, "invoke.sessions": 5,
     "invoke.silences": 4, "invoke.slow_run": 3, "invoke.timing": 2, "invoke.together": 4, "mcp.chain": 12,
-    "mcp.failures": 2, "mcp.input_forms": 10, "mcp.legacy": 3, "mcp.modern": 4, "mcp.official_client": 11,
+    "mcp.failures": 2, "mcp.input_forms": 2, "mcp.legacy": 3, "mcp.modern": 4, "mcp.official_client": 11,
     "mcp.pause_elicit": 2, "mcp.pause_falsy": 2, "mcp.pause_text": 2, "mcp.progress": 3, "mcp.rate_limit": 0,
     "mcp.refusals": 12, "mcp.sessions": 4, "mcp.silences": 5, "mcp.slow_run": 3, "mcp.together": 7,
-    "metadata.challenge": 1, "metadata.document": 6,
+    "metadata.challenge": 1, "metadata.document": 10,
 }
 # Of those, the requests that spend nothing of the server's bucket on the reference server: refused for their
 # credential (401), sent without one (the metadata document), or never answered (cleartext http://). They are sent
@@ -44,7 +44,7 @@ REQUESTS: dict[str, int] = {
 FREE: dict[str, int] = {
     "access.agui": 5, "access.invoke": 5, "access.mcp": 9, "forms.agui_refusals": 5, "forms.invoke_refusals": 10,
     "forms.mcp_refusals": 20, "fuzz.agui": 1, "fuzz.invoke": 1, "fuzz.mcp": 1,
-    "fuzz.metadata": 2, "invoke.cleartext": 2, "invoke.refusals": 1, "metadata.challenge": 1, "metadata.document": 4,
+    "fuzz.metadata": 2, "invoke.cleartext": 2, "invoke.refusals": 1, "metadata.challenge": 1, "metadata.document": 8,
 }
 UNLISTED = 3
 DEPTH_SCALED = ("fuzz.", "generated.")     # their generated requests grow with --depth

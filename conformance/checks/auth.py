@@ -10,10 +10,10 @@ from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, judge_all, on, precondition
 from conformance.registry import check, rule
 from conformance.vocab import protocols as p, requests as rq
-from conformance.vocab.steps import access as steps, inputs as input_steps, mcp as mcp_steps
+from conformance.vocab.steps import access as steps, mcp as mcp_steps
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url, spelled
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, SCOPE
-from conformance.vocab.readers import error_body, error_code, got, is_4xx, sent_header, step
+from conformance.vocab.readers import error_body, error_code, got, is_4xx, step
 from conformance.vocab.refusals import (each, mcp_refused, not_refused_as, refused_4xx, step_sent as sent,
                                        valid_credential_refused)
 from conformance.wire.exchange import Exchange
@@ -62,18 +62,6 @@ def answered_with_result(ex: Exchange, what: str) -> None:
 def api_key_accepted_mcp(rec: Recording):
     """Sends a 2026-07-28 tools/call with `Authorization: Bearer <--api-key>`; it answers 200 with a result."""
     answered_with_result(rec.get(mcp_steps.CALL), "tools/call")
-
-
-@check("AUTH-KEY-001", scenarios=["mcp.input_forms"])
-def scheme_case_accepted_mcp(rec: Recording):
-    """Sends tools/list with the API key under the scheme `bearer` or `BEARER` (input class
-    auth-scheme:case: the scheme is case-insensitive, RFC 9110 §11.1); it answers 200 with a result."""
-    return judge_all(rec.labelled(input_steps.AUTHORIZATION_FORMS),
-                     lambda ex: answered_with_result(ex, f"tools/list under the scheme {scheme_of(ex)!r}"))
-
-
-def scheme_of(ex: Exchange) -> str:
-    return (sent_header(ex, "authorization") or "").split(" ", 1)[0]
 
 
 @check("AUTH-KEY-002", scenarios=["access.invoke"])

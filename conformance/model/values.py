@@ -69,6 +69,8 @@ MULTIBYTE = ("é", "Ж", "東")                        # one character, two or t
 THREE_BYTE = ("東", "€", "あ")                      # one character, three UTF-8 bytes, one UTF-16 unit
 
 
+ID_RIDES = ("MCP-METH-005",)    # what an id class carried by the run's own ids is reported as judged on
+
 # the requirements every history (sequences.history, whatever the seed) judges its calls under: what its request
 # writings apply to (tests/checks/test_sequences.py holds it to the histories)
 HISTORY_REQUIREMENTS = (
@@ -198,27 +200,30 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
     InputClass("run-id", "empty", False,
                "`runId: \"\"` is a string, but whether an empty id is read as absent (and generated) is not said; "
                "not sent (tests/selftest/variant_inputs.py row 5)"),
+    # the id classes below ride on the ids the run chooses for its MCP requests (`forms.ID_WRITINGS`): most of those
+    # requests are refusals and runs, so the class is judged by MCP-METH-005 (the id echoed) on every one, and by
+    # the rule of whatever each request is (a tools/list refused for its id fails MCP-SESS-005 there)
     InputClass("jsonrpc-id", "falsy", True,
                "0 and \"\" are an integer and a string, so valid ids; JSON-RPC 2.0 §5: the response carries the same "
                "id (a server reading a falsy id as absent answers a notification, or id null)",
                ("MCP-METH-005", "MCP-SESS-005"), (0, ""), sent=2),
     InputClass("jsonrpc-id", "negative", True,
                "a negative integer is an integer id, echoed unchanged (a server parsing ids as unsigned fails)",
-               ("MCP-METH-005", "MCP-SESS-005"), (-1, -7301)),
+               ID_RIDES, (-1, -7301)),
     InputClass("jsonrpc-id", "large", True,
                "an integer beyond 32 bits and inside ±(2^53-1) is exact in every JSON number reading (RFC 8259 §6), "
-               "echoed unchanged", ("MCP-METH-005", "MCP-SESS-005"), (2**53 - 1, 2**32 + 7)),
+               "echoed unchanged", ID_RIDES, (2**53 - 1, 2**32 + 7)),
     InputClass("jsonrpc-id", "numeric-string", True,
                "a string of digits is a string id; echoed as that string, never as the number (JSON-RPC 2.0 §5)",
-               ("MCP-METH-005", "MCP-SESS-005"), ("7", "0", "-1")),
+               ID_RIDES, ("7", "0", "-1")),
     *[InputClass("jsonrpc-id", kind, True, f"a string id holding {what} is any string; echoed unchanged",
-                 ("MCP-METH-005", "MCP-SESS-005"), STRING_KINDS[kind])
+                 ID_RIDES, STRING_KINDS[kind])
       for kind, what in (("non-ascii", "characters beyond ASCII"), ("astral", "characters outside the BMP"),
                          ("json-escapes", "`\"`, `\\`, U+2028 and U+2029"))],
     InputClass("jsonrpc-id", "transformable", True,
                "a string id with letters of both cases, precomposed and decomposed characters, compatibility "
                "characters and whitespace at both ends is any string: echoed unchanged, never trimmed, case-folded "
-               "or normalized (JSON-RPC 2.0 §5)", ("MCP-METH-005", "MCP-SESS-005"), (TRANSFORMABLE,)),
+               "or normalized (JSON-RPC 2.0 §5)", ID_RIDES, (TRANSFORMABLE,)),
     InputClass("jsonrpc-id", "beyond-double", False,
                "integers beyond ±(2^53-1) lose precision in many JSON readings (RFC 8259 §6, §9); not sent "
                "(variant_inputs.py row 7)"),

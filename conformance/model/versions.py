@@ -21,7 +21,7 @@ HTTP2_SCENARIOS: dict[str, str] = {
     "invoke.selection": "invoke's choice between JSON and a stream by `stream` and `Accept`",
     "invoke.input_forms": "invoke with Content-Type and Accept in other legitimate forms",
     "agui.input_forms": "AG-UI with Content-Type in other legitimate forms",
-    "mcp.input_forms": "MCP with Content-Type, its Accept pair and the Bearer scheme in other legitimate forms",
+    "mcp.input_forms": "MCP with Content-Type in other legitimate forms",
     "invoke.refusals": "invoke's refusals and their error bodies (a missing credential among them)",
     "agui.refusals": "AG-UI's refusals before any stream, with Accept: text/event-stream, and invoke's to the same",
     "access.invoke": "invoke's credential refusals (Authorization) and agent addressing",

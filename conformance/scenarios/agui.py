@@ -20,7 +20,7 @@ import dataclasses
 import string
 from typing import Any
 
-from conformance.vocab import inputs, protocols as p, sequences, silences
+from conformance.vocab import forms, inputs, protocols as p, sequences, silences
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import Step, scenario
@@ -221,12 +221,16 @@ UNKNOWN_FIELDS = {
 
 @scenario("agui.params", protocol="agui", prompts=("params_passthrough",), deadline=60, steps=steps.AGUI_PARAMS)
 async def params(ctx: Context):
-    """`echo params` with tools/state/context/forwardedProps and unknown fields of every JSON type."""
+    """`echo params` with tools/state/context/forwardedProps and unknown fields of every JSON type; then the same
+    again in other forms (`forms.AGAIN`)."""
     prompt = ctx.prompt("params_passthrough")
     extra = {**PASS_FIELDS, **UNKNOWN_FIELDS}
     ctx.note(forwarded=PASS_FIELDS, unknown=UNKNOWN_FIELDS)
     await run_agui(ctx, steps.ECHO_PARAMS, prompt, thread=ctx.unique("params"), run=ctx.unique("run"),
                    expectation=expect(), **extra)
+    for n in range(1, forms.AGAIN + 1):
+        await run_agui(ctx, steps.ECHO_PARAMS_AGAIN.of(n), prompt, thread=ctx.unique("params"),
+                       run=ctx.unique("run"), expectation=expect(), **extra)
 
 
 @scenario("agui.params_falsy", protocol="agui", prompts=("params_passthrough",), deadline=60,

@@ -6,7 +6,7 @@ JSON-RPC id form. One request per value; a withheld class sends its baseline in 
 |---|---|---|
 | `invoke.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON`; without `stream`, with Accept `Text/Event-Stream` and `text/event-stream;q=1` | 4 / 4 |
 | `agui.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON` | 2 / 2 |
-| `mcp.input_forms` | tools/list with the Content-Type forms and with MCP's Accept pair in four forms, each with an id of another class (0, "", negative, beyond 32 bits, "7", beyond ASCII), then the ids left (outside the BMP, escapes, letters a transformation changes); under the scheme `bearer` | 10 / 0 |
+| `mcp.input_forms` | tools/list with the Content-Type forms, each with a falsy id (0, ""): the other id classes ride on the ids the run chooses for its MCP requests (`forms.ID_WRITINGS`), MCP's Accept pair in its forms and the scheme's case on every request's free forms | 2 / 0 |
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from conformance.vocab.steps import inputs as steps
 
 CONTENT_TYPES = ("content-type:parameter", "content-type:case")
 INVOKE_ACCEPTS = ("accept:case", "accept:weight")
-ID_CLASSES = ("jsonrpc-id:falsy", "jsonrpc-id:negative", "jsonrpc-id:large", "jsonrpc-id:numeric-string",
-              "jsonrpc-id:non-ascii", "jsonrpc-id:astral", "jsonrpc-id:json-escapes", "jsonrpc-id:transformable")
+# the id classes no id the run chooses carries (the others ride on every MCP request: `forms.ID_WRITINGS`)
+ID_CLASSES = ("jsonrpc-id:falsy",)
 
 
 def forms(ctx: Context, family: Step, names: tuple[str, ...], baseline: Callable[[int], Any]) -> list[tuple[str, Any]]:
@@ -70,15 +70,12 @@ async def agui_forms(ctx: Context) -> None:
 
 @scenario("mcp.input_forms", protocol="mcp", steps=steps.MCP_INPUT_FORMS)
 async def mcp_forms(ctx: Context) -> None:
-    """tools/list (no run) with Content-Type and MCP's Accept pair in other legitimate forms, and with a JSON-RPC id
-    of every class: an answer is judged on its result (MCP-SESS-005) and its id (MCP-METH-005) alike, so the header
-    forms carry the ids (`content-type-*`, `accept-*`) and only the ids left over go alone (`id-*`); then the API key
-    under the Bearer scheme spelled in another case."""
+    """tools/list (no run) with Content-Type in other legitimate forms, each carrying a falsy JSON-RPC id (0, ""):
+    an answer is judged on its result (MCP-SESS-005) and its id (MCP-METH-005) alike, so the header forms carry the
+    ids (`content-type-*`), and an id left over goes alone (`id-*`)."""
     ids = forms(ctx, steps.ID_FORMS, ID_CLASSES, lambda n: f"plain-id-{n}") if ctx.sends(steps.ID_FORMS) else []
     headers = [(label, {"Content-Type": form}) for label, form in
                forms(ctx, steps.CONTENT_TYPE_FORMS, CONTENT_TYPES, lambda n: "application/json")]
-    headers += [(label, {"Accept": form}) for label, form in
-                forms(ctx, steps.ACCEPT_FORMS, ("accept:list-forms",), lambda n: "application/json, text/event-stream")]
     sends = []
     for n, (label, header) in enumerate(headers):
         if n < len(ids):       # the id rides on this request: its classes are this step's
@@ -89,9 +86,5 @@ async def mcp_forms(ctx: Context) -> None:
             value = label
         sends.append(rpc(ctx, "tools/list", label=label, id=value, headers=header))
     sends += [rpc(ctx, "tools/list", label=label, id=value) for label, value in ids[len(headers):]]
-    key = ctx.need("api_key")
-    sends += [rpc(ctx, "tools/list", label=label, id=label, headers={"Authorization": f"{scheme} {key}"})
-              for label, scheme in forms(ctx, steps.AUTHORIZATION_FORMS, ("auth-scheme:case",),
-                                         lambda n: "Bearer")]
     await asyncio.gather(*sends)
     ordered(ctx)

@@ -7,7 +7,7 @@
 | `invoke.timing` | `say early`, `sleep 2`, `say late` as JSON and as a stream | 2 / 2 |
 | `invoke.sessions` | `count` on a fresh key twice, on a second fresh key, and without a key then on the key returned | 5 / 5 |
 | `invoke.key_lengths` | the plain reply with session keys of 1 and 256 characters | 2 / 2 |
-| `invoke.params` | `echo params` with unknown fields of every JSON type | 1 / 1 |
+| `invoke.params` | `echo params` with unknown fields of every JSON type; twice again in other forms, without `messages` | 3 / 3 |
 | `invoke.messages` | `echo messages` with a `messages` list | 1 / 1 |
 | `invoke.big_body` | an echo-mode prompt of about 0.5 MB | 1 / 1 |
 | `invoke.refusals` | ten requests that must be refused, then `count` on the keys four of them carried | 14 / 4 |
@@ -260,7 +260,7 @@ async def key_lengths(ctx: Context) -> None:
 @scenario("invoke.params", protocol="invoke", prompts=("params_passthrough",), steps=steps.INVOKE_PARAMS)
 async def params(ctx: Context) -> None:
     """`echo params` with unknown fields of every JSON type, plus `sessionId`, `stream: false`, `messages: []` and a
-    small value in the extra data field (when its name is known)."""
+    small value in the extra data field (when its name is known); then the same again in other forms (`forms.AGAIN`)."""
     prompt = ctx.prompt("params_passthrough")
     extra = {k: v for k, v in {**PASS_PARAMS, **inputs.extra_fields(ctx, steps.PARAMS, INTERPRETED)}.items()
              if k != ctx.target.extra_data_field}
@@ -268,6 +268,12 @@ async def params(ctx: Context) -> None:
             **invoke_body(prompt, ctx.unique("params"), stream=False, messages=[])}
     ctx.note(params=extra, interpreted=[k for k in INTERPRETED if k in body])
     await ctx.post(ctx.agent_path("invoke"), body, headers=ACCEPT_JSON, label=steps.PARAMS)
+    # again without `messages` (whose items' shape the spec leaves open: the rules over every exchange read no
+    # request that carries it), so those rules judge each copy
+    again = {k: v for k, v in body.items() if k != "messages"}
+    for n in range(1, forms.AGAIN + 1):
+        await ctx.post(ctx.agent_path("invoke"), {**again, "sessionId": ctx.unique("params")}, headers=ACCEPT_JSON,
+                       label=steps.PARAMS_AGAIN.of(n))
 
 
 @scenario("invoke.messages", protocol="invoke", prompts=("messages_passthrough",), steps=steps.INVOKE_MESSAGES)

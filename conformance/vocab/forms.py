@@ -105,6 +105,9 @@ AGUI_HISTORIES = ("none", "earlier", "after")
 # result meets both writings (INV-SEL-004 reads the second on every such exchange, not on the selection scenario's
 # one). A scenario whose subject is how the mode is asked sets `stream-writing` in its form.
 STREAM_WRITINGS = ("absent", "false")
+# A probe whose content no other request can carry (an `echo params` run) is sent this many times again, in other
+# forms: a fault that shows only on some requests meets it on more than one (the rules over every exchange judge each)
+AGAIN = 2
 SHAPING_MARGIN = 64_000    # bytes: far more than all a form adds to a body (the fields above, an id written anew)
 SHAPED_IDS = range(1, 10_000)       # an integer id the run chose (the id input classes send others on purpose)
 # How an id the run chose is written beyond a scenario's first request, by the id's kind the form draws: the classes
@@ -235,6 +238,13 @@ def carried(dim: str, value: str, base: str | None = None) -> str | None:
             }.get((dim, value)) or ("request-body:writings" if dim == "json-writing" and value != "compact" else None)
 
 
+def classes(applied: dict[str, str], accept: str | None) -> list[str]:
+    """The input classes (`vocab.inputs`) a request's applied forms carried (`accept`: the Accept the scenario
+    wrote, whose forms the applied one is): a report names them on every requirement judged on the request."""
+    out = [cls for dim, value in applied.items() if (cls := carried(dim, value, accept))]
+    return out + ([f"jsonrpc-id:{applied['id-writing']}"] if applied.get("id-writing") else [])
+
+
 def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool, request: str = "",
           operation: str | None = None) -> tuple[dict[str, Any], bytes | None, dict[str, str]]:
     """(headers, body bytes or None when the body stays the client's to write, the values actually applied) of a
@@ -316,7 +326,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         kind = form.get("jsonrpc-id")
         if kind in ID_WRITINGS and type(rid) is int and rid in SHAPED_IDS:
             writings = [w for w in ID_WRITINGS[kind] if w == "as-built" or inputs.is_sent(f"jsonrpc-id:{w}")]
-            writing = _drawn(request, "id-writing", tuple(writings))
+            writing = _rotated(request, "id-writing", tuple(writings))
             out["id"] = ID_WRITINGS[kind][writing](rid)
             applied.update({"jsonrpc-id": kind} if kind == "string" else {})
             applied.update({"id-writing": writing} if writing != "as-built" else {})
@@ -373,6 +383,17 @@ def _drawn(request: str | None, what: str, values: tuple[str, ...]) -> str:
     if request is None:
         return values[0]
     return values[int.from_bytes(hashlib.sha256(f"{request}|{what}".encode()).digest()[:4], "big") % len(values)]
+
+
+def _rotated(request: str | None, what: str, values: tuple[str, ...]) -> str:
+    """One of `values` for the request named `request` (`seed|scenario|n`): a scenario's requests take them in
+    turn from where its name says, so a few requests of a scenario already carry several (the first, as built, for
+    a scenario's first request)."""
+    if request is None:
+        return values[0]
+    stem, _, n = request.rpartition("|")
+    start = int.from_bytes(hashlib.sha256(f"{stem}|{what}".encode()).digest()[:4], "big")
+    return values[(start + int(n)) % len(values)]
 
 
 def plain_script(prompt: Any) -> bool:

@@ -94,9 +94,11 @@ def test_the_ids_the_run_chooses_carry_every_id_class_and_stay_distinct(kind):
                                        replies_read=True, request=f"7|s|{n}")
             seen[applied.get("id-writing", "as-built")] = out["id"]
         assert set(seen) == set(forms.ID_WRITINGS[kind])
+        assert len({forms._rotated(f"7|s|{n}", "id-writing", tuple(forms.ID_WRITINGS[kind]))
+                    for n in range(1, 1 + len(forms.ID_WRITINGS[kind]))}) == len(forms.ID_WRITINGS[kind])
         for writing, written in seen.items():
             out, applied = forms.shape({**FORM, "jsonrpc-id": kind}, "mcp", mcp_request("tools/list", id=rid),
-                                       replies_read=True, request=next(f"7|s|{n}" for n in range(1, 400) if forms._drawn(
+                                       replies_read=True, request=next(f"7|s|{n}" for n in range(1, 400) if forms._rotated(
                                            f"7|s|{n}", "id-writing", tuple(forms.ID_WRITINGS[kind])) == writing))
             assert forms.unshaped("mcp", out, applied)["id"] == forms.ID_WRITINGS[kind]["as-built"](rid)
         assert all(type(i) is (int if kind == "integer" else str) for i in seen.values())

@@ -101,7 +101,7 @@ def ids_kept(unjudged: tuple[str, ...]):
     return fn
 
 
-# each scenario's steps MCP-METH-005 leaves out (mcp.input_forms: ids of every class of the input model)
+# each scenario's steps MCP-METH-005 leaves out (mcp.input_forms: the falsy ids; the other classes ride on every id)
 UNJUDGED_BY_IDS = {"mcp.modern": (NO_NAME,), "mcp.legacy": (), "mcp.input_forms": ()}
 rule(lambda scn: ids_kept(UNJUDGED_BY_IDS[scn]), over=UNJUDGED_BY_IDS, requirements="MCP-METH-005",
      scenarios=lambda scn: [scn], name=lambda scn: f"ids_kept_{scn.split('.')[1]}")

@@ -27,7 +27,8 @@ AGUI_LAST_USER = (USER_ASSISTANT_USER, USER_ASSISTANT)
 ECHO_MESSAGES = Step("echo-messages")
 AGUI_MESSAGES = (ECHO_MESSAGES,)
 ECHO_PARAMS = Step("echo-params")
-AGUI_PARAMS = (ECHO_PARAMS,)
+ECHO_PARAMS_AGAIN = Step("echo-params-again-*")    # the same fields again, in other forms (the rules over every exchange)
+AGUI_PARAMS = (ECHO_PARAMS, ECHO_PARAMS_AGAIN)
 
 # -- agui.session: A and B on A's generated threadId, C with none, D and E on one fresh threadId ---------------------
 GENERATED_1 = Step("generated-1")

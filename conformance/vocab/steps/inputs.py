@@ -3,10 +3,9 @@ value of a class of the input model (`conformance.vocab.inputs`), labelled `<wha
 from conformance.registry import Step
 
 CONTENT_TYPE_FORMS = Step("content-type-*")     # the plain prompt with Content-Type in another legitimate form
-ACCEPT_FORMS = Step("accept-*")                 # invoke: Accept naming only the event stream, in another form; MCP: the pair
-AUTHORIZATION_FORMS = Step("authorization-*")   # the credential under the Bearer scheme spelled in another case
-ID_FORMS = Step("id-*")                         # MCP tools/list with a JSON-RPC id of each class
+ACCEPT_FORMS = Step("accept-*")                 # invoke: Accept naming only the event stream, in another form
+ID_FORMS = Step("id-*")                         # MCP tools/list with a JSON-RPC id of a class no other carries
 
 INVOKE_INPUT_FORMS = (CONTENT_TYPE_FORMS, ACCEPT_FORMS)
 AGUI_INPUT_FORMS = (CONTENT_TYPE_FORMS,)
-MCP_INPUT_FORMS = (ID_FORMS, CONTENT_TYPE_FORMS, ACCEPT_FORMS, AUTHORIZATION_FORMS)
+MCP_INPUT_FORMS = (ID_FORMS, CONTENT_TYPE_FORMS)

@@ -33,10 +33,10 @@ REQUESTS: dict[str, int] = {
     "invoke.extra_data": 3, "invoke.input_forms": 4, "invoke.key_lengths": 2, "invoke.messages": 1,
     "invoke.params": 3, "invoke.refusals": 14, "invoke.runs": 12, "invoke.selection": 5, "invoke.sessions": 5,
     "invoke.silences": 4, "invoke.slow_run": 3, "invoke.timing": 2, "invoke.together": 4, "mcp.chain": 12,
-    "mcp.failures": 2, "mcp.input_forms": 2, "mcp.legacy": 3, "mcp.modern": 4, "mcp.official_client": 11,
+    "mcp.failures": 2, "mcp.input_forms": 3, "mcp.legacy": 3, "mcp.modern": 4, "mcp.official_client": 11,
     "mcp.pause_elicit": 2, "mcp.pause_falsy": 2, "mcp.pause_text": 2, "mcp.progress": 3, "mcp.rate_limit": 0,
     "mcp.refusals": 12, "mcp.sessions": 4, "mcp.silences": 5, "mcp.slow_run": 3, "mcp.together": 7,
-    "metadata.challenge": 1, "metadata.document": 10,
+    "metadata.challenge": 1, "metadata.document": 9,
 }
 # Of those, the requests that spend nothing of the server's bucket on the reference server: refused for their
 # credential (401), sent without one (the metadata document), or never answered (cleartext http://). They are sent
@@ -44,7 +44,7 @@ REQUESTS: dict[str, int] = {
 FREE: dict[str, int] = {
     "access.agui": 5, "access.invoke": 5, "access.mcp": 9, "forms.agui_refusals": 5, "forms.invoke_refusals": 10,
     "forms.mcp_refusals": 20, "fuzz.agui": 1, "fuzz.invoke": 1, "fuzz.mcp": 1,
-    "fuzz.metadata": 2, "invoke.cleartext": 2, "invoke.refusals": 1, "metadata.challenge": 1, "metadata.document": 8,
+    "fuzz.metadata": 2, "invoke.cleartext": 2, "invoke.refusals": 1, "metadata.challenge": 1, "metadata.document": 7,
 }
 UNLISTED = 3
 DEPTH_SCALED = ("fuzz.", "generated.")     # their generated requests grow with --depth

@@ -217,7 +217,7 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "a string of digits is a string id; echoed as that string, never as the number (JSON-RPC 2.0 §5)",
                ID_RIDES, ("7", "0", "-1")),
     *[InputClass("jsonrpc-id", kind, True, f"a string id holding {what} is any string; echoed unchanged",
-                 ID_RIDES, STRING_KINDS[kind])
+                 ("MCP-METH-005", "MCP-SESS-005") if kind == "json-escapes" else ID_RIDES, STRING_KINDS[kind])
       for kind, what in (("non-ascii", "characters beyond ASCII"), ("astral", "characters outside the BMP"),
                          ("json-escapes", "`\"`, `\\`, U+2028 and U+2029"))],
     InputClass("jsonrpc-id", "transformable", True,

@@ -6,7 +6,7 @@ JSON-RPC id form. One request per value; a withheld class sends its baseline in 
 |---|---|---|
 | `invoke.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON`; without `stream`, with Accept `Text/Event-Stream` and `text/event-stream;q=1` | 4 / 4 |
 | `agui.input_forms` | the plain reply with Content-Type `application/json; charset=utf-8` and `Application/JSON` | 2 / 2 |
-| `mcp.input_forms` | tools/list with the Content-Type forms, each with a falsy id (0, ""): the other id classes ride on the ids the run chooses for its MCP requests (`forms.ID_WRITINGS`), MCP's Accept pair in its forms and the scheme's case on every request's free forms | 2 / 0 |
+| `mcp.input_forms` | tools/list with the Content-Type forms, each with a falsy id (0, ""), then an id holding escapes: the other id classes ride on the ids the run chooses for its MCP requests (`forms.ID_WRITINGS`), MCP's Accept pair in its forms and the scheme's case on every request's free forms | 3 / 0 |
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from conformance.vocab.steps import inputs as steps
 CONTENT_TYPES = ("content-type:parameter", "content-type:case")
 INVOKE_ACCEPTS = ("accept:case", "accept:weight")
 # the id classes no id the run chooses carries (the others ride on every MCP request: `forms.ID_WRITINGS`)
-ID_CLASSES = ("jsonrpc-id:falsy",)
+ID_CLASSES = ("jsonrpc-id:falsy", "jsonrpc-id:json-escapes")
 
 
 def forms(ctx: Context, family: Step, names: tuple[str, ...], baseline: Callable[[int], Any]) -> list[tuple[str, Any]]:
@@ -70,7 +70,8 @@ async def agui_forms(ctx: Context) -> None:
 
 @scenario("mcp.input_forms", protocol="mcp", steps=steps.MCP_INPUT_FORMS)
 async def mcp_forms(ctx: Context) -> None:
-    """tools/list (no run) with Content-Type in other legitimate forms, each carrying a falsy JSON-RPC id (0, ""):
+    """tools/list (no run) with Content-Type in other legitimate forms, each carrying a falsy JSON-RPC id (0, ""),
+    and one with an id holding escapes:
     an answer is judged on its result (MCP-SESS-005) and its id (MCP-METH-005) alike, so the header forms carry the
     ids (`content-type-*`), and an id left over goes alone (`id-*`)."""
     ids = forms(ctx, steps.ID_FORMS, ID_CLASSES, lambda n: f"plain-id-{n}") if ctx.sends(steps.ID_FORMS) else []

@@ -15,8 +15,8 @@ from conformance.vocab.sending import call_tool, optional, random_agent, tool_na
 async def document(ctx: Context) -> None:
     """GET the metadata without a credential (the preflight's GET of it, when there was one), with the API key and
     with an unknown bearer; GET it for an unknown, a malformed and the undeployed agent id; POST to it (the endpoint
-    is GET only: a refusal that must use the error body); then the document twice, the undeployed agent's and the
-    POST again, in other forms."""
+    is GET only: a refusal that must use the error body); then the document, the undeployed agent's and the POST
+    again, in other forms."""
     path = ctx.metadata_path()
     await document_without_credential(ctx, steps.DOC)
     await ctx.send("GET", path, label=steps.DOC_KEY)
@@ -30,7 +30,7 @@ async def document(ctx: Context) -> None:
     await ctx.send("POST", path, label=steps.POST, credential=None, json={})
     # The probes of a request each, again in other forms: their faults show only on the requests that carry them, and
     # the rules over every exchange judge these as those (the checks here read the first)
-    again = [("GET", path), ("GET", path)] + ([("GET", ctx.metadata_path(ctx.target.undeployed_agent_id))]
+    again = [("GET", path)] + ([("GET", ctx.metadata_path(ctx.target.undeployed_agent_id))]
                                               if ctx.target.undeployed_agent_id else []) + [("POST", path)]
     for n, (method, url) in enumerate(again, 1):
         await ctx.send(method, url, label=steps.AGAIN.of(n), credential=None, **({"json": {}} if method == "POST" else {}))

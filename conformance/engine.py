@@ -227,13 +227,14 @@ class Context:
         if body is not None:
             kw.pop("json")
             kw["content"] = body
+        ends = forms.transport(form, request=f"{self.target.seed}|{self.scenario.name}|{n}" if n else None)
         ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
-                                    transport=forms.transport(form), **kw)
+                                    transport=ends, **kw)
         inputs.carry(self, label, *forms.classes({**applied, **shape}, next(
             (v for k, v in all_headers.items() if k.lower() == "accept" and isinstance(v, str)), None)))
         ex.form = {**applied, **shape, "header-name-case": form["header-name-case"], "header-order": form["header-order"],
                    "body-framing": "chunked" if any(k.lower() == "transfer-encoding" for k in ex.request_headers)
-                   else "content-length"}
+                   else "content-length", **({"connection": "closed"} if ends.close and not self.client.http2 else {})}
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
         ex.credential = credential if credential and all_headers.get("Authorization") else carried
         if record:

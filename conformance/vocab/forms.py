@@ -475,8 +475,15 @@ def credential(form: dict[str, str], operation: str | None, body: Any, fact: str
     return "access_token" if body.get("method") in MCP_DESCRIBING else fact
 
 
-def transport(form: dict[str, str]) -> Transport:
-    return Transport(form["header-name-case"], form["header-order"], form["body-framing"] == "chunked")
+# Whether a request ends its connection (`Connection: close`, HTTP/1.1), one in four by its name: a pooled client
+# sends most requests on a connection an earlier one opened, so a request that opens one is rare (a tenth of a run's
+# were); with these, a fault that shows only on a connection's first request, or only on a reused one, meets both
+CONNECTION_ENDS = ("kept", "kept", "kept", "closed")
+
+
+def transport(form: dict[str, str], request: str | None = None) -> Transport:
+    return Transport(form["header-name-case"], form["header-order"], form["body-framing"] == "chunked",
+                     close=_drawn(request, "connection", CONNECTION_ENDS) == "closed")
 
 
 # -- reading a recorded exchange ------------------------------------------------------------------------------

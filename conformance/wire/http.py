@@ -73,11 +73,13 @@ RUN_DEADLINE = "the run's deadline (profile [timeouts] run)"
 @dataclass(frozen=True)
 class Transport:
     """How a request travels, beyond its headers and body (`model.dimensions`' free dimensions the client applies):
-    the case of its header names (HTTP/1.1; HTTP/2 lower-cases them), their order, and the body's framing (chunked:
-    no Content-Length; over HTTP/2, DATA frames without one)."""
+    the case of its header names (HTTP/1.1; HTTP/2 lower-cases them), their order, the body's framing (chunked:
+    no Content-Length; over HTTP/2, DATA frames without one), and whether the connection ends with it (HTTP/1.1
+    `Connection: close`, RFC 9112 §9.6: the next request opens one; HTTP/2 has no such header)."""
     name_case: str = "lower"         # lower | canonical | upper
     order: str = "as-built"          # as-built | reversed
     chunked: bool = False
+    close: bool = False
 
     def cased(self, name: str) -> str:
         if self.name_case == "upper":
@@ -331,6 +333,8 @@ class Client:
             hdrs["content-type"] = "application/json"
         for k, v in (headers or {}).items():
             hdrs[k.lower()] = v
+        if transport.close and not self.http2 and "connection" not in hdrs:
+            hdrs["connection"] = "close"
         timeout = httpx.Timeout(
             connect=limits.connect,
             read=max(limits.headers, limits.idle) + 5.0,  # safety net; anyio scopes rule

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Iterator
 
 from conformance import __version__, catalog, draw_cache, registry, versions
 from conformance.engine import KEY_COMPANIONS
-from conformance.vocab.forms import LARGE_ID_BITS
+from conformance.vocab.forms import CONNECTION_ENDS, LARGE_ID_BITS
 from conformance.agent import DIRECTIVES, canonical_json, parse
 from conformance.agent import vectors as agent_vectors
 from conformance.checks.agui._common import PING_INTERVAL
@@ -49,6 +49,8 @@ FIGURES: tuple[Figure, ...] = (
     # what rides on the requests a run sends
     Figure("the string kinds a key carries beside its own", ("carries the characters of {} more",),
            lambda: KEY_COMPANIONS, ("docs/cli.md",)),
+    Figure("the requests that end their connection", ("over HTTP/1.1 one request in {} says `Connection: close`",),
+           lambda: len(CONNECTION_ENDS) // CONNECTION_ENDS.count("closed"), ("docs/cli.md",)),
     Figure("how large a large id the run chooses is", ("negative, beyond {} bits",),
            lambda: LARGE_ID_BITS, ("docs/cli.md",)),
     # the 429 probe and the slow checks of --thorough

@@ -9,7 +9,7 @@ import time
 import pytest
 import trustme
 
-from conformance.wire.http import Client, Exchange, RecordingBudget, Limits
+from conformance.wire.http import Client, Exchange, RecordingBudget, Limits, Transport
 from conformance.wire.redact import MASK
 from conformance.reporting.transcript import transcript
 
@@ -806,3 +806,25 @@ def test_in_flight_exchange_is_reported_by_the_activity() -> None:
     held, activity = run(main(), timeout=60)
     assert held.startswith("slow-one (GET http://127.0.0.1:") and "status 200, 5 body bytes received" in held
     assert not activity.in_flight
+
+
+def test_a_request_may_end_its_connection() -> None:
+    """`Transport(close=True)` sends `Connection: close` (HTTP/1.1): the next request opens a connection of its own,
+    where requests without it share one."""
+    async def h(req, w, st):
+        w.write(response(200, b"{}", {"content-type": "application/json"}))
+        return True
+
+    async def two(first: Transport) -> ServerState:
+        async with serve(h) as st:
+            client = Client(f"http://127.0.0.1:{st.port}", limits=FAST)
+            try:
+                await client.send("GET", "/a", transport=first)
+                await client.send("GET", "/b")
+            finally:
+                await client.aclose()
+            return st
+
+    closed, kept = run(two(Transport(close=True))), run(two(Transport()))
+    assert closed.requests[0].headers.get("connection") == "close" and closed.connections == 2
+    assert kept.requests[0].headers.get("connection") != "close" and kept.connections == 1

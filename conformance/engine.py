@@ -41,6 +41,9 @@ from conformance.vocab.values import error_of
 KEY_KINDS = STRING_KINDS
 UUID_KEY = "uuid"        # a key in a UUID's form, among the kinds a key carries in turn
 KEY_COMPANIONS = 2       # the kinds whose characters a key carries beside its own
+# kinds a key carries only as its own: a server writing its answers by hand breaks the whole answer on escapes, not
+# the key alone, and the failure is then the rule's of whatever the request was (one deviation on many requirements)
+OWN_KIND_ONLY = ("json-escapes",)
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
 PREFLIGHT_METADATA = "preflight"   # its GET of the metadata document, without a credential
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
@@ -168,10 +171,12 @@ class Context:
         # Beside its kind, a key carries the characters of more (KEY_COMPANIONS), spread over the kinds: a fault that
         # shows only on keys with some characters (and only on some requests) is met on that many times the requests.
         chars = [k for k in kinds if k not in (UUID_KEY, "edge-whitespace")]
-        at = chars.index(kind) if kind in chars else n if turn is None else turn
+        beside = [k for k in chars if k not in OWN_KIND_ONLY]
+        at = beside.index(kind) if kind in beside else n if turn is None else turn
         apart = 1 + KEY_COMPANIONS
-        carried = dict.fromkeys(chars[(at + step * len(chars) // apart) % len(chars)] for step in range(apart)) \
-            if chars else {}
+        steps = range(1, apart) if kind in chars else range(apart)      # a whitespace key: three kinds inside it
+        companions = [beside[(at + step * len(beside) // apart) % len(beside)] for step in steps] if beside else []
+        carried = dict.fromkeys(([kind] if kind in chars else []) + companions)
         text = "".join("".join(KEY_KINDS[k]) for k in carried)
         if kind == "edge-whitespace":
             return f" \t{base}-{text}\t " if text else f" \t{base}\t "

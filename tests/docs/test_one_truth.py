@@ -62,7 +62,7 @@ OTHER_TOOLS = {   # options of other programs the docs show, and whose they are
     "--no-deps": "pip wheel", "--disable-pip-version-check": "pip (action.yml)",
     "--http2": "curl (and conformance serve)", "--http1": "curl (its --http1.1)",
     "--agent": "python -m conformance.agent.vectors", "--without": "python -m conformance.agent.vectors",
-    "--draws": "bench/bench_gated.py", "--family": "bench/bench_gated.py",
+    "--draws": "bench/bench_gated.py", "--family": "bench/bench_gated.py", "--servers": "bench/bench_gated.py",
 }
 WRONG_ON_PURPOSE = {"--bse-url": "docs/cli.md shows the one-line error a mistyped option gets"}
 COMMAND = re.compile(r"\bconformance (" + "|".join(cli.COMMANDS) + r")\b")

@@ -151,8 +151,8 @@ class Context:
         """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each is of one kind
         of string of the model (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at its
         ends, format characters, …) or a UUID's form, in turn for each stem, and carries the characters of two more
-        kinds beside it, so every rule that reads a key meets every kind across the run's requests at no cost; the first goes plain, as most clients write a key (and
-        every one asked `plain`: a key whose length is measured). A key is numbered within its scenario and stem,
+        kinds beside it, so every rule that reads a key meets every kind across the run's requests at no cost; the
+        first goes plain, as most clients write a key (and every one asked `plain`: a key whose length is measured). A key is numbered within its scenario and stem,
         never by the order keys of requests sent at once were made: the same seed makes the same keys. `turn` picks the
         kind in turn by a number the caller gives (a move's), for keys of stems of their own that still rotate."""
         first = not self._stems
@@ -217,26 +217,26 @@ class Context:
         if shaped and not any(k.lower() == "authorization" for k in headers or {}):
             credential = forms.credential(form, operation_of(path), kw.get("json"), credential, self.target)
         all_headers = {**self.bearer(credential), **(headers or {})}
+        request = f"{self.target.seed}|{self.scenario.name}|{n}"
+        drawn = request if n else None      # what rides on a request is drawn by its name; a scenario's first: none
+        accept = next((v for k, v in all_headers.items() if k.lower() == "accept" and isinstance(v, str)), None)
         carried = None if credential and all_headers.get("Authorization") else self._carried(path, all_headers, kw)
         shape: dict[str, str] = {}
         if shaped and "json" in kw:
             kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
                                             replies_read=self.target.profile.is_conformance_agent,
-                                            request=f"{self.target.seed}|{self.scenario.name}|{n}" if n else None,
-                                            accept=next((v for k, v in (headers or {}).items()
-                                                         if k.lower() == "accept" and isinstance(v, str)), None))
+                                            request=drawn, accept=accept)
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
-                                                  request=f"{self.target.seed}|{self.scenario.name}|{n}",
+                                                  request=request,
                                                   operation=operation_of(path))
         if body is not None:
             kw.pop("json")
             kw["content"] = body
-        ends = forms.transport(form, request=f"{self.target.seed}|{self.scenario.name}|{n}" if n else None)
+        ends = forms.transport(form, request=drawn)
         ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
                                     transport=ends, **kw)
-        inputs.carry(self, label, *forms.classes({**applied, **shape}, next(
-            (v for k, v in all_headers.items() if k.lower() == "accept" and isinstance(v, str)), None)))
+        inputs.carry(self, label, *forms.classes({**applied, **shape}, accept))
         ex.form = {**applied, **shape, "header-name-case": form["header-name-case"], "header-order": form["header-order"],
                    "body-framing": "chunked" if any(k.lower() == "transfer-encoding" for k in ex.request_headers)
                    else "content-length", **({"connection": "closed"} if ends.close and not self.client.http2 else {})}

@@ -152,9 +152,10 @@ class Context:
         of string of the model (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at its
         ends, format characters, …) or a UUID's form, in turn for each stem, and carries the characters of two more
         kinds beside it, so every rule that reads a key meets every kind across the run's requests at no cost; the
-        first goes plain, as most clients write a key (and every one asked `plain`: a key whose length is measured). A key is numbered within its scenario and stem,
-        never by the order keys of requests sent at once were made: the same seed makes the same keys. `turn` picks the
-        kind in turn by a number the caller gives (a move's), for keys of stems of their own that still rotate."""
+        first goes plain, as most clients write a key (and every one asked `plain`: a key whose length is measured). A
+        key is numbered within its scenario and stem, never by the order keys of requests sent at once were made: the
+        same seed makes the same keys. `turn` picks the kind in turn by a number the caller gives (a move's), for keys
+        of stems of their own that still rotate."""
         first = not self._stems
         n, self._stems[label] = self._stems[label], self._stems[label] + 1
         base = f"conf-{self.target.run_tag}-{label}-{self.scenario.ordinal}-{n + 1}"
@@ -162,9 +163,8 @@ class Context:
             return base
         kinds = [k for k in KEY_KINDS if all(inputs.is_sent(f"{field}:{k}") for field in ("session-key", "run-id")
                                              if f"{field}:{k}" in inputs.CLASSES)] + [UUID_KEY]
-        stem = label if turn is None else "turn"
-        kind = kinds[((n if turn is None else turn) + forms.offset(self.target.seed, f"{self.scenario.name}|{stem}",
-                                                                  len(kinds))) % len(kinds)]
+        stem, at = (label, n) if turn is None else ("turn", turn)
+        kind = kinds[(at + forms.offset(self.target.seed, f"{self.scenario.name}|{stem}", len(kinds))) % len(kinds)]
         if kind == UUID_KEY:    # the form SDKs write (`crypto.randomUUID()`, `uuid4()`), made from the run's key
             digest = hashlib.sha256(base.encode()).hexdigest()
             return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
@@ -172,7 +172,7 @@ class Context:
         # shows only on keys with some characters (and only on some requests) is met on that many times the requests.
         chars = [k for k in kinds if k not in (UUID_KEY, "edge-whitespace")]
         beside = [k for k in chars if k not in OWN_KIND_ONLY]
-        at = beside.index(kind) if kind in beside else n if turn is None else turn
+        at = beside.index(kind) if kind in beside else at
         apart = 1 + KEY_COMPANIONS
         steps = range(1, apart) if kind in chars else range(apart)      # a whitespace key: three kinds inside it
         companions = [beside[(at + step * len(beside) // apart) % len(beside)] for step in steps] if beside else []
@@ -233,13 +233,13 @@ class Context:
         if body is not None:
             kw.pop("json")
             kw["content"] = body
-        ends = forms.transport(form, request=drawn)
         ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
-                                    transport=ends, **kw)
+                                    transport=forms.transport(form, request=drawn), **kw)
         inputs.carry(self, label, *forms.classes({**applied, **shape}, accept))
+        sent = {k.lower(): v for k, v in ex.request_headers.items()}
         ex.form = {**applied, **shape, "header-name-case": form["header-name-case"], "header-order": form["header-order"],
-                   "body-framing": "chunked" if any(k.lower() == "transfer-encoding" for k in ex.request_headers)
-                   else "content-length", **({"connection": "closed"} if ends.close and not self.client.http2 else {})}
+                   "body-framing": "chunked" if "transfer-encoding" in sent else "content-length",
+                   **({"connection": "closed"} if sent.get("connection", "").lower() == "close" else {})}
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
         ex.credential = credential if credential and all_headers.get("Authorization") else carried
         if record:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Protocol
 from urllib.parse import urlsplit
 
@@ -84,7 +83,7 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
     if check.every:
         result = _judge(source, check)
         result.http_versions = tuple(sorted({ex.http_version for ex in result.read if ex.http_version}))
-        result.input_classes = inputs.judged_on(check.requirements, carriers(source, result.read))
+        result.input_classes = inputs.judged_on(check.requirements, every_recording(source), result.read)
         result.duration = time.monotonic() - t0
         result.message = source.redactor.redact(result.message)
         return result
@@ -101,18 +100,6 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
     result.duration = time.monotonic() - t0
     result.message = source.redactor.redact(result.message)
     return result
-
-
-def carriers(source: RecordingSource, read: Iterable[Exchange]) -> list[SimpleNamespace]:
-    """What each recording noted of the input classes carried by the exchanges in `read` alone: the classes a rule
-    over every exchange was judged on are those of the exchanges it read, whatever scenario sent them."""
-    ids = {id(ex) for ex in read}
-    out = []
-    for rec in every_recording(source):
-        labels = {ex.label for ex in rec.exchanges if id(ex) in ids}
-        carried = (getattr(rec, "facts", None) or {}).get("input_classes") or {}
-        out.append(SimpleNamespace(facts={"input_classes": {k: v for k, v in carried.items() if k in labels}}))
-    return out
 
 
 def _judge(source: RecordingSource, check: Check) -> CheckResult:

@@ -71,9 +71,8 @@ async def agui_forms(ctx: Context) -> None:
 @scenario("mcp.input_forms", protocol="mcp", steps=steps.MCP_INPUT_FORMS)
 async def mcp_forms(ctx: Context) -> None:
     """tools/list (no run) with Content-Type in other legitimate forms, each carrying a falsy JSON-RPC id (0, ""),
-    and one with an id holding escapes:
-    an answer is judged on its result (MCP-SESS-005) and its id (MCP-METH-005) alike, so the header forms carry the
-    ids (`content-type-*`), and an id left over goes alone (`id-*`)."""
+    and one with an id holding escapes: an answer is judged on its result (MCP-SESS-005) and its id (MCP-METH-005)
+    alike, so the header forms carry the ids (`content-type-*`), and an id left over goes alone (`id-*`)."""
     ids = forms(ctx, steps.ID_FORMS, ID_CLASSES, lambda n: f"plain-id-{n}") if ctx.sends(steps.ID_FORMS) else []
     headers = [(label, {"Content-Type": form}) for label, form in
                forms(ctx, steps.CONTENT_TYPE_FORMS, CONTENT_TYPES, lambda n: "application/json")]

@@ -30,10 +30,11 @@ async def document(ctx: Context) -> None:
     await ctx.send("POST", path, label=steps.POST, credential=None, json={})
     # The probes of a request each, again in other forms: their faults show only on the requests that carry them, and
     # the rules over every exchange judge these as those (the checks here read the first)
-    again = [("GET", path)] + ([("GET", ctx.metadata_path(ctx.target.undeployed_agent_id))]
-                                              if ctx.target.undeployed_agent_id else []) + [("POST", path)]
-    for n, (method, url) in enumerate(again, 1):
-        await ctx.send(method, url, label=steps.AGAIN.of(n), credential=None, **({"json": {}} if method == "POST" else {}))
+    undeployed = ctx.target.undeployed_agent_id
+    again = [("GET", path, {}), *([("GET", ctx.metadata_path(undeployed), {})] if undeployed else []),
+             ("POST", path, {"json": {}})]
+    for n, (method, url, body) in enumerate(again, 1):
+        await ctx.send(method, url, label=steps.AGAIN.of(n), credential=None, **body)
 
 
 @scenario("metadata.challenge", protocol=("metadata", "mcp"), steps=steps.METADATA_CHALLENGE)

@@ -323,6 +323,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     free = replies_read and operation in ("invoke", "agui", "mcp") and (
         replies.reply_of(prompt) is not None or replies.echoes_params(prompt)
         or operation == "mcp" and body.get("method") in MCP_DESCRIBING)
+    long = _drawn(request, "field-length", FIELD_LENGTHS) == "long"
     if operation == "mcp":
         rid = out.get("id")
         kind = form.get("jsonrpc-id")
@@ -338,15 +339,13 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
                 and META_VERSION in meta and meta.get(META_CAPS) == {}:
             out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
             applied["mcp-elicitation"] = "can-elicit"
-        if free and isinstance(meta, dict) and META_VERSION in meta \
-                and _drawn(request, "field-length", FIELD_LENGTHS) == "long":
+        if free and long and isinstance(meta, dict) and META_VERSION in meta:
             params = out["params"]
             out["params"] = {**params, "_meta": {**params["_meta"], MCP_NOTES: LONG_TEXT}}
             applied["field-length"] = "long"
     # a writing that escapes characters gets some to escape where the body is free to carry them
     escapes = form.get("json-writing") in ESCAPING_WRITINGS
     fields = "set" if escapes else form.get("agui-fields")
-    long = _drawn(request, "field-length", FIELD_LENGTHS) == "long"
     if operation == "agui" and free and fields in AGUI_FIELDS and not set(AGUI_FORWARDED) & set(out):
         out.update(copy.deepcopy(AGUI_FIELDS[fields]))
         applied["agui-fields"] = fields

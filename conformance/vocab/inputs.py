@@ -143,12 +143,20 @@ def history_text(ctx: Any, step: str) -> str:
 
 
 # -- what a report says ---------------------------------------------------------------------------------------------
-def judged_on(requirements: Iterable[str], recordings: Iterable[Any]) -> tuple[str, ...]:
-    """The classes the recordings carried that apply to any of `requirements` (a check's), sorted."""
+def judged_on(requirements: Iterable[str], recordings: Iterable[Any], read: Iterable[Any] | None = None
+              ) -> tuple[str, ...]:
+    """The classes the recordings carried that apply to any of `requirements` (a check's), sorted; with `read`, only
+    those of the exchanges read (a rule over every exchange is judged on the classes of the exchanges it read,
+    whatever scenario sent them)."""
     wanted = set(requirements)
-    carried = {name for rec in recordings
-               for names in ((getattr(rec, "facts", None) or {}).get("input_classes") or {}).values()
-               for name in names}
+    ids = None if read is None else {id(ex) for ex in read}
+    carried: set[str] = set()
+    for rec in recordings:
+        steps = (getattr(rec, "facts", None) or {}).get("input_classes") or {}
+        if ids is not None:
+            labels = {ex.label for ex in rec.exchanges if id(ex) in ids}
+            steps = {step: names for step, names in steps.items() if step in labels}
+        carried.update(name for names in steps.values() for name in names)
     return tuple(sorted(n for n in carried if n in CLASSES and wanted & set(CLASSES[n].applies)))
 
 

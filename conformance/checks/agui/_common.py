@@ -167,18 +167,26 @@ class Run:
         return kind
 
     def text(self) -> str:
-        """The `delta`s of the TEXT_MESSAGE_CONTENT events, joined in order. A run with a history that replied to
-        another message of it is AGUI-PROMPT-001's deviation: every other reading of it is blocked by that one."""
-        text = "".join(e["delta"] for e in self.of_type("TEXT_MESSAGE_CONTENT") if isinstance(e.get("delta"), str))
-        reply = replies.scripted_reply(replies.prompt_of(self.ex))
-        if reply is None or _passes(lambda t: reply.judge(t, "the reply"), text):
-            return text
-        if replies.replied_to_another(self.ex, text):
-            raise precondition("AGUI-PROMPT-001", self.ex,
-                               f"the run replied {truncate(text, 160, quoted=True)}, the reply of another message of its "
-                               f"history, not of its last user message (the text of the last user message is the "
-                               f"prompt)")
+        """The `delta`s of the TEXT_MESSAGE_CONTENT events, joined in order, of a run that replied to its prompt
+        (`replied_to_its_prompt`)."""
+        text = self._deltas()
+        self.replied_to_its_prompt(text)
         return text
+
+    def _deltas(self) -> str:
+        return "".join(e["delta"] for e in self.of_type("TEXT_MESSAGE_CONTENT") if isinstance(e.get("delta"), str))
+
+    def replied_to_its_prompt(self, text: str | None = None) -> None:
+        """A run with a history that replied to another message of it is AGUI-PROMPT-001's deviation: every other
+        reading of the run is blocked by that one (a reader of anything but its text asks this first)."""
+        text = self._deltas() if text is None else text
+        reply = replies.scripted_reply(replies.prompt_of(self.ex))
+        if reply is not None and not _passes(lambda t: reply.judge(t, "the reply"), text) \
+                and replies.replied_to_another(self.ex, text):
+            raise precondition("AGUI-PROMPT-001", self.ex,
+                               f"the run replied {truncate(text, 160, quoted=True)}, the reply of another message of "
+                               f"its history, not of its last user message (the text of the last user message is "
+                               f"the prompt)")
 
 
 def judge_reply(r: Run, judge: Callable[[str], Any]) -> None:

@@ -258,7 +258,7 @@ def tool_or_step_between(ex: Exchange, target: Any) -> None:
     r = run_of(ex)
     if r.terminal()["type"] != "RUN_FINISHED":
         raise NotAssessed(f"{ex.label}: the run did not finish, so what it did is not all there")
-    r.text()    # a run that replied to another message of its history ran another prompt: AGUI-PROMPT-001's
+    r.replied_to_its_prompt()
     tool_or_step_inside(r)
 
 

@@ -44,7 +44,7 @@ def whole_message_list_reaches_agent(rec):
 
 
 def _result_is(r: Run, want: str) -> None:
-    r.text()    # a run that replied to another message of its history: AGUI-PROMPT-001's
+    r.replied_to_its_prompt()
     got = r.finished().get("result")
     differs = text_diff(got, want) if isinstance(got, str) else f"got {truncate(got, 160, quoted=True)}"
     assert same_json(got, want), f"RUN_FINISHED.result differs from the reply: {differs}"

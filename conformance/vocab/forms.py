@@ -43,7 +43,14 @@ EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d
                  "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy", "X-Request-Id": None,
                            "traceparent": None},
                  "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache",
-                             "Referer": "https://app.example/chat"}}
+                             "Referer": "https://app.example/chat", "Origin": "https://app.example",
+                             "Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "cross-site",
+                             "Cookie": "_ga=GA1.1.1402.1733450000; theme=dark"}}
+# ...but not where the protocol reads it: MCP's transport has a server refuse an Origin it finds invalid (403)
+NOT_SENT_ON = {"Origin": ("mcp",)}
+# what an SDK's library writes beside its user agent (Node's fetch: undici's own; the others add nothing the run
+# does not vary already)
+SDK_HEADERS = {"node": {"Accept-Language": "*", "Sec-Fetch-Mode": "cors"}}
 JSON_ACCEPT = "application/json"
 ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
                              "case": "Application/JSON, Text/Event-Stream",
@@ -291,11 +298,17 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         agent = USER_AGENTS[form["user-agent"]]
         out["User-Agent"] = agent[int(made[:8], 16) % len(agent)] if isinstance(agent, tuple) else agent
         applied["user-agent"] = form["user-agent"]
-    added = EXTRA_HEADERS.get(form["extra-header"], {})
+        out.update({k: v for k, v in SDK_HEADERS.get(out["User-Agent"], {}).items() if k.lower() not in lower})
+    added = extra_headers(form["extra-header"], operation)
     if added and not set(map(str.lower, added)) & set(lower):
         out.update({k: v if v is not None else _made_per_request(k, made) for k, v in added.items()})
         applied["extra-header"] = form["extra-header"]
     return out, body, applied
+
+
+def extra_headers(value: str, operation: str | None) -> dict[str, str | None]:
+    """The headers an `extra-header` value adds to a request of `operation`."""
+    return {k: v for k, v in EXTRA_HEADERS.get(value, {}).items() if operation not in NOT_SENT_ON.get(k, ())}
 
 
 def _made_per_request(header: str, made: str) -> str:
@@ -474,15 +487,16 @@ def credential(form: dict[str, str], operation: str | None, body: Any, fact: str
     return "access_token" if body.get("method") in MCP_DESCRIBING else fact
 
 
-# Whether a request ends its connection (`Connection: close`, HTTP/1.1), one in four by its name: a pooled client
-# sends most requests on a connection an earlier one opened, so a request that opens one is rare (a tenth of a run's
-# were); with these, a fault that shows only on a connection's first request, or only on a reused one, meets both
-CONNECTION_ENDS = ("kept", "kept", "kept", "closed")
+# What a request says of its connection (HTTP/1.1), by its name: ending it one in four (`Connection: close`): a pooled
+# client sends most requests on a connection an earlier one opened, so a request that opens one is rare (a tenth of a
+# run's were); with these, a fault that shows only on a connection's first request, or only on a reused one, meets
+# both. Of the others, some say `keep-alive` as most libraries do, some nothing, as curl and Go (`wire.Transport`)
+CONNECTION_ENDS = ("keep-alive", "unsaid", "unsaid", "close")
 
 
 def transport(form: dict[str, str], request: str | None = None) -> Transport:
     return Transport(form["header-name-case"], form["header-order"], form["body-framing"] == "chunked",
-                     close=_drawn(request, "connection", CONNECTION_ENDS) == "closed")
+                     connection=_drawn(request, "connection", CONNECTION_ENDS))
 
 
 # -- reading a recorded exchange ------------------------------------------------------------------------------
@@ -529,9 +543,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
     ua = rq.header(ex, "user-agent")
     out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua or isinstance(v, tuple) and ua in v),
                              "other")
-    out["extra-header"] = next((name for name, added in EXTRA_HEADERS.items()
-                                if all(rq.header(ex, k) == v if v else rq.header(ex, k) for k, v in added.items())),
-                               "none")
+    out["extra-header"] = next((name for name in EXTRA_HEADERS if (added := extra_headers(name, op)) and all(
+        rq.header(ex, k) == v if v else rq.header(ex, k) for k, v in added.items())), "none")
     if ex.request_body and "json-writing" not in out:
         out["json-writing"] = _writing(ex.request_body)
     fields = rq.fields(ex)

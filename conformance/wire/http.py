@@ -74,12 +74,13 @@ RUN_DEADLINE = "the run's deadline (profile [timeouts] run)"
 class Transport:
     """How a request travels, beyond its headers and body (`model.dimensions`' free dimensions the client applies):
     the case of its header names (HTTP/1.1; HTTP/2 lower-cases them), their order, the body's framing (chunked:
-    no Content-Length; over HTTP/2, DATA frames without one), and whether the connection ends with it (HTTP/1.1
-    `Connection: close`, RFC 9112 §9.6: the next request opens one; HTTP/2 has no such header)."""
+    no Content-Length; over HTTP/2, DATA frames without one), and what it says of its connection (HTTP/1.1; HTTP/2
+    has no such header): `keep-alive` as most libraries write it, `unsaid` as curl and Go leave it (persistence is
+    HTTP/1.1's default, RFC 9112 §9.3), or `close`, ending it (§9.6: the next request opens one)."""
     name_case: str = "lower"         # lower | canonical | upper
     order: str = "as-built"          # as-built | reversed
     chunked: bool = False
-    close: bool = False
+    connection: str = "keep-alive"   # keep-alive | unsaid | close
 
     def cased(self, name: str) -> str:
         if self.name_case == "upper":
@@ -333,8 +334,8 @@ class Client:
             hdrs["content-type"] = "application/json"
         for k, v in (headers or {}).items():
             hdrs[k.lower()] = v
-        if transport.close and not self.http2 and "connection" not in hdrs:
-            hdrs["connection"] = "close"
+        if transport.connection != "keep-alive" and not self.http2 and "connection" not in hdrs:
+            hdrs["connection"] = "close" if transport.connection == "close" else None
         timeout = httpx.Timeout(
             connect=limits.connect,
             read=max(limits.headers, limits.idle) + 5.0,  # safety net; anyio scopes rule

@@ -809,8 +809,8 @@ def test_in_flight_exchange_is_reported_by_the_activity() -> None:
 
 
 def test_a_request_may_end_its_connection() -> None:
-    """`Transport(close=True)` sends `Connection: close` (HTTP/1.1): the next request opens a connection of its own,
-    where requests without it share one."""
+    """`Transport(connection="close")` sends `Connection: close` (HTTP/1.1): the next request opens a connection of
+    its own, where requests without it share one, whether they say `keep-alive` or nothing."""
     async def h(req, w, st):
         w.write(response(200, b"{}", {"content-type": "application/json"}))
         return True
@@ -825,6 +825,8 @@ def test_a_request_may_end_its_connection() -> None:
                 await client.aclose()
             return st
 
-    closed, kept = run(two(Transport(close=True))), run(two(Transport()))
+    closed, kept = run(two(Transport(connection="close"))), run(two(Transport()))
+    unsaid = run(two(Transport(connection="unsaid")))
     assert closed.requests[0].headers.get("connection") == "close" and closed.connections == 2
-    assert kept.requests[0].headers.get("connection") != "close" and kept.connections == 1
+    assert kept.requests[0].headers.get("connection") == "keep-alive" and kept.connections == 1
+    assert "connection" not in unsaid.requests[0].headers and unsaid.connections == 1

@@ -20,6 +20,7 @@ import dataclasses
 import string
 from typing import Any
 
+from conformance.model.values import JSON_ESCAPES, TRANSFORMABLE
 from conformance.vocab import forms, inputs, protocols as p, sequences, silences
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
@@ -216,6 +217,8 @@ PASS_FIELDS = {
 UNKNOWN_FIELDS = {
     "x_text": "plain", "x_number": 42, "x_float": 0.125, "x_null": None, "x_bool": False,
     "x_object": {"a": {"b": [1, {"c": "d"}]}}, "x_array": [1, "two", [3]], "x_unicode": "naïve 東京 \U0001f680",
+    # a name and a value with what JSON escapes, and a value a transformation changes (whitespace at its ends)
+    f"x_escapes{JSON_ESCAPES[0]}": f"v{JSON_ESCAPES[1]}", "x_transformable": TRANSFORMABLE,
 }
 
 

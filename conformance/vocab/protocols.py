@@ -10,6 +10,7 @@ import hashlib
 import json
 from typing import Any
 
+from conformance.model.values import TRANSFORMABLE
 from conformance.wire.exchange import Exchange
 
 MCP_VERSION = "2026-07-28"
@@ -77,9 +78,11 @@ def invoke_body(prompt: str, session: str | None = None, **extra: Any) -> dict[s
     return body
 
 
-# a small structured value well inside the 4 KB the extra data field takes, which an `echo params` run carries along
+# a small structured value well inside the 4 KB the extra data field takes, which an `echo params` run carries along;
+# its text holds characters a store or a transformation changes (outside the BMP, composed and not, case, whitespace
+# at its ends, a format character), so what changes the extra data of the probes built for it shows on these runs too
 EXTRA_DATA = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"],
-              "nested": {"a": {"b": ["c"]}}}
+              "nested": {"a": {"b": ["c"]}}, "text": f"{TRANSFORMABLE[0]}\U0001f600\u200b{TRANSFORMABLE[1:]}"}
 
 
 def extra_data_sample(target: Any) -> dict[str, Any]:

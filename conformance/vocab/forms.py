@@ -25,6 +25,7 @@ from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES, REFUSED_
 from conformance.model.values import STRING_KINDS, TRANSFORMABLE
 from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
+from conformance.wire.redact import suite_made
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
 from conformance.vocab.protocols import agui_message, JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, written
 
@@ -45,7 +46,7 @@ EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d
                  "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache",
                              "Referer": "https://app.example/chat", "Origin": "https://app.example",
                              "Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "cross-site",
-                             "Cookie": "_ga=GA1.1.1402.1733450000; theme=dark"}}
+                             "Cookie": suite_made("theme=dark")}}
 # ...but not where the protocol reads it: MCP's transport has a server refuse an Origin it finds invalid (403)
 NOT_SENT_ON = {"Origin": ("mcp",)}
 # what an SDK's library writes beside its user agent (Node's fetch: undici's own; the others add nothing the run

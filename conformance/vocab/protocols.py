@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from conformance.model.values import TRANSFORMABLE
+from conformance.vocab import inputs
 from conformance.wire.exchange import Exchange
 
 MCP_VERSION = "2026-07-28"
@@ -78,17 +79,20 @@ def invoke_body(prompt: str, session: str | None = None, **extra: Any) -> dict[s
     return body
 
 
-# a small structured value well inside the 4 KB the extra data field takes, which an `echo params` run carries along;
-# its text holds characters a store or a transformation changes (outside the BMP, composed and not, case, whitespace
-# at its ends, a format character), so what changes the extra data of the probes built for it shows on these runs too
+# a small structured value well inside the 4 KB the extra data field takes, which an `echo params` run carries along
 EXTRA_DATA = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"],
-              "nested": {"a": {"b": ["c"]}}, "text": f"{TRANSFORMABLE[0]}\U0001f600\u200b{TRANSFORMABLE[1:]}"}
+              "nested": {"a": {"b": ["c"]}}}
+# ...with a text of characters a store or a transformation changes (outside the BMP, composed and not, case,
+# whitespace at its ends, a format character): what changes the extra data of the probes built for it (class
+# extra-data:multibyte-inside) shows on every echo run too
+EXTRA_TEXT = f"{TRANSFORMABLE[0]}\U0001f600\u200b{TRANSFORMABLE[1:]}"
 
 
 def extra_data_sample(target: Any) -> dict[str, Any]:
     """The extra data field with `EXTRA_DATA`, when its name is known (`--extra-data-field`); else nothing."""
     field = getattr(target, "extra_data_field", None)
-    return {field: EXTRA_DATA} if field else {}
+    text = {"text": EXTRA_TEXT} if inputs.is_sent("extra-data:multibyte-inside") else {}
+    return {field: {**EXTRA_DATA, **text}} if field else {}
 
 
 def invoke_frames(ex: Exchange) -> list[tuple[str | None, Any]]:

@@ -50,7 +50,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("the string kinds a key carries beside its own", ("carries the characters of {} more",),
            lambda: KEY_COMPANIONS, ("docs/cli.md",)),
     Figure("the requests that end their connection", ("over HTTP/1.1 one request in {} says `Connection: close`",),
-           lambda: len(CONNECTION_ENDS) // CONNECTION_ENDS.count("closed"), ("docs/cli.md",)),
+           lambda: len(CONNECTION_ENDS) // CONNECTION_ENDS.count("close"), ("docs/cli.md",)),
     Figure("how large a large id the run chooses is", ("negative, beyond {} bits",),
            lambda: LARGE_ID_BITS, ("docs/cli.md",)),
     # the 429 probe and the slow checks of --thorough

@@ -147,7 +147,7 @@ class Context:
         if not self.target.profile.is_conformance_agent:
             raise NotAssessed(f"needs the conformance agent ({why}); the profile's agent is custom")
 
-    def unique(self, label: str = "k", *, plain: bool = False, turn: int | None = None) -> str:
+    def unique(self, label: str = "k", *, plain: bool = False, turn: int | None = None, echoed: bool = False) -> str:
         """A key no earlier run used: sessions, thread ids, run ids. Beyond a scenario's first, each is of one kind
         of string of the model (`model.values.STRING_KINDS`: characters beyond ASCII, escapes, whitespace at its
         ends, format characters, …) or a UUID's form, in turn for each stem, and carries the characters of two more
@@ -155,7 +155,9 @@ class Context:
         first goes plain, as most clients write a key (and every one asked `plain`: a key whose length is measured). A
         key is numbered within its scenario and stem, never by the order keys of requests sent at once were made: the
         same seed makes the same keys. `turn` picks the kind in turn by a number the caller gives (a move's), for keys
-        of stems of their own that still rotate."""
+        of stems of their own that still rotate. An `echoed` value (a run id, a progress token: the service only gives
+        it back) carries every kind's characters beside its own: a server that changes it breaks its echo's rule
+        alone, where a changed session key breaks every rule of the session it names."""
         first = not self._stems
         n, self._stems[label] = self._stems[label], self._stems[label] + 1
         base = f"conf-{self.target.run_tag}-{label}-{self.scenario.ordinal}-{n + 1}"
@@ -173,7 +175,7 @@ class Context:
         chars = [k for k in kinds if k not in (UUID_KEY, "edge-whitespace")]
         beside = [k for k in chars if k not in OWN_KIND_ONLY]
         at = beside.index(kind) if kind in beside else at
-        apart = 1 + KEY_COMPANIONS
+        apart = len(beside) if echoed else 1 + KEY_COMPANIONS
         steps = range(1, apart) if kind in chars else range(apart)      # a whitespace key: three kinds inside it
         companions = [beside[(at + step * len(beside) // apart) % len(beside)] for step in steps] if beside else []
         carried = dict.fromkeys(([kind] if kind in chars else []) + companions)

@@ -233,11 +233,11 @@ async def params(ctx: Context):
                                     for k, v in fields.items()}}
     extra = {**PASS_FIELDS, **unknown}
     ctx.note(forwarded=PASS_FIELDS, unknown=unknown)
-    await run_agui(ctx, steps.ECHO_PARAMS, prompt, thread=ctx.unique("params"), run=ctx.unique("run"),
+    await run_agui(ctx, steps.ECHO_PARAMS, prompt, thread=ctx.unique("params"), run=ctx.unique("run", echoed=True),
                    expectation=expect(), **extra)
     for n in range(1, forms.AGAIN + 1):
         await run_agui(ctx, steps.ECHO_PARAMS_AGAIN.of(n), prompt, thread=ctx.unique("params"),
-                       run=ctx.unique("run"), expectation=expect(), **extra)
+                       run=ctx.unique("run", echoed=True), expectation=expect(), **extra)
 
 
 @scenario("agui.params_falsy", protocol="agui", prompts=("params_passthrough",), deadline=60,
@@ -301,7 +301,7 @@ async def upstream_input(ctx: Context):
     from ag_ui.core import RunAgentInput, UserMessage
 
     s = ctx.agent_scenario("plain_reply")
-    thread, run = ctx.unique("upstream"), ctx.unique("run")
+    thread, run = ctx.unique("upstream"), ctx.unique("run", echoed=True)
     model = RunAgentInput(thread_id=thread, run_id=run, state={}, tools=[], context=[], forwarded_props={},
                           messages=[UserMessage(id="u1", role="user", content=s["prompt"])])
     body = model.model_dump(mode="json", by_alias=True)

@@ -88,8 +88,8 @@ async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> No
         await rpc(ctx, form, id=label, **common)
     else:
         params = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("form"))}
-        await rpc(ctx, "tools/call", params, id=label, mcp_name=tool, progress_token=ctx.unique(f"progress-{label}"),
-                  **common)
+        await rpc(ctx, "tools/call", params, id=label, mcp_name=tool,
+                  progress_token=ctx.unique(f"progress-{label}", echoed=True), **common)
 
 
 # the requirements whose exchange rules each sweep scenario is sent for (`registry.needed_scenarios`)

@@ -399,7 +399,7 @@ async def silent_runs(ctx: Context) -> None:
 
     async def send(n: int, silence: silences.Silence) -> None:
         key, limits = ctx.unique("silent"), silences.limits(ctx, silence.seconds)
-        token = ctx.unique(f"progress-{n}", turn=n)
+        token = ctx.unique(f"progress-{n}", turn=n, echoed=True)
         if not silence.resumed:
             await call_tool(ctx, tool, silence.prompt, label=silence.label, id=n, session=key, progress_token=token,
                             limits=limits)

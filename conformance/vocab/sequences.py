@@ -574,7 +574,7 @@ class Player:
         if answer is not None:
             body: dict[str, Any] = {"threadId": key, "resume": answer.sent}
         else:
-            body = p.agui_input(thread=key, run=ctx.unique("run") if move.has("run-id") else None,
+            body = p.agui_input(thread=key, run=ctx.unique("run", echoed=True) if move.has("run-id") else None,
                                 messages=sent_messages(move))
         headers = NO_ACCEPT if move.has("bare") else SSE_ACCEPT
         return await ctx.post(self._path(move, "agui"), body, label=label, headers=headers, **how)
@@ -600,7 +600,7 @@ class Player:
             return await call_tool(ctx, tool, _prompt_of(pause), label=label, id=self.n, session=key,
                                    extra_params=answer.sent, **caps)
         if move.has("progress"):
-            legacy["progress_token"] = ctx.unique(f"{label}-progress", turn=self.n)    # a key's kinds, in turn
+            legacy["progress_token"] = ctx.unique(f"{label}-progress", turn=self.n, echoed=True)    # kinds in turn
         if answer is not None:
             ex = await call_tool(ctx, tool, None, label=label, id=self.n, session=key, resume=answer.sent, **legacy)
             if _served(ex) or open_answer:

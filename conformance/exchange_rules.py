@@ -16,7 +16,9 @@ rule that fails on it is blocked by that requirement; and an exchange a scenario
 read by no other requirement's rule over every exchange (`claiming`, set by `judging`): the check built for the
 exchange names its failure. Across exchanges: a refusal the service also gave, word for word, to a request that must
 be answered (`refused_alike`) is that one deviation (the server turned away the request's form, whatever it asked):
-every rule it broke on other exchanges is blocked by the rule the valid request broke.
+every rule it broke on other exchanges is blocked by the rule the valid request broke. And a session key the
+service gave back changed (`key_came_back_changed`) is one deviation of its protocol's echo rule: every other rule
+broken on an exchange that sent that key (what the session holds is then read under another key) is blocked by it.
 """
 from __future__ import annotations
 
@@ -256,6 +258,54 @@ def refused_so(named: Iterable[Exchange], recordings: list[Any]) -> str | None:
     return roots.pop() if len(roots) == 1 and None not in roots else None
 
 
+#: the rule of each protocol that a session key comes back as it was sent
+KEY_ECHOES = {"invoke": "INV-SESS-003", "agui": "AGUI-ID-001", "mcp": "MCP-SESS-003"}
+_CHANGED: dict[tuple[int, ...], dict[str, tuple[str, Exchange, Any]]] = {}
+
+
+def sent_key(ex: Exchange) -> str | None:
+    """The session key a request sent (invoke `sessionId`, AG-UI `threadId`, the MCP tool's `session_id`)."""
+    op, sent = operation(ex), fields(ex)
+    args = sent.get("params", {}).get("arguments") if op == "mcp" and isinstance(sent.get("params"), dict) else None
+    key = sent.get("sessionId") if op == "invoke" else sent.get("threadId") if op == "agui" else \
+        args.get("session_id") if isinstance(args, dict) else None
+    return key if isinstance(key, str) else None
+
+
+def _changed_keys(recordings: list[Any]) -> dict[str, tuple[str, Exchange, Any]]:
+    """key -> (requirement, exchange, recording) of the first exchange that sent the key and whose answer gave it back
+    changed (its protocol's echo rule failed there). Read off the recordings alone."""
+    key = tuple(id(rec) for rec in recordings)
+    if key not in _CHANGED:
+        _CHANGED.clear()
+        found: dict[str, tuple[str, Exchange, Any]] = {}
+        for rec in recordings:
+            for ex in rec.exchanges:
+                echo, sent = KEY_ECHOES.get(operation(ex) or ""), sent_key(ex)
+                if echo and sent is not None and sent not in found and \
+                        getattr(outcomes(ex, rec.target).get(echo), "status", "") == "failed":
+                    found[sent] = (echo, ex, rec)
+        _CHANGED[key] = found
+    return _CHANGED[key]
+
+
+def key_came_back_changed(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any] | None:
+    """(requirement, exchange, recording) of the echo that gave back changed the session key every exchange in
+    `named` sent (on that exchange or another sending the same key): what the service keeps under that key is then
+    read under another, one deviation of the echo's rule, whatever a later rule of the session reads."""
+    named, changed = list(named), _changed_keys(recordings)
+    keys = [sent_key(ex) for ex in named]
+    if not named or any(k is None or k not in changed for k in keys):
+        return None
+    return changed[keys[0]]
+
+
+def key_changed_words(root: tuple[str, Exchange, Any]) -> str:
+    requirement, ex, rec = root
+    return (f"the session key it sent came back changed on {rec.scenario} {ex.label}, which broke {requirement}: "
+            f"what the service keeps under that key is read under another")
+
+
 def refused_alike_words(root: tuple[str, Exchange, Any]) -> str:
     requirement, ex, rec = root
     return (f"the same refusal the service gave {rec.scenario} {ex.label}, a request that must be answered, which "
@@ -306,6 +356,10 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
             general = refused_so((ex,), recordings) if got is not None and got.status == "failed" else None
             if general is not None and general != requirement:
                 got = Outcome("blocked", f"{got.message} ({refused_so_words(general)})", general, got.exchanges)
+            changed = key_came_back_changed((ex,), recordings) if got is not None and got.status == "failed" \
+                and requirement not in KEY_ECHOES.values() else None
+            if changed is not None:
+                got = Outcome("blocked", f"{got.message} ({key_changed_words(changed)})", changed[0], (ex, changed[1]))
             if got is not None:
                 read.setdefault(got.status, []).append((rec, ex, got))
                 if got.status in ("passed", "failed"):

@@ -169,6 +169,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
                         recs, exc.exchanges)
             result.blocked_by = basic
             return result
+        changed = key_changed(source, check, str(exc), recs, exc.exchanges, mk)
+        if changed is not None:
+            return changed
         if exc.root in check.requirements:
             return mk("failed", str(exc), recs, exc.exchanges)
         result = mk("blocked", str(exc), recs, exc.exchanges)
@@ -184,6 +187,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
                         recs, named)
             result.blocked_by = first
             return result
+        changed = key_changed(source, check, message, recs, named, mk)
+        if changed is not None:
+            return changed
         refused = same_refusal(source, check, named)
         if refused is not None:
             basic, root, basic_rec = refused
@@ -200,6 +206,23 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
                   recs)
     return mk("passed", note if isinstance(note, str) else "")
+
+
+def key_changed(source: RecordingSource, check: Check, message: str, recs: list[Recording],
+                named: Iterable[Exchange], mk: Callable[..., CheckResult]) -> CheckResult | None:
+    """Blocked, when every exchange the check named sent a session key the service gave back changed
+    (`exchange_rules.key_came_back_changed`): one deviation, of the echo's rule. A check of an echo rule keeps its
+    own failure (each protocol's echo is a rule of its own)."""
+    if set(check.requirements) & set(exchange_rules.KEY_ECHOES.values()):
+        return None
+    named = list(named)
+    changed = exchange_rules.key_came_back_changed(named, every_recording(source))
+    if changed is None:
+        return None
+    root, ex, rec = changed
+    result = mk("blocked", f"{message} ({exchange_rules.key_changed_words(changed)})", recs + [rec], [*named, ex])
+    result.blocked_by = root
+    return result
 
 
 def one_refusal(source: RecordingSource, check: Check, message: str, recs: list[Recording],

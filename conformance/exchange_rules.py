@@ -16,9 +16,11 @@ rule that fails on it is blocked by that requirement; and an exchange a scenario
 read by no other requirement's rule over every exchange (`claiming`, set by `judging`): the check built for the
 exchange names its failure. Across exchanges: a refusal the service also gave, word for word, to a request that must
 be answered (`refused_alike`) is that one deviation (the server turned away the request's form, whatever it asked):
-every rule it broke on other exchanges is blocked by the rule the valid request broke. And a session key the
-service gave back changed (`key_came_back_changed`) is one deviation of its protocol's echo rule: every other rule
-broken on an exchange that sent that key (what the session holds is then read under another key) is blocked by it.
+every rule it broke on other exchanges is blocked by the rule the valid request broke; so is a valid request refused
+for a form the run chose freely (`refused_for_its_form`: every valid request carrying it refused so, none carrying
+the others). And a session key the service gave back changed, or whose request it turned away for its form
+(`key_broken`), is that one deviation for every other rule broken on an exchange that sent that key (what the
+session holds is then read under another key, or lacks a run).
 """
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
+from conformance.model.dimensions import FREE
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
+from conformance.vocab import forms
 from conformance.vocab.protocols import mcp_response
 from conformance.vocab.requests import fields, problems
 from conformance.vocab.traffic import operation_of
@@ -260,7 +264,7 @@ def refused_so(named: Iterable[Exchange], recordings: list[Any]) -> str | None:
 
 #: the rule of each protocol that a session key comes back as it was sent
 KEY_ECHOES = {"invoke": "INV-SESS-003", "agui": "AGUI-ID-001", "mcp": "MCP-SESS-003"}
-_CHANGED: dict[tuple[int, ...], dict[str, tuple[str, Exchange, Any]]] = {}
+_KEYS: dict[tuple[int, ...], dict[str, tuple[str, Exchange, Any, str]]] = {}
 
 
 def sent_key(ex: Exchange) -> str | None:
@@ -272,38 +276,119 @@ def sent_key(ex: Exchange) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _changed_keys(recordings: list[Any]) -> dict[str, tuple[str, Exchange, Any]]:
-    """key -> (requirement, exchange, recording) of the first exchange that sent the key and whose answer gave it back
-    changed (its protocol's echo rule failed there). Read off the recordings alone."""
+def _broken_keys(recordings: list[Any]) -> dict[str, tuple[str, Exchange, Any, str]]:
+    """key -> (requirement, exchange, recording, what happened) of the first exchange that sent the key and either
+    got it back changed (its protocol's echo rule failed there) or was turned away for a form the run chose
+    (`refused_for_its_form`): what the session holds under that key is no longer what its requests made it."""
     key = tuple(id(rec) for rec in recordings)
-    if key not in _CHANGED:
-        _CHANGED.clear()
-        found: dict[str, tuple[str, Exchange, Any]] = {}
+    if key not in _KEYS:
+        _KEYS.clear()
+        found: dict[str, tuple[str, Exchange, Any, str]] = {}
         for rec in recordings:
             for ex in rec.exchanges:
                 echo, sent = KEY_ECHOES.get(operation(ex) or ""), sent_key(ex)
-                if echo and sent is not None and sent not in found and \
-                        getattr(outcomes(ex, rec.target).get(echo), "status", "") == "failed":
-                    found[sent] = (echo, ex, rec)
-        _CHANGED[key] = found
-    return _CHANGED[key]
+                if sent is None or sent in found:
+                    continue
+                echoed = outcomes(ex, rec.target).get(echo) if echo else None
+                if echoed is not None and echoed.status == "failed" and _transformed(echoed.message):
+                    found[sent] = (echo, ex, rec, "came back changed")
+                elif (turned := refused_for_its_form((ex,), recordings)) is not None:
+                    found[sent] = (turned[0], ex, rec, f"was turned away for its form ({turned[3]})")
+        _KEYS[key] = found
+    return _KEYS[key]
 
 
-def key_came_back_changed(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any] | None:
-    """(requirement, exchange, recording) of the echo that gave back changed the session key every exchange in
-    `named` sent (on that exchange or another sending the same key): what the service keeps under that key is then
-    read under another, one deviation of the echo's rule, whatever a later rule of the session reads."""
-    named, changed = list(named), _changed_keys(recordings)
+def _transformed(message: str) -> bool:
+    """The echo's failure says the key came back as a transformation of the one sent (`difference.explain` names a
+    cause, or the kinds of characters it changed): a store keyed by the changed key, whose sessions are that one
+    deviation. A key of another making (a new one per call) is not: what the session then holds is a rule's own."""
+    return "; cause: " in message or "(model.values)" in message
+
+
+def key_broken(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any, str] | None:
+    """(requirement, exchange, recording, what happened) of the exchange that broke the session every exchange in
+    `named` sent its key to (`_broken_keys`: that exchange or another with the same key): what the service keeps
+    under the key is then read under another, or lacks a run it turned away, one deviation of that exchange's rule
+    whatever a later rule of the session reads."""
+    named, broken = list(named), _broken_keys(recordings)
     keys = [sent_key(ex) for ex in named]
-    if not named or any(k is None or k not in changed for k in keys):
+    if not named or any(k is None or k not in broken for k in keys):
         return None
-    return changed[keys[0]]
+    return broken[keys[0]]
 
 
-def key_changed_words(root: tuple[str, Exchange, Any]) -> str:
-    requirement, ex, rec = root
-    return (f"the session key it sent came back changed on {rec.scenario} {ex.label}, which broke {requirement}: "
-            f"what the service keeps under that key is read under another")
+def key_broken_words(root: tuple[str, Exchange, Any, str]) -> str:
+    requirement, ex, rec, what = root
+    return (f"the session key it sent {what} on {rec.scenario} {ex.label}, which broke {requirement}: what the "
+            f"service keeps under that key is not what its requests made it")
+
+
+_FORMS: dict[tuple[int, ...], dict[str, list[tuple[dict[str, str], tuple | None, int]]]] = {}
+
+
+def _valid_forms(recordings: list[Any]) -> dict[str, list[tuple[dict[str, str], tuple | None, int]]]:
+    """operation -> (the free forms it carried, its refusal or None, its status) of every request of the run with
+    no problem of its own that the service answered whole."""
+    key = tuple(id(rec) for rec in recordings)
+    if key not in _FORMS:
+        _FORMS.clear()
+        out: dict[str, list[tuple[dict[str, str], tuple | None, int]]] = {}
+        for rec in recordings:
+            for ex in rec.exchanges:
+                if judgeable(ex) and operation(ex) and not problems(ex, rec.target):
+                    free = {d: v for d, v in forms.read(ex, rec.target).items() if d in FREE}
+                    out.setdefault(operation(ex), []).append((free, refusal(ex), ex.status))
+        _FORMS[key] = out
+    return _FORMS[key]
+
+
+def refused_for_its_form(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any, str] | None:
+    """(requirement, exchange, recording, the form) when every exchange in `named` is a request with no problem of
+    its own refused, and what it was refused for is a form the run chose freely (`model.dimensions.FREE`): of its
+    operation's valid requests, every one carrying some values of a dimension was refused so and none carrying the
+    others, some of which were served. The service turned a form away, whatever the request asked: one deviation,
+    of the rule the first of them broke first (`refused_alike`'s roots: the basic rule of the protocol)."""
+    named, run, valid = list(named), _refusals(recordings), _valid_forms(recordings)
+    roots: dict[tuple[str, int, str], tuple[str, Exchange, Any, str]] = {}    # (root, its exchange, dimension)
+    for ex in named:
+        target = run.target_of.get(id(ex))
+        signature = refusal(ex) if judgeable(ex) else None
+        if target is None or signature is None or problems(ex, target):
+            return None
+        root = run.valid.get((operation(ex), signature))
+        form = _refusing_form(forms.read(ex, target), signature, valid.get(operation(ex) or "", []))
+        if root is None or form is None:
+            return None
+        roots.setdefault((root[0], id(root[1]), form.split("=")[0]), (*root, form))
+    return next(iter(roots.values())) if len(roots) == 1 else None
+
+
+def _refusing_form(carried: dict[str, str], signature: tuple, valid: list[tuple[dict[str, str], tuple | None, int]]
+                   ) -> str | None:
+    """`dimension=value` of the first free dimension whose values split the valid requests of an operation in two:
+    those refused with `signature` (the value `carried` among them, two requests at least) and those never refused
+    so, some of them served (2xx)."""
+    for dim in FREE:
+        value = carried.get(dim)
+        if value is None:
+            continue
+        refused: dict[str, list[bool]] = {}
+        for free, got, status in valid:
+            if dim in free:
+                refused.setdefault(free[dim], []).append(got == signature)
+        always = {v for v, seen in refused.items() if all(seen)}
+        never = {v for v, seen in refused.items() if not any(seen)}
+        served = any(free.get(dim) in never and 200 <= status < 300 for free, _, status in valid)
+        if value in always and len(refused[value]) >= 2 and always | never == set(refused) and served:
+            return f"{dim}={value}"
+    return None
+
+
+def refused_for_its_form_words(root: tuple[str, Exchange, Any, str]) -> str:
+    requirement, ex, rec, form = root
+    return (f"every valid request carrying {form} was refused so, and none carrying the other forms of it: the "
+            f"service turned the form away before reading what the request asked, which broke {requirement} on "
+            f"{rec.scenario} {ex.label}")
 
 
 def refused_alike_words(root: tuple[str, Exchange, Any]) -> str:
@@ -356,10 +441,14 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
             general = refused_so((ex,), recordings) if got is not None and got.status == "failed" else None
             if general is not None and general != requirement:
                 got = Outcome("blocked", f"{got.message} ({refused_so_words(general)})", general, got.exchanges)
-            changed = key_came_back_changed((ex,), recordings) if got is not None and got.status == "failed" \
+            turned = refused_for_its_form((ex,), recordings) if got is not None and got.status == "failed" else None
+            if turned is not None and turned[0] != requirement:
+                got = Outcome("blocked", f"{got.message} ({refused_for_its_form_words(turned)})", turned[0],
+                              (ex, turned[1]))
+            broken = key_broken((ex,), recordings) if got is not None and got.status == "failed" \
                 and requirement not in KEY_ECHOES.values() else None
-            if changed is not None:
-                got = Outcome("blocked", f"{got.message} ({key_changed_words(changed)})", changed[0], (ex, changed[1]))
+            if broken is not None and broken[0] != requirement:
+                got = Outcome("blocked", f"{got.message} ({key_broken_words(broken)})", broken[0], (ex, broken[1]))
             if got is not None:
                 read.setdefault(got.status, []).append((rec, ex, got))
                 if got.status in ("passed", "failed"):

@@ -169,7 +169,8 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
                         recs, exc.exchanges)
             result.blocked_by = basic
             return result
-        changed = key_changed(source, check, str(exc), recs, exc.exchanges, mk)
+        changed = key_changed(source, check, str(exc), recs, exc.exchanges, mk) or \
+            turned_away(source, check, str(exc), recs, exc.exchanges, mk)
         if changed is not None:
             return changed
         if exc.root in check.requirements:
@@ -201,6 +202,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
         grouped = one_refusal(source, check, message, recs, named, mk)
         if grouped is not None:
             return grouped
+        turned = turned_away(source, check, message, recs, named, mk)
+        if turned is not None:
+            return turned
         return mk("failed", message, recs, named)
     except Exception as exc:  # a check that crashes is the suite's fault, never the server's
         return mk("error", f"suite fault in check {check.id} (not the server's): {type(exc).__name__}: {exc}",
@@ -210,18 +214,32 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
 
 def key_changed(source: RecordingSource, check: Check, message: str, recs: list[Recording],
                 named: Iterable[Exchange], mk: Callable[..., CheckResult]) -> CheckResult | None:
-    """Blocked, when every exchange the check named sent a session key the service gave back changed
-    (`exchange_rules.key_came_back_changed`): one deviation, of the echo's rule. A check of an echo rule keeps its
-    own failure (each protocol's echo is a rule of its own)."""
+    """Blocked, when every exchange the check named sent a session key the service gave back changed, or whose
+    request it turned away for its form (`exchange_rules.key_broken`): one deviation, of that exchange's rule. A
+    check of an echo rule keeps its own failure (each protocol's echo is a rule of its own)."""
     if set(check.requirements) & set(exchange_rules.KEY_ECHOES.values()):
         return None
     named = list(named)
-    changed = exchange_rules.key_came_back_changed(named, every_recording(source))
-    if changed is None:
+    broken = exchange_rules.key_broken(named, every_recording(source))
+    if broken is None or broken[0] in check.requirements:
         return None
-    root, ex, rec = changed
-    result = mk("blocked", f"{message} ({exchange_rules.key_changed_words(changed)})", recs + [rec], [*named, ex])
+    root, ex, rec, _ = broken
+    result = mk("blocked", f"{message} ({exchange_rules.key_broken_words(broken)})", recs + [rec], [*named, ex])
     result.blocked_by = root
+    return result
+
+
+def turned_away(source: RecordingSource, check: Check, message: str, recs: list[Recording],
+                named: Iterable[Exchange], mk: Callable[..., CheckResult]) -> CheckResult | None:
+    """Blocked, when every exchange the check named is a valid request refused for a form the run chose freely
+    (`exchange_rules.refused_for_its_form`): one deviation, of the basic rule the first such refusal broke."""
+    named = list(named)
+    turned = exchange_rules.refused_for_its_form(named, every_recording(source))
+    if turned is None or turned[0] in check.requirements:
+        return None
+    result = mk("blocked", f"{message} ({exchange_rules.refused_for_its_form_words(turned)})", recs + [turned[2]],
+                [*named, turned[1]])
+    result.blocked_by = turned[0]
     return result
 
 

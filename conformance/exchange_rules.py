@@ -34,7 +34,7 @@ from conformance.model.dimensions import FREE
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
 from conformance.vocab import forms
 from conformance.vocab.protocols import mcp_response
-from conformance.vocab.requests import fields, problems
+from conformance.vocab.requests import fields, problems, session_key
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal, same_json
 from conformance.wire.exchange import Exchange
@@ -200,6 +200,8 @@ class _Refusals:
     target_of: dict[int, Any]                           # id(exchange) -> the target its recording names
     valid: dict[tuple, tuple[str, Exchange, Any]]       # (operation, refusal) -> a valid request refused so
     broke: dict[str, set[tuple[str, ...]]]              # a refusal rule -> the problems of the requests it broke on
+    forms: dict[str, list[tuple[dict[str, str], tuple | None, int]]]   # operation -> (free forms, refusal, status)
+                                                        # of every valid request answered whole
 
 
 _REFUSALS: dict[tuple[int, ...], _Refusals] = {}
@@ -210,14 +212,15 @@ def _refusals(recordings: list[Any]) -> _Refusals:
     which a basic rule failed), named by the requirement that request broke first; of several such requests
     refused alike, the one whose requirement comes first (`PREFERRED_ROOTS`, then the rules' order). `broke`: the
     problems of the requests whose answers broke each rule over the form of every refusal (`ExchangeRule.refusals`).
-    Read off the recordings alone: the same run, the same roots."""
+    `forms`: what every valid request answered whole carried and got (`refused_for_its_form` reads it). Read off the
+    recordings alone: the same run, the same roots."""
     key = tuple(id(rec) for rec in recordings)
     if key not in _REFUSALS:
         _REFUSALS.clear()
         rank: dict[str, int] = {}
         for i, rid in enumerate([*PREFERRED_ROOTS, *(r.requirement for r in RULES)]):
             rank.setdefault(rid, i)
-        seen = _Refusals({}, {}, {})
+        seen = _Refusals({}, {}, {}, {})
         for rec in recordings:
             for ex in rec.exchanges:
                 seen.target_of[id(ex)] = rec.target
@@ -226,6 +229,9 @@ def _refusals(recordings: list[Any]) -> _Refusals:
                     if r.refusals and getattr(got.get(r.requirement), "broke", False):
                         seen.broke.setdefault(r.requirement, set()).add(found)
                 signature = refusal(ex) if judgeable(ex) else None
+                if judgeable(ex) and operation(ex) and not found:
+                    free = {d: v for d, v in forms.read(ex, rec.target).items() if d in FREE}
+                    seen.forms.setdefault(operation(ex), []).append((free, signature, ex.status))
                 root = broke_basic(ex, rec.target) if signature is not None and not found else None
                 at = (operation(ex), signature)
                 if root is not None and (at not in seen.valid or rank[root] < rank[seen.valid[at][0]]):
@@ -268,11 +274,8 @@ _KEYS: dict[tuple[int, ...], dict[str, tuple[str, Exchange, Any, str]]] = {}
 
 
 def sent_key(ex: Exchange) -> str | None:
-    """The session key a request sent (invoke `sessionId`, AG-UI `threadId`, the MCP tool's `session_id`)."""
-    op, sent = operation(ex), fields(ex)
-    args = sent.get("params", {}).get("arguments") if op == "mcp" and isinstance(sent.get("params"), dict) else None
-    key = sent.get("sessionId") if op == "invoke" else sent.get("threadId") if op == "agui" else \
-        args.get("session_id") if isinstance(args, dict) else None
+    """The session key a request sent, when it is a string (`requests.session_key`)."""
+    key = session_key(ex)
     return key if isinstance(key, str) else None
 
 
@@ -323,32 +326,13 @@ def key_broken_words(root: tuple[str, Exchange, Any, str]) -> str:
             f"service keeps under that key is not what its requests made it")
 
 
-_FORMS: dict[tuple[int, ...], dict[str, list[tuple[dict[str, str], tuple | None, int]]]] = {}
-
-
-def _valid_forms(recordings: list[Any]) -> dict[str, list[tuple[dict[str, str], tuple | None, int]]]:
-    """operation -> (the free forms it carried, its refusal or None, its status) of every request of the run with
-    no problem of its own that the service answered whole."""
-    key = tuple(id(rec) for rec in recordings)
-    if key not in _FORMS:
-        _FORMS.clear()
-        out: dict[str, list[tuple[dict[str, str], tuple | None, int]]] = {}
-        for rec in recordings:
-            for ex in rec.exchanges:
-                if judgeable(ex) and operation(ex) and not problems(ex, rec.target):
-                    free = {d: v for d, v in forms.read(ex, rec.target).items() if d in FREE}
-                    out.setdefault(operation(ex), []).append((free, refusal(ex), ex.status))
-        _FORMS[key] = out
-    return _FORMS[key]
-
-
 def refused_for_its_form(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any, str] | None:
     """(requirement, exchange, recording, the form) when every exchange in `named` is a request with no problem of
     its own refused, and what it was refused for is a form the run chose freely (`model.dimensions.FREE`): of its
     operation's valid requests, every one carrying some values of a dimension was refused so and none carrying the
     others, some of which were served. The service turned a form away, whatever the request asked: one deviation,
     of the rule the first of them broke first (`refused_alike`'s roots: the basic rule of the protocol)."""
-    named, run, valid = list(named), _refusals(recordings), _valid_forms(recordings)
+    named, run = list(named), _refusals(recordings)
     roots: dict[tuple[str, int, str], tuple[str, Exchange, Any, str]] = {}    # (root, its exchange, dimension)
     for ex in named:
         target = run.target_of.get(id(ex))
@@ -356,7 +340,7 @@ def refused_for_its_form(named: Iterable[Exchange], recordings: list[Any]) -> tu
         if target is None or signature is None or problems(ex, target):
             return None
         root = run.valid.get((operation(ex), signature))
-        form = _refusing_form(forms.read(ex, target), signature, valid.get(operation(ex) or "", []))
+        form = _refusing_form(forms.read(ex, target), signature, run.forms.get(operation(ex) or "", []))
         if root is None or form is None:
             return None
         roots.setdefault((root[0], id(root[1]), form.split("=")[0]), (*root, form))

@@ -221,12 +221,7 @@ def key_changed(source: RecordingSource, check: Check, message: str, recs: list[
         return None
     named = list(named)
     broken = exchange_rules.key_broken(named, every_recording(source))
-    if broken is None or broken[0] in check.requirements:
-        return None
-    root, ex, rec, _ = broken
-    result = mk("blocked", f"{message} ({exchange_rules.key_broken_words(broken)})", recs + [rec], [*named, ex])
-    result.blocked_by = root
-    return result
+    return _blocked_across(check, message, exchange_rules.key_broken_words, broken, recs, named, mk)
 
 
 def turned_away(source: RecordingSource, check: Check, message: str, recs: list[Recording],
@@ -235,11 +230,19 @@ def turned_away(source: RecordingSource, check: Check, message: str, recs: list[
     (`exchange_rules.refused_for_its_form`): one deviation, of the basic rule the first such refusal broke."""
     named = list(named)
     turned = exchange_rules.refused_for_its_form(named, every_recording(source))
-    if turned is None or turned[0] in check.requirements:
+    return _blocked_across(check, message, exchange_rules.refused_for_its_form_words, turned, recs, named, mk)
+
+
+def _blocked_across(check: Check, message: str, words: Callable[[Any], str], root: tuple | None,
+                    recs: list[Recording], named: list[Exchange], mk: Callable[..., CheckResult]
+                    ) -> CheckResult | None:
+    """Blocked by `root` (requirement, exchange, recording, ...: the deviation another exchange of the run showed),
+    its exchange named beside the check's, unless the check judges that requirement itself."""
+    if root is None or root[0] in check.requirements:
         return None
-    result = mk("blocked", f"{message} ({exchange_rules.refused_for_its_form_words(turned)})", recs + [turned[2]],
-                [*named, turned[1]])
-    result.blocked_by = turned[0]
+    requirement, ex, rec = root[:3]
+    result = mk("blocked", f"{message} ({words(root)})", recs + [rec], [*named, ex])
+    result.blocked_by = requirement
     return result
 
 

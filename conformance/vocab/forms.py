@@ -550,8 +550,7 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         out["json-writing"] = _writing(ex.request_body)
     fields = rq.fields(ex)
     if op in ("invoke", "agui", "mcp"):
-        key = (fields.get("sessionId") if op == "invoke" else fields.get("threadId") if op == "agui"
-               else rq.tool_arguments(ex).get("session_id"))
+        key = rq.session_key(ex)
         out["session-key"] = "absent" if key is None else "sent"
         out["key-length"] = "none" if key is None else rq.key_length(key)
     if op in ("invoke", "agui"):

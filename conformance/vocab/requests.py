@@ -434,6 +434,15 @@ def tool_arguments(ex: Exchange) -> dict[str, Any]:
     return args if isinstance(args, dict) else {}
 
 
+def session_key(ex: Exchange) -> Any:
+    """The session key a request sent, as it sent it (invoke `sessionId`, AG-UI `threadId`, the MCP tool's
+    `session_id`), or None."""
+    operation = op(ex)
+    if operation == "mcp":
+        return tool_arguments(ex).get("session_id")
+    return fields(ex).get({"invoke": "sessionId", "agui": "threadId"}.get(operation or "", ""))
+
+
 def progress_token(ex: Exchange) -> Any:
     """The progress token of a tools/call (`_meta.progressToken`), or None."""
     return meta(ex).get("progressToken")

@@ -11,6 +11,7 @@ from typing import Any
 DIRECTIVES = frozenset(
     {"say", "say-json", "chunks", "chunks-json", "tool", "step", "sleep", "ask", "fail", "echo", "count"}
 )
+_LONGEST_WORD = max(map(len, DIRECTIVES))
 MAX_CHUNKS = 1000
 MAX_SLEEP = 120.0
 
@@ -60,6 +61,13 @@ def _first_line(prompt: str) -> str:
     text = prompt.lstrip("\r\n")
     found = _LINE_BREAK.search(text)
     return text[:found.start()] if found else text
+
+
+def _starts_with_a_directive(prompt: str) -> bool:
+    """Its first line's first word is a directive: read on a prefix longer than any directive's word, since a
+    word that runs past it is none."""
+    text = prompt.lstrip("\r\n")
+    return _word(_first_line(text[:_LONGEST_WORD + 1])) in DIRECTIVES
 
 
 def _word(line: str) -> str:
@@ -163,7 +171,7 @@ def parse_line(line: str) -> Directive:
 
 def parse(prompt: str) -> Script:
     """The prompt's script. Never raises: a bad line becomes ``Script.error`` (the run fails with it)."""
-    if _word(_first_line(prompt)) not in DIRECTIVES:     # a prompt of many MB is not split to learn that
+    if not _starts_with_a_directive(prompt):     # a prompt of many MB is not split (nor searched) to learn that
         return Script(echo=prompt, source=prompt)
     lines = split_lines(prompt)
     directives = []

@@ -49,13 +49,14 @@ def expect(kind: str = "success", reply: str | None = None, thread: str | None =
 
 async def run_agui(ctx: Context, label: Step, prompt: str | None = None, *, expectation: dict[str, Any] | None,
                    thread: str | None = None, run: str | None = None, messages: list[dict[str, Any]] | None = None,
-                   accept: bool = True, limits: Limits | None = None, **extra: Any) -> Exchange:
+                   accept: bool = True, limits: Limits | None = None, form: dict[str, str] | None = None,
+                   **extra: Any) -> Exchange:
     """POST one RunAgentInput; `expectation` (None: not a run every-stream check should judge) goes to facts."""
     body = p.agui_input(prompt, thread=thread, run=run, messages=messages, **extra)
     headers = SSE_ACCEPT if accept else {"accept": None}
     if expectation is not None:
         ctx.recording.facts.setdefault("runs", {})[label] = expectation
-    return await ctx.post(ctx.agent_path("agui"), body, label=label, headers=headers, limits=limits)
+    return await ctx.post(ctx.agent_path("agui"), body, label=label, headers=headers, limits=limits, form=form)
 
 
 def started_thread(ex: Exchange) -> str | None:
@@ -132,7 +133,8 @@ async def plain(ctx: Context):
     thread, run = inputs.keyed(ctx, "thr", steps.IDS), inputs.tagged(ctx, "run", "run-id", steps.IDS)
     await run_agui(ctx, steps.IDS, s["prompt"], thread=thread, run=run,
                    expectation=expect(reply=s.get("reply"), thread=thread, run=run))
-    await run_agui(ctx, steps.BARE, s["prompt"], accept=False, expectation=expect(reply=s.get("reply")))
+    await run_agui(ctx, steps.BARE, s["prompt"], accept=False, expectation=expect(reply=s.get("reply")),
+                   form={"run-id": "absent"})
 
 
 def _single(name: str, agent_scenario: str, kind: str, declared: tuple[Step], doc: str, **more: Any):

@@ -18,7 +18,7 @@ import itertools
 import json
 import math
 import random
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from conformance.agent.script import parse
 from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES, REFUSED_VALUES
@@ -107,6 +107,12 @@ SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # (what reaches the agent's params is read field by field, messages aside).
 EARLIER_PROMPT, ASSISTANT_TURN = "say earlier-turn", "assistant-turn"
 AGUI_HISTORIES = ("none", "earlier", "after")
+# An AG-UI client's `runId`: optional, echoed on RUN_STARTED and RUN_FINISHED, generated when left out (the spec's
+# table). A scenario that sends none leaves it to the run, which sends one on about half of such requests (a made
+# value carrying the string kinds an echoed value carries, `Context.unique`): every rule of a sent run id (its echo
+# on both events, whatever the run's form) is judged on the run's ordinary runs, not on the few built for it; a
+# scenario whose subject is a generated run id sets `run-id` in its form.
+RUN_IDS = ("absent", "sent")
 # How an invoke that asks for one JSON result says so: leaving `stream` out, or writing `stream: false` (both the
 # spec's words: `stream` is an optional boolean, `true` selects streaming). Drawn where the scenario set no `stream`
 # and no Accept naming the event stream (with it, `stream: false` leaves the form open), so every rule of a JSON
@@ -323,13 +329,15 @@ def asks_json(operation: str | None, body: Any) -> bool:
 
 
 def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool,
-          request: str | None = None, accept: str | None = None) -> tuple[Any, dict[str, str]]:
+          request: str | None = None, accept: str | None = None,
+          run_id: Callable[[], str] | None = None) -> tuple[Any, dict[str, str]]:
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
     id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
     agent, a prompt that says its reply, no resume; or `echo params`, whose fields are read one by one), a client
     that can elicit, an AG-UI client's fields, an invoke field the service does not interpret; and on a request
     named by `request` (not a scenario's first, which goes as built) a step and a tool call around the reply of a
-    prompt that says it (`AGENT_EVENTS`). What the scenario set stays; nothing moves a body across a limit."""
+    prompt that says it (`AGENT_EVENTS`), and on AG-UI a `runId` (`run_id()` makes it) where the scenario sent
+    none (`RUN_IDS`). What the scenario set stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
     out, applied = dict(body), {}
@@ -371,6 +379,10 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         out[OTHER_FIELD[0]] = LONG_TEXT if long else OTHER_FIELD[1]
         applied["other-field"] = "sent"
         applied.update({"field-length": "long"} if long else {})
+    if operation == "agui" and free and run_id is not None and "runId" not in out \
+            and form.get("run-id", _drawn(request, "run-id", RUN_IDS)) == "sent":
+        out["runId"] = run_id()
+        applied["run-id"] = "sent"
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
     if operation in SHOWS_AGENT_EVENTS and events != "none" and plain:
@@ -433,12 +445,15 @@ def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, 
 
 def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     """The body as the scenario built it, before the run's agent events and AG-UI history (`shape`, as `applied`
-    records them) went around its prompt, its `stream: false` was written and its id in another class's form: what
+    records them) went around its prompt, its `stream: false` or `runId` was written and its id in another class's
+    form: what
     a page shows of the request (an id the form made a string stays one)."""
     if not isinstance(body, dict):
         return body
     if applied.get("stream-writing") == "false":
         body = {k: v for k, v in body.items() if k != "stream"}
+    if applied.get("run-id") == "sent":
+        body = {k: v for k, v in body.items() if k != "runId"}
     body = with_id_as_built(body, applied)
     if applied.get("agui-history") == "earlier":
         body = {**body, "messages": body["messages"][2:]}

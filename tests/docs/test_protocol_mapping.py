@@ -66,7 +66,7 @@ def marked(*kinds: str) -> list[tuple[str, str, str, str]]:
     return [(kind, a, b, text) for kind, a, b, _, text in page_blocks() if kind in kinds]
 
 
-FREE_MEMBERS = {OTHER_FIELD[0], *(k for fields in AGUI_FIELDS.values() for k in fields)}
+FREE_MEMBERS = {OTHER_FIELD[0], "runId", *(k for fields in AGUI_FIELDS.values() for k in fields)}
 
 
 # -- matching with placeholders ----------------------------------------------------------------------

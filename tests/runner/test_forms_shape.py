@@ -18,7 +18,7 @@ from conformance.vocab.protocols import agui_input, invoke_body, mcp_request
 # what else a body may carry, as built: only what rides on the prompt changes
 FORM = {**forms.AS_BUILT, "stream-writing": "absent"}
 DRAWN = {"agent-events": tuple(forms.AGENT_EVENTS), "agui-history": forms.AGUI_HISTORIES,
-         "stream-writing": forms.STREAM_WRITINGS}
+         "stream-writing": forms.STREAM_WRITINGS, "run-id": forms.RUN_IDS}
 
 
 def shaped(operation: str, body: dict, request: str | None) -> tuple[dict, dict]:
@@ -46,6 +46,27 @@ def test_a_prompt_with_timing_events_or_a_reply_of_its_own_goes_as_built(prompt)
     body = invoke_body(prompt, "k1")
     out, applied = shaped("invoke", body, request_drawing("agent-events", "before"))
     assert out == body and "agent-events" not in applied
+
+
+def test_an_agui_run_the_scenario_left_without_a_run_id_gets_one_of_the_runs_making_on_some_requests():
+    made = iter(["run-made-1", "run-made-2"])
+    body = agui_input("say hi", thread="k1")
+    sent = request_drawing("run-id", "sent")
+    out, applied = forms.shape(FORM, "agui", body, replies_read=True, request=sent, run_id=lambda: next(made))
+    assert out["runId"] == "run-made-1" and applied["run-id"] == "sent"
+    assert forms.unshaped("agui", out, applied) == body
+    left = forms.shape(FORM, "agui", body, replies_read=True, request=request_drawing("run-id", "absent"),
+                       run_id=lambda: next(made))[0]
+    assert "runId" not in left
+    # what the scenario set stays: its own run id, or none where its subject is a generated one
+    own = agui_input("say hi", thread="k1", run="mine")
+    kept, applied = forms.shape(FORM, "agui", own, replies_read=True, request=sent, run_id=lambda: next(made))
+    assert kept["runId"] == "mine" and "run-id" not in applied
+    pinned = forms.shape({**FORM, "run-id": "absent"}, "agui", body, replies_read=True, request=sent,
+                         run_id=lambda: next(made))[0]
+    assert "runId" not in pinned
+    # a reply the run cannot read off the prompt: the body goes as built
+    assert forms.shape(FORM, "agui", body, replies_read=False, request=sent, run_id=lambda: next(made))[0] == body
 
 
 def test_a_scenarios_first_request_goes_as_built():

@@ -228,7 +228,8 @@ class Context:
             kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
                                             replies_read=self.target.profile.is_conformance_agent,
                                             request=drawn, accept=accept,
-                                            run_id=lambda: self.unique(f"frun-{n}", echoed=True))
+                                            run_id=lambda: self.unique(f"frun-{n}", echoed=True),
+                                            progress_token=lambda: self.unique(f"fprogress-{n}", echoed=True))
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
                                                   request=request,

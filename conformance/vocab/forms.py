@@ -113,6 +113,10 @@ AGUI_HISTORIES = ("none", "earlier", "after")
 # on both events, whatever the run's form) is judged on the run's ordinary runs, not on the few built for it; a
 # scenario whose subject is a generated run id sets `run-id` in its form.
 RUN_IDS = ("absent", "sent")
+# ...and an MCP call's progress token (`_meta.progressToken`: "a progress token may be sent to get progress"): the
+# call then gets a stream of progress notifications ending with the response, whose every rule (the stream's frames,
+# the token given back on each notification, the response last) is judged on the run's ordinary calls
+PROGRESS = ("none", "token")
 # How an invoke that asks for one JSON result says so: leaving `stream` out, or writing `stream: false` (both the
 # spec's words: `stream` is an optional boolean, `true` selects streaming). Drawn where the scenario set no `stream`
 # and no Accept naming the event stream (with it, `stream: false` leaves the form open), so every rule of a JSON
@@ -330,7 +334,8 @@ def asks_json(operation: str | None, body: Any) -> bool:
 
 def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool,
           request: str | None = None, accept: str | None = None,
-          run_id: Callable[[], str] | None = None) -> tuple[Any, dict[str, str]]:
+          run_id: Callable[[], str] | None = None,
+          progress_token: Callable[[], str] | None = None) -> tuple[Any, dict[str, str]]:
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
     id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
     agent, a prompt that says its reply, no resume; or `echo params`, whose fields are read one by one), a client
@@ -361,6 +366,12 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
                 and META_VERSION in meta and meta.get(META_CAPS) == {}:
             out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
             applied["mcp-elicitation"] = "can-elicit"
+        if free and progress_token is not None and out.get("method") == "tools/call" and isinstance(meta, dict) \
+                and META_VERSION in meta and "progressToken" not in meta \
+                and form.get("mcp-progress", _drawn(request, "mcp-progress", PROGRESS)) == "token":
+            params = out["params"]
+            out["params"] = {**params, "_meta": {**params["_meta"], "progressToken": progress_token()}}
+            applied["mcp-progress"] = "token"
         if free and long and isinstance(meta, dict) and META_VERSION in meta:
             params = out["params"]
             out["params"] = {**params, "_meta": {**params["_meta"], MCP_NOTES: LONG_TEXT}}
@@ -454,6 +465,10 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
         body = {k: v for k, v in body.items() if k != "stream"}
     if applied.get("run-id") == "sent":
         body = {k: v for k, v in body.items() if k != "runId"}
+    if applied.get("mcp-progress") == "token":
+        params = body["params"]
+        body = {**body, "params": {**params, "_meta": {k: v for k, v in params["_meta"].items()
+                                                         if k != "progressToken"}}}
     body = with_id_as_built(body, applied)
     if applied.get("agui-history") == "earlier":
         body = {**body, "messages": body["messages"][2:]}

@@ -18,7 +18,7 @@ from conformance.vocab.protocols import agui_input, invoke_body, mcp_request
 # what else a body may carry, as built: only what rides on the prompt changes
 FORM = {**forms.AS_BUILT, "stream-writing": "absent"}
 DRAWN = {"agent-events": tuple(forms.AGENT_EVENTS), "agui-history": forms.AGUI_HISTORIES,
-         "stream-writing": forms.STREAM_WRITINGS, "run-id": forms.RUN_IDS}
+         "stream-writing": forms.STREAM_WRITINGS, "run-id": forms.RUN_IDS, "mcp-progress": forms.PROGRESS}
 
 
 def shaped(operation: str, body: dict, request: str | None) -> tuple[dict, dict]:
@@ -67,6 +67,28 @@ def test_an_agui_run_the_scenario_left_without_a_run_id_gets_one_of_the_runs_mak
     assert "runId" not in pinned
     # a reply the run cannot read off the prompt: the body goes as built
     assert forms.shape(FORM, "agui", body, replies_read=False, request=sent, run_id=lambda: next(made))[0] == body
+
+
+def test_an_mcp_call_the_scenario_sent_without_a_token_gets_one_of_the_runs_making_on_some_requests():
+    made = iter(["token-1", "token-2", "token-3"])
+    body = mcp_request("tools/call", {"name": "agent", "arguments": {"prompt": "say hi"}}, id=3)
+    sent = request_drawing("mcp-progress", "token")
+    out, applied = forms.shape(FORM, "mcp", body, replies_read=True, request=sent, progress_token=lambda: next(made))
+    assert out["params"]["_meta"]["progressToken"] == "token-1" and applied["mcp-progress"] == "token"
+    assert "progressToken" not in forms.unshaped("mcp", out, applied)["params"]["_meta"]
+    none = forms.shape(FORM, "mcp", body, replies_read=True, request=request_drawing("mcp-progress", "none"),
+                       progress_token=lambda: next(made))[0]
+    assert "progressToken" not in none["params"]["_meta"]
+    # a scenario's own token stays; a method other than tools/call, and a pinned form, get none
+    own = mcp_request("tools/call", {"name": "agent", "arguments": {"prompt": "say hi"}}, id=3, progress_token=7)
+    assert forms.shape(FORM, "mcp", own, replies_read=True, request=sent,
+                       progress_token=lambda: next(made))[0]["params"]["_meta"]["progressToken"] == 7
+    listed = forms.shape(FORM, "mcp", mcp_request("tools/list", id=3), replies_read=True, request=sent,
+                         progress_token=lambda: next(made))[0]
+    assert "progressToken" not in listed["params"]["_meta"]
+    pinned = forms.shape({**FORM, "mcp-progress": "none"}, "mcp", body, replies_read=True, request=sent,
+                         progress_token=lambda: next(made))[0]
+    assert "progressToken" not in pinned["params"]["_meta"]
 
 
 def test_a_scenarios_first_request_goes_as_built():

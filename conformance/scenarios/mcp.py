@@ -54,7 +54,8 @@ async def modern(ctx: Context) -> None:
     tool = await tool_name(ctx)
     ctx.note(tool=tool, replies={steps.CALL: plain.get("reply"), steps.CALL_TOOL: tool_prompt.get("reply"),
                                  steps.CALL_NONAME: plain.get("reply")})
-    await call_tool(ctx, tool, plain["prompt"], label=steps.CALL, id="call-3", session=ctx.unique("mcp-plain"))
+    await call_tool(ctx, tool, plain["prompt"], label=steps.CALL, id="call-3", session=ctx.unique("mcp-plain"),
+                    form={"mcp-progress": "none"})     # MCP-PROG-011's call: without a token
     await call_tool(ctx, tool, tool_prompt["prompt"], label=steps.CALL_TOOL, id=4, session=ctx.unique("mcp-tool"))
     await call_tool(ctx, tool, plain["prompt"], label=steps.CALL_NONAME, id=5, send_name=False,
                     session=ctx.unique("mcp-noname"))

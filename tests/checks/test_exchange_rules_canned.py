@@ -396,3 +396,31 @@ def test_a_run_with_a_history_that_replied_to_another_message_is_prompt_001s_and
     assert judged(right, "AGUI-PROMPT-001") == judged(right, "AGUI-ORDER-006") == "passed"
     assert (judged(earlier, "AGUI-PROMPT-001"), judged(earlier, "AGUI-ORDER-006")) == ("failed", "blocked")
     assert (judged(garbled, "AGUI-PROMPT-001"), judged(garbled, "AGUI-ORDER-006")) == ("blocked", "failed")
+
+
+def test_every_call_without_a_token_is_answered_in_one_of_mcps_two_forms_and_a_stream_not_ending_with_its_response_is_prog_003s():
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "ask_conformance_agent", "arguments": {"prompt": "say hi", "session_id": "k1"},
+                       "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    headers = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+               "Mcp-Name": "ask_conformance_agent"}
+    response = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hi"}], "isError": False,
+                                                      "structuredContent": {"sessionId": "k1"},
+                                                      "resultType": "complete"}}
+
+    def answered(content_type, request=call, **kw):
+        return canned.exchange(200, {"content-type": content_type}, url=MCP, request_headers=headers,
+                               request_body=request, **kw)
+
+    assert judged(answered("application/json", body=response), "MCP-PROG-011") == "passed"
+    assert judged(answered("text/event-stream", sse=canned.sse_frames(response)), "MCP-PROG-011") == "passed"
+    assert judged(answered("text/plain", body=response), "MCP-PROG-011") == "failed"
+    # a call with a token is MCP-PROG-001's: it must stream; its response must be the last frame, and what else
+    # reads the call's result is blocked by that, not failed again
+    token = {**call, "params": {**call["params"], "_meta": {**call["params"]["_meta"], "progressToken": 9}}}
+    note = {"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": 9, "progress": 1, "message": "working"}}
+    assert judged(answered("text/event-stream", token, sse=canned.sse_frames(note, response)), "MCP-PROG-011") \
+        == "not read"
+    late = answered("text/event-stream", token, sse=canned.sse_frames(response, note))
+    assert judged(late, "MCP-PROG-003") == "failed" and judged(late, "MCP-VER-001") == "blocked"

@@ -10,9 +10,9 @@ from typing import Any
 
 from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, error_answer, final_message, is_response,
                                             refusal, response_last, rpc_error_body, served_by, structured_session,
-                                            text_block)
+                                            text_block, PROGRESS_RESULT)
 from conformance.checks.mcp.methods import fits_upstream
-from conformance.checks.mcp.results import not_error
+from conformance.checks.mcp.results import NO_TOKEN_FORMS, not_error
 from conformance.checks.mcp.progress import framed, increases, only_progress, progresses
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import Deviation, NotAssessed, Observation, precondition
@@ -57,6 +57,9 @@ def answered_with_result(ex: Exchange, target: Any) -> None:
             raise Observation(f"refused {ex.status} with code {as_json(code)}, a condition the spec does not list")
     assert ex.status == 200, f"a valid {rq.rpc_method(ex)} must be answered 200 with a JSON-RPC result, got {got(ex)}"
     msg = final_message(ex)
+    if not is_response(msg) and ex.stream is not None and rq.sends_progress_token(ex):
+        raise precondition(PROGRESS_RESULT, ex, f"the progress stream's last frame is no JSON-RPC response: "
+                                                f"{truncate(msg)}")
     assert is_response(msg) and "result" in msg, \
         f"expected a JSON-RPC result, got {truncate(msg)}"
 
@@ -125,6 +128,18 @@ def gets_stream(ex: Exchange, target: Any) -> None:
     if ex.status != 200:
         raise precondition(served_by(ex), ex, f"expected HTTP 200 with text/event-stream, got {got(ex)}")
     assert ex.content_type == "text/event-stream", f"a call with a progress token must get a stream, got {got(ex)}"
+
+
+def call_without_token(ex: Exchange, target: Any) -> bool:
+    accept = (rq.header(ex, "accept") or "").lower()
+    return must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and not rq.sends_progress_token(ex) \
+        and ex.status == 200 and "application/json" in accept and "text/event-stream" in accept
+
+
+def in_two_forms(ex: Exchange, target: Any) -> str:
+    assert ex.content_type in NO_TOKEN_FORMS, \
+        f"expected application/json or text/event-stream (MCP's two forms), got {got(ex)}"
+    return f"answered as {NO_TOKEN_FORMS[ex.content_type]}"
 
 
 def progress_fields(ex: Exchange, target: Any) -> None:
@@ -341,7 +356,10 @@ register(
     ExchangeRule("MCP-PROG-002", "frames_are_messages", MCP, is_progress_stream, lambda ex, t: framed(ex),
                  doc="every frame of a progress stream is `event: message` with a JSON object."),
     ExchangeRule("MCP-PROG-003", "response_is_last", MCP, is_progress_stream, lambda ex, t: response_last(ex),
-                 doc="the response is the last frame, once."),
+                 basic=True, doc="the response is the last frame, once."),
+    ExchangeRule("MCP-PROG-011", "two_forms_without_a_token", MCP, call_without_token, in_two_forms,
+                 doc="every tools/call without a progress token (Accept lists both types) answered 200 is one "
+                     "application/json response or an event stream."),
     ExchangeRule("MCP-TOOL-005", "normal_run_not_error", MCP, cannot_fail, lambda ex, t: not_error(ex),
                  doc="every tools/call whose prompt says its reply has `isError` absent or false."),
     ExchangeRule("MCP-TOOL-006", "failed_run_has_content", MCP, failed_run,

@@ -157,7 +157,8 @@ class Context:
         same seed makes the same keys. `turn` picks the kind in turn by a number the caller gives (a move's), for keys
         of stems of their own that still rotate. An `echoed` value (a run id, a progress token: the service only gives
         it back) carries every kind's characters beside its own: a server that changes it breaks its echo's rule
-        alone, where a changed session key breaks every rule of the session it names."""
+        alone, where a changed session key breaks every rule of the session it names; so it also has whitespace at its
+        ends."""
         first = not self._stems
         n, self._stems[label] = self._stems[label], self._stems[label] + 1
         base = f"conf-{self.target.run_tag}-{label}-{self.scenario.ordinal}-{n + 1}"
@@ -180,7 +181,9 @@ class Context:
         companions = [beside[(at + step * len(beside) // apart) % len(beside)] for step in steps] if beside else []
         carried = dict.fromkeys(([kind] if kind in chars else []) + companions)
         text = "".join("".join(KEY_KINDS[k]) for k in carried)
-        if kind == "edge-whitespace":
+        # an echoed value also has whitespace at its ends, whatever its kind: trimming is the commonest change a
+        # server makes to a string, and a value the service only gives back breaks its echo's rule alone
+        if kind == "edge-whitespace" or (echoed and "edge-whitespace" in kinds):
             return f" \t{base}-{text}\t " if text else f" \t{base}\t "
         return f"{base}-{text}"
 

@@ -167,13 +167,15 @@ def test_a_key_carries_the_characters_of_three_string_kinds_and_every_kind_is_me
     assert len(set(keys)) == len(keys)
 
 
-def test_a_value_the_service_only_echoes_carries_every_kind_but_escapes_beside_its_own():
+def test_a_value_the_service_only_echoes_carries_every_kind_but_escapes_beside_its_own_and_edge_whitespace():
     load_scenarios()
     ctx = Context(SimpleNamespace(target=SimpleNamespace(seed=7, run_tag="abcd1234")), SCENARIOS["invoke.runs"], None)
     tokens = [ctx.unique("token", echoed=True) for _ in range(40)][1:]
     beside = {kind: "".join(v) for kind, v in KEY_KINDS.items() if kind not in ("edge-whitespace", "json-escapes")}
     lettered = [t for t in tokens if t.strip().startswith("conf-") and "".join(KEY_KINDS["json-escapes"]) not in t]
     assert lettered and all(all(text in t for text in beside.values()) for t in lettered)
+    # ...and whitespace at its ends, whatever its kind (a UUID's form aside)
+    assert all(t.startswith(" \t") and t.endswith("\t ") for t in tokens if "conf-" in t)
     assert len(set(tokens)) == len(tokens)
 
 

@@ -231,8 +231,7 @@ class Context:
             kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
                                             replies_read=self.target.profile.is_conformance_agent,
                                             request=drawn, accept=accept,
-                                            run_id=lambda: self.unique(f"frun-{n}", echoed=True),
-                                            progress_token=lambda: self.unique(f"fprogress-{n}", echoed=True))
+                                            made=lambda stem: self.unique(f"f{stem}-{n}", echoed=True))
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
                                                   request=request,

@@ -334,15 +334,15 @@ def asks_json(operation: str | None, body: Any) -> bool:
 
 def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool,
           request: str | None = None, accept: str | None = None,
-          run_id: Callable[[], str] | None = None,
-          progress_token: Callable[[], str] | None = None) -> tuple[Any, dict[str, str]]:
+          made: Callable[[str], str] | None = None) -> tuple[Any, dict[str, str]]:
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
     id the run chose written as a string; where the run's reply cannot read them (`replies_read`: the conformance
     agent, a prompt that says its reply, no resume; or `echo params`, whose fields are read one by one), a client
     that can elicit, an AG-UI client's fields, an invoke field the service does not interpret; and on a request
     named by `request` (not a scenario's first, which goes as built) a step and a tool call around the reply of a
-    prompt that says it (`AGENT_EVENTS`), and on AG-UI a `runId` (`run_id()` makes it) where the scenario sent
-    none (`RUN_IDS`). What the scenario set stays; nothing moves a body across a limit."""
+    prompt that says it (`AGENT_EVENTS`), and where the scenario sent none an AG-UI `runId` (`RUN_IDS`) or an MCP
+    call's progress token (`PROGRESS`), each a value the service only gives back (`made(stem)` makes it). What the
+    scenario set stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
     out, applied = dict(body), {}
@@ -364,17 +364,15 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         meta = params.get("_meta") if isinstance(params, dict) else None
         if free and form.get("mcp-elicitation") == "can-elicit" and isinstance(meta, dict) \
                 and META_VERSION in meta and meta.get(META_CAPS) == {}:
-            out["params"] = {**params, "_meta": {**meta, META_CAPS: dict(ELICITATION)}}
+            out = _with_meta(out, META_CAPS, dict(ELICITATION))
             applied["mcp-elicitation"] = "can-elicit"
-        if free and progress_token is not None and out.get("method") == "tools/call" and isinstance(meta, dict) \
+        if free and made is not None and out.get("method") == "tools/call" and isinstance(meta, dict) \
                 and META_VERSION in meta and "progressToken" not in meta \
                 and form.get("mcp-progress", _drawn(request, "mcp-progress", PROGRESS)) == "token":
-            params = out["params"]
-            out["params"] = {**params, "_meta": {**params["_meta"], "progressToken": progress_token()}}
+            out = _with_meta(out, "progressToken", made("progress"))
             applied["mcp-progress"] = "token"
         if free and long and isinstance(meta, dict) and META_VERSION in meta:
-            params = out["params"]
-            out["params"] = {**params, "_meta": {**params["_meta"], MCP_NOTES: LONG_TEXT}}
+            out = _with_meta(out, MCP_NOTES, LONG_TEXT)
             applied["field-length"] = "long"
     # a writing that escapes characters gets some to escape where the body is free to carry them
     escapes = form.get("json-writing") in ESCAPING_WRITINGS
@@ -390,9 +388,9 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         out[OTHER_FIELD[0]] = LONG_TEXT if long else OTHER_FIELD[1]
         applied["other-field"] = "sent"
         applied.update({"field-length": "long"} if long else {})
-    if operation == "agui" and free and run_id is not None and "runId" not in out \
+    if operation == "agui" and free and made is not None and "runId" not in out \
             and form.get("run-id", _drawn(request, "run-id", RUN_IDS)) == "sent":
-        out["runId"] = run_id()
+        out["runId"] = made("run")
         applied["run-id"] = "sent"
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
@@ -414,6 +412,12 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
+
+
+def _with_meta(body: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
+    """An MCP request with one more member in its `params._meta`."""
+    params = body["params"]
+    return {**body, "params": {**params, "_meta": {**params["_meta"], name: value}}}
 
 
 def _drawn(request: str | None, what: str, values: tuple[str, ...]) -> str:
@@ -456,9 +460,8 @@ def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, 
 
 def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     """The body as the scenario built it, before the run's agent events and AG-UI history (`shape`, as `applied`
-    records them) went around its prompt, its `stream: false` or `runId` was written and its id in another class's
-    form: what
-    a page shows of the request (an id the form made a string stays one)."""
+    records them) went around its prompt, its `stream: false`, `runId` or progress token was written and its id in
+    another class's form: what a page shows of the request (an id the form made a string stays one)."""
     if not isinstance(body, dict):
         return body
     if applied.get("stream-writing") == "false":

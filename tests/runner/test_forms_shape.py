@@ -52,42 +52,42 @@ def test_an_agui_run_the_scenario_left_without_a_run_id_gets_one_of_the_runs_mak
     made = iter(["run-made-1", "run-made-2"])
     body = agui_input("say hi", thread="k1")
     sent = request_drawing("run-id", "sent")
-    out, applied = forms.shape(FORM, "agui", body, replies_read=True, request=sent, run_id=lambda: next(made))
+    out, applied = forms.shape(FORM, "agui", body, replies_read=True, request=sent, made=lambda stem: next(made))
     assert out["runId"] == "run-made-1" and applied["run-id"] == "sent"
     assert forms.unshaped("agui", out, applied) == body
     left = forms.shape(FORM, "agui", body, replies_read=True, request=request_drawing("run-id", "absent"),
-                       run_id=lambda: next(made))[0]
+                       made=lambda stem: next(made))[0]
     assert "runId" not in left
     # what the scenario set stays: its own run id, or none where its subject is a generated one
     own = agui_input("say hi", thread="k1", run="mine")
-    kept, applied = forms.shape(FORM, "agui", own, replies_read=True, request=sent, run_id=lambda: next(made))
+    kept, applied = forms.shape(FORM, "agui", own, replies_read=True, request=sent, made=lambda stem: next(made))
     assert kept["runId"] == "mine" and "run-id" not in applied
     pinned = forms.shape({**FORM, "run-id": "absent"}, "agui", body, replies_read=True, request=sent,
-                         run_id=lambda: next(made))[0]
+                         made=lambda stem: next(made))[0]
     assert "runId" not in pinned
     # a reply the run cannot read off the prompt: the body goes as built
-    assert forms.shape(FORM, "agui", body, replies_read=False, request=sent, run_id=lambda: next(made))[0] == body
+    assert forms.shape(FORM, "agui", body, replies_read=False, request=sent, made=lambda stem: next(made))[0] == body
 
 
 def test_an_mcp_call_the_scenario_sent_without_a_token_gets_one_of_the_runs_making_on_some_requests():
     made = iter(["token-1", "token-2", "token-3"])
     body = mcp_request("tools/call", {"name": "agent", "arguments": {"prompt": "say hi"}}, id=3)
     sent = request_drawing("mcp-progress", "token")
-    out, applied = forms.shape(FORM, "mcp", body, replies_read=True, request=sent, progress_token=lambda: next(made))
+    out, applied = forms.shape(FORM, "mcp", body, replies_read=True, request=sent, made=lambda stem: next(made))
     assert out["params"]["_meta"]["progressToken"] == "token-1" and applied["mcp-progress"] == "token"
     assert "progressToken" not in forms.unshaped("mcp", out, applied)["params"]["_meta"]
     none = forms.shape(FORM, "mcp", body, replies_read=True, request=request_drawing("mcp-progress", "none"),
-                       progress_token=lambda: next(made))[0]
+                       made=lambda stem: next(made))[0]
     assert "progressToken" not in none["params"]["_meta"]
     # a scenario's own token stays; a method other than tools/call, and a pinned form, get none
     own = mcp_request("tools/call", {"name": "agent", "arguments": {"prompt": "say hi"}}, id=3, progress_token=7)
     assert forms.shape(FORM, "mcp", own, replies_read=True, request=sent,
-                       progress_token=lambda: next(made))[0]["params"]["_meta"]["progressToken"] == 7
+                       made=lambda stem: next(made))[0]["params"]["_meta"]["progressToken"] == 7
     listed = forms.shape(FORM, "mcp", mcp_request("tools/list", id=3), replies_read=True, request=sent,
-                         progress_token=lambda: next(made))[0]
+                         made=lambda stem: next(made))[0]
     assert "progressToken" not in listed["params"]["_meta"]
     pinned = forms.shape({**FORM, "mcp-progress": "none"}, "mcp", body, replies_read=True, request=sent,
-                         progress_token=lambda: next(made))[0]
+                         made=lambda stem: next(made))[0]
     assert "progressToken" not in pinned["params"]["_meta"]
 
 

@@ -12,7 +12,7 @@ from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, error_answe
                                             refusal, response_last, rpc_error_body, served_by, structured_session,
                                             text_block, PROGRESS_RESULT)
 from conformance.checks.mcp.methods import fits_upstream
-from conformance.checks.mcp.results import NO_TOKEN_FORMS, not_error
+from conformance.checks.mcp.results import in_two_forms, not_error
 from conformance.checks.mcp.progress import framed, increases, only_progress, progresses
 from conformance.exchange_rules import ExchangeRule, register
 from conformance.outcomes import Deviation, NotAssessed, Observation, precondition
@@ -134,12 +134,6 @@ def call_without_token(ex: Exchange, target: Any) -> bool:
     accept = (rq.header(ex, "accept") or "").lower()
     return must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and not rq.sends_progress_token(ex) \
         and ex.status == 200 and "application/json" in accept and "text/event-stream" in accept
-
-
-def in_two_forms(ex: Exchange, target: Any) -> str:
-    assert ex.content_type in NO_TOKEN_FORMS, \
-        f"expected application/json or text/event-stream (MCP's two forms), got {got(ex)}"
-    return f"answered as {NO_TOKEN_FORMS[ex.content_type]}"
 
 
 def progress_fields(ex: Exchange, target: Any) -> None:

@@ -200,9 +200,14 @@ def no_token_one_json_body(rec: Recording):
     ex = rec.get(steps.CALL)
     response(ex)    # a stream that does not end with the response was not served: MCP-VER-001's
     with on(ex):
-        assert ex.content_type in NO_TOKEN_FORMS, \
-            f"expected application/json or text/event-stream (MCP's two forms), got {got(ex)}"
-    return f"answered as {NO_TOKEN_FORMS[ex.content_type]} (the server's choice)"
+        return f"{in_two_forms(ex)} (the server's choice)"
+
+
+def in_two_forms(ex: Exchange, target: Any = None) -> str:
+    """The call was answered in one of MCP's two forms (`NO_TOKEN_FORMS`): which one."""
+    assert ex.content_type in NO_TOKEN_FORMS, \
+        f"expected application/json or text/event-stream (MCP's two forms), got {got(ex)}"
+    return f"answered as {NO_TOKEN_FORMS[ex.content_type]}"
 
 
 @check("MCP-SESS-005", scenarios=["mcp.input_forms"])

@@ -47,6 +47,9 @@ OWN_KIND_ONLY = ("json-escapes",)
 PREFLIGHT = "preflight"          # the pseudo-scenario of the preflight exchanges (evidence, and kept for re-judging)
 PREFLIGHT_METADATA = "preflight"   # its GET of the metadata document, without a credential
 PLAIN_CALL_PROTOCOLS = ("invoke", "agui", "mcp")
+# invoke.messages' call (`echo messages` with a conversation of the suite's items, whose shape is not shown), sent with
+# the plain calls: when the service runs it, the run's invokes may carry a conversation (`forms.INVOKE_HISTORIES`)
+PREFLIGHT_CONVERSATION = "preflight-conversation"
 CLIENT_GRACE = 1.0     # the clients' own run deadline, after the scenarios' (a backstop if a cancel is not delivered)
 REPORT_GRACE = 10.0    # after the run's deadline: scenarios cut off get this long to hand back their recording
 PREFLIGHT_SLACK = 5.0  # the preflight's bound beyond its exchanges' own (the metadata, then the plain calls at once)
@@ -228,8 +231,12 @@ class Context:
         carried = None if credential and all_headers.get("Authorization") else self._carried(path, all_headers, kw)
         shape: dict[str, str] = {}
         if shaped and "json" in kw:
-            kw["json"], shape = forms.shape(form, operation_of(path), kw["json"],
-                                            replies_read=self.target.profile.is_conformance_agent,
+            operation = operation_of(path)
+            runs = operation == "invoke" and credential == "api_key" and self.session.takes_conversation \
+                and not self.scenario.slow and path == self.agent_path(operation) \
+                and not any(k.lower() in ("authorization", "content-type") for k in headers or {})
+            kw["json"], shape = forms.shape(form, operation, kw["json"],
+                                            replies_read=self.target.profile.is_conformance_agent, runs=runs,
                                             request=drawn, accept=accept,
                                             made=lambda stem: self.unique(f"f{stem}-{n}", echoed=True))
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
@@ -382,6 +389,13 @@ class Session:
     @property
     def client(self) -> Client | None:
         return self._lanes[0].client if self._lanes else None
+
+    @property
+    def takes_conversation(self) -> bool:
+        """The preflight's invoke with a conversation of the suite's items ran (`PREFLIGHT_CONVERSATION`): the run's
+        invokes may carry one. A slow scenario, begun before the preflight's answer, sends none whatever it was."""
+        return self.preflight_done.is_set() and any(
+            ex.label == PREFLIGHT_CONVERSATION and ex.status == 200 for ex in self.preflight.exchanges)
 
     # -- lifecycle ------------------------------------------------------------------
     def _lane(self, name: str, http2: bool = False) -> Lane:
@@ -553,12 +567,20 @@ class Session:
         if not (t.api_key and t.agent_id):
             return None
         protocols = [protocol for protocol in PLAIN_CALL_PROTOCOLS if self._selected(protocol)]
-        answers = list(await asyncio.gather(*(   # at once: a preflight lasts as long as the slowest plain call
-            client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=plain_call(protocol), limits=limits,
-                        **self._plain_call(protocol)) for protocol in protocols)))
-        for ex in answers:
+        calls = {plain_call(protocol): (protocol, self._plain_call(protocol)) for protocol in protocols}
+        conversation = (t.profile.scenario("messages_passthrough") or {}).get("prompt")
+        if "invoke" in protocols and t.profile.is_conformance_agent and conversation:
+            calls[PREFLIGHT_CONVERSATION] = ("invoke", {
+                "headers": {"Authorization": f"Bearer {t.api_key}", "Accept": "application/json"},
+                "json": vocab_protocols.invoke_body(conversation, f"conf-{t.run_tag}-preflight-messages",
+                                                    messages=inputs.pass_messages(t))})
+        sent = list(await asyncio.gather(*(   # at once: a preflight lasts as long as the slowest plain call
+            client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=label, limits=limits, **call)
+            for label, (protocol, call) in calls.items())))
+        for ex in sent:
             ex.credential = "api_key"
             self.preflight.exchanges.append(ex)
+        answers = [ex for ex in sent if ex.label != PREFLIGHT_CONVERSATION]
         if not answers or any(ex.status not in (401, 404) for ex in answers):
             return None
         where = "; ".join(f"POST {urlsplit(ex.url).path} answered {ex.status} {_refusal_code(ex)}".rstrip()

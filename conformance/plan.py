@@ -30,7 +30,7 @@ REQUESTS: dict[str, int] = {
     "agui.step": 1, "agui.streamed": 1, "agui.together": 7, "agui.tool": 1, "agui.upstream_input": 1,
     "fuzz.agui": 11, "fuzz.invoke": 12, "fuzz.mcp": 8, "fuzz.metadata": 2, "generated.params": 6,
     "generated.round_trip": 8, "invoke.big_body": 1, "invoke.chain": 4, "invoke.cleartext": 2,
-    "invoke.extra_data": 3, "invoke.input_forms": 4, "invoke.key_lengths": 2, "invoke.messages": 1,
+    "invoke.extra_data": 3, "invoke.input_forms": 4, "invoke.key_lengths": 2, "invoke.messages": 0,
     "invoke.params": 3, "invoke.refusals": 14, "invoke.runs": 12, "invoke.selection": 5, "invoke.sessions": 5,
     "invoke.silences": 4, "invoke.slow_run": 3, "invoke.timing": 2, "invoke.together": 4, "mcp.chain": 12,
     "mcp.failures": 2, "mcp.input_forms": 3, "mcp.legacy": 3, "mcp.modern": 4, "mcp.official_client": 11,
@@ -48,7 +48,7 @@ FREE: dict[str, int] = {
 }
 UNLISTED = 3
 DEPTH_SCALED = ("fuzz.", "generated.")     # their generated requests grow with --depth
-PREFLIGHT = 4                              # the metadata document and one plain call per protocol
+PREFLIGHT = 5                              # the metadata document, a plain call per protocol, a conversation
 PREFLIGHT_FREE = 1                         # the metadata document
 # what --thorough adds (the 429 probe: `probe_requests`); the rows of the covering arrays of triples the rest left,
 # about as many for every seed

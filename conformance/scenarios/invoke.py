@@ -29,7 +29,7 @@ import string
 from typing import Any
 from urllib.parse import urlsplit
 
-from conformance.engine import Context, plain_call
+from conformance.engine import PREFLIGHT_CONVERSATION, Context, plain_call
 from conformance.outcomes import NotAssessed
 from conformance.vocab import sequences, silences
 from conformance.vocab.readers import request_json
@@ -68,7 +68,6 @@ PASS_PARAMS: dict[str, Any] = {
     "confUnicode": "h\u00e9llo \u2713 \U0001f600 \u2028 line\nbreak \"quoted\" \\ back",
     "conf\u00dcnicodeKey \u2713": "unicode key",
 }
-PASS_MESSAGES = [{"role": "user", "content": "first \u2713"}, {"role": "assistant", "content": "second\nline"}]
 
 BIG_BODY_BYTES = 500_000       # well inside 1 MB (however MB is counted)
 HUGE_BODY_BYTES = 2_000_000    # well outside
@@ -278,12 +277,18 @@ async def params(ctx: Context) -> None:
 
 @scenario("invoke.messages", protocol="invoke", prompts=("messages_passthrough",), steps=steps.INVOKE_MESSAGES)
 async def messages(ctx: Context) -> None:
-    """`echo messages` with a two-item `messages` list of `{role, content}` objects."""
-    prompt = ctx.prompt("messages_passthrough")
-    sent = [*PASS_MESSAGES, {"role": "assistant", "content": inputs.history_text(ctx, steps.MESSAGES)}]
+    """`echo messages` with a `messages` list of `{role, content}` objects: the preflight's conversation call, read
+    from it (whether the service takes the suite's items decides if the run's invokes carry a conversation)."""
+    kept = ctx.preflight(PREFLIGHT_CONVERSATION)
+    inputs.carry(ctx, steps.MESSAGES, "messages:transformable")
+    if kept is not None:
+        ctx.note(messages=request_json(kept).get("messages"))
+        ctx.keep(kept, steps.MESSAGES)
+        return
+    sent = inputs.pass_messages(ctx.target)
     ctx.note(messages=sent)
-    await ctx.post(ctx.agent_path("invoke"), invoke_body(prompt, ctx.unique("messages"), messages=sent),
-                   headers=ACCEPT_JSON, label=steps.MESSAGES)
+    await ctx.post(ctx.agent_path("invoke"), invoke_body(ctx.prompt("messages_passthrough"), ctx.unique("messages"),
+                                                         messages=sent), headers=ACCEPT_JSON, label=steps.MESSAGES)
 
 
 @scenario("invoke.big_body", protocol="invoke", steps=steps.INVOKE_BIG_BODY)

@@ -123,6 +123,13 @@ PROGRESS = ("none", "token")
 # result meets both writings (INV-SEL-004 reads the second on every such exchange, not on the selection scenario's
 # one). A scenario whose subject is how the mode is asked sets `stream-writing` in its form.
 STREAM_WRITINGS = ("absent", "false")
+# ...and an invoke caller's conversation (`messages`: "the conversation as the caller holds it"; its items' shape is
+# not shown, so they go as the messages scenario sends them, `{role, content}`), on about half of the invoke requests
+# that must run, whose prompt does not read them (`echo messages`): every rule of an invoke run is judged beside a
+# conversation too, not only on the few requests built with one. A server may refuse the items (not judged: their
+# shape is not shown); once it ran the call, the run is answered as its mode asks.
+INVOKE_HISTORIES = ("none", "earlier")
+INVOKE_EARLIER = ({"role": "user", "content": EARLIER_PROMPT}, {"role": "assistant", "content": ASSISTANT_TURN})
 # A probe whose content no other request can carry (an `echo params` run) is sent this many times again, in other
 # forms: a fault that shows only on some requests meets it on more than one (the rules over every exchange judge each)
 AGAIN = 2
@@ -332,7 +339,7 @@ def asks_json(operation: str | None, body: Any) -> bool:
     return operation == "invoke" and isinstance(body, dict) and body.get("stream") is not True
 
 
-def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool,
+def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_read: bool, runs: bool = False,
           request: str | None = None, accept: str | None = None,
           made: Callable[[str], str] | None = None) -> tuple[Any, dict[str, str]]:
     """(the body, the values applied) of a JSON body in `form`'s values of what the spec leaves free in it: an MCP
@@ -341,8 +348,9 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     that can elicit, an AG-UI client's fields, an invoke field the service does not interpret; and on a request
     named by `request` (not a scenario's first, which goes as built) a step and a tool call around the reply of a
     prompt that says it (`AGENT_EVENTS`), and where the scenario sent none an AG-UI `runId` (`RUN_IDS`) or an MCP
-    call's progress token (`PROGRESS`), each a value the service only gives back (`made(stem)` makes it). What the
-    scenario set stays; nothing moves a body across a limit."""
+    call's progress token (`PROGRESS`), each a value the service only gives back (`made(stem)` makes it), and on an
+    invoke that `runs` (the API key, the target's agent, nothing else to refuse) a conversation (`INVOKE_HISTORIES`).
+    What the scenario set stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
     out, applied = dict(body), {}
@@ -405,6 +413,10 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
         out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, earlier[1]]}
         applied["agui-history"] = history
+    if operation == "invoke" and runs and replies_read and _runs_as_built(body) \
+            and form.get("invoke-history", _drawn(request, "invoke-history", INVOKE_HISTORIES)) == "earlier":
+        out["messages"] = [dict(m) for m in INVOKE_EARLIER]
+        applied["invoke-history"] = "earlier"
     if operation == "invoke" and "stream" not in out and "event-stream" not in (accept or "").lower() \
             and form.get("stream-writing", _drawn(request, "stream-writing", STREAM_WRITINGS)) == "false":
         out["stream"] = False
@@ -412,6 +424,15 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
+
+
+def _runs_as_built(body: dict[str, Any]) -> bool:
+    """An invoke body with nothing of its own to refuse (`requests.invoke_problems`: a string prompt, a key inside,
+    `stream` a boolean, no large field), no `messages`, and a prompt that does not read them."""
+    prompt, key = body.get("prompt"), body.get("sessionId")
+    return isinstance(prompt, str) and len(prompt) <= rq.EXTRA_INSIDE and "messages" not in body \
+        and isinstance(body.get("stream", False), bool) and not replies.reads_messages(prompt) \
+        and ("sessionId" not in body or rq.key_length(key) == "inside") and len(json.dumps(body)) <= rq.EXTRA_INSIDE
 
 
 def _with_meta(body: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
@@ -460,12 +481,15 @@ def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, 
 
 def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     """The body as the scenario built it, before the run's agent events and AG-UI history (`shape`, as `applied`
-    records them) went around its prompt, its `stream: false`, `runId` or progress token was written and its id in
-    another class's form: what a page shows of the request (an id the form made a string stays one)."""
+    records them) went around its prompt, its `stream: false`, `runId`, progress token or invoke conversation was
+    written and its id in another class's form: what a page shows of the request (an id the form made a string stays
+    one)."""
     if not isinstance(body, dict):
         return body
     if applied.get("stream-writing") == "false":
         body = {k: v for k, v in body.items() if k != "stream"}
+    if applied.get("invoke-history") == "earlier":
+        body = {k: v for k, v in body.items() if k != "messages"}
     if applied.get("run-id") == "sent":
         body = {k: v for k, v in body.items() if k != "runId"}
     if applied.get("mcp-progress") == "token":

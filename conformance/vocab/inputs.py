@@ -135,6 +135,17 @@ def extra_fields(ctx: Any, step: str, interpreted: tuple[str, ...] = ()) -> dict
             **twins, **({"confText": TRANSFORMABLE} if twins else {}), **cased}
 
 
+# invoke's conversation as the pass-through sends it (`{role, content}` items: their shape is not shown)
+PASS_MESSAGES = ({"role": "user", "content": "first \u2713"}, {"role": "assistant", "content": "second\nline"})
+
+
+def pass_messages(target: Any) -> list[dict[str, str]]:
+    """The invoke `messages` list whose reaching the agent INV-PASS-004 reads: two turns, then an earlier text of
+    class messages:transformable (`history_text`)."""
+    return [*map(dict, PASS_MESSAGES),
+            {"role": "assistant", "content": value(target, "messages:transformable", "earlier text")}]
+
+
 def history_text(ctx: Any, step: str) -> str:
     """The content of an earlier message in a pass-through `messages` list: text holding every string kind a
     transformation changes, whitespace at its ends (class messages:transformable), carried on `step`."""

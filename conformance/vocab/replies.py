@@ -85,6 +85,12 @@ def echoes_params(prompt: Any) -> bool:
     return script.error is None and [(d.word, d.arg) for d in script.directives] == [("echo", "params")]
 
 
+def reads_messages(prompt: str) -> bool:
+    """The conformance agent's prompt says `echo messages`: its reply is the conversation the agent got."""
+    return "messages" in prompt and any(
+        (d.word, d.arg) == ("echo", "messages") for d in parse(prompt).directives)
+
+
 def tool_lines(prompt: Any) -> list[tuple[int, str]]:
     """(line index, tool name) of each `tool NAME ARGS` line of the conformance agent's prompt, in order."""
     if not isinstance(prompt, str):

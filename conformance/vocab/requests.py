@@ -202,8 +202,10 @@ def common_problems(ex: Exchange, target: Any, operation: str, accepted: tuple[s
 def invoke_problems(ex: Exchange, target: Any) -> list[str]:
     """What keeps this request from being an invoke the spec says must be run ([] when nothing does): the API key on
     the target's agent, a JSON object body well inside 1 MB with a string `prompt`, `sessionId` absent or a string of
-    1 to 256 characters by every count, `stream` absent or a boolean, no `messages` (its items' shape is not shown),
-    the extra data well inside 4 KB."""
+    1 to 256 characters by every count, `stream` absent or a boolean, no `messages` unless the service ran it or the
+    run added them (its items' shape is not shown: a refusal may be theirs; once answered 200 they were taken, and
+    the run adds a conversation only once the service ran one, `forms.INVOKE_HISTORIES`), the extra data well
+    inside 4 KB."""
     if ex.method != "POST" or op(ex) != "invoke":
         return ["operation"]
     found = common_problems(ex, target, "invoke")
@@ -214,7 +216,7 @@ def invoke_problems(ex: Exchange, target: Any) -> list[str]:
         found.append("session-key")
     if "stream" in sent and not isinstance(sent["stream"], bool):
         found.append("stream")
-    if "messages" in sent:
+    if "messages" in sent and ex.status != 200 and (ex.form or {}).get("invoke-history") != "earlier":
         found.append("messages")
     if extra_size(ex, target) not in (None, "inside"):
         found.append("extra-data")

@@ -698,10 +698,21 @@ async def play_all(ctx: Context, family: Step, chains: list[tuple[Move, ...]] | 
         chains = list(CHAINS[ctx.scenario.name])
     if not chains:
         return
+    await ctx.after_preflight()
+    if not ctx.session.takes_conversation:      # the items' shape is not shown: a service may refuse the suite's
+        chains = [tuple(_without_conversation(move) for move in chain) for chain in chains]
     firsts = itertools.accumulate((len(chain) for chain in chains[:-1]), initial=0)
     players = [Player(ctx, family, n=first, group=first, stem=f"seq{i}" if len(chains) > 1 else "seq", **how)
                for i, first in enumerate(firsts)]
     await asyncio.gather(*(player.play(chain) for player, chain in zip(players, chains, strict=True)))
+
+
+def _without_conversation(move: Move) -> Move:
+    """An invoke move spoken without its earlier messages (`history`), when the service did not run the preflight's
+    conversation (`engine.PREFLIGHT_CONVERSATION`): its `echo messages` then reads the list as sent, none."""
+    if move.protocol != "invoke" or not move.has("history"):
+        return move
+    return dataclasses.replace(move, form="+".join(f for f in move.form.split("+") if f != "history"))
 
 
 # -- judging what was played (the checks of each protocol give the readings) ----------------------------------

@@ -18,7 +18,8 @@ from conformance.vocab.protocols import agui_input, invoke_body, mcp_request
 # what else a body may carry, as built: only what rides on the prompt changes
 FORM = {**forms.AS_BUILT, "stream-writing": "absent"}
 DRAWN = {"agent-events": tuple(forms.AGENT_EVENTS), "agui-history": forms.AGUI_HISTORIES,
-         "stream-writing": forms.STREAM_WRITINGS, "run-id": forms.RUN_IDS, "mcp-progress": forms.PROGRESS}
+         "stream-writing": forms.STREAM_WRITINGS, "run-id": forms.RUN_IDS, "mcp-progress": forms.PROGRESS,
+         "invoke-history": forms.INVOKE_HISTORIES}
 
 
 def shaped(operation: str, body: dict, request: str | None) -> tuple[dict, dict]:
@@ -103,6 +104,35 @@ def test_an_agui_prompt_gets_a_conversation_around_it_and_stays_the_last_user_me
     assert applied["agui-history"] == history and len(out["messages"]) == (3 if history == "earlier" else 2)
     assert replies.reply_of(replies.prompt_in("agui", out)).shown == "hi"
     assert forms.unshaped("agui", out, applied) == body
+
+
+def test_an_invoke_that_runs_gets_a_conversation_beside_its_prompt_on_some_requests():
+    body = invoke_body("say hi", "k1")
+    earlier = request_drawing("invoke-history", "earlier")
+    out, applied = forms.shape(FORM, "invoke", body, replies_read=True, runs=True, request=earlier)
+    assert out["messages"] == list(forms.INVOKE_EARLIER) and applied["invoke-history"] == "earlier"
+    assert replies.reply_of(out["prompt"]).shown == "hi" and forms.unshaped("invoke", out, applied) == body
+    none = request_drawing("invoke-history", "none")
+    assert "messages" not in forms.shape(FORM, "invoke", body, replies_read=True, runs=True, request=none)[0]
+    # a count's reply does not read them either; `echo messages` does
+    assert "messages" in forms.shape(FORM, "invoke", invoke_body("count", "k1"), replies_read=True, runs=True,
+                                     request=earlier)[0]
+    assert "messages" not in forms.shape(FORM, "invoke", invoke_body("echo messages", "k1"), replies_read=True,
+                                         runs=True, request=earlier)[0]
+
+
+@pytest.mark.parametrize("body,runs", [(invoke_body("say hi", "k1"), False),       # refused: a credential, an agent
+                                       (invoke_body("say hi", "k" * 300), True),    # refused: a key outside
+                                       (invoke_body("say hi", "k1", stream="yes"), True),
+                                       ({"prompt": 42}, True),
+                                       ({**invoke_body("say hi", "k1"), "data": "x" * 5000}, True),
+                                       (invoke_body("say hi", "k1", messages=[]), True)])
+def test_an_invoke_that_may_be_refused_or_has_a_conversation_keeps_its_own(body, runs):
+    """A conversation beside a request refused for something else would make it a request of two problems, which
+    the rules of either do not read (the spec does not say which a server reports first)."""
+    earlier = request_drawing("invoke-history", "earlier")
+    out, applied = forms.shape(FORM, "invoke", body, replies_read=True, runs=runs, request=earlier)
+    assert out.get("messages") == body.get("messages") and "invoke-history" not in applied
 
 
 @pytest.mark.parametrize("accept", [None, "application/json", "Application/JSON"])

@@ -339,9 +339,28 @@ def strict(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
     return rewrite_request_bytes(app, strict_bytes, where=("invoke", "agui"))
 
 
+def own_message_shape(app: t.ASGIApp, facts: dict) -> t.ASGIApp:
+    """Row 4, another way: invoke `messages` items of this server's own shape, `{author, text}`, so every item the
+    suite sends is refused `validation_failed` (an empty list is taken)."""
+    def request(body: Any, scope: dict) -> Any:
+        msgs = body.get("messages") if isinstance(body, dict) else None
+        for i, m in enumerate(msgs if isinstance(msgs, list) else ()):
+            if not (isinstance(m, dict) and isinstance(m.get("author"), str) and isinstance(m.get("text"), str)):
+                scope[REFUSED] = (f"messages[{i}]", "must be an object with string `author` and `text`", None,
+                                  "validation_failed")
+                return _REFUSED_BODY["invoke"]
+        return None
+    return t.rewrite_request_json(t.rewrite_json_response(app, refusal_as_read, where="invoke"), request,
+                                  where="invoke")
+
+
 def lenient_config(**overrides: Any) -> ServerConfig:
     return ServerConfig(**{"wrap_app": lenient, **overrides})
 
 
 def strict_config(**overrides: Any) -> ServerConfig:
     return ServerConfig(**{"wrap_app": strict, **overrides})
+
+
+def own_message_shape_config(**overrides: Any) -> ServerConfig:
+    return ServerConfig(**{"wrap_app": own_message_shape, **overrides})

@@ -61,6 +61,11 @@ def _strict() -> ServerConfig:
     return strict_config()
 
 
+def _own_message_shape() -> ServerConfig:
+    from tests.selftest.variant_inputs import own_message_shape_config
+    return own_message_shape_config()
+
+
 def _mcp_sdk(name: str) -> Callable[[], ServerConfig]:
     def config() -> ServerConfig:
         from tests.selftest import variant_mcp_sdk
@@ -133,6 +138,9 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                   doc="variant_inputs.py: reads what the spec leaves open in requests as leniently as it can"),
     CorrectServer("inputs-strict", _strict,
                   doc="variant_inputs.py: refuses what the spec leaves open in requests, with validation_failed"),
+    CorrectServer("inputs-invoke-messages-own-shape", _own_message_shape,
+                  doc="variant_inputs.py: invoke `messages` items of its own shape (`{author, text}`): every "
+                      "conversation the suite sends is refused validation_failed"),
     CorrectServer("mcp-input-errors-as-results", _mcp_sdk("input_errors_as_results"),
                   doc="variant_mcp_sdk.py: arguments the tool cannot take answered as an isError tool result "
                       "(SEP-1303, the official SDKs)"),

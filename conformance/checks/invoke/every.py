@@ -29,14 +29,13 @@ INVOKE = ("invoke",)
 
 
 def must_run(*modes: str) -> Callable[[Exchange, Any], bool]:
-    """A request the spec says must run (`requests.invoke_problems` finds nothing; or it addresses another deployed
-    agent, `requests.runs_elsewhere`), asking in one of `modes`; or one the service ran with an access token (whether
-    invoke takes one is not shown, AUTH-OPEN-001) or with `messages` (the shape of their items is not shown): once it
-    ran, the request is answered as its mode asks."""
+    """A request the spec says must run (`requests.invoke_problems` finds nothing: `messages` too, once the service
+    ran it; or it addresses another deployed agent, `requests.runs_elsewhere`), asking in one of `modes`; or one the
+    service ran with an access token (whether invoke takes one is not shown, AUTH-OPEN-001): once it ran, the request
+    is answered as its mode asks."""
     return lambda ex, target: rq.invoke_mode(ex) in modes and (
-        rq.only()(ex, target) or rq.runs_elsewhere(ex, target) or (ex.status == 200 and (
-            (rq.credential(ex) == "access-token" and rq.only("credential")(ex, target))
-            or rq.only("messages")(ex, target))))
+        rq.only()(ex, target) or rq.runs_elsewhere(ex, target) or (
+            ex.status == 200 and rq.credential(ex) == "access-token" and rq.only("credential")(ex, target)))
 
 
 def json_result(ex: Exchange, target: Any) -> None:

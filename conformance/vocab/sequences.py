@@ -42,7 +42,7 @@ from conformance.model.histories import (  # noqa: F401 (the model's data, read 
     PAUSING, PROGRESS_ENDS, REPLY, RESUMED_THREAD, RESUMES, SAME_KEY, SCRIPTS, SECOND_QUESTION, SLOW_SECONDS,
     STATELESS, TRANSITIONS, TWIN, done_in_order, history, is_stream, key_form_possible, overlap, possible,
     reads_count, script_of, transition_of, twin_class)
-from conformance.outcomes import Deviation, NotAssessed, judge_all, unread
+from conformance.outcomes import Blocked, Deviation, NotAssessed, judge_all, precondition, unread
 from conformance.registry import Step
 from conformance.vocab import agent_readings, forms, inputs, protocols as p
 from conformance.vocab.readers import outcome_interrupts, paused as agui_paused, request_json, stream_events
@@ -190,8 +190,11 @@ class Model:
         expected["judged"].insert(0, ["count", self._count_rule(move, inst, before)])
 
     def _count_rule(self, move: Move, inst: Instance, before: int) -> str:
+        """The rule a count is judged under: a generated key's, on the call that generated it and on the first that
+        sent it back (what that rule states: the key reaches the instance it was generated for); a key's on every
+        later call (calls with the same value reach the same instance, however the value came)."""
         others = inst.carried - {move.protocol}
-        if move.key is None or (inst.generated_by == move.protocol and not others):
+        if move.key is None or (inst.generated_by == move.protocol and not others and before <= 1):
             return GENERATED_KEY[move.protocol]
         if others:
             return ACROSS_PROTOCOLS
@@ -817,6 +820,23 @@ def judge_moves(recs: tuple[Any, ...], protocol: str, requirement: str,
                 f"sessions model come with --depth 2 or more)"), rule)
 
 
+def _counted_wrong_before(move: Played, zero_based: bool) -> tuple[str, Exchange, str] | None:
+    """(its count rule, its exchange, its label) of the first earlier call on the move's key that replied a count
+    other than the one the model expects of it: the session went wrong there, and a later count follows from it."""
+    for noted in move.earlier:
+        expect, wanted = noted["expect"], noted["expect"].get("count")
+        rules = [rule for aspect, rule in expect.get("judged", ()) if aspect == "count"]
+        if wanted is None or not rules or expect.get("among"):
+            continue
+        ex = move.rec.get(noted["label"])
+        text = agent_readings.reply_text(noted["move"]["protocol"], ex) if ex is not None else None
+        suffix = expect.get("suffix") or ""
+        head = (text[:len(text) - len(suffix)] if suffix and text.endswith(suffix) else text or "").strip()
+        if digits_only(head) and int(head) != wanted - (1 if zero_based else 0):
+            return rules[0], ex, noted["label"]
+    return None
+
+
 def before_failure(move: Played, text: str) -> bool:
     """Whether `text`, sent before a failure, is what the script said: when it began with `count`, any whole number
     then what followed (the count is judged as a count, through the agent's readings), else the text exactly."""
@@ -916,8 +936,19 @@ def count_is(move: Played, text: str, replied: dict[tuple[str, int], list[tuple[
     wanted = expect.get("count")
     span = expect.get("among") or [wanted]
     resumes, lost = _resumes(move)
-    agent_readings.judge_count(agent_readings.Count(text, tuple(span), zero_based, resumes, lost, _others(move)),
-                               what=move.what(), exchanges=(move.ex, *move.before))
+    try:
+        agent_readings.judge_count(agent_readings.Count(text, tuple(span), zero_based, resumes, lost, _others(move)),
+                                   what=move.what(), exchanges=(move.ex, *move.before))
+    except Blocked:
+        raise
+    except Deviation as exc:
+        wrong = _counted_wrong_before(move, zero_based)
+        if wrong is None:
+            raise
+        rule, ex, label = wrong
+        raise precondition(rule, (move.ex, ex, *move.before),
+                           f"{exc}; an earlier call on this key already counted wrong ({label}, judged under "
+                           f"{rule}): what this call counts follows from that one deviation") from None
     if expect.get("distinct"):
         group = replied.setdefault((move.rec.scenario, move.noted["group"]), [])
         twin = next((other for n, other in group if n == int(text) and other.key == move.key), None)

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from conformance import canned, registry
-from conformance.outcomes import Deviation, NotAssessed, judging
+from conformance.outcomes import Blocked, Deviation, NotAssessed, judging
 from conformance.vocab import sequences as seq
 from conformance.vocab.steps import sequences as steps
 
@@ -129,6 +129,36 @@ def test_two_instances_for_one_key_fail_naming_both_calls():
         judge(SAME_KEY, empty("invoke.chain"), invoke_overlap(["1", "1", "1", "2"]), empty("invoke.slow_run"))
     labels = [ex.label for ex in exc.value.exchanges]
     assert labels[:2] == ["overlap-2-invoke-run", "overlap-1-invoke-run"] and "two instances" in str(exc.value)
+
+
+GENERATED_THEN_SAME = (seq.Move("invoke", binds="k"), seq.Move("invoke", key="k"), seq.Move("invoke", key="k"))
+
+
+def chain_replying(*replies):
+    moves = noted(steps.CHAIN, GENERATED_THEN_SAME)
+    exchanges = [invoke_result(m["label"], m["key"], r) for m, r in zip(moves, replies)]
+    return canned.recording("invoke.chain", exchanges, facts={"moves": moves})
+
+
+def test_a_generated_key_is_judged_on_its_first_return_and_the_key_on_later_calls():
+    rules = [e["judged"][0][1] for _, e in expectations(GENERATED_THEN_SAME)]
+    assert rules == ["INV-SESS-004", "INV-SESS-004", "INV-SESS-002"]
+
+
+def test_a_count_that_follows_an_earlier_wrong_count_on_its_key_is_that_one_deviation():
+    """The generated key reached another instance (1, not 2): the third call's 2, not 3, follows from it, so the
+    key's own rule is blocked by the generated key's, which fails on the second call."""
+    recs = (chain_replying("1", "1", "2"), empty("invoke.together"), empty("invoke.slow_run"))
+    with pytest.raises(Deviation) as failed:
+        judge("invoke.sequences_invoke__inv_sess_004", *recs)
+    assert [ex.label for ex in failed.value.exchanges][:1] == ["chain-2-invoke-run"]
+    with pytest.raises(Blocked) as blocked:
+        judge(SAME_KEY, *recs)
+    assert blocked.value.root == "INV-SESS-004" and "already counted wrong" in str(blocked.value)
+    judge(SAME_KEY, chain_replying("1", "2", "3"), empty("invoke.together"), empty("invoke.slow_run"))
+    with pytest.raises(Deviation) as lost:       # the session lost only on the third call: the key's own failure
+        judge(SAME_KEY, chain_replying("1", "2", "1"), empty("invoke.together"), empty("invoke.slow_run"))
+    assert not isinstance(lost.value, Blocked)
 
 
 def test_a_duration_longer_than_the_exchange_fails():

@@ -56,6 +56,7 @@ class Instance:
     runs: int = 0
     carried: set[str] = field(default_factory=set)
     generated_by: str | None = None
+    returned_read: bool = False              # a count was read on a call that sent the generated key back
     waiting: tuple[str, ...] | None = None   # the directives after the question a paused run waits on
     paused_path: str | None = None
     said: str = ""                           # the paused run's text so far (MCP may answer it whole at the end)
@@ -191,10 +192,13 @@ class Model:
 
     def _count_rule(self, move: Move, inst: Instance, before: int) -> str:
         """The rule a count is judged under: a generated key's, on the call that generated it and on the first that
-        sent it back (what that rule states: the key reaches the instance it was generated for); a key's on every
-        later call (calls with the same value reach the same instance, however the value came)."""
+        sent it back whose count is read (what that rule states: the key reaches the instance it was generated for);
+        a key's on every later call (calls with the same value reach the same instance, however the value came)."""
         others = inst.carried - {move.protocol}
-        if move.key is None or (inst.generated_by == move.protocol and not others and before <= 1):
+        if move.key is None:
+            return GENERATED_KEY[move.protocol]
+        if inst.generated_by == move.protocol and not others and not inst.returned_read:
+            inst.returned_read = True
             return GENERATED_KEY[move.protocol]
         if others:
             return ACROSS_PROTOCOLS

@@ -145,6 +145,12 @@ def test_a_generated_key_is_judged_on_its_first_return_and_the_key_on_later_call
     assert rules == ["INV-SESS-004", "INV-SESS-004", "INV-SESS-002"]
 
 
+def test_a_generated_key_is_judged_on_the_first_return_whose_count_is_read():
+    """MCP reads no count off a paused call: the generated key's rule waits for the first call that shows one."""
+    rules = [e["judged"][0][1] for _, e in expectations(seq.MCP_CHAIN) if e["kind"] == "count"]
+    assert rules == ["MCP-SESS-004", "MCP-SESS-004"]
+
+
 def test_a_count_that_follows_an_earlier_wrong_count_on_its_key_is_that_one_deviation():
     """The generated key reached another instance (1, not 2): the third call's 2, not 3, follows from it, so the
     key's own rule is blocked by the generated key's, which fails on the second call."""

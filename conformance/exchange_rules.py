@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
+from conformance.difference import DIAGNOSES
 from conformance.model.dimensions import FREE
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
 from conformance.vocab import forms
 from conformance.vocab.protocols import mcp_response
-from conformance.vocab.requests import fields, problems, session_key
+from conformance.vocab.requests import fields, key_length, problems, session_key
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal, same_json
 from conformance.wire.exchange import Exchange
@@ -312,12 +313,55 @@ def key_broken(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, E
     """(requirement, exchange, recording, what happened) of the exchange that broke the session every exchange in
     `named` sent its key to (`_broken_keys`: that exchange or another with the same key): what the service keeps
     under the key is then read under another, or lacks a run it turned away, one deviation of that exchange's rule
-    whatever a later rule of the session reads."""
+    whatever a later rule of the session reads; or that changed a key the way that puts every key `named` sent on
+    the side of its bounds the service answered (`key_length_changed`)."""
     named, broken = list(named), _broken_keys(recordings)
     keys = [sent_key(ex) for ex in named]
     if not named or any(k is None or k not in broken for k in keys):
-        return None
+        return key_length_changed(named, recordings) if named else None
     return broken[keys[0]]
+
+
+def _key_changes(recordings: list[Any]) -> list[tuple[Callable[[str], str], str, Exchange, Any]]:
+    """(the change, its echo rule, the exchange, its recording) of each change the service made to a key it gave
+    back, as its echo's failure names it (one function of the key: `difference.DIAGNOSES`), the first of each."""
+    out, seen = [], set()
+    for rule, ex, rec, what in _broken_keys(recordings).values():
+        if what != "came back changed":
+            continue
+        message = outcomes(ex, rec.target)[rule].message
+        for d in DIAGNOSES.values():
+            if d.apply is not None and isinstance(d.words, str) and d.name not in seen \
+                    and f"cause: the service {d.words}" in message:
+                seen.add(d.name)
+                out.append((d.apply, rule, ex, rec))
+    return out
+
+
+def key_length_changed(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any, str] | None:
+    """(echo rule, exchange, recording, what) when every exchange in `named` sent a key the service answered as if
+    it lay on the other side of 1 to 256 (a key inside refused, one outside taken), and a change the service made to
+    a key it gave back elsewhere in the run puts this key on that side: the length it judged is the changed key's,
+    one deviation, of the rule the change broke."""
+    changes, found = _key_changes(recordings), None
+    for ex in named:
+        key, status = sent_key(ex), ex.status or 0
+        side = key_length(key)
+        if not changes or side not in ("inside", "outside") or (side == "inside") != (400 <= status < 500):
+            return None
+        found = next((root for root in changes if _moved(root[0], key, side)), None)
+        if found is None:
+            return None
+    change, rule, ex, rec = found
+    return rule, ex, rec, (f"lies {'outside' if side == 'inside' else 'inside'} 1 to 256 once changed as the service "
+                           f"changed a key it gave back")
+
+
+def _moved(change: Callable[[str], str], key: str, side: str) -> bool:
+    try:
+        return key_length(change(key)) == ("outside" if side == "inside" else "inside")
+    except (ValueError, UnicodeError):
+        return False
 
 
 def key_broken_words(root: tuple[str, Exchange, Any, str]) -> str:
@@ -445,11 +489,12 @@ def over_every_exchange(requirement: str) -> Callable[[list[Any]], str]:
                             [x for _, e, g in failed[:MAX_NAMED] for x in (g.exchanges or (e,))])
             exc.version_only = _one_version(failed, read.get("passed", []))
             raise exc
-        passed = read.get("passed", [])
+        passed, blocked = read.get("passed", []), read.get("blocked", [])
         if passed:
             scenarios = sorted({rec.scenario for rec, _, _ in passed})
-            return f"held on {len(passed)} exchange(s) of {len(scenarios)} scenario(s)"
-        blocked = read.get("blocked", [])
+            roots = sorted({got.root for _, _, got in blocked if got.root})
+            return f"held on {len(passed)} exchange(s) of {len(scenarios)} scenario(s)" + (
+                f"; {len(blocked)} more blocked by {', '.join(roots)}, whose deviation they show" if roots else "")
         if blocked:
             _, ex, got = blocked[0]
             raise Blocked(got.root or "", got.message, got.exchanges or (ex,))

@@ -98,6 +98,24 @@ def test_a_key_over_256_characters_is_refused_and_one_inside_by_every_count_is_n
     assert judged(invoke(400, ERROR, request=astral), "INV-RES-001") == "not read"
 
 
+@pytest.mark.parametrize("probe, status", [("k-" + "\u0958" * 254, 400),     # 256 code points, 510 after NFKC
+                                           ("k-" + "e\u0301" * 128, 200)])     # 258 code points, 130 after NFKC
+def test_a_length_answered_as_that_of_the_key_the_service_changed_is_the_change_s_deviation(probe, status):
+    """A service that changed a key it gave back (NFKC, named by the echo's failure) and judged a key's length on
+    the changed key: the length probe it answered wrong is blocked by the echo's rule, the one deviation."""
+    sent = "conf-\u00b2\uff76"
+    echoed = invoke(200, result("conf-2\u30ab"), request={"prompt": "say conformance", "sessionId": sent})
+    assert judged(echoed, "INV-SESS-003") == "failed"
+    answered = invoke(status, ERROR if status == 400 else result(probe), request={"prompt": "p", "sessionId": probe})
+    rid = "INV-SESS-005" if status == 400 else "INV-SESS-006"
+    assert judged(answered, rid) == "failed"
+    run = [canned.recording("s", [echoed, answered])]
+    root = exchange_rules.key_broken([answered], run)
+    assert root is not None and root[0] == "INV-SESS-003" and root[1] is echoed and "once changed" in root[3]
+    untouched = invoke(200, result(sent), request={"prompt": "say conformance", "sessionId": sent})
+    assert exchange_rules.key_broken([answered], [canned.recording("s", [untouched, answered])]) is None
+
+
 def agui(events, request=None):
     return canned.exchange(200, {"content-type": "text/event-stream"}, sse=canned.sse_frames(*events), url=AGUI,
                            request_headers=KEY, request_body=request or {

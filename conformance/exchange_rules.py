@@ -342,14 +342,16 @@ def key_length_changed(named: Iterable[Exchange], recordings: list[Any]) -> tupl
     """(echo rule, exchange, recording, what) when every exchange in `named` sent a key the service answered as if
     it lay on the other side of 1 to 256 (a key inside refused, one outside taken), and a change the service made to
     a key it gave back elsewhere in the run puts this key on that side: the length it judged is the changed key's,
-    one deviation, of the rule the change broke."""
+    one deviation, of the rule the change broke (its own protocol's echo, where that showed it)."""
     changes, found = _key_changes(recordings), None
     for ex in named:
         key, status = sent_key(ex), ex.status or 0
         side = key_length(key)
         if not changes or side not in ("inside", "outside") or (side == "inside") != (400 <= status < 500):
             return None
-        found = next((root for root in changes if _moved(root[0], key, side)), None)
+        own = KEY_ECHOES.get(operation(ex) or "")      # the change its own protocol's echo showed, first
+        found = next((root for root in sorted(changes, key=lambda root: root[1] != own) if _moved(root[0], key, side)),
+                     None)
         if found is None:
             return None
     change, rule, ex, rec = found

@@ -344,10 +344,12 @@ def key_length_changed(named: Iterable[Exchange], recordings: list[Any]) -> tupl
     a key it gave back elsewhere in the run puts this key on that side: the length it judged is the changed key's,
     one deviation, of the rule the change broke (its own protocol's echo, where that showed it)."""
     changes, found = _key_changes(recordings), None
+    if not changes:
+        return None
     for ex in named:
         key, status = sent_key(ex), ex.status or 0
         side = key_length(key)
-        if not changes or side not in ("inside", "outside") or (side == "inside") != (400 <= status < 500):
+        if side not in ("inside", "outside") or (side == "inside") != (400 <= status < 500):
             return None
         own = KEY_ECHOES.get(operation(ex) or "")      # the change its own protocol's echo showed, first
         found = next((root for root in sorted(changes, key=lambda root: root[1] != own) if _moved(root[0], key, side)),

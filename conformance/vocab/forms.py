@@ -348,8 +348,9 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     that can elicit, an AG-UI client's fields, an invoke field the service does not interpret; and on a request
     named by `request` (not a scenario's first, which goes as built) a step and a tool call around the reply of a
     prompt that says it (`AGENT_EVENTS`), and where the scenario sent none an AG-UI `runId` (`RUN_IDS`) or an MCP
-    call's progress token (`PROGRESS`), each a value the service only gives back (`made(stem)` makes it), and on an
-    invoke that `runs` (the API key, the target's agent, nothing else to refuse) a conversation (`INVOKE_HISTORIES`).
+    call's progress token (`PROGRESS`), each a value the service only gives back (`made(stem)` makes it), and a
+    conversation (`INVOKE_HISTORIES`) on an invoke that `runs` (the caller's word: the API key, the target's agent, no
+    header of its own to refuse, a service that ran the preflight's conversation).
     What the scenario set stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
@@ -427,12 +428,11 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
 
 
 def _runs_as_built(body: dict[str, Any]) -> bool:
-    """An invoke body with nothing of its own to refuse (`requests.invoke_problems`: a string prompt, a key inside,
-    `stream` a boolean, no large field), no `messages`, and a prompt that does not read them."""
-    prompt, key = body.get("prompt"), body.get("sessionId")
-    return isinstance(prompt, str) and len(prompt) <= rq.EXTRA_INSIDE and "messages" not in body \
-        and isinstance(body.get("stream", False), bool) and not replies.reads_messages(prompt) \
-        and ("sessionId" not in body or rq.key_length(key) == "inside") and len(json.dumps(body)) <= rq.EXTRA_INSIDE
+    """An invoke body with nothing of its own to refuse (`requests.invoke_field_problems`, and no field large enough
+    to be the extra data's), no `messages`, and a prompt that does not read them."""
+    prompt = body.get("prompt")
+    return not rq.invoke_field_problems(body) and "messages" not in body and len(prompt) <= rq.EXTRA_INSIDE \
+        and not replies.reads_messages(prompt) and len(json.dumps(body)) <= rq.EXTRA_INSIDE
 
 
 def _with_meta(body: dict[str, Any], name: str, value: Any) -> dict[str, Any]:

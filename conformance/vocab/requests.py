@@ -210,16 +210,24 @@ def invoke_problems(ex: Exchange, target: Any) -> list[str]:
         return ["operation"]
     found = common_problems(ex, target, "invoke")
     sent = fields(ex)
+    found += invoke_field_problems(sent)
+    if "messages" in sent and ex.status != 200 and (ex.form or {}).get("invoke-history") != "earlier":
+        found.append("messages")
+    if extra_size(ex, target) not in (None, "inside"):
+        found.append("extra-data")
+    return found
+
+
+def invoke_field_problems(sent: dict[str, Any]) -> list[str]:
+    """What of an invoke body's own fields keeps it from running (`invoke_problems`): `prompt` not a string,
+    `sessionId` not 1 to 256 characters by every count, `stream` not a boolean."""
+    found = []
     if "prompt" not in sent or not isinstance(sent.get("prompt"), str):
         found.append("prompt")
     if "sessionId" in sent and key_length(sent["sessionId"]) != "inside":
         found.append("session-key")
     if "stream" in sent and not isinstance(sent["stream"], bool):
         found.append("stream")
-    if "messages" in sent and ex.status != 200 and (ex.form or {}).get("invoke-history") != "earlier":
-        found.append("messages")
-    if extra_size(ex, target) not in (None, "inside"):
-        found.append("extra-data")
     return found
 
 

@@ -834,8 +834,7 @@ def _counted_wrong_before(move: Played, zero_based: bool) -> tuple[str, Exchange
             continue
         ex = move.rec.get(noted["label"])
         text = agent_readings.reply_text(noted["move"]["protocol"], ex) if ex is not None else None
-        suffix = expect.get("suffix") or ""
-        head = (text[:len(text) - len(suffix)] if suffix and text.endswith(suffix) else text or "").strip()
+        head = _without_suffix(expect, text or "").strip()
         if digits_only(head) and int(head) != wanted - (1 if zero_based else 0):
             return rules[0], ex, noted["label"]
     return None
@@ -865,7 +864,11 @@ def messages_reached(move: Played, text: str) -> None:
 def count_part(move: Played, text: str) -> str:
     """The `count` in the text a run sent before its pause or failure: the text without what the script said after
     the count (`suffix`); the whole text when it does not end so (then it is not the count, and `count_is` says so)."""
-    suffix = move.expect.get("suffix") or ""
+    return _without_suffix(move.expect, text)
+
+
+def _without_suffix(expect: dict[str, Any], text: str) -> str:
+    suffix = expect.get("suffix") or ""
     return text[:-len(suffix)] if suffix and text.endswith(suffix) else text
 
 

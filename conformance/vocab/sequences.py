@@ -57,6 +57,7 @@ class Instance:
     carried: set[str] = field(default_factory=set)
     generated_by: str | None = None
     returned_read: bool = False              # a count was read on a call that sent the generated key back
+    generated_paused: bool = False           # the run paused in the call that generated the key
     waiting: tuple[str, ...] | None = None   # the directives after the question a paused run waits on
     paused_path: str | None = None
     said: str = ""                           # the paused run's text so far (MCP may answer it whole at the end)
@@ -152,6 +153,7 @@ class Model:
             expected = _expectation("reply", reply=text, judged=[["messages", MESSAGES[move.protocol]]])
         elif question is not None:
             inst.waiting, inst.paused_path, inst.said, inst.said_parts = rest, move.path(), text, [["text", text]]
+            inst.generated_paused = move.key is None
             expected = _expectation("pause", question=question, reply=text, judged=[["pause", PAUSES[move.path()]]])
             self._counted(move, inst, before, text, expected)
         elif rest == (FAILURE,):
@@ -215,6 +217,8 @@ class Model:
                                 parts=inst.said_parts[-2:], whole_parts=inst.said_parts)
         expected["judged"] = [["resume", RESUMES[move.path()]]] + ([["thread", RESUMED_THREAD]]
                                                                  if move.protocol == "agui" else [])
+        if inst.generated_paused:      # the first call that sends the key back
+            expected["returns"], inst.generated_paused = GENERATED_KEY[move.protocol], False
         inst.said += head + text
         inst.waiting = rest if question is not None else None
         if question is None:
@@ -837,6 +841,30 @@ def _counted_wrong_before(move: Played, zero_based: bool) -> tuple[str, Exchange
         head = _without_suffix(expect, text or "").strip()
         if digits_only(head) and int(head) != wanted - (1 if zero_based else 0):
             return rules[0], ex, noted["label"]
+    return None
+
+
+#: why a resume refused is read under the generated key's rule (`returned_key_root`)
+RETURNED_KEY = ("the key was the one the service generated in the call that paused, and resumes of keys the suite "
+                "gave continued: the key it gave names no paused run")
+
+
+def returned_key_root(move: Played) -> str | None:
+    """The rule a resume that did not continue its paused run broke, when not its own: the generated key's, when the
+    run paused in the very call that generated the key, so the resume is the first call that sent it back
+    (`Model._resume`), and a resume of a key the suite gave continued, on the same protocol, in the same recording:
+    the service resumes runs, so what it lacked was the run the key it gave should name. None otherwise (the
+    resume's own rule reads it)."""
+    rule = move.expect.get("returns")
+    if rule is None:
+        return None
+    moves = move.rec.facts.get("moves", [])
+    generated = {m.get("generated") for m in moves} - {None}
+    for m in moves:
+        if m["move"]["verb"] == "resume" and m["move"]["protocol"] == move.noted["move"]["protocol"] \
+                and m["expect"]["kind"] == "resumed" and m["key"] not in generated \
+                and _continued(m, move.rec.get(m["label"])):
+            return rule
     return None
 
 

@@ -217,6 +217,44 @@ def test_a_resumed_mcp_run_that_lost_the_answer_fails():
         judge("mcp.sequences_mcp__mcp_pause_002", mcp_chain("done"), empty("mcp.together"), empty("mcp.slow_run"))
 
 
+GENERATED_PAUSE = (seq.Move("mcp", script="ask", binds="g"), seq.Move("mcp", "resume", key="g"),
+                   seq.Move("mcp", key="k", script="ask"), seq.Move("mcp", "resume", key="k"))
+
+
+def test_a_resume_is_the_generated_keys_first_return_only_after_a_pause_in_the_call_that_generated_it():
+    returns = [e.get("returns") for _, e in expectations(GENERATED_PAUSE)]
+    assert returns == [None, "MCP-SESS-004", None, None]
+    assert not any(e.get("returns") for _, e in expectations(seq.AGUI_CHAIN))   # paused on a key the suite sent back
+
+
+def generated_pause(given_resume_continues: bool):
+    moves = noted(steps.CHAIN, GENERATED_PAUSE)
+    moves[0]["key"], moves[0]["generated"], moves[1]["key"] = None, "ses_given_back", "ses_given_back"
+    refused = canned.exchange(400, {"content-type": "application/json"}, label=moves[1]["label"],
+                              url="https://server.test/v1/agents/agt_canned/mcp",
+                              body={"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no paused run"}},
+                              request_body={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                            "params": {"name": "ask_x", "arguments": {"session_id": "ses_given_back"}}})
+    given = mcp_result(moves[3]["label"], moves[3]["expect"]["reply"], "key-k") if given_resume_continues \
+        else dataclasses.replace(refused, label=moves[3]["label"])
+    exchanges = [mcp_result(moves[0]["label"], seq.FIRST_QUESTION, "ses_given_back"), refused,
+                 mcp_result(moves[2]["label"], seq.FIRST_QUESTION, "key-k"), given]
+    return canned.recording("mcp.chain", exchanges, facts={"moves": moves})
+
+
+def test_a_refused_resume_of_a_generated_key_is_the_keys_deviation_when_resumes_of_given_keys_continue():
+    """The run paused in the call that generated its key; the resume sent on that key finds no paused run, while a
+    resume on a key the suite gave continued: the key the service gave names no run (MCP-SESS-004), the resume
+    rule is blocked by it. When no resume continues, resuming is what failed (MCP-PAUSE-002's own)."""
+    recs = (empty("mcp.together"), empty("mcp.slow_run"))
+    with pytest.raises(Blocked) as blocked:
+        judge("mcp.sequences_mcp__mcp_pause_002", generated_pause(True), *recs)
+    assert blocked.value.root == "MCP-SESS-004" and "the key it gave names no paused run" in str(blocked.value)
+    with pytest.raises(Deviation) as failed:
+        judge("mcp.sequences_mcp__mcp_pause_002", generated_pause(False), *recs)
+    assert getattr(failed.value, "root", None) != "MCP-SESS-004"
+
+
 def test_nothing_played_is_not_assessed():
     with pytest.raises(NotAssessed):
         judge(SAME_KEY, empty("invoke.chain"), empty("invoke.together"), empty("invoke.slow_run"))

@@ -71,8 +71,11 @@ def resumed_stream(move: Played) -> Run:
     if same_json((error_of(ex) or {}).get("code"), "invalid_request"):
         raise precondition(RESUME_WITHOUT_MESSAGES, ex, f"{move.what()}: a request with `resume` and no `messages` "
                                                         f"was refused with invalid_request")
-    raise precondition(RESUME_CONTINUES, ex, f"{move.what()}: expected the paused run to continue (200 event stream), "
-                                             f"got {ex.status}: {truncate(ex.body.decode('utf-8', 'replace'), 300)}")
+    root = sequences.returned_key_root(move)
+    raise precondition(root or RESUME_CONTINUES, ex,
+                       f"{move.what()}: expected the paused run to continue (200 event stream), got {ex.status}: "
+                       f"{truncate(ex.body.decode('utf-8', 'replace'), 300)}"
+                       + (f" ({sequences.RETURNED_KEY})" if root else ""))
 
 
 def resume_continues(move: Played) -> None:

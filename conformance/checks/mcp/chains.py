@@ -15,7 +15,7 @@ from conformance.vocab import sequences
 from conformance.vocab.readers import request_json
 from conformance.vocab.sequences import HANDSHAKE, MODERN_CALLS, NAME_OPTIONAL, Played
 from conformance.vocab.text import truncate
-from conformance.vocab.values import digits_only
+from conformance.vocab.values import digits_only, json_or_none
 from conformance.checks.mcp._common import (EXACT_REPLY, FINISHED, as_json, asked_for_form, continues_to, reply_text,
                                             response, response_last, result_of, structured_session, text_block)
 
@@ -100,6 +100,11 @@ def resumed(move: Played) -> None:
     """The paused run continued: it asks its next question, or it finishes with the text it added (alone, or after
     the text from before its questions), `resultType` complete."""
     expect = move.expect
+    root = sequences.returned_key_root(move) if _refused(move) else None
+    if root is not None:
+        raise precondition(root, move.ex, f"{move.what()}: expected the paused run to continue, got {move.ex.status}: "
+                                          f"{truncate(move.ex.body.decode('utf-8', 'replace'), 300)} "
+                                          f"({sequences.RETURNED_KEY})")
     if expect["then"] == "pause":
         asks(move, expect["question"])
         return
@@ -113,6 +118,12 @@ def resumed(move: Played) -> None:
     if res.get("resultType") != "complete":
         raise precondition(FINISHED, move.ex, f"`resultType` is {as_json(res.get('resultType'))}, expected "
                                               f"\"complete\"")
+
+
+def _refused(move: Played) -> bool:
+    """Answered with an HTTP error, or a JSON body holding a JSON-RPC error."""
+    body = json_or_none(move.ex.body) if move.ex.stream is None else None
+    return move.ex.status != 200 or (isinstance(body, dict) and "error" in body)
 
 
 def reply_exact(move: Played) -> None:

@@ -123,7 +123,7 @@ def resumed(move: Played) -> None:
 def _refused(move: Played) -> bool:
     """Answered with an HTTP error, or a JSON body holding a JSON-RPC error."""
     body = json_or_none(move.ex.body) if move.ex.stream is None else None
-    return move.ex.status != 200 or (isinstance(body, dict) and "error" in body)
+    return move.ex.status is not None and (move.ex.status != 200 or (isinstance(body, dict) and "error" in body))
 
 
 def reply_exact(move: Played) -> None:

@@ -217,8 +217,9 @@ class Model:
                                 parts=inst.said_parts[-2:], whole_parts=inst.said_parts)
         expected["judged"] = [["resume", RESUMES[move.path()]]] + ([["thread", RESUMED_THREAD]]
                                                                  if move.protocol == "agui" else [])
-        if inst.generated_paused:      # the first call that sends the key back
-            expected["returns"], inst.generated_paused = GENERATED_KEY[move.protocol], False
+        if inst.generated_paused:      # the first call that sends the key back: does it name the paused run?
+            expected["judged"].append(["returned", GENERATED_KEY[move.protocol]])
+            inst.generated_paused = False
         inst.said += head + text
         inst.waiting = rest if question is not None else None
         if question is None:
@@ -844,28 +845,20 @@ def _counted_wrong_before(move: Played, zero_based: bool) -> tuple[str, Exchange
     return None
 
 
-#: why a resume refused is read under the generated key's rule (`returned_key_root`)
+#: why a resume refused is read as a generated key's deviation (`given_resumes_continued`)
 RETURNED_KEY = ("the key was the one the service generated in the call that paused, and resumes of keys the suite "
                 "gave continued: the key it gave names no paused run")
 
 
-def returned_key_root(move: Played) -> str | None:
-    """The rule a resume that did not continue its paused run broke, when not its own: the generated key's, when the
-    run paused in the very call that generated the key, so the resume is the first call that sent it back
-    (`Model._resume`), and a resume of a key the suite gave continued, on the same protocol, in the same recording:
-    the service resumes runs, so what it lacked was the run the key it gave should name. None otherwise (the
-    resume's own rule reads it)."""
-    rule = move.expect.get("returns")
-    if rule is None:
-        return None
+def given_resumes_continued(move: Played) -> bool:
+    """Whether a resume of a key the suite gave continued its paused run, on the move's protocol, in the move's
+    recording: then a resume refused on a key the service generated in the call that paused (`Model._resume` judges
+    it under the generated key's rule too) shows the service resumes runs, and the key it gave names none."""
     moves = move.rec.facts.get("moves", [])
     generated = {m.get("generated") for m in moves} - {None}
-    for m in moves:
-        if m["move"]["verb"] == "resume" and m["move"]["protocol"] == move.noted["move"]["protocol"] \
-                and m["expect"]["kind"] == "resumed" and m["key"] not in generated \
-                and _continued(m, move.rec.get(m["label"])):
-            return rule
-    return None
+    return any(m["move"]["verb"] == "resume" and m["move"]["protocol"] == move.noted["move"]["protocol"]
+               and m["expect"]["kind"] == "resumed" and m["key"] not in generated
+               and _continued(m, move.rec.get(m["label"])) for m in moves)
 
 
 def before_failure(move: Played, text: str) -> bool:

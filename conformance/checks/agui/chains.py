@@ -6,7 +6,7 @@ ids, lifecycles) apply to these runs too: the same check functions, registered a
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import on, precondition
+from conformance.outcomes import Deviation, on, precondition
 from conformance.registry import rule
 from conformance.vocab import sequences
 from conformance.vocab.readers import error_of
@@ -71,11 +71,21 @@ def resumed_stream(move: Played) -> Run:
     if same_json((error_of(ex) or {}).get("code"), "invalid_request"):
         raise precondition(RESUME_WITHOUT_MESSAGES, ex, f"{move.what()}: a request with `resume` and no `messages` "
                                                         f"was refused with invalid_request")
-    root = sequences.returned_key_root(move)
-    raise precondition(root or RESUME_CONTINUES, ex,
-                       f"{move.what()}: expected the paused run to continue (200 event stream), got {ex.status}: "
-                       f"{truncate(ex.body.decode('utf-8', 'replace'), 300)}"
-                       + (f" ({sequences.RETURNED_KEY})" if root else ""))
+    raise precondition(RESUME_CONTINUES, ex, f"{move.what()}: expected the paused run to continue (200 event stream), "
+                                             f"got {ex.status}: {truncate(ex.body.decode('utf-8', 'replace'), 300)}")
+
+
+def generated_key_returned(move: Played) -> None:
+    """The resume that first sent back a key the service generated in the call that paused found the paused run;
+    refused while resumes of keys the suite gave continued, the key names no run (`sequences.given_resumes_continued`).
+    Otherwise a refusal is the resume's own (AGUI-INT-002 or AGUI-INT-003 read it, and block this reading)."""
+    ex = move.ex
+    if answered_stream(ex):
+        return
+    if not same_json((error_of(ex) or {}).get("code"), "invalid_request") and sequences.given_resumes_continued(move):
+        raise Deviation(f"{move.what()}: expected the paused run to continue (200 event stream), got {ex.status}: "
+                        f"{truncate(ex.body.decode('utf-8', 'replace'), 300)} ({sequences.RETURNED_KEY})", [ex])
+    resumed_stream(move)
 
 
 def resume_continues(move: Played) -> None:
@@ -124,6 +134,7 @@ def failed(move: Played) -> None:
 
 
 JUDGES = {"pause": paused_run, "resume": resume_continues, "thread": thread_kept, "reply": reply_exact,
+          "returned": generated_key_returned,
           "messages": lambda move: sequences.messages_reached(move, run_of(move).text()),
           "failed": failed}
 

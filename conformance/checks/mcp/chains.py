@@ -8,7 +8,7 @@ as in the scripted pause scenarios, the two are one."""
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import on, precondition
+from conformance.outcomes import Deviation, on, precondition
 from conformance.registry import rule
 from conformance.vocab import protocols as p
 from conformance.vocab import sequences
@@ -100,11 +100,6 @@ def resumed(move: Played) -> None:
     """The paused run continued: it asks its next question, or it finishes with the text it added (alone, or after
     the text from before its questions), `resultType` complete."""
     expect = move.expect
-    root = sequences.returned_key_root(move) if _refused(move) else None
-    if root is not None:
-        raise precondition(root, move.ex, f"{move.what()}: expected the paused run to continue, got {move.ex.status}: "
-                                          f"{truncate(move.ex.body.decode('utf-8', 'replace'), 300)} "
-                                          f"({sequences.RETURNED_KEY})")
     if expect["then"] == "pause":
         asks(move, expect["question"])
         return
@@ -118,6 +113,19 @@ def resumed(move: Played) -> None:
     if res.get("resultType") != "complete":
         raise precondition(FINISHED, move.ex, f"`resultType` is {as_json(res.get('resultType'))}, expected "
                                               f"\"complete\"")
+
+
+def generated_key_returned(move: Played) -> None:
+    """The resume that first sent back a key the service generated in the call that paused found the paused run;
+    refused while resumes of keys the suite gave continued, the key names no run (`sequences.given_resumes_continued`).
+    Otherwise a refusal is the resume's own (what the answer broke blocks this reading)."""
+    if not _refused(move):
+        return
+    if sequences.given_resumes_continued(move):
+        raise Deviation(f"{move.what()}: expected the paused run to continue, got {move.ex.status}: "
+                        f"{truncate(move.ex.body.decode('utf-8', 'replace'), 300)} ({sequences.RETURNED_KEY})",
+                        [move.ex])
+    result(move)
 
 
 def _refused(move: Played) -> bool:
@@ -144,6 +152,7 @@ def failed(move: Played) -> None:
 
 
 JUDGES = {"served": served, "echo": key_echoed, "pause": paused_on_question, "resume": resumed,
+          "returned": generated_key_returned,
           "reply": reply_exact, "stream": lambda move: response_last(move.ex), "failed": failed}
 
 

@@ -256,6 +256,13 @@ def test_a_refused_resume_of_a_generated_key_is_the_keys_deviation_when_resumes_
         judge("mcp.sequences_mcp__mcp_sess_004", generated_pause(False), *recs)
 
 
+def test_a_refused_resumes_other_readings_are_blocked_by_the_resume_rule():
+    """The key's echo cannot be read off a resume the service refused: one deviation, the resume's."""
+    with pytest.raises(Blocked) as blocked:
+        judge("mcp.sequences_mcp__mcp_sess_003", generated_pause(True), empty("mcp.together"), empty("mcp.slow_run"))
+    assert blocked.value.root == "MCP-PAUSE-002"
+
+
 def test_nothing_played_is_not_assessed():
     with pytest.raises(NotAssessed):
         judge(SAME_KEY, empty("invoke.chain"), empty("invoke.together"), empty("invoke.slow_run"))

@@ -233,8 +233,11 @@ def generated_pause(given_resume_continues: bool):
     refused = canned.exchange(400, {"content-type": "application/json"}, label=moves[1]["label"],
                               url="https://server.test/v1/agents/agt_canned/mcp",
                               body={"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no paused run"}},
+                              request_headers={"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                                               "Mcp-Name": "ask_x"},
                               request_body={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                            "params": {"name": "ask_x", "arguments": {"session_id": "ses_given_back"}}})
+                                            "params": {"name": "ask_x", "arguments": {"session_id": "ses_given_back",
+                                                                                      "resume": {"name": "Ada"}}}})
     given = mcp_result(moves[3]["label"], moves[3]["expect"]["reply"], "key-k") if given_resume_continues \
         else dataclasses.replace(refused, label=moves[3]["label"])
     exchanges = [mcp_result(moves[0]["label"], seq.FIRST_QUESTION, "ses_given_back"), refused,

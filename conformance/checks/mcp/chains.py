@@ -8,7 +8,7 @@ as in the scripted pause scenarios, the two are one."""
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import JUDGING, Deviation, on, precondition
+from conformance.outcomes import Deviation, on, precondition
 from conformance.registry import rule
 from conformance.vocab import protocols as p
 from conformance.vocab import sequences
@@ -26,23 +26,7 @@ FAILED_RUN = "MCP-TOOL-004"     # a failed run answers a result, not a JSON-RPC 
 
 
 def result(move: Played, root: str | None = None) -> dict:
-    return result_of(move.ex, root or _resume_root(move))
-
-
-def _resume_root(move: Played) -> str | None:
-    """The rule a resume's other readings (its key's echo, its progress stream, its generated key) rest on: the
-    resume's own, which reads a refusal itself (`resumed`, under the call's serving rule as every call's): a resume
-    refused is one deviation, not one per reading. None for any other call, and for the resume's own reading."""
-    rule = next((r for aspect, r in move.expect["judged"] if aspect == "resume"), None)
-    return None if rule is None or rule in JUDGING.get() else rule
-
-
-def progress_last(move: Played) -> None:
-    root = _resume_root(move)
-    if root is not None and _refused(move):
-        raise precondition(root, move.ex, f"{move.what()}: the resume was refused ({move.ex.status}): "
-                                          f"{truncate(move.ex.body.decode('utf-8', 'replace'), 200)}")
-    response_last(move.ex)
+    return result_of(move.ex, root)
 
 
 def reply(move: Played, root: str | None = None) -> str:
@@ -169,7 +153,7 @@ def failed(move: Played) -> None:
 
 JUDGES = {"served": served, "echo": key_echoed, "pause": paused_on_question, "resume": resumed,
           "returned": generated_key_returned,
-          "reply": reply_exact, "stream": progress_last, "failed": failed}
+          "reply": reply_exact, "stream": lambda move: response_last(move.ex), "failed": failed}
 
 
 def moves_rule(requirement: str):

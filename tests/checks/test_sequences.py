@@ -233,11 +233,8 @@ def generated_pause(given_resume_continues: bool):
     refused = canned.exchange(400, {"content-type": "application/json"}, label=moves[1]["label"],
                               url="https://server.test/v1/agents/agt_canned/mcp",
                               body={"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no paused run"}},
-                              request_headers={"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-                                               "Mcp-Name": "ask_x"},
                               request_body={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                            "params": {"name": "ask_x", "arguments": {"session_id": "ses_given_back",
-                                                                                      "resume": {"name": "Ada"}}}})
+                                            "params": {"name": "ask_x", "arguments": {"session_id": "ses_given_back"}}})
     given = mcp_result(moves[3]["label"], moves[3]["expect"]["reply"], "key-k") if given_resume_continues \
         else dataclasses.replace(refused, label=moves[3]["label"])
     exchanges = [mcp_result(moves[0]["label"], seq.FIRST_QUESTION, "ses_given_back"), refused,
@@ -257,13 +254,6 @@ def test_a_refused_resume_of_a_generated_key_is_the_keys_deviation_when_resumes_
         judge("mcp.sequences_mcp__mcp_pause_002", generated_pause(True), *recs)
     with pytest.raises(Blocked):
         judge("mcp.sequences_mcp__mcp_sess_004", generated_pause(False), *recs)
-
-
-def test_a_refused_resumes_other_readings_are_blocked_by_the_resume_rule():
-    """The key's echo cannot be read off a resume the service refused: one deviation, the resume's."""
-    with pytest.raises(Blocked) as blocked:
-        judge("mcp.sequences_mcp__mcp_sess_003", generated_pause(True), empty("mcp.together"), empty("mcp.slow_run"))
-    assert blocked.value.root == "MCP-PAUSE-002"
 
 
 def test_nothing_played_is_not_assessed():

@@ -851,14 +851,22 @@ RETURNED_KEY = ("the key was the one the service generated in the call that paus
 
 
 def given_resumes_continued(move: Played) -> bool:
-    """Whether a resume of a key the suite gave continued its paused run, on the move's protocol, in the move's
-    recording: then a resume refused on a key the service generated in the call that paused (`Model._resume` judges
+    """Whether a resume of a key the suite gave continued its paused run, on the move's path (`_resume_path`: a
+    service may lose the pauses of one path only), in the move's recording: then a resume refused on a key the service generated in the call that paused (`Model._resume` judges
     it under the generated key's rule too) shows the service resumes runs, and the key it gave names none."""
     moves = move.rec.facts.get("moves", [])
     generated = {m.get("generated") for m in moves} - {None}
-    return any(m["move"]["verb"] == "resume" and m["move"]["protocol"] == move.noted["move"]["protocol"]
+    return any(m["move"]["verb"] == "resume" and _resume_path(m) == _resume_path(move.noted)
                and m["expect"]["kind"] == "resumed" and m["key"] not in generated
                and _continued(m, move.rec.get(m["label"])) for m in moves)
+
+
+def _resume_path(noted: dict[str, Any]) -> tuple[str, ...]:
+    """How a resume travels, as far as where its paused run is kept may differ: its protocol, and over MCP an
+    eliciting client's retry, a progress stream, the 2025-11-25 path."""
+    move = Move(**noted["move"])
+    return (move.protocol,) + ((move.has("elicit"), move.has("progress"), move.has("legacy"))
+                               if move.protocol == "mcp" else ())
 
 
 def before_failure(move: Played, text: str) -> bool:

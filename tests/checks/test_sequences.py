@@ -227,8 +227,8 @@ def test_a_resume_is_the_generated_keys_first_return_only_after_a_pause_in_the_c
     assert not any(a == "returned" for _, e in expectations(seq.AGUI_CHAIN) for a, _ in e["judged"])  # a key sent
 
 
-def generated_pause(given_resume_continues: bool):
-    moves = noted(steps.CHAIN, GENERATED_PAUSE)
+def generated_pause(given_resume_continues: bool, chain=GENERATED_PAUSE):
+    moves = noted(steps.CHAIN, chain)
     moves[0]["key"], moves[0]["generated"], moves[1]["key"] = None, "ses_given_back", "ses_given_back"
     refused = canned.exchange(400, {"content-type": "application/json"}, label=moves[1]["label"],
                               url="https://server.test/v1/agents/agt_canned/mcp",
@@ -254,6 +254,16 @@ def test_a_refused_resume_of_a_generated_key_is_the_keys_deviation_when_resumes_
         judge("mcp.sequences_mcp__mcp_pause_002", generated_pause(True), *recs)
     with pytest.raises(Blocked):
         judge("mcp.sequences_mcp__mcp_sess_004", generated_pause(False), *recs)
+
+
+def test_a_resume_continued_on_another_path_tells_nothing_of_a_generated_keys_pause():
+    """A service may keep the pauses of one path only (a progress stream's): a resume that continued on another
+    path leaves the generated key's refused resume to the resume's rule."""
+    chain = GENERATED_PAUSE[:2] + (seq.Move("mcp", key="k", script="ask", form="progress"),
+                                   seq.Move("mcp", "resume", key="k", form="progress"))
+    with pytest.raises(Blocked):
+        judge("mcp.sequences_mcp__mcp_sess_004", generated_pause(True, chain), empty("mcp.together"),
+              empty("mcp.slow_run"))
 
 
 def test_nothing_played_is_not_assessed():

@@ -852,8 +852,9 @@ RETURNED_KEY = ("the key was the one the service generated in the call that paus
 
 def given_resumes_continued(move: Played) -> bool:
     """Whether a resume of a key the suite gave continued its paused run, on the move's path (`_resume_path`: a
-    service may lose the pauses of one path only), in the move's recording: then a resume refused on a key the service generated in the call that paused (`Model._resume` judges
-    it under the generated key's rule too) shows the service resumes runs, and the key it gave names none."""
+    service may lose the pauses of one path only), in the move's recording: then a resume refused on a key the
+    service generated in the call that paused (`Model._resume` judges it under the generated key's rule too) shows
+    the service resumes runs, and the key it gave names none."""
     moves = move.rec.facts.get("moves", [])
     generated = {m.get("generated") for m in moves} - {None}
     return any(m["move"]["verb"] == "resume" and _resume_path(m) == _resume_path(move.noted)
@@ -861,12 +862,11 @@ def given_resumes_continued(move: Played) -> bool:
                and _continued(m, move.rec.get(m["label"])) for m in moves)
 
 
-def _resume_path(noted: dict[str, Any]) -> tuple[str, ...]:
-    """How a resume travels, as far as where its paused run is kept may differ: its protocol, and over MCP an
-    eliciting client's retry, a progress stream, the 2025-11-25 path."""
+def _resume_path(noted: dict[str, Any]) -> tuple[str, bool, bool]:
+    """How a resume travels, as far as where its paused run is kept may differ: `Move.path` (the protocol, an
+    eliciting client's retry), over a progress stream or not, on the 2025-11-25 path or not."""
     move = Move(**noted["move"])
-    return (move.protocol,) + ((move.has("elicit"), move.has("progress"), move.has("legacy"))
-                               if move.protocol == "mcp" else ())
+    return move.path(), move.has("progress"), move.has("legacy")
 
 
 def before_failure(move: Played, text: str) -> bool:

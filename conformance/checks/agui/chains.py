@@ -6,7 +6,7 @@ ids, lifecycles) apply to these runs too: the same check functions, registered a
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import Deviation, on, precondition
+from conformance.outcomes import Blocked, Deviation, on, precondition
 from conformance.registry import rule
 from conformance.vocab import sequences
 from conformance.vocab.readers import error_of
@@ -78,14 +78,14 @@ def resumed_stream(move: Played) -> Run:
 def generated_key_returned(move: Played) -> None:
     """The resume that first sent back a key the service generated in the call that paused found the paused run;
     refused while resumes of keys the suite gave continued, the key names no run (`sequences.given_resumes_continued`).
-    Otherwise a refusal is the resume's own (AGUI-INT-002 or AGUI-INT-003 read it, and block this reading)."""
-    ex = move.ex
-    if answered_stream(ex):
-        return
-    if not same_json((error_of(ex) or {}).get("code"), "invalid_request") and sequences.given_resumes_continued(move):
-        raise Deviation(f"{move.what()}: expected the paused run to continue (200 event stream), got {ex.status}: "
-                        f"{truncate(ex.body.decode('utf-8', 'replace'), 300)} ({sequences.RETURNED_KEY})", [ex])
-    resumed_stream(move)
+    Otherwise a refusal is the resume's own (`resumed_stream` names AGUI-INT-002 or AGUI-INT-003, which block this
+    reading)."""
+    try:
+        resumed_stream(move)
+    except Blocked as exc:
+        if exc.root != RESUME_CONTINUES or not sequences.given_resumes_continued(move):
+            raise
+        raise Deviation(f"{exc.message} ({sequences.RETURNED_KEY})", [move.ex]) from None
 
 
 def resume_continues(move: Played) -> None:

@@ -92,7 +92,9 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
     its checks read the exchange, and a reader said that exchange broke it (`precondition`, whose message is ROOT's),
     ROOT fails by that reading (when ROOT is as strict, one of its checks ran: `covered`, and ROOT is not the status
     or form of an answer, a basic rule over every exchange: a call that ROOT's own checks saw served elsewhere was
-    refused for what the check varied): one deviation, on the requirement it broke. Otherwise nothing else reports
+    refused for what the check varied): one deviation, on the requirement it broke. A check of ROOT's own that named
+    the same exchange blocked by a deeper failure holds it instead: ROOT could not be read there either, and the run
+    reports that failure. Otherwise nothing else reports
     what the exchange broke as strictly, so the check fails with its own message: a precondition never lets a broken
     server pass, nor turns a failed MUST into a warning. A fault shown over one HTTP version alone is made one root
     first (`versions.one_root`)."""
@@ -112,14 +114,26 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
                     failed[rid] = max(failed.get(rid, 0), level([rid]))
     count_failures()
     gates = exchange_rules.basic_requirements()
+
+    def fails_by_reading(r: CheckResult) -> bool:
+        return r.status == "blocked" and r.precondition and r.blocked_by in reqs \
+            and (covered is None or r.blocked_by in covered) and r.blocked_by not in failed \
+            and r.blocked_by not in gates and level([r.blocked_by]) >= level(r.requirements) > 0
+
+    fails = set(failed) | {r.blocked_by for r in results if fails_by_reading(r)}
+    # ROOT's own checks that could not read an exchange either, blocked by a failure of this run: ROOT rests on it
+    held: dict[str, set[tuple[str, str]]] = {}
+    for r in results:
+        if r.status == "blocked" and r.blocked_by in fails:
+            for rid in r.requirements:
+                if rid != r.blocked_by:
+                    held.setdefault(rid, set()).update(r.broke)
     # supplementary: a reading by another requirement's check, never one of ROOT's own
     results = results + [
         dataclasses.replace(r, status="failed", requirements=(r.blocked_by,), blocked_by=None, precondition=False,
                             supplementary=True, message=f"{r.message} (read by {r.check}: no check of {r.blocked_by} "
                                                         f"read this exchange)")
-        for r in results if r.status == "blocked" and r.precondition and r.blocked_by in reqs
-        and (covered is None or r.blocked_by in covered) and r.blocked_by not in failed
-        and r.blocked_by not in gates and level([r.blocked_by]) >= level(r.requirements) > 0]
+        for r in results if fails_by_reading(r) and not held.get(r.blocked_by, set()) & set(r.broke)]
     count_failures()
     roots_of: dict[str, set[str]] = {}
     for r in results:

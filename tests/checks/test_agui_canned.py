@@ -257,3 +257,20 @@ def test_open_resume_cases_never_count_as_evidence():
                                                 for label in labels], facts={})
     with pytest.raises(NotAssessed, match="reported, not judged"):
         check("open_resume_cases")(rec)
+
+
+def test_a_run_that_did_not_stream_is_its_resumes_deviation_when_it_resumes():
+    """A refused resume is the resume rule's deviation wherever it is read (a silence's pings, its frames), not
+    AGUI-FRAME-001's, which the service kept on every other run; a resume without messages refused as
+    `invalid_request` is the rule that it needs none."""
+    from conformance.checks.agui._common import streamed_by
+
+    def refused(body, code="validation_failed"):
+        return canned.exchange(400, {"content-type": "application/json"}, url="https://server.test/v1/agents/a/agui",
+                               body={"error": {"code": code, "message": "no", "requestId": "req_1"}},
+                               request_body=body)
+
+    assert streamed_by(refused({"threadId": "t", "messages": []})) == "AGUI-FRAME-001"
+    assert streamed_by(refused({"threadId": "t", "resume": [{"interruptId": "i", "payload": {}}],
+                                "messages": [{"id": "m", "role": "user", "content": "x"}]})) == "AGUI-INT-002"
+    assert streamed_by(refused({"threadId": "t", "resume": []}, "invalid_request")) == "AGUI-INT-003"

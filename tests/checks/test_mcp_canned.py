@@ -353,3 +353,22 @@ def test_metadata_refusals_need_a_refusal():
 
 def test_canned_bodies_are_json():
     assert json.loads(metadata_doc().body)["resource"] == MCP_URL
+
+
+def test_a_resume_is_served_by_the_resume_rule_on_either_handshake():
+    """A call answering a paused run is served by continuing it: a refusal of it is the resume's deviation, whatever
+    else reads the answer (the key's echo, a progress stream), not the serving rule's of any call."""
+    from conformance.checks.mcp._common import served_by
+
+    def call(params, version="2026-07-28"):
+        return canned.exchange(400, {"content-type": "application/json"}, url="https://server.test/v1/agents/a/mcp",
+                               request_headers={"MCP-Protocol-Version": version, "Mcp-Method": "tools/call",
+                                                "Mcp-Name": "ask"},
+                               request_body={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                             "params": {"name": "ask", **params}})
+
+    assert served_by(call({"arguments": {"prompt": "x", "resume": {"name": "Ada"}}})) == "MCP-PAUSE-002"
+    assert served_by(call({"arguments": {"prompt": "x", "resume": False}})) == "MCP-PAUSE-002"
+    assert served_by(call({"arguments": {"prompt": "x", "resume": {}}}, "2025-11-25")) == "MCP-PAUSE-002"
+    assert served_by(call({"arguments": {"prompt": "x"}, "requestState": "s"})) == "MCP-PAUSE-004"
+    assert served_by(call({"arguments": {"prompt": "x"}})) == "MCP-VER-001"

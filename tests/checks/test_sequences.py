@@ -233,8 +233,11 @@ def generated_pause(given_resume_continues: bool, chain=GENERATED_PAUSE):
     refused = canned.exchange(400, {"content-type": "application/json"}, label=moves[1]["label"],
                               url="https://server.test/v1/agents/agt_canned/mcp",
                               body={"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no paused run"}},
+                              request_headers={"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                                               "Mcp-Name": "ask_x"},
                               request_body={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                            "params": {"name": "ask_x", "arguments": {"session_id": "ses_given_back"}}})
+                                            "params": {"name": "ask_x", "arguments": {"session_id": "ses_given_back",
+                                                                                      "resume": {"name": "Ada"}}}})
     given = mcp_result(moves[3]["label"], moves[3]["expect"]["reply"], "key-k") if given_resume_continues \
         else dataclasses.replace(refused, label=moves[3]["label"])
     exchanges = [mcp_result(moves[0]["label"], seq.FIRST_QUESTION, "ses_given_back"), refused,
@@ -264,6 +267,13 @@ def test_a_resume_continued_on_another_path_tells_nothing_of_a_generated_keys_pa
     with pytest.raises(Blocked):
         judge("mcp.sequences_mcp__mcp_sess_004", generated_pause(True, chain), empty("mcp.together"),
               empty("mcp.slow_run"))
+
+
+def test_a_refused_resumes_other_readings_are_blocked_by_the_resume_rule():
+    """The key's echo cannot be read off a resume the service refused: one deviation, the resume's."""
+    with pytest.raises(Blocked) as blocked:
+        judge("mcp.sequences_mcp__mcp_sess_003", generated_pause(True), empty("mcp.together"), empty("mcp.slow_run"))
+    assert blocked.value.root == "MCP-PAUSE-002"
 
 
 def test_nothing_played_is_not_assessed():

@@ -27,7 +27,7 @@ from conformance.engine import Recording
 from conformance.outcomes import Blocked, NotAssessed, judge_all, joined, precondition
 from conformance.registry import CHECKS, Check, check
 from conformance.vocab import replies
-from conformance.vocab.readers import error_of, got, is_4xx
+from conformance.vocab.readers import error_of, got, is_4xx, request_json
 from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
@@ -42,6 +42,9 @@ STREAMS = ["agui.plain", "agui.streamed", "agui.tool", "agui.step", "agui.fail_a
            "agui.interrupt"]
 
 EVERY_RUN_STREAMS = "AGUI-FRAME-001"
+RESUME_CONTINUES = "AGUI-INT-002"        # a resume streams its paused run's continuation
+RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
+THREAD_ECHOED = "AGUI-ID-001"
 JSON_EVENT_PER_FRAME = "AGUI-FRAME-003"
 ONE_EVENT_PER_FRAME = "AGUI-FRAME-004"
 RUN_STARTED_FIRST = "AGUI-ORDER-001"
@@ -99,8 +102,8 @@ class Run:
     @property
     def stream(self) -> StreamRecord:
         if not answered_stream(self.ex):
-            raise precondition(EVERY_RUN_STREAMS, self.ex, f"expected a 200 text/event-stream answer to "
-                                                           f"{self.ex.method} {self.ex.url}, got {got(self.ex)}")
+            raise precondition(streamed_by(self.ex), self.ex, f"expected a 200 text/event-stream answer to "
+                                                              f"{self.ex.method} {self.ex.url}, got {got(self.ex)}")
         return self.ex.stream
 
     @property
@@ -222,6 +225,17 @@ def ends_with_error(r: Run) -> None:
     if r.events[0] is not r.started():
         raise precondition(RUN_STARTED_FIRST, r.ex, f"the failing run does not start with RUN_STARTED: {r.types()}")
     r.ends_with_terminal()
+
+
+def streamed_by(ex: Exchange) -> str:
+    """The rule that says this run is answered with a stream: a resume's own (its paused run continues; refused with
+    `invalid_request` without `messages`, the rule that a resume needs none), AGUI-FRAME-001 for any other run. A
+    refused resume is then one deviation, the resume's, whatever else reads its answer."""
+    body = request_json(ex)
+    if not isinstance(body, dict) or "resume" not in body:
+        return EVERY_RUN_STREAMS
+    refused_so = (error_of(ex) or {}).get("code") == "invalid_request" and not body.get("messages")
+    return RESUME_WITHOUT_MESSAGES if refused_so else RESUME_CONTINUES
 
 
 def runs(*recs: Recording, kinds: Iterable[str] | None = None, labels: Iterable[str] | None = None,

@@ -13,15 +13,13 @@ from conformance.vocab.readers import error_of
 from conformance.vocab.sequences import Played
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only, same_json
-from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, STREAMS, Run, answered_stream, ends_with_error,
-                                             judge_reply, one_run_of, register_again)
+from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, RESUME_CONTINUES, RESUME_WITHOUT_MESSAGES, STREAMS,
+                                             THREAD_ECHOED, Run, answered_stream, ends_with_error, judge_reply,
+                                             one_run_of, register_again)
 
 # judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
 GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS],
           "histories": [sequences.HISTORIES]}
-RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
-RESUME_CONTINUES = "AGUI-INT-002"
-THREAD_ECHOED = "AGUI-ID-001"
 # The rules over every stream, and the id rules of ids.py (they read the threadId / runId a run sent or left out),
 # on the runs of the AG-UI scenarios; the tool and step lifecycles have nothing to read in runs that call no tool.
 ID_CHECKS = ("agui.thread_id_echoed_on_start", "agui.run_id_echoed_on_start", "agui.run_id_echoed_on_finish",

@@ -14,11 +14,8 @@ from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
-from conformance.checks.agui._common import Run, TERMINAL, answered_stream, judge_reply, one_run
-
-RESUME_CONTINUES = "AGUI-INT-002"
-RESUME_WITHOUT_MESSAGES = "AGUI-INT-003"
-THREAD_ECHOED = "AGUI-ID-001"
+from conformance.checks.agui._common import (RESUME_CONTINUES, RESUME_WITHOUT_MESSAGES, THREAD_ECHOED, Run, TERMINAL,
+                                             answered_stream, judge_reply, one_run)
 
 
 @check("AGUI-INT-001", scenarios=["agui.interrupt"])

@@ -85,6 +85,9 @@ def served_by(ex: Exchange) -> str:
     method = body.get("method") if isinstance(body, dict) else None
     if method == "initialize":
         return LEGACY_HANDSHAKE
+    resumed = resumes(body)
+    if resumed is not None:     # on either handshake: a resume is served by continuing its paused run
+        return resumed
     if sent_header(ex, "mcp-protocol-version") == p.MCP_LEGACY_VERSION:
         return LEGACY_CALLS
     if method == "server/discover":
@@ -94,6 +97,17 @@ def served_by(ex: Exchange) -> str:
     if method == "tools/call" and sent_header(ex, "mcp-name") is None:
         return NAME_OPTIONAL
     return MODERN_CALL
+
+
+def resumes(body: Any) -> str | None:
+    """The rule that says a tools/call answering a paused run is served: an eliciting client's retry (`requestState`)
+    CONTINUED, a call with a `resume` argument (whatever its value) RESUMED; None for any other request."""
+    params = body.get("params") if isinstance(body, dict) and body.get("method") == "tools/call" else None
+    if not isinstance(params, dict):
+        return None
+    if "requestState" in params:
+        return CONTINUED
+    return RESUMED if isinstance(params.get("arguments"), dict) and "resume" in params["arguments"] else None
 
 
 # -- reading answers --------------------------------------------------------------------------
@@ -308,8 +322,8 @@ def labels(rec: Recording, *names: str) -> list[tuple[str, Exchange]]:
 
 # -- progress streams and forms (read by several check modules) ---------------------------------------------
 def stream_of(ex: Exchange) -> list[SSEEvent]:
-    """The dispatched frames of a progress stream. Not HTTP 200: the call was not served (MCP-VER-001); not an
-    event stream: MCP-PROG-001."""
+    """The dispatched frames of a progress stream. Not HTTP 200: the call was not served (`served_by`: MCP-VER-001,
+    or a resume's own rule); not an event stream: MCP-PROG-001."""
     if ex.status != 200:
         raise precondition(served_by(ex), ex, f"expected HTTP 200 with an event stream, got {got(ex)}")
     if ex.stream is None:

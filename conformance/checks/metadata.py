@@ -386,13 +386,17 @@ def upstream_model_accepts(rec: Recording):
     from mcp.shared.auth import ProtectedResourceMetadata
     from pydantic import ValidationError
     with on(ex):
-        for url in string_list(doc.get("authorization_servers"), "authorization_servers"):
-            parts = urlsplit(url)
-            assert parts.scheme == "https" and parts.netloc, f"authorization server {url!r} is not an absolute https URL"
+        https_urls(string_list(doc.get("authorization_servers"), "authorization_servers"))
         try:
             ProtectedResourceMetadata.model_validate(doc)
         except ValidationError as exc:
             raise AssertionError(f"mcp.shared.auth.ProtectedResourceMetadata rejects the document: {exc}"[:600]) from None
+
+
+def https_urls(urls: list[str]) -> None:
+    for url in urls:
+        parts = urlsplit(url)
+        assert parts.scheme == "https" and parts.netloc, f"authorization server {url!r} is not an absolute https URL"
 
 
 # -- every GET of the metadata, whatever sent it (conformance.exchange_rules) ---------------------------------
@@ -438,6 +442,16 @@ def lifetime_30s(ex: Exchange, target: Any) -> None:
     assert lifetime == CACHE_SECONDS, f"the caching headers give no 30 s lifetime: {how}"
 
 
+def servers_listed(ex: Exchange, target: Any) -> bool:
+    """A document whose `authorization_servers` is an array of strings (its shape is META-DOC's to judge)."""
+    servers = ex.json().get("authorization_servers") if document_answered(ex, target) else None
+    return isinstance(servers, list) and all(isinstance(url, str) for url in servers)
+
+
+def servers_https(ex: Exchange, target: Any) -> None:
+    https_urls(ex.json()["authorization_servers"])
+
+
 def json_object_answered(ex: Exchange, target: Any) -> bool:
     return get_of("agent")(ex, target) and ex.status == 200 and isinstance(rq.json_or_none(ex.body), dict)
 
@@ -464,6 +478,8 @@ register(
                  doc="`resource` names the agent's MCP URL."),
     ExchangeRule("META-COMPAT-001", "served_as_json", META_EVERY, json_object_answered, served_as_json,
                  doc="every 200 document is served as `application/json`, whoever asked."),
+    ExchangeRule("META-COMPAT-002", "authorization_servers_https", META_EVERY, servers_listed, servers_https,
+                 doc="every 200 document's authorization servers are absolute https URLs, whoever asked."),
     ExchangeRule("META-DOC-011", "cacheable_for_30_seconds", META_EVERY, document_answered, cacheable_30s,
                  doc="every 200 document may be cached for 30 s."),
     ExchangeRule("META-DOC-008", "lifetime_of_30_seconds", META_EVERY, document_answered, lifetime_30s,

@@ -159,3 +159,19 @@ def test_another_url_serving_this_document_passes_the_flow():
     status, note = judge("metadata.challenge_leads_to_document", flow(challenge(url=other),
                                                                        get(steps.FOLLOWED, url=other)))
     assert status == "passed" and "serves this agent's document" in note
+
+
+def test_every_document_served_names_https_authorization_servers():
+    """META-COMPAT-002 over every GET of the metadata, whatever sent it: a document some request got with an http://
+    server fails it there; an array of another shape is META-DOC's to judge."""
+    from conformance import exchange_rules
+    import conformance.checks.metadata  # noqa: F401  (registers the rules over every exchange)
+
+    def compat(authorization_servers: Any) -> str | None:
+        body = {"resource": MCP_URL, "authorization_servers": authorization_servers,
+                "scopes_supported": ["agent:invoke"], "bearer_methods_supported": ["header"]}
+        got = exchange_rules.outcomes(get(steps.AGAIN, body=body), canned.DEFAULT_TARGET).get("META-COMPAT-002")
+        return got and got.status
+    assert compat([canned.DEFAULT_TARGET.auth_url]) == "passed"
+    assert compat([canned.DEFAULT_TARGET.auth_url.replace("https://", "http://", 1)]) == "failed"
+    assert compat("https://auth.example") is None

@@ -94,10 +94,9 @@ def resolve_blocked(results: list[CheckResult], covered: Container[str] | None =
     or form of an answer, a basic rule over every exchange: a call that ROOT's own checks saw served elsewhere was
     refused for what the check varied): one deviation, on the requirement it broke. A check of ROOT's own that named
     the same exchange blocked by a deeper failure holds it instead: ROOT could not be read there either, and the run
-    reports that failure. Otherwise nothing else reports
-    what the exchange broke as strictly, so the check fails with its own message: a precondition never lets a broken
-    server pass, nor turns a failed MUST into a warning. A fault shown over one HTTP version alone is made one root
-    first (`versions.one_root`)."""
+    reports that failure. Otherwise nothing else reports what the exchange broke as strictly, so the check fails with
+    its own message: a precondition never lets a broken server pass, nor turns a failed MUST into a warning. A fault
+    shown over one HTTP version alone is made one root first (`versions.one_root`)."""
     results = versions.one_root(results)
     reqs = catalog.load()
     strictness = {"MUST": 3, "SHOULD": 2, "MAY": 1}

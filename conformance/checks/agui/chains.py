@@ -9,13 +9,12 @@ from conformance.engine import Recording
 from conformance.outcomes import Blocked, Deviation, on, precondition
 from conformance.registry import rule
 from conformance.vocab import sequences
-from conformance.vocab.readers import error_of
 from conformance.vocab.sequences import Played
 from conformance.vocab.text import truncate
 from conformance.vocab.values import digits_only, same_json
 from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, RESUME_CONTINUES, RESUME_WITHOUT_MESSAGES, STREAMS,
                                              THREAD_ECHOED, Run, answered_stream, ends_with_error, judge_reply,
-                                             one_run_of, register_again)
+                                             one_run_of, register_again, streamed_by)
 
 # judged apart: the scenarios of AG-UI alone, and the one crossing protocols (--protocols may leave it out)
 GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS],
@@ -66,7 +65,7 @@ def resumed_stream(move: Played) -> Run:
     ex = move.ex
     if answered_stream(ex):
         return run_of(move)
-    if same_json((error_of(ex) or {}).get("code"), "invalid_request"):
+    if streamed_by(ex) == RESUME_WITHOUT_MESSAGES:
         raise precondition(RESUME_WITHOUT_MESSAGES, ex, f"{move.what()}: a request with `resume` and no `messages` "
                                                         f"was refused with invalid_request")
     raise precondition(RESUME_CONTINUES, ex, f"{move.what()}: expected the paused run to continue (200 event stream), "

@@ -15,7 +15,7 @@ from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
 from conformance.vocab.steps import agui as steps
 from conformance.checks.agui._common import (RESUME_CONTINUES, RESUME_WITHOUT_MESSAGES, THREAD_ECHOED, Run, TERMINAL,
-                                             answered_stream, judge_reply, one_run)
+                                             answered_stream, judge_reply, one_run, streamed_by)
 
 
 @check("AGUI-INT-001", scenarios=["agui.interrupt"])
@@ -44,7 +44,7 @@ def resumed_run(rec: Recording) -> Run:
     if answered_stream(ex):
         return one_run(rec, steps.RESUME)
     refused = describe_answer(ex)
-    if same_json((error_of(ex) or {}).get("code"), "invalid_request"):
+    if streamed_by(ex) == RESUME_WITHOUT_MESSAGES:
         sent = truncate(_sent_body(ex), 300, quoted=True)
         raise precondition(RESUME_WITHOUT_MESSAGES, ex, f"a request with `resume` and no `messages` was refused with "
                                                         f"invalid_request ({refused}); sent {sent}")

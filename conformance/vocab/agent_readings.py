@@ -19,6 +19,7 @@ fault). Every check that reads the agent decides between them here, on the evide
 | echo | JSON not in the canonical form, the value sent | the agent's writer (order, spacing, escapes, number layout) | noted, and read |
 | echo | a number that differs as a double would read it | the agent's reader, or a service's | not assessed |
 | echo | a field or item missing, extra or with another value | | the service |
+| `count`, echo | no number; JSON of another type than the echo writes | the reply did not come through whole | blocked by the reply's rule |
 | `answer: ` | the answer's canonical JSON, then the rest of the run | | as contracted |
 | `answer: ` | the answer in another form (prefix, spacing, escapes), the same value, the rest right | the agent's writer | noted, and read |
 | `answer: ` | another value, no answer at all, or another continuation | the conformance agent always writes it | the service |
@@ -39,8 +40,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
+from conformance.model.histories import REPLY
 from conformance.outcomes import Deviation, NotAssessed, precondition
 from conformance.vocab import protocols as p
+from conformance.vocab.requests import op
 from conformance.vocab.protocols import canonical
 from conformance.vocab.readers import stream_events
 from conformance.vocab.text import truncate
@@ -217,7 +220,7 @@ def judge_count(c: Count, *, what: str = "", exchanges: Sequence[Any] = ()) -> N
         return
     said = (f"{what}: " if what else "") + f"`count` replied {truncate(c.got, 60, quoted=True)}, expected {shown}"
     if not digits_only(text):
-        raise Deviation(f"{said}: not the number of runs this key's instance started", exchanges)
+        raise not_its_form(f"{said}: not a number, as the agent writes it", exchanges)
     got = int(text)
     offset = 1 if c.zero_based or (got == 0 and min(wanted) >= 1) else 0
     base = [n - offset for n in wanted]
@@ -247,16 +250,35 @@ def judge_count(c: Count, *, what: str = "", exchanges: Sequence[Any] = ()) -> N
     raise Deviation(f"{said}: {why}", exchanges)
 
 
+def not_its_form(message: str, exchanges: Sequence[Any]) -> Deviation:
+    """A reply that is not of the form the agent writes for its directive (a `count` that is no number, an echo of
+    another JSON type): what the agent replied did not come through whole, the deviation of the rule that says the
+    call carries the agent's reply (`histories.REPLY`, by the call's protocol and whether it streamed), which every
+    reading of that reply rests on. A call of no such rule: the reading's own deviation."""
+    call = exchanges[0] if exchanges else None
+    rule = REPLY.get((op(call), call.stream is not None)) if call is not None else None
+    return precondition(rule, exchanges, message) if rule else Deviation(message, exchanges)
+
+
 # -- echo params, echo messages ---------------------------------------------------------------------------------
+ECHOES = {"echo params": (dict, "an object"), "echo messages": (list, "an array")}   # docs/agent.md: what each writes
+
+
 def echoed(text: str, reading: str, exchange: Any = None) -> Any:
     """The JSON value `echo params` / `echo messages` replied. JSON in another form than the canonical one: noted, and
     read. No JSON at all: the agent did not run the `echo` on what it received (the prompt or the run did not reach
-    it as sent), the service's deviation."""
+    it as sent), the service's deviation. JSON of another type than the echo writes (a string holding the object):
+    the reply did not come through whole (`not_its_form`)."""
+    named = [exchange] if exchange is not None else []
     try:
         value = json.loads(text, parse_constant=_not_json)
     except ValueError:
         raise Deviation(f"`{reading}` replied {truncate(text, 200, quoted=True)}, not JSON: the agent did not echo "
-                        f"what it received", [exchange] if exchange is not None else ()) from None
+                        f"what it received", named) from None
+    kind, words = ECHOES.get(reading, (object, ""))
+    if not isinstance(value, kind):
+        raise not_its_form(f"`{reading}` replied {truncate(text, 200, quoted=True)}, not {words}, as the agent "
+                           f"writes it", named)
     written = canonical(value)
     if written != text:
         note(Finding(f"`{reading}`", "canonical", "writes JSON in another form than the canonical one", written,

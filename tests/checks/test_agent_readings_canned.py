@@ -70,7 +70,6 @@ def test_a_count_the_agent_explains_is_not_assessed(got, evidence, way):
                                        "instance"),
     ("3", {}, "higher than the runs this key's instance started, by 1"),
     ("5", {"resumes": (2, 2)}, "higher"),                          # more than the resumes explain
-    ("two", {}, "not the number of runs"),
 ])
 def test_a_count_the_agent_does_not_explain_is_the_services_deviation(got, evidence, said):
     with agent.collecting() as found, pytest.raises(Deviation, match=re.escape(said)) as exc:
@@ -87,6 +86,29 @@ def test_more_by_resumes_that_did_not_continue_is_blocked_by_the_resume_rule(got
     with agent.collecting() as found, pytest.raises(Blocked, match="did not continue the paused run") as exc:
         count(got, lost=(("AGUI-INT-002", lost[0]), ("MCP-PAUSE-002", lost[1])), **evidence)
     assert exc.value.root == "AGUI-INT-002" and lost[0] in exc.value.exchanges and not found
+
+
+REPLY_CARRIED = [("/invoke", None, "INV-RES-003"), ("/invoke", [(0.01, b"event: done\ndata: {}\n\n")], "INV-STREAM-008"),
+                 ("/agui", [(0.01, b"data: {}\n\n")], "AGUI-ORDER-006"), ("/mcp", None, "MCP-TOOL-002"),
+                 ("/mcp", [(0.01, b"data: {}\n\n")], "MCP-PROG-008")]
+
+
+@pytest.mark.parametrize("path, sse, rule", REPLY_CARRIED)
+def test_a_reply_not_of_the_form_the_agent_writes_rests_on_the_rule_that_carries_it(path, sse, rule):
+    """A `count` that is no number, an echo of another JSON type (the reply in quotes): what the agent replied did
+    not come through whole, the deviation of the call's reply rule (every reading of the reply rests on it); for that
+    rule's own checks, a deviation of its own."""
+    call = canned.exchange(200, label="count-2", url=f"https://server.test/v1/agents/agt_canned{path}", sse=sse)
+    readings = [lambda: agent.judge_count(agent.Count('"2"', (2,)), what="the call", exchanges=(call,)),
+                lambda: agent.echoed('"{\\"a\\":1}"', "echo params", call),
+                lambda: agent.echoed('{"a":1}', "echo messages", call)]
+    for read in readings:
+        with agent.collecting() as found, pytest.raises(Blocked, match="as the agent writes it") as exc:
+            read()
+        assert exc.value.root == rule and exc.value.exchanges == (call,) and not found
+        with judging([rule]), pytest.raises(Deviation) as own:
+            read()
+        assert not isinstance(own.value, Blocked)
 
 
 def test_the_agent_counts_from_zero_only_on_a_reply_no_service_can_cause():

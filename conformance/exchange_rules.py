@@ -18,7 +18,7 @@ exchange names its failure. Across exchanges: a refusal the service also gave, w
 be answered (`refused_alike`) is that one deviation (the server turned away the request's form, whatever it asked):
 every rule it broke on other exchanges is blocked by the rule the valid request broke; so is a valid request refused
 for a form the run chose freely (`refused_for_its_form`: every valid request carrying it refused so, none carrying
-the others). And a session key the service gave back changed, or whose request it turned away for its form
+the others), of the rule the form's input class names when it names one (`form_rule`). And a session key the service gave back changed, or whose request it turned away for its form
 (`key_broken`), is that one deviation for every other rule broken on an exchange that sent that key (what the
 session holds is then read under another key, or lacks a run).
 """
@@ -26,15 +26,18 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
+from conformance import catalog
 from conformance.difference import DIAGNOSES
 from conformance.model.dimensions import FREE
+from conformance.model.values import CLASSES
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
 from conformance.vocab import forms
-from conformance.vocab.protocols import mcp_response
+from conformance.vocab.protocols import MCP_ACCEPT, mcp_response
 from conformance.vocab.requests import fields, key_length, problems, session_key
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal, same_json
@@ -391,8 +394,25 @@ def refused_for_its_form(named: Iterable[Exchange], recordings: list[Any]) -> tu
         form = _refusing_form(forms.read(ex, target), signature, run.forms.get(operation(ex) or "", []))
         if root is None or form is None:
             return None
-        roots.setdefault((root[0], id(root[1]), form.split("=")[0]), (*root, form))
+        owner = form_rule(*form.split("=", 1), operation(ex))
+        roots.setdefault((owner or root[0], id(root[1]), form.split("=")[0]), (owner or root[0], *root[1:], form))
     return next(iter(roots.values())) if len(roots) == 1 else None
+
+
+@functools.cache
+def _protocols() -> dict[str, str]:
+    return {rid: req.protocol for rid, req in catalog.load().items()}
+
+
+def form_rule(dim: str, value: str, op: str | None) -> str | None:
+    """The requirement that says a request of `op` carrying `dim=value` is answered as its plain form would be: the
+    one its input class names for that operation (`model.values.CLASSES`: a `bearer` scheme is AUTH-KEY-001's, a
+    `Content-Type` with a parameter MCP-SESS-005's on MCP), when there is exactly one."""
+    name = forms.carried(dim, value, MCP_ACCEPT if op == "mcp" else None)
+    applies = CLASSES[name].applies if name in CLASSES else ()
+    protocols = _protocols()
+    mine = [r for r in applies if protocols.get(r) == op] or [r for r in applies if protocols.get(r) in ("auth", "general")]
+    return mine[0] if len(mine) == 1 else None
 
 
 def _refusing_form(carried: dict[str, str], signature: tuple, valid: list[tuple[dict[str, str], tuple | None, int]]

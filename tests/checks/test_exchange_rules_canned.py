@@ -442,3 +442,14 @@ def test_every_call_without_a_token_is_answered_in_one_of_mcps_two_forms_and_a_s
         == "not read"
     late = answered("text/event-stream", token, sse=canned.sse_frames(response, note))
     assert judged(late, "MCP-PROG-003") == "failed" and judged(late, "MCP-VER-001") == "blocked"
+
+
+@pytest.mark.parametrize("dim, value, operation, rule", [
+    ("auth-scheme-case", "bearer", "agui", "AUTH-KEY-001"), ("auth-scheme-case", "BEARER", "mcp", "AUTH-KEY-001"),
+    ("content-type-form", "Application/JSON", "mcp", "MCP-SESS-005"),
+    ("content-type-form", "application/json; charset=utf-8", "invoke", "INV-RES-001"),
+    ("accept-form", "case", "invoke", "INV-SEL-002"),
+    ("json-writing", "members-reversed", "mcp", None),      # its class names a rule of every reading: none alone
+    ("user-agent", "sdk", "invoke", None)])                 # no input class: the basic rule of its protocol
+def test_a_valid_form_turned_away_is_the_deviation_of_the_rule_its_input_class_names(dim, value, operation, rule):
+    assert exchange_rules.form_rule(dim, value, operation) == rule

@@ -227,3 +227,41 @@ def test_invalid_example_fails_naming_the_constraint(case):
 def test_each_invalid_case_breaks_a_valid_instance_of_its_schema():
     """Sanity: every schema has at least one invalid case."""
     assert {v[0] for v in INVALID.values()} == set(schemas.names())
+
+
+# What a value may be replaced with: every JSON type, the edges of each (an integer beyond 64 bits, a lone surrogate,
+# which jsonschema-rs cannot read), and strings that patterns anchor on (a trailing newline: Python's `$` matches
+# before it, Rust's does not).
+REPLACEMENTS = [None, True, False, 0, 1, -1, 1.0, 1.5, 2**70, -2**70, 1e308, "", "x", "\ud800", "é", "req_",
+                "req_\n", "agt_x\n", "/v1/agents/agt_x/mcp\n", [], [1], {}, {"a": 1}, "RUN_STARTED", "2.0", 2]
+
+
+def mutations(value, path=()):
+    """`value` with each of its members (to a depth, the first few items of a list) left out or replaced."""
+    yield value
+    if isinstance(value, dict):
+        yield {**value, "zzExtra": 1}
+        for key in value:
+            yield {k: v for k, v in value.items() if k != key}
+            for inner in mutations(value[key], path + (key,)):
+                yield {**value, key: inner}
+            for new in REPLACEMENTS:
+                yield {**value, key: new}
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:3]):
+            yield value[:i] + value[i + 1:]
+            for inner in mutations(item, path + (i,)):
+                yield value[:i] + [inner] + value[i + 1:]
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_fast_reading_never_calls_valid_what_jsonschema_does_not(path):
+    """`schemas.surely_valid` (jsonschema-rs) is taken only when it says valid: over every example and every way of
+    breaking it, it says so only where jsonschema does; it never finds more valid than jsonschema."""
+    name = path.parent.name
+    checked = 0
+    for instance in mutations(json.loads(path.read_text(encoding="utf-8"))):
+        if schemas.surely_valid(name, instance):
+            assert schemas.validator(name).is_valid(instance), (name, instance)
+        checked += 1
+    assert checked > 10 and schemas._fast(name) is not None

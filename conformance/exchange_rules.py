@@ -37,7 +37,7 @@ from conformance.model.dimensions import FREE
 from conformance.model.values import CLASSES
 from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
 from conformance.vocab import forms
-from conformance.vocab.protocols import MCP_ACCEPT, mcp_response
+from conformance.vocab.protocols import mcp_response
 from conformance.vocab.requests import fields, key_length, problems, session_key
 from conformance.vocab.traffic import operation_of
 from conformance.vocab.values import refusal, same_json
@@ -408,7 +408,9 @@ def form_rule(dim: str, value: str, op: str | None) -> str | None:
     """The requirement that says a request of `op` carrying `dim=value` is answered as its plain form would be: the
     one its input class names for that operation (`model.values.CLASSES`: a `bearer` scheme is AUTH-KEY-001's, a
     `Content-Type` with a parameter MCP-SESS-005's on MCP), when there is exactly one."""
-    name = forms.carried(dim, value, MCP_ACCEPT if op == "mcp" else None)
+    if dim == "accept-form":    # its class depends on the Accept the scenario wrote (JSON, the event stream, MCP's)
+        return None
+    name = forms.carried(dim, value)
     applies = CLASSES[name].applies if name in CLASSES else ()
     protocols = _protocols()
     mine = [r for r in applies if protocols.get(r) == op] or [r for r in applies if protocols.get(r) in ("auth", "general")]

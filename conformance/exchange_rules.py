@@ -18,9 +18,10 @@ exchange names its failure. Across exchanges: a refusal the service also gave, w
 be answered (`refused_alike`) is that one deviation (the server turned away the request's form, whatever it asked):
 every rule it broke on other exchanges is blocked by the rule the valid request broke; so is a valid request refused
 for a form the run chose freely (`refused_for_its_form`: every valid request carrying it refused so, none carrying
-the others), of the rule the form's input class names when it names one (`form_rule`). And a session key the service gave back changed, or whose request it turned away for its form
-(`key_broken`), is that one deviation for every other rule broken on an exchange that sent that key (what the
-session holds is then read under another key, or lacks a run).
+the others), of the rule the form's input class names when it names one (`form_rule`). And a session key the
+service gave back changed, or whose request it turned away for its form (`key_broken`), is that one deviation for
+every other rule broken on an exchange that sent that key (what the session holds is then read under another key,
+or lacks a run).
 """
 from __future__ import annotations
 
@@ -413,7 +414,8 @@ def form_rule(dim: str, value: str, op: str | None) -> str | None:
     name = forms.carried(dim, value)
     applies = CLASSES[name].applies if name in CLASSES else ()
     protocols = _protocols()
-    mine = [r for r in applies if protocols.get(r) == op] or [r for r in applies if protocols.get(r) in ("auth", "general")]
+    mine = [r for r in applies if protocols.get(r) == op] or \
+        [r for r in applies if protocols.get(r) in ("auth", "general")]
     return mine[0] if len(mine) == 1 else None
 
 

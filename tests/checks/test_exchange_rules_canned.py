@@ -453,3 +453,20 @@ def test_every_call_without_a_token_is_answered_in_one_of_mcps_two_forms_and_a_s
     ("user-agent", "sdk", "invoke", None)])                 # no input class: the basic rule of its protocol
 def test_a_valid_form_turned_away_is_the_deviation_of_the_rule_its_input_class_names(dim, value, operation, rule):
     assert exchange_rules.form_rule(dim, value, operation) == rule
+
+
+@pytest.mark.parametrize("method", ["tools/list", "server/discover"])
+def test_a_describing_method_refused_for_its_credential_is_never_method_not_found(method):
+    """A refusal for the credential answered -32601 (method not found) shows the method missing: MCP-METH-001's
+    deviation, read first, so the credential's rules are blocked by it; a refusal of its own passes, and a request
+    whose method is its problem (an `Mcp-Method` of another method) is not read by it."""
+    unknown = {**KEY, "Authorization": "Bearer ais_live_unknownunknown", "Accept": MCP_ACCEPT,
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    not_found = {"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": f"Method not found: {method}"}}
+    missing = mcp(404, not_found, method=method, headers=unknown)
+    assert judged(missing, "MCP-METH-001") == "failed" and judged(missing, "AUTH-MCP-005") == "blocked"
+    refused = mcp(401, {"jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": "unknown credential"}},
+                  method=method, headers=unknown)
+    assert judged(refused, "MCP-METH-001") == "passed"
+    other = {**unknown, "Mcp-Method": "tools/call"}
+    assert judged(mcp(404, not_found, method=method, headers=other), "MCP-METH-001") == "not read"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.mcp._common import (ONE_TEXT_BLOCK, as_json, error_answer, final_message, is_response,
+from conformance.checks.mcp._common import (DISCOVERY, ONE_TEXT_BLOCK, as_json, error_answer, final_message, is_response,
                                             refusal, response_last, rpc_error_body, served_by, structured_session,
                                             text_block, PROGRESS_RESULT)
 from conformance.checks.mcp.methods import fits_upstream
@@ -20,7 +20,7 @@ from conformance.vocab import replies, requests as rq
 from conformance.vocab.refusals import unlisted_refusal
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url
 from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, MCP_LISTED_CODES, SCOPE, UNSUPPORTED_VERSION
-from conformance.vocab.protocols import META_VERSION
+from conformance.vocab.protocols import META_VERSION, MCP_VERSION
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
 from conformance.vocab.values import differs, same_json
@@ -44,6 +44,28 @@ def must_answer(ex: Exchange, target: Any) -> bool:
 def by(requirement: str):
     """The requests `served_by` names `requirement` for (the one that says this request is answered)."""
     return lambda ex, target: must_answer(ex, target) and served_by(ex) == requirement
+
+
+DESCRIBING = ("server/discover", "tools/list")      # "`server/discover` and `tools/list` describe the tool"
+METHOD_NOT_FOUND = -32601
+
+
+def describing_refusal(ex: Exchange, target: Any) -> bool:
+    """A 2026-07-28 `server/discover` or `tools/list`, right but for its credential or its agent: refused for that,
+    never for its method."""
+    found = rq.problems(ex, target)
+    return bool(found) and set(found) <= {"credential", "agent"} and rq.rpc_method(ex) in DESCRIBING \
+        and (rq.header(ex, "mcp-protocol-version") or "").strip() == MCP_VERSION and ex.status is not None
+
+
+def method_found(ex: Exchange, target: Any) -> None:
+    """not answered -32601 (method not found): a method the spec supports is there whatever else the request did
+    wrong (a service that answers so has no such method: its refusals for other problems show it too)."""
+    answer = error_answer(ex) or {}
+    code = answer.get("error", {}).get("code") if isinstance(answer.get("error"), dict) else None
+    assert not same_json(code, METHOD_NOT_FOUND), (
+        f"{rq.rpc_method(ex)} answered {ex.status} with {METHOD_NOT_FOUND} (method not found), a method the spec "
+        f"supports: {got(ex)}")
 
 
 def answered_with_result(ex: Exchange, target: Any) -> None:
@@ -342,6 +364,9 @@ register(
     ExchangeRule("MCP-ERR-001", "refusal_keeps_its_status", MCP, refused_under_2xx, status_lost, refusals=True,
                  doc="no refusal the spec gives a status for is a JSON-RPC error under a 2xx (read after the "
                      "rules of what was refused: one refusal so answered is theirs too)."),
+    ExchangeRule(DISCOVERY, "method_found", MCP, describing_refusal, method_found, basic=True,
+                 doc="server/discover and tools/list are never answered -32601 (method not found), whatever else "
+                     "the request did wrong (its credential, its agent)."),
     *(ExchangeRule(rid, "answered_with_result", MCP, by(rid), answered_with_result, basic=True,
                    doc="a valid request of its kind is answered 200 with a JSON-RPC result, however it was written.")
       for rid in ("MCP-VER-001", "MCP-VER-005", "MCP-VER-006", "MCP-METH-001", "MCP-SESS-005", "MCP-HDR-004")),

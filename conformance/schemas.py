@@ -93,14 +93,19 @@ def is_valid(name: str, instance: Any) -> bool:
 
 
 @functools.cache
+def _fast_registry() -> Any:
+    """Every schema document, as jsonschema-rs resolves `$ref`s between them (built once)."""
+    import jsonschema_rs
+    return jsonschema_rs.Registry([(doc.get("$id", BASE_URI + n + ".json"), doc) for n, doc in _load()[0].items()])
+
+
+@functools.cache
 def _fast(name: str) -> Any:
     """jsonschema-rs's validator of the same schema over the same documents (it comes with schemathesis, which
     validates with it), or None when it cannot be built."""
     try:
         import jsonschema_rs
-        docs = _load()[0]
-        registry = jsonschema_rs.Registry([(doc.get("$id", BASE_URI + n + ".json"), doc) for n, doc in docs.items()])
-        return jsonschema_rs.validator_for(schema(name), registry=registry)
+        return jsonschema_rs.validator_for(schema(name), registry=_fast_registry())
     except Exception:
         return None
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.mcp._common import (DISCOVERY, ONE_TEXT_BLOCK, as_json, error_answer, final_message, is_response,
-                                            refusal, response_last, rpc_error_body, served_by, structured_session,
+from conformance.checks.mcp._common import (DISCOVERY, ONE_TEXT_BLOCK, as_json, error_answer, final_message,
+                                            is_response, refusal, response_last, rpc_error_body, served_by, structured_session,
                                             text_block, PROGRESS_RESULT)
 from conformance.checks.mcp.methods import fits_upstream
 from conformance.checks.mcp.results import in_two_forms, not_error
@@ -19,7 +19,8 @@ from conformance.outcomes import Deviation, NotAssessed, Observation, preconditi
 from conformance.vocab import replies, requests as rq
 from conformance.vocab.refusals import unlisted_refusal
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url
-from conformance.vocab.constants import JSONRPC_INVALID_REQUEST, MCP_LISTED_CODES, SCOPE, UNSUPPORTED_VERSION
+from conformance.vocab.constants import (JSONRPC_INVALID_REQUEST, MCP_DESCRIBING, MCP_LISTED_CODES, SCOPE,
+                                          UNSUPPORTED_VERSION)
 from conformance.vocab.protocols import META_VERSION, MCP_VERSION
 from conformance.vocab.readers import got
 from conformance.vocab.text import truncate
@@ -46,7 +47,6 @@ def by(requirement: str):
     return lambda ex, target: must_answer(ex, target) and served_by(ex) == requirement
 
 
-DESCRIBING = ("server/discover", "tools/list")      # "`server/discover` and `tools/list` describe the tool"
 METHOD_NOT_FOUND = -32601
 
 
@@ -54,15 +54,15 @@ def describing_refusal(ex: Exchange, target: Any) -> bool:
     """A 2026-07-28 `server/discover` or `tools/list`, right but for its credential or its agent: refused for that,
     never for its method."""
     found = rq.problems(ex, target)
-    return bool(found) and set(found) <= {"credential", "agent"} and rq.rpc_method(ex) in DESCRIBING \
-        and (rq.header(ex, "mcp-protocol-version") or "").strip() == MCP_VERSION and ex.status is not None
+    return bool(found) and set(found) <= {"credential", "agent"} and rq.rpc_method(ex) in MCP_DESCRIBING \
+        and (rq.header(ex, "mcp-protocol-version") or "").strip() == MCP_VERSION
 
 
 def method_found(ex: Exchange, target: Any) -> None:
     """not answered -32601 (method not found): a method the spec supports is there whatever else the request did
     wrong (a service that answers so has no such method: its refusals for other problems show it too)."""
-    answer = error_answer(ex) or {}
-    code = answer.get("error", {}).get("code") if isinstance(answer.get("error"), dict) else None
+    error = (error_answer(ex) or {}).get("error")
+    code = error.get("code") if isinstance(error, dict) else None
     assert not same_json(code, METHOD_NOT_FOUND), (
         f"{rq.rpc_method(ex)} answered {ex.status} with {METHOD_NOT_FOUND} (method not found), a method the spec "
         f"supports: {got(ex)}")

@@ -37,6 +37,7 @@ BASIC_CALLS = ((PREFLIGHT, "preflight-invoke", "INV-RES-001"), (PREFLIGHT, "pref
                ("mcp.modern", mcp_steps.LIST, "MCP-SESS-005"), ("mcp.modern", mcp_steps.CALL, "MCP-VER-001"))
 EVIDENCE_EXCHANGES = 4
 EVIDENCE_CHARS = 3000
+INDEXES_KEPT = 8        # sets of recordings indexed at once (every check over every exchange reads the same set)
 
 
 @dataclass
@@ -83,7 +84,8 @@ def assess(source: RecordingSource, check: Check) -> CheckResult:
     if check.every:
         result = _judge(source, check)
         result.http_versions = tuple(sorted({ex.http_version for ex in result.read if ex.http_version}))
-        result.input_classes = inputs.judged_on(check.requirements, every_recording(source), result.read)
+        every = index(every_recording(source))
+        result.input_classes = inputs.judged_on(check.requirements, every.recordings, result.read, every.scenario_of)
         result.duration = time.monotonic() - t0
         result.message = source.redactor.redact(result.message)
         return result
@@ -109,10 +111,9 @@ def _judge(source: RecordingSource, check: Check) -> CheckResult:
 
     def mk(status: str, msg: str = "", recs: list[Recording] = (), named: Iterable[Exchange] = ()) -> CheckResult:
         named = list(named)
-        scenario_of = {id(ex): rec.scenario for rec in read for ex in rec.exchanges}
         result = CheckResult(check.id, check.requirements, status, msg, evidence(recs, named, source.redactor),
                              supplementary=check.supplementary, broke=identities(recs, named),
-                             agent=agent_readings.as_dicts(found, scenario_of))
+                             agent=agent_readings.as_dicts(found, index(read).scenario_of) if found else ())
         result.read = tuple({id(ex): ex for ex in looked_up}.values())
         return result
 
@@ -356,7 +357,7 @@ def every_recording(source: RecordingSource) -> list[Recording]:
 def claims(source: RecordingSource, recs: list[Recording]) -> dict[int, str]:
     """id(exchange) -> the requirement a scenario's check already failed on it (judged before every exchange rule):
     one deviation, one failure, the scenario's check built for it named first."""
-    by_name = {(rec.scenario, ex.label): ex for rec in recs for ex in rec.exchanges}
+    by_name = index(recs).by_name
     out: dict[int, str] = {}
     for result in getattr(source, "results", {}).values():
         if result.status == "failed" and result.requirements and not getattr(CHECKS.get(result.check), "every", ()):
@@ -365,6 +366,31 @@ def claims(source: RecordingSource, recs: list[Recording]) -> dict[int, str]:
                 if ex is not None:
                     out.setdefault(id(ex), result.requirements[0])
     return out
+
+
+@dataclass(frozen=True)
+class Index:
+    """Where each exchange of a set of recordings is: its scenario by id, and the exchange by (scenario, label)."""
+    recordings: tuple[Recording, ...]       # held, so the ids of the key stay theirs
+    scenario_of: dict[int, str]
+    by_name: dict[tuple[str, str], Exchange]
+
+
+_INDEXES: dict[tuple[tuple[int, int], ...], Index] = {}
+
+
+def index(recs: Iterable[Recording]) -> Index:
+    """The `Index` of these recordings, built once for as long as none of them grows: every check over every
+    exchange asks with the run's whole recording, hundreds of times."""
+    recs = tuple(recs)
+    key = tuple((id(rec), len(rec.exchanges)) for rec in recs)
+    got = _INDEXES.get(key)
+    if got is None:
+        if len(_INDEXES) >= INDEXES_KEPT:
+            _INDEXES.clear()
+        got = _INDEXES[key] = Index(recs, {id(ex): rec.scenario for rec in recs for ex in rec.exchanges},
+                                    {(rec.scenario, ex.label): ex for rec in recs for ex in rec.exchanges})
+    return got
 
 
 def operations(source: RecordingSource, named: Iterable[tuple[str, str]]) -> list[str]:
@@ -377,14 +403,14 @@ def operations(source: RecordingSource, named: Iterable[tuple[str, str]]) -> lis
 
 def identities(recs: list[Recording], exchanges: Iterable[Exchange]) -> tuple[tuple[str, str], ...]:
     """(scenario, label) of each exchange: how a report names an exchange across checks."""
-    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
+    scenario_of = index(recs).scenario_of
     return tuple((scenario_of.get(id(ex), ""), ex.label) for ex in exchanges)
 
 
 def evidence(recs: list[Recording], named: Iterable[Exchange], redactor: Redactor) -> list[dict[str, Any]]:
     """The exchanges that broke the rule (`named`), marked `broke`; when a check named none, the first
     exchanges of its recordings, unmarked."""
-    scenario_of = {id(ex): rec.scenario for rec in recs for ex in rec.exchanges}
+    scenario_of = index(recs).scenario_of
     named = list(named)[:EVIDENCE_EXCHANGES]
     shown = named or [ex for rec in recs for ex in rec.exchanges[:EVIDENCE_EXCHANGES]]
     return [{"scenario": scenario_of.get(id(ex), ""), "label": ex.label, "broke": bool(named),

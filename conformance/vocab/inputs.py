@@ -154,20 +154,22 @@ def history_text(ctx: Any, step: str) -> str:
 
 
 # -- what a report says ---------------------------------------------------------------------------------------------
-def judged_on(requirements: Iterable[str], recordings: Iterable[Any], read: Iterable[Any] | None = None
-              ) -> tuple[str, ...]:
+def judged_on(requirements: Iterable[str], recordings: Iterable[Any], read: Iterable[Any] | None = None,
+              scenario_of: dict[int, str] | None = None) -> tuple[str, ...]:
     """The classes the recordings carried that apply to any of `requirements` (a check's), sorted; with `read`, only
     those of the exchanges read (a rule over every exchange is judged on the classes of the exchanges it read,
-    whatever scenario sent them)."""
+    whatever scenario sent them). `scenario_of`: id(exchange) -> the scenario of its recording, when known."""
     wanted = set(requirements)
-    ids = None if read is None else {id(ex) for ex in read}
+    recordings = list(recordings)
+    steps_of = {rec.scenario: (getattr(rec, "facts", None) or {}).get("input_classes") or {} for rec in recordings}
     carried: set[str] = set()
-    for rec in recordings:
-        steps = (getattr(rec, "facts", None) or {}).get("input_classes") or {}
-        if ids is not None:
-            labels = {ex.label for ex in rec.exchanges if id(ex) in ids}
-            steps = {step: names for step, names in steps.items() if step in labels}
-        carried.update(name for names in steps.values() for name in names)
+    if read is None:
+        carried.update(name for steps in steps_of.values() for names in steps.values() for name in names)
+    else:
+        if scenario_of is None:
+            scenario_of = {id(ex): rec.scenario for rec in recordings for ex in rec.exchanges}
+        for ex in read:
+            carried.update(steps_of.get(scenario_of.get(id(ex)), {}).get(ex.label, ()))
     return tuple(sorted(n for n in carried if n in CLASSES and wanted & set(CLASSES[n].applies)))
 
 

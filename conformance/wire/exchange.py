@@ -16,6 +16,7 @@ from .sse import StreamRecord, strict_json_loads
 from conformance.vocab.text import truncate
 
 #: header values masked in every transcript and report
+PARSED = "the body as JSON"     # a reading (`Exchange._readings`): (the body's length when parsed, its value)
 SENSITIVE_HEADERS = {
     "authorization",
     "proxy-authorization",
@@ -202,11 +203,19 @@ class Exchange:
         return self._readings[key]
 
     def json(self) -> Any:
+        """The body as JSON (an AssertionError saying why when it is not). Parsed once for the body as it stands:
+        every rule and check reads it, none changes it."""
         if self._not_json is None:
+            parsed = self._readings.get(PARSED)
+            if parsed is not None and parsed[0] == len(self.body):
+                return parsed[1]
             try:
-                return self._parse_json()
+                value = self._parse_json()
             except AssertionError as exc:
                 self._not_json = str(exc)
+            else:
+                self._readings[PARSED] = (len(self.body), value)
+                return value
         raise AssertionError(self._not_json)
 
     def _parse_json(self) -> Any:

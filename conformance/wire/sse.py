@@ -82,6 +82,7 @@ class SSEEvent:
     #: WHATWG "last event ID" at this block's end (persists across blocks)
     last_event_id: str = ""
     _redact: Callable[[str], str] | None = field(default=None, repr=False, compare=False)
+    _parsed: tuple[Any] | tuple[()] = field(default=(), repr=False, compare=False)
 
     @property
     def event_type(self) -> str:
@@ -89,8 +90,14 @@ class SSEEvent:
         return self.event or "message"
 
     def json(self) -> Any:
+        """The data as JSON (an AssertionError saying why when it is not), parsed once: every rule over every
+        exchange reads each frame, none changes what it reads."""
+        if self._parsed:
+            return self._parsed[0]
         try:
-            return strict_json_loads(self.data)
+            value = strict_json_loads(self.data)
+            self._parsed = (value,)
+            return value
         except ValueError as exc:
             ex = _excerpt(self.data, 200)
             if self._redact is not None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
@@ -205,8 +205,9 @@ class _Refusals:
     target_of: dict[int, Any]                           # id(exchange) -> the target its recording names
     valid: dict[tuple, tuple[str, Exchange, Any]]       # (operation, refusal) -> a valid request refused so
     broke: dict[str, set[tuple[str, ...]]]              # a refusal rule -> the problems of the requests it broke on
-    forms: dict[str, list[tuple[dict[str, str], tuple | None, int]]]   # operation -> (free forms, refusal, status)
+    forms: dict[str, list[tuple[dict[str, str], tuple | None, int]]]   # operation -> (`_traits`, refusal, status)
                                                         # of every valid request answered whole
+    splits: dict[tuple, list[Split]] = field(default_factory=dict)     # (operation, refusal) -> `_splits`
 
 
 _REFUSALS: dict[tuple[int, ...], _Refusals] = {}
@@ -235,8 +236,7 @@ def _refusals(recordings: list[Any]) -> _Refusals:
                         seen.broke.setdefault(r.requirement, set()).add(found)
                 signature = refusal(ex) if judgeable(ex) else None
                 if judgeable(ex) and operation(ex) and not found:
-                    free = {d: v for d, v in forms.read(ex, rec.target).items() if d in FREE}
-                    seen.forms.setdefault(operation(ex), []).append((free, signature, ex.status))
+                    seen.forms.setdefault(operation(ex), []).append((_traits(ex, rec.target), signature, ex.status))
                 root = broke_basic(ex, rec.target) if signature is not None and not found else None
                 at = (operation(ex), signature)
                 if root is not None and (at not in seen.valid or rank[root] < rank[seen.valid[at][0]]):
@@ -380,23 +380,26 @@ def key_broken_words(root: tuple[str, Exchange, Any, str]) -> str:
 
 def refused_for_its_form(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any, str] | None:
     """(requirement, exchange, recording, the form) when every exchange in `named` is a request with no problem of
-    its own refused, and what it was refused for is a form the run chose freely (`model.dimensions.FREE`): of its
-    operation's valid requests, every one carrying some values of a dimension was refused so and none carrying the
-    others, some of which were served. The service turned a form away, whatever the request asked: one deviation,
-    of the rule the first of them broke first (`refused_alike`'s roots: the basic rule of the protocol)."""
+    its own refused, and what it was refused for is something it carried (`_traits`: a form the run chose freely,
+    `model.dimensions.FREE`, first; then the kind of request, a header there or not, the body's first member): of its
+    operation's valid requests, every one carrying some values of it was refused so and none carrying the others,
+    some of which were served. The service turned those requests away, whatever each asked: one deviation, of the
+    rule the first of them broke first (`refused_alike`'s roots: the basic rule of the protocol)."""
     named, run = list(named), _refusals(recordings)
-    roots: dict[tuple[str, int, str], tuple[str, Exchange, Any, str]] = {}    # (root, its exchange, dimension)
+    roots: dict[tuple[str, int], tuple[str, Exchange, Any, str]] = {}    # (root, its exchange)
     for ex in named:
         target = run.target_of.get(id(ex))
         signature = refusal(ex) if judgeable(ex) else None
         if target is None or signature is None or problems(ex, target):
             return None
         root = run.valid.get((operation(ex), signature))
-        form = _refusing_form(forms.read(ex, target), signature, run.forms.get(operation(ex) or "", []))
-        if root is None or form is None:
+        split = _refusing_form(_traits(ex, target), run, operation(ex) or "", signature)
+        if root is None or split is None:
             return None
-        owner = form_rule(*form.split("=", 1), operation(ex))
-        roots.setdefault((owner or root[0], id(root[1]), form.split("=")[0]), (owner or root[0], *root[1:], form))
+        within, name, value = split
+        owner = form_rule(name, value, operation(ex))
+        form = _trait_words(name, value) + (f" (among requests with {_trait_words(*within)})" if within else "")
+        roots.setdefault((owner or root[0], id(root[1])), (owner or root[0], *root[1:], form))
     return next(iter(roots.values())) if len(roots) == 1 else None
 
 
@@ -419,25 +422,117 @@ def form_rule(dim: str, value: str, op: str | None) -> str | None:
     return mine[0] if len(mine) == 1 else None
 
 
-def _refusing_form(carried: dict[str, str], signature: tuple, valid: list[tuple[dict[str, str], tuple | None, int]]
-                   ) -> str | None:
-    """`dimension=value` of the first free dimension whose values split the valid requests of an operation in two:
-    those refused with `signature` (the value `carried` among them, two requests at least) and those never refused
-    so, some of them served (2xx)."""
-    for dim in FREE:
-        value = carried.get(dim)
-        if value is None:
+#: what a valid request may be turned away for besides the forms the run chose freely, read off the exchange: what
+#: kind of request it is (the inventory's other dimensions), each header it carried or not, its body's first member
+HEADER, FIRST_MEMBER = "header ", "first member"
+NOT_SPLIT = ("operation", "credential", "agent")     # the same on every valid request of an operation
+
+
+def _traits(ex: Exchange, target: Any) -> dict[str, str]:
+    """What one request carried that a service might turn it away for (`_refusing_form` splits by them)."""
+    out = {d: v for d, v in forms.read(ex, target).items() if d not in NOT_SPLIT}
+    out.update({HEADER + name.lower(): "present" for name in ex.request_headers or {}})
+    sent = fields(ex)
+    if sent:
+        out[FIRST_MEMBER] = next(iter(sent))
+    return out
+
+
+def _trait_words(name: str, value: str) -> str:
+    if name.startswith(HEADER):
+        return f"{'a' if value == 'present' else 'no'} `{name.removeprefix(HEADER)}` header"
+    return f"`{value}` as the body's first member" if name == FIRST_MEMBER else f"{name}={value}"
+
+
+def _trait(traits: dict[str, str], name: str) -> str | None:
+    return traits.get(name, "absent" if name.startswith(HEADER) else None)
+
+
+@dataclass(frozen=True)
+class Split:
+    """Valid requests of an operation refused alike, told apart by what they carried: among those carrying
+    `within` (a trait and its value; None: all of them), every one whose `name` has a value of `refused` was refused
+    so and none of the others, some of which were served (2xx)."""
+    within: tuple[str, str] | None
+    name: str
+    refused: frozenset[str]
+
+
+def _refusing_form(carried: dict[str, str], run: _Refusals, op: str, signature: tuple
+                   ) -> tuple[tuple[str, str] | None, str, str] | None:
+    """(within, trait, its value) of the first `Split` of the operation's valid requests refused with `signature`
+    that the request `carried` falls in (its value refused so on two requests at least)."""
+    if (op, signature) not in run.splits:
+        run.splits[(op, signature)] = _splits(run.forms.get(op, []), signature)
+    for split in run.splits[(op, signature)]:
+        if split.within is not None and _trait(carried, split.within[0]) != split.within[1]:
             continue
-        refused: dict[str, list[bool]] = {}
-        for free, got, status in valid:
-            if dim in free:
-                refused.setdefault(free[dim], []).append(got == signature)
-        always = {v for v, seen in refused.items() if all(seen)}
-        never = {v for v, seen in refused.items() if not any(seen)}
-        served = any(free.get(dim) in never and 200 <= status < 300 for free, _, status in valid)
-        if value in always and len(refused[value]) >= 2 and always | never == set(refused) and served:
-            return f"{dim}={value}"
+        if _trait(carried, split.name) in split.refused:
+            return split.within, split.name, _trait(carried, split.name)
     return None
+
+
+def _splits(valid: list[tuple[dict[str, str], tuple | None, int]], signature: tuple) -> list[Split]:
+    """Each way the traits split the valid requests refused with `signature` from the others (`Split`): one trait
+    over them all first (the free dimensions, then the others `_traits` reads), then one trait among the requests
+    carrying a value of another (a header, say, that served requests carry too). Read as bit sets of the requests:
+    a hostile service may refuse in as many ways as it answers."""
+    refused = sum(1 << i for i, (_, got, _) in enumerate(valid) if got == signature)
+    if refused.bit_count() < 2:
+        return []
+    served = sum(1 << i for i, (_, _, status) in enumerate(valid) if 200 <= status < 300)
+    names = sorted(set().union(*(traits for traits, _, _ in valid)), key=lambda n: (n not in FREE, FREE.index(n)
+                                                                                   if n in FREE else 0, n))
+    carrying: dict[str, dict[str, int]] = {name: {} for name in names}     # trait -> value -> the requests
+    for i, (traits, _, _) in enumerate(valid):
+        for name in names:
+            if (value := _trait(traits, name)) is not None:
+                carrying[name][value] = carrying[name].get(value, 0) | 1 << i
+    everyone = (1 << len(valid)) - 1
+    out = [Split(None, name, split) for name in names
+           if (split := _split_by(carrying[name], everyone, refused, served))]
+    within: list[tuple[int, Split]] = []        # (the refused requests it explains, the split)
+    for name in names:
+        for value, among in carrying[name].items():
+            if among & refused and among != everyone:
+                within += [(sum((carrying[other][v] & among).bit_count() for v in split), Split((name, value), other, split))
+                           for other in names if other != name
+                           and (split := _split_by(carrying[other], among, refused, served))]
+    return out + [split for _, split in sorted(within, key=lambda pair: -pair[0])]     # stable: the traits' order
+
+
+def _split_by(values: dict[str, int], among: int, refused: int, served: int) -> frozenset[str]:
+    """The values of a trait (`values`: each value's requests, as bits) whose requests in `among` were all refused
+    (two at least each), when none of the others in `among` was refused and some of those were served; empty when
+    the trait does not split them so."""
+    always, never = [], 0
+    for value, mask in values.items():
+        mine = mask & among
+        if not mine:
+            continue
+        if mine & refused == mine:
+            always.append((value, mine))
+        elif mine & refused:
+            return frozenset()
+        else:
+            never |= mine
+    if not always or not never & served:
+        return frozenset()
+    return frozenset(value for value, mine in always if mine.bit_count() >= 2)
+
+
+def refused_unread(named: Iterable[Exchange], recordings: list[Any]) -> tuple[str, Exchange, Any, str] | None:
+    """(requirement, exchange, recording, why) when every exchange in `named` was turned away before its request
+    was read, as `refused_alike` (a request with a problem of its own refused as a valid one was) or
+    `refused_for_its_form` (a valid one refused for what it carried) says, each naming the same requirement."""
+    roots = []
+    for ex in named:
+        alike = refused_alike((ex,), recordings)
+        turned = refused_for_its_form((ex,), recordings) if alike is None else None
+        if alike is None and turned is None:
+            return None
+        roots.append((*alike, refused_alike_words(alike)) if alike else (*turned[:3], refused_for_its_form_words(turned)))
+    return roots[0] if roots and len({root[0] for root in roots}) == 1 else None
 
 
 def refused_for_its_form_words(root: tuple[str, Exchange, Any, str]) -> str:

@@ -227,11 +227,12 @@ def key_changed(source: RecordingSource, check: Check, message: str, recs: list[
 
 def turned_away(source: RecordingSource, check: Check, message: str, recs: list[Recording],
                 named: Iterable[Exchange], mk: Callable[..., CheckResult]) -> CheckResult | None:
-    """Blocked, when every exchange the check named is a valid request refused for a form the run chose freely
-    (`exchange_rules.refused_for_its_form`): one deviation, of the basic rule the first such refusal broke."""
+    """Blocked, when every exchange the check named was turned away before its request was read, each for what it
+    carried or as a valid request was (`exchange_rules.refused_unread`): one deviation, of the basic rule the first
+    such refusal broke."""
     named = list(named)
-    turned = exchange_rules.refused_for_its_form(named, every_recording(source))
-    return _blocked_across(check, message, exchange_rules.refused_for_its_form_words, turned, recs, named, mk)
+    turned = exchange_rules.refused_unread(named, every_recording(source))
+    return _blocked_across(check, message, lambda root: root[3], turned, recs, named, mk)
 
 
 def _blocked_across(check: Check, message: str, words: Callable[[Any], str], root: tuple | None,

@@ -470,3 +470,37 @@ def test_a_describing_method_refused_for_its_credential_is_never_method_not_foun
     assert judged(refused, "MCP-METH-001") == "passed"
     other = {**unknown, "Mcp-Method": "tools/call"}
     assert judged(mcp(404, not_found, method=method, headers=other), "MCP-METH-001") == "not read"
+
+
+REFUSED, SERVED = (400, "-32600", "'no'"), None
+
+
+def row(refused: bool, **traits: str) -> tuple[dict[str, str], tuple | None, int]:
+    return traits, REFUSED if refused else SERVED, 400 if refused else 200
+
+
+def split_of(rows, **carried):
+    return exchange_rules._refusing_form(carried, exchange_rules._Refusals({}, {}, {}, {"mcp": rows}), "mcp", REFUSED)
+
+
+def test_valid_requests_turned_away_are_told_apart_by_what_they_carried_alone_or_among_others():
+    """A refusal of valid requests is one deviation when what they carried tells them from the served ones: a value
+    of one trait; or a value of one trait among the requests carrying a value of another (every request without
+    a session header refused, but the handshake, which carries none, served: among the requests naming a method in
+    a header, those of another method); or, refused for two things at once (a body not starting with `jsonrpc`),
+    each refused request by one of them. Never on one request alone, nor where nothing was served."""
+    header = "header mcp-method"
+    handshake = [row(False, **{header: "present", "mcp-method": "initialize"}) for _ in range(2)]
+    sdk = [row(False, **{"mcp-method": "tools/call"}) for _ in range(2)]       # no such header: served
+    refused = [row(True, **{header: "present", "mcp-method": m}) for m in ("tools/call", "tools/call", "tools/list",
+                                                                         "tools/list")]
+    rows = handshake + sdk + refused
+    assert split_of(rows, **{header: "present", "mcp-method": "tools/list"}) == \
+        ((header, "present"), "mcp-method", "tools/list")
+    writing = [row(True, **{"json-writing": "spaced", "first member": "jsonrpc"}) for _ in range(2)] + \
+        [row(True, **{"json-writing": "compact", "first member": "id"}) for _ in range(2)] + \
+        [row(False, **{"json-writing": "compact", "first member": "jsonrpc"}) for _ in range(3)]
+    assert split_of(writing, **{"json-writing": "compact", "first member": "id"})[1:] == ("first member", "id")
+    assert split_of(writing, **{"json-writing": "spaced", "first member": "jsonrpc"})[1:] == ("json-writing", "spaced")
+    assert split_of(refused[:1] + handshake, **{header: "present", "mcp-method": "tools/call"}) is None
+    assert split_of(refused, **{header: "present", "mcp-method": "tools/call"}) is None

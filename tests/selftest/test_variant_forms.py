@@ -59,7 +59,8 @@ def test_a_fault_that_shows_only_on_chunked_bodies_is_caught_on_its_requirement(
 @pytest.mark.xdist_group("default-runs")
 @pytest.mark.parametrize("name", ["INV-RES-001-content-type-compared-whole", "GEN-SESS-002-store-trims-keys",
                                   "MCP-PROG-003-response-not-last", "AUTH-KEY-001-scheme-case-sensitive",
-                                  "INV-RES-003-result-quoted-when-an-unread-field-is-sent"])
+                                  "INV-RES-003-result-quoted-when-an-unread-field-is-sent",
+                                  "MCP-SESS-005-needs-session-header", "MCP-VER-005-jsonrpc-member-expected-first"])
 def test_a_fault_every_request_of_a_form_or_key_meets_fails_each_protocol_once(name):
     """One deviation, one failure, where it reaches every scenario: a valid form turned away (a Content-Type with a
     parameter, refused on every protocol) fails each protocol's basic rule, and a store that changes keys each
@@ -68,7 +69,9 @@ def test_a_fault_every_request_of_a_form_or_key_meets_fails_each_protocol_once(n
     (a stream, a resume, a count, the call's result) is blocked by them, not failed again. A form whose input class
     names its rule is that rule's deviation on every protocol (a `bearer` scheme refused: AUTH-KEY-001, not the rule
     of whichever request carried it first); and a reply carried whole by no run that sent a field the service does
-    not read (its `result` in quotes) is INV-RES-003's, not each reading's of it (a `count`, an echo)."""
+    not read (its `result` in quotes) is INV-RES-003's, not each reading's of it (a `count`, an echo). Valid
+    requests turned away for what they carried beyond the run's free forms (no `Mcp-Session-Id`, the handshake
+    served; a body not starting with `{"jsonrpc"`) are one deviation, of the first basic rule they broke."""
     b = load_zoo()[name]
     with ReferenceServer(b.server_config()) as srv:
         rep = certify(from_server_facts(srv.facts))

@@ -72,6 +72,18 @@ def key_holder(body: Any, scope: dict, resumes: bool = False) -> tuple[dict, str
     return None
 
 
+#: how a key can stand in an answer: JSON-escaped with its characters beyond ASCII kept or escaped, and in JSON text
+#: carried as a string (an MCP tool's text content), escaped twice
+WRITTEN = [lambda k, ascii=ascii, times=times: _escaped(k, ascii, times).encode()
+           for ascii in (False, True) for times in (1, 2)]
+
+
+def _escaped(key: str, ascii: bool, times: int) -> str:
+    for _ in range(times):
+        key = json.dumps(key, ensure_ascii=ascii)[1:-1]
+    return key
+
+
 def rerouted(app, route, resumes: bool = False):
     """Calls whose session key `route(key, body, scope)` (async) maps to another key reach that key's instance (with
     `resumes`, the resumes too); the answer names the key sent."""
@@ -92,13 +104,16 @@ def rerouted(app, route, resumes: bool = False):
         pair = scope.get(ALIAS)
         if pair is None:
             return await app(scope, receive, send)
-        seen, sent = (json.dumps(k)[1:-1].encode() for k in pair)
+        forms = sorted({(written(pair[0]), written(pair[1])) for written in WRITTEN}, key=lambda p: -len(p[0]))
 
         async def renamed(msg):
             if msg["type"] == "http.response.start":
                 msg = dict(msg, headers=t.without(list(msg.get("headers") or []), b"content-length"))
             elif msg["type"] == "http.response.body":
-                msg = dict(msg, body=msg.get("body", b"").replace(seen, sent))
+                body = msg.get("body", b"")
+                for seen, sent in forms:
+                    body = body.replace(seen, sent)
+                msg = dict(msg, body=body)
             await send(msg)
 
         await app(scope, receive, renamed)

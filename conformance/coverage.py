@@ -20,6 +20,7 @@ from conformance.vocab import forms
 
 PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
 _PAIR_IDS: dict[tuple[str, str, str, str], int] = {}
+_VALUE_IDS: dict[tuple[str, str], int] = {}
 
 
 SCENARIO_ONLY = ("a requirement its scenarios alone judge reads the requests they build for it: what a request is "
@@ -54,12 +55,16 @@ def _pairs(values: dict[str, str]) -> int:
     return bits
 
 
-def exchange_values(ex: Any, target: Any) -> tuple[frozenset[tuple[str, str]], int]:
-    """((dimension, value) of each dimension it carries, the pairs of free values it carries as bits of `_PAIR_IDS`)
-    of one exchange (read once)."""
-    def read() -> tuple[frozenset[tuple[str, str]], int]:
+def exchange_values(ex: Any, target: Any) -> tuple[frozenset[tuple[str, str]], int, int]:
+    """((dimension, value) of each dimension it carries, the pairs of free values it carries as bits of `_PAIR_IDS`,
+    the values as bits of `_VALUE_IDS`) of one exchange (read once: `judging.read_ahead` reads it while the slowest
+    scenarios still record)."""
+    def read() -> tuple[frozenset[tuple[str, str]], int, int]:
         values = forms.read(ex, target)
-        return frozenset(values.items()), _pairs(values)
+        bits = 0
+        for pair in values.items():
+            bits |= 1 << _VALUE_IDS.setdefault(pair, len(_VALUE_IDS))
+        return frozenset(values.items()), _pairs(values), bits
     return ex.remembered("dimension pairs", read)
 
 
@@ -75,10 +80,11 @@ def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[st
     out = {}
     for rid, exchanges in seen.items():
         read = [exchange_values(ex, targets.get(id(ex))) for ex in exchanges.values()]
+        values = functools.reduce(operator.or_, (bits for _, _, bits in read), 0)
         on: dict[str, list[str]] = {}
-        for d, v in sorted(frozenset().union(*(values for values, _ in read))):
+        for d, v in sorted(pair for pair, i in _VALUE_IDS.items() if values >> i & 1):
             on.setdefault(d, []).append(v)
-        out[rid] = {"judged_on": on, "pairs": functools.reduce(operator.or_, (bits for _, bits in read), 0).bit_count(),
+        out[rid] = {"judged_on": on, "pairs": functools.reduce(operator.or_, (bits for _, bits, _ in read), 0).bit_count(),
                     "exchanges": len(exchanges)}
     return out
 
@@ -88,7 +94,7 @@ def pairwise(results: Iterable[Any], targets: dict[int, Any], http2: bool) -> di
     judged met on one exchange, of all the pairs a request of that operation may carry (HTTP/2's only when the
     target spoke it): `{operation: {covered, possible, share}}`."""
     met: dict[str | None, int] = {}
-    for values, bits in _judged_exchanges(results, targets):
+    for values, bits, _ in _judged_exchanges(results, targets):
         op = dict(values).get("operation")
         met[op] = met.get(op, 0) | bits
     out = {}
@@ -106,7 +112,7 @@ def triples(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[s
     together, of all a request of that operation may carry (what --thorough's covering arrays complete,
     `forms.covering_rows`): `{operation: {covered, possible, share}}`."""
     met: dict[str | None, set[forms.Tuple]] = {}
-    for values, _ in _judged_exchanges(results, targets):
+    for values, _, _ in _judged_exchanges(results, targets):
         got = dict(values)
         met.setdefault(got.get("operation"), set()).update(forms.tuples_of(got, forms.COVERING_STRENGTH))
     out = {}
@@ -116,7 +122,7 @@ def triples(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[s
     return out
 
 
-def _judged_exchanges(results: Iterable[Any], targets: dict[int, Any]) -> Iterator[tuple[frozenset, int]]:
+def _judged_exchanges(results: Iterable[Any], targets: dict[int, Any]) -> Iterator[tuple[frozenset, int, int]]:
     """`exchange_values` of every exchange a passed or failed check read, once each."""
     seen: set[int] = set()
     for r in results:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 from urllib.parse import urlsplit
 
-from conformance import catalog, exchange_rules, options, plan, versions
+from conformance import catalog, coverage, exchange_rules, options, plan, versions
 from conformance.engine import PREFLIGHT, Recording, ScenarioFailed
 from conformance.outcomes import Blocked, NotAssessed, Observation, judging, reading
 from conformance.registry import CHECKS, Check
@@ -337,7 +337,8 @@ def _gated(source: RecordingSource, check: Check, mk: Callable[..., CheckResult]
 
 def read_ahead(source: Any) -> None:
     """Every exchange of the recordings already finished read by the rules over every exchange (kept on each
-    exchange, `exchange_rules.outcomes`), so the checks judged last, after the slowest scenario, have little left."""
+    exchange, `exchange_rules.outcomes`) and for the dimensions it carried (`coverage.exchange_values`), so the
+    checks judged last, after the slowest scenario, and the report have little left."""
     finished = getattr(source, "finished", lambda: [])()
     start, end = source.__dict__.get("_read_ahead", 0), len(finished)
     source.__dict__["_read_ahead"] = end
@@ -345,6 +346,7 @@ def read_ahead(source: Any) -> None:
         got = source.recording(name)
         for ex in got.exchanges if isinstance(got, Recording) else ():
             exchange_rules.outcomes(ex, got.target)
+            coverage.exchange_values(ex, got.target)
 
 
 def every_recording(source: RecordingSource) -> list[Recording]:

@@ -85,6 +85,11 @@ def echoes_params(prompt: Any) -> bool:
     return script.error is None and [(d.word, d.arg) for d in script.directives] == [("echo", "params")]
 
 
+def echoes(prompt: Any) -> bool:
+    """The conformance agent's prompt says `echo params` or `echo messages`: its reply is JSON of what it got."""
+    return isinstance(prompt, str) and any(d.word == "echo" for d in parse(prompt).directives)
+
+
 def reads_messages(prompt: str) -> bool:
     """The conformance agent's prompt says `echo messages`: its reply is the conversation the agent got."""
     return "messages" in prompt and any(

@@ -416,6 +416,22 @@ def test_a_run_with_a_history_that_replied_to_another_message_is_prompt_001s_and
     assert (judged(garbled, "AGUI-PROMPT-001"), judged(garbled, "AGUI-ORDER-006")) == ("blocked", "failed")
 
 
+def test_an_echo_that_replied_to_another_message_of_its_history_is_prompt_001s_not_each_readings():
+    """An `echo params` run answered with the reply of an earlier message (the list reached the agent reversed)
+    shows the run did not reply to its prompt: the pass-through rules reading the echo are blocked by AGUI-PROMPT-001
+    (whose rule reads the runs whose prompt says their reply). An echo holds the history's texts (JSON): never read
+    so."""
+    history = {"threadId": "t1", "runId": "r1", "messages": [
+        {"id": "0", "role": "user", "content": "say earlier-turn"}, {"id": "a", "role": "assistant",
+                                                                     "content": "earlier-turn"},
+        {"id": "1", "role": "user", "content": "echo params"}]}
+    earlier = agui(replied("earlier-turn", "earlier-turn"), history)
+    assert judged(earlier, "AGUI-PASS-002") == "blocked"
+    assert exchange_rules.outcomes(earlier, T)["AGUI-PASS-002"].root == "AGUI-PROMPT-001"
+    echo = json.dumps({"threadId": "t1", "runId": "r1", "messages": history["messages"]}, separators=(",", ":"))
+    assert judged(agui(replied(echo, echo), history), "AGUI-PASS-002") == "passed"
+
+
 def test_every_call_without_a_token_is_answered_in_one_of_mcps_two_forms_and_a_stream_not_ending_with_its_response_is_prog_003s():
     call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "ask_conformance_agent", "arguments": {"prompt": "say hi", "session_id": "k1"},

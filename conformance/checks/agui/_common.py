@@ -179,13 +179,17 @@ class Run:
     def _deltas(self) -> str:
         return "".join(e["delta"] for e in self.of_type("TEXT_MESSAGE_CONTENT") if isinstance(e.get("delta"), str))
 
-    def replied_to_its_prompt(self, text: str | None = None) -> None:
+    def replied_to_its_prompt(self, text: str | None = None, paused: bool = False) -> None:
         """A run with a history that replied to another message of it is AGUI-PROMPT-001's deviation: every other
-        reading of the run is blocked by that one (a reader of anything but its text asks this first)."""
+        reading of the run is blocked by that one (a reader of anything but its text asks this first). Read where
+        the prompt says the reply, where it echoes (an echo writes JSON, whatever it echoes), and, `paused`, on a
+        run its prompt pauses that ended otherwise."""
         text = self._deltas() if text is None else text
-        reply = replies.scripted_reply(replies.prompt_of(self.ex))
-        if reply is not None and not _passes(lambda t: reply.judge(t, "the reply"), text) \
-                and replies.replied_to_another(self.ex, text):
+        prompt = replies.prompt_of(self.ex)
+        reply = replies.scripted_reply(prompt)
+        mine = _passes(lambda t: reply.judge(t, "the reply"), text) if reply is not None else \
+            not paused and (not replies.echoes(prompt) or _is_json(text))
+        if not mine and replies.replied_to_another(self.ex, text):
             raise precondition("AGUI-PROMPT-001", self.ex,
                                f"the run replied {truncate(text, 160, quoted=True)}, the reply of another message of "
                                f"its history, not of its last user message (the text of the last user message is "
@@ -206,6 +210,14 @@ def judge_reply(r: Run, judge: Callable[[str], Any]) -> None:
         raise precondition(DELTAS_CARRY_REPLY, r.ex, f"the content deltas join to {truncate(text, 160, quoted=True)} "
                                                      f"while RUN_FINISHED.result is {truncate(result, 160, quoted=True)}, "
                                                      f"which holds the reply: {exc}") from None
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _passes(judge: Callable[[str], Any], text: str) -> bool:

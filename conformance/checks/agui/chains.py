@@ -53,6 +53,8 @@ def paused_run(move: Played) -> None:
     with on(r.ex):
         end = r.terminal()
         outcome = end.get("outcome")
+        if not (isinstance(outcome, dict) and outcome.get("type") == "interrupt"):
+            r.replied_to_its_prompt(paused=True)    # a run that replied to another message of its history
         assert end["type"] == "RUN_FINISHED" and not r.of_type("RUN_ERROR") and isinstance(outcome, dict) \
             and outcome.get("type") == "interrupt", \
             f"{move.what()}: expected RUN_FINISHED with outcome.type 'interrupt', got " \

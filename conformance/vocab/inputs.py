@@ -161,15 +161,16 @@ def judged_on(requirements: Iterable[str], recordings: Iterable[Any], read: Iter
     whatever scenario sent them). `scenario_of`: id(exchange) -> the scenario of its recording, when known."""
     wanted = set(requirements)
     recordings = list(recordings)
-    steps_of = {rec.scenario: (getattr(rec, "facts", None) or {}).get("input_classes") or {} for rec in recordings}
+    steps_of = [(getattr(rec, "facts", None) or {}).get("input_classes") or {} for rec in recordings]
     carried: set[str] = set()
     if read is None:
-        carried.update(name for steps in steps_of.values() for names in steps.values() for name in names)
+        carried.update(name for steps in steps_of for names in steps.values() for name in names)
     else:
         if scenario_of is None:
             scenario_of = {id(ex): rec.scenario for rec in recordings for ex in rec.exchanges}
+        by_scenario = {getattr(rec, "scenario", None): steps for rec, steps in zip(recordings, steps_of)}
         for ex in read:
-            carried.update(steps_of.get(scenario_of.get(id(ex)), {}).get(ex.label, ()))
+            carried.update(by_scenario.get(scenario_of.get(id(ex)), {}).get(ex.label, ()))
     return tuple(sorted(n for n in carried if n in CLASSES and wanted & set(CLASSES[n].applies)))
 
 

@@ -118,11 +118,11 @@ class Certification:
     # -- judging -------------------------------------------------------------------------------------
     def assess(self, check: registry.Check) -> judging.CheckResult:
         result = self.session.results[check.id] = judging.assess(self.session, check)
-        for name in check.scenarios:    # its recording is final: encoded now, while slower scenarios still record
-            if name in self.session.seen and name not in self.encoded:
-                self.encoded[name] = recording.encode_outcome(self.session, name)
         if not check.every:             # the rules over every exchange read each finished recording now, while the
             judging.read_ahead(self.session)    # slowest scenarios still record: the checks judged last find them read
+        for name in list(self.session.seen):    # a recording handed out is final: encoded now, while slower scenarios
+            if name not in self.encoded:        # still record (those no scenario's check reads, once read ahead)
+                self.encoded[name] = recording.encode_outcome(self.session, name)
         return result
 
     def redact(self, text: str) -> str:

@@ -81,11 +81,11 @@ def judged(results: Iterable[Any], targets: dict[int, Any]) -> dict[str, dict[st
     for rid, exchanges in seen.items():
         read = [exchange_values(ex, targets.get(id(ex))) for ex in exchanges.values()]
         values = functools.reduce(operator.or_, (bits for _, _, bits in read), 0)
+        pairs = functools.reduce(operator.or_, (bits for _, bits, _ in read), 0)
         on: dict[str, list[str]] = {}
         for d, v in sorted(pair for pair, i in _VALUE_IDS.items() if values >> i & 1):
             on.setdefault(d, []).append(v)
-        out[rid] = {"judged_on": on, "pairs": functools.reduce(operator.or_, (bits for _, bits, _ in read), 0).bit_count(),
-                    "exchanges": len(exchanges)}
+        out[rid] = {"judged_on": on, "pairs": pairs.bit_count(), "exchanges": len(exchanges)}
     return out
 
 

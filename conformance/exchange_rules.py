@@ -17,8 +17,9 @@ read by no other requirement's rule over every exchange (`claiming`, set by `jud
 exchange names its failure. Across exchanges: a refusal the service also gave, word for word, to a request that must
 be answered (`refused_alike`) is that one deviation (the server turned away the request's form, whatever it asked):
 every rule it broke on other exchanges is blocked by the rule the valid request broke; so is a valid request refused
-for a form the run chose freely (`refused_for_its_form`: every valid request carrying it refused so, none carrying
-the others), of the rule the form's input class names when it names one (`form_rule`). And a session key the
+for what it carried (`refused_for_its_form`: a form the run chose freely, the kind of request, a header, the body's
+first member; every valid request carrying it refused so, none carrying the others), of the rule the form's input
+class names when it names one (`form_rule`). And a session key the
 service gave back changed, or whose request it turned away for its form (`key_broken`), is that one deviation for
 every other rule broken on an exchange that sent that key (what the session holds is then read under another key,
 or lacks a run).
@@ -429,7 +430,12 @@ NOT_SPLIT = ("operation", "credential", "agent")     # the same on every valid r
 
 
 def _traits(ex: Exchange, target: Any) -> dict[str, str]:
-    """What one request carried that a service might turn it away for (`_refusing_form` splits by them)."""
+    """What one request carried that a service might turn it away for (`_refusing_form` splits by them; read once
+    per exchange, as `forms.read` is)."""
+    return ex.remembered("refusal traits", lambda: _read_traits(ex, target))
+
+
+def _read_traits(ex: Exchange, target: Any) -> dict[str, str]:
     out = {d: v for d, v in forms.read(ex, target).items() if d not in NOT_SPLIT}
     out.update({HEADER + name.lower(): "present" for name in ex.request_headers or {}})
     sent = fields(ex)
@@ -495,7 +501,8 @@ def _splits(valid: list[tuple[dict[str, str], tuple | None, int]], signature: tu
     for name in names:
         for value, among in carrying[name].items():
             if among & refused and among != everyone:
-                within += [(sum((carrying[other][v] & among).bit_count() for v in split), Split((name, value), other, split))
+                within += [(sum((carrying[other][v] & among).bit_count() for v in split),
+                            Split((name, value), other, split))
                            for other in names if other != name
                            and (split := _split_by(carrying[other], among, refused, served))]
     return out + [split for _, split in sorted(within, key=lambda pair: -pair[0])]     # stable: the traits' order
@@ -531,7 +538,8 @@ def refused_unread(named: Iterable[Exchange], recordings: list[Any]) -> tuple[st
         turned = refused_for_its_form((ex,), recordings) if alike is None else None
         if alike is None and turned is None:
             return None
-        roots.append((*alike, refused_alike_words(alike)) if alike else (*turned[:3], refused_for_its_form_words(turned)))
+        roots.append((*alike, refused_alike_words(alike)) if alike
+                     else (*turned[:3], refused_for_its_form_words(turned)))
     return roots[0] if roots and len({root[0] for root in roots}) == 1 else None
 
 

@@ -15,8 +15,8 @@ from .redact import Redactor
 from .sse import StreamRecord, strict_json_loads
 from conformance.vocab.text import truncate
 
-#: header values masked in every transcript and report
 PARSED = "the body as JSON"     # a reading (`Exchange._readings`): (the body's length when parsed, its value)
+#: header values masked in every transcript and report
 SENSITIVE_HEADERS = {
     "authorization",
     "proxy-authorization",

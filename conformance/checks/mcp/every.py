@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.checks.mcp._common import (DISCOVERY, ONE_TEXT_BLOCK, as_json, error_answer, final_message,
-                                            is_response, refusal, response_last, rpc_error_body, served_by, structured_session,
-                                            text_block, PROGRESS_RESULT)
+                                            is_response, refusal, response_last, rpc_error_body, served_by,
+                                            structured_session, text_block, PROGRESS_RESULT)
 from conformance.checks.mcp.methods import fits_upstream
 from conformance.checks.mcp.results import in_two_forms, not_error
 from conformance.checks.mcp.progress import framed, increases, only_progress, progresses

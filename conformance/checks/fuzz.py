@@ -173,7 +173,7 @@ def mcp_response_id(ctx, response, case) -> None:
     if "result" in doc and sent_ok and not same_json(doc["id"], sent):
         raise Finding(["MCP-METH-005"], f"response id {doc['id']!r} is not the request's id {sent!r}")
     if "error" in doc and sent_ok and doc["id"] is not None and not same_json(doc["id"], sent):
-        raise Finding(["MCP-ERR-001"], f"error id {doc['id']!r} is neither the request's id {sent!r} nor null")
+        raise Finding(["MCP-METH-005"], f"error id {doc['id']!r} is neither the request's id {sent!r} nor null")
 
 
 def bodies_match_schemas(ctx, response, case) -> None:

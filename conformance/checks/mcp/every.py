@@ -94,6 +94,26 @@ def id_echoed(ex: Exchange, target: Any) -> None:
     assert kept, f"the response's id is not the request's: {differs(sent, back, 'id')}"
 
 
+def refused_with_id(ex: Exchange, target: Any) -> bool:
+    """A refusal (4xx) of a JSON-RPC request with an id, whose body is a JSON-RPC error carrying an `id`."""
+    if not (is_refusal(ex, target) and rq.has_id(ex) and rq.rpc(ex).get("jsonrpc") == "2.0"):
+        return False
+    try:
+        msg = final_message(ex)
+    except AssertionError:
+        return False
+    return isinstance(msg, dict) and "error" in msg and "id" in msg
+
+
+def error_id_echoed(ex: Exchange, target: Any) -> None:
+    """An error response is a JSON-RPC response: its id is the request's, or null where the server could not read it
+    (JSON-RPC 2.0 §5)."""
+    sent, back = rq.rpc(ex).get("id"), final_message(ex).get("id")
+    if back is not None:
+        assert same_json(back, sent) and isinstance(back, str) == isinstance(sent, str), \
+            f"the error response's id is neither the request's nor null: {differs(sent, back, 'id')}"
+
+
 def answered_200_response(ex: Exchange, target: Any) -> bool:
     if not (ex.status == 200 and rq.has_id(ex) and rq.rpc(ex).get("jsonrpc") == "2.0"):
         return False
@@ -320,6 +340,19 @@ def streams_reply(ex: Exchange, target: Any) -> bool:
     return bool(prompt) and is_progress_stream(ex, target) and replies.prompt_of(ex) == prompt
 
 
+def streamed_reply_call(ex: Exchange, target: Any) -> bool:
+    """A progress stream of a call whose prompt says its reply (it can neither fail nor pause)."""
+    return is_progress_stream(ex, target) and cannot_fail(ex, target)
+
+
+def streamed_result_complete(ex: Exchange, target: Any) -> None:
+    """the stream's final response holds the result a call without a token gets: `resultType` complete, the reply
+    its text block."""
+    kind = final_message(ex)["result"].get("resultType")
+    assert kind == "complete", f"the stream's final result has `resultType` {as_json(kind)}, expected \"complete\""
+    text_is_reply(ex, target)
+
+
 def failed_run(ex: Exchange, target: Any) -> bool:
     """A tools/call the service answered with a result whose run failed (`isError: true`)."""
     if not (must_answer(ex, target) and rq.rpc_method(ex) == "tools/call" and answered_200_response(ex, target)):
@@ -395,6 +428,11 @@ register(
                  doc="every progress notification carries the token sent, its type kept."),
     ExchangeRule("MCP-METH-005", "id_echoed", MCP, answered_200_response, id_echoed,
                  doc="the response carries jsonrpc 2.0 and the request's id, its type kept."),
+    ExchangeRule("MCP-METH-005", "error_id_echoed", MCP, refused_with_id, error_id_echoed,
+                 doc="a refusal's error response carries the request's id, its type kept, or null."),
+    ExchangeRule("MCP-PROG-008", "streamed_result_complete", MCP, streamed_reply_call, streamed_result_complete,
+                 doc="every progress stream of a prompt that says its reply ends with the result a call without a "
+                     "token gets: `resultType` complete, the reply its text block."),
     ExchangeRule("MCP-SESS-003", "session_id_echoed", MCP, carries_key, session_echoed,
                  doc="structuredContent.sessionId equals the session_id sent, exactly."),
     ExchangeRule("MCP-SESS-001", "session_id_generated", MCP, no_key, generated_key,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from conformance.engine import Recording
-from conformance.outcomes import NotAssessed, judge_all, on, precondition
+from conformance.outcomes import Blocked, NotAssessed, judge_all, on, precondition
 from conformance.registry import check, rule
 from conformance.vocab.steps import mcp as steps
 from conformance.vocab.constants import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
@@ -58,7 +58,7 @@ def missing_prompt_is_an_error(rec: Recording):
 
 def kept_status(ex: Exchange, *, refused_step: bool) -> None:
     """MCP-ERR-001 on one answer: a refusal keeps a 4xx with a JSON-RPC error body whose `id` is the request's or
-    null; a JSON-RPC error under a 2xx is a refusal that lost its status (except where the spec gives no status);
+    null (another id is the id rule's deviation, MCP-METH-005's: blocked by it where it failed); a JSON-RPC error under a 2xx is a refusal that lost its status (except where the spec gives no status);
     a request that was served is no refusal (not assessed here: the requirement asking for the refusal judges it).
     `refused_step`: the spec refuses this request, so no response at all is a refusal that kept no status."""
     if ex.status is None:
@@ -73,8 +73,9 @@ def kept_status(ex: Exchange, *, refused_step: bool) -> None:
         raise AssertionError(f"a JSON-RPC error under HTTP {ex.status}; a refusal must keep its 4xx status: {got(ex)}")
     assert 400 <= ex.status < 500, f"a refusal must keep a 4xx status, got {got(ex)}"
     body = rpc_error_body(ex, REFUSAL_BODY)
-    assert body.get("id") is None or same_json(body.get("id"), sent_id(ex)), \
-        f"the error's id is {as_json(body.get('id'))}, expected the request's {as_json(sent_id(ex))} or null"
+    if not (body.get("id") is None or same_json(body.get("id"), sent_id(ex))):    # a response's id is MCP-METH-005's
+        raise Blocked("MCP-METH-005", f"the error's id is {as_json(body.get('id'))}, expected the request's "
+                                      f"{as_json(sent_id(ex))} or null", [ex])
 
 
 def refusals_keep_status(rec: Recording):

@@ -118,7 +118,7 @@ def _has_schema(rid: str):
     ran = mine == {"mcp-tools-call-result"}
 
     def applies(ex: Exchange, target: Any) -> bool:
-        return bool(mine.intersection(traffic.schemas_applied(ex))) and not asks_for_input(ex) and (
+        return not mine.isdisjoint(traffic.schemas_applied(ex)) and not asks_for_input(ex) and (
             not ran or _runs_or_continues(rq.problems(ex, target)))
     return applies
 
@@ -132,6 +132,10 @@ def _runs_or_continues(problems: list[str]) -> bool:
 def asks_for_input(ex: Exchange) -> bool:
     """An eliciting client's paused call answered with MCP 2026-07-28's input-required result (a form to fill in,
     MCP-PAUSE-003's): not a tool result, so not the tool result's schema."""
+    return ex.remembered("asks for input", lambda: _asks_for_input(ex))
+
+
+def _asks_for_input(ex: Exchange) -> bool:
     caps = rq.meta(ex).get(META_CAPS)
     if not (isinstance(caps, dict) and "elicitation" in caps):
         return False

@@ -27,7 +27,8 @@ from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
 from conformance.wire.redact import suite_made
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
-from conformance.vocab.protocols import agui_message, JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, written
+from conformance.vocab.protocols import agui_message, compact_size, JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, \
+    written
 
 SUITE_AGENT = "aisvc-conformance/0.1"
 # an HTTP library's or tool's own, one per request by its name: what most clients leave as their library wrote it
@@ -288,9 +289,8 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
     if json_body is not None and not writing_set:
         writing = form["json-writing"]
         body = written(json_body, writing)
-        plain = written(json_body, "compact")
-        if rq.size_class(len(body)) != rq.size_class(len(plain)) or body == plain:
-            body, writing = plain, "compact"    # never across a limit; and a writing that changed nothing is none
+        if not _writing_kept(json_body, body, writing):
+            body, writing = written(json_body, "compact"), "compact"
         applied["json-writing"] = writing
     if json_body is not None and (ct is None or out[ct] == "application/json"):
         out.pop(ct, None) if ct else None
@@ -322,6 +322,20 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         out.update({k: v if v is not None else _made_per_request(k, made) for k, v in added.items()})
         applied["extra-header"] = form["extra-header"]
     return out, body, applied
+
+
+def _writing_kept(json_body: Any, body: bytes, writing: str) -> bool:
+    """Whether `body`, `json_body` written in `writing`, changed its compact writing without taking it across a limit
+    (`requests.size_class`): a writing that changed nothing is none. Compact is the shortest writing, and each of the
+    others but reordering changes the text only by lengthening it: a body whose compact size is known exactly
+    (`compact_size`) is not written twice."""
+    if writing == "compact":
+        return True
+    lo, hi = compact_size(json_body)
+    if lo == hi and writing != "members-reversed":
+        return len(body) != lo and rq.size_class(len(body)) == rq.size_class(lo)
+    plain = written(json_body, "compact")
+    return body != plain and rq.size_class(len(body)) == rq.size_class(len(plain))
 
 
 def extra_headers(value: str, operation: str | None) -> dict[str, str | None]:
@@ -432,7 +446,8 @@ def _runs_as_built(body: dict[str, Any]) -> bool:
     to be the extra data's), no `messages`, and a prompt that does not read them."""
     prompt = body.get("prompt")
     return not rq.invoke_field_problems(body) and "messages" not in body and len(prompt) <= rq.EXTRA_INSIDE \
-        and not replies.reads_messages(prompt) and len(json.dumps(body)) <= rq.EXTRA_INSIDE
+        and not replies.reads_messages(prompt) and compact_size(body)[0] <= rq.EXTRA_INSIDE \
+        and len(json.dumps(body)) <= rq.EXTRA_INSIDE
 
 
 def _with_meta(body: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
@@ -527,12 +542,13 @@ def _as_built_id(written: Any, kind: str, writing: str) -> Any:
 
 
 def _moves_across_a_limit(body: dict[str, Any], out: dict[str, Any]) -> bool:
-    """The shaped body is of another size class than the body (`requests.size_class`). What a form adds is a few
-    hundred bytes: a body this far from every bound is not written out twice (a size probe is a MB)."""
-    size = len(json.dumps(body))
-    if all(abs(size - bound) > SHAPING_MARGIN for bound in (rq.BODY_INSIDE, rq.BODY_OUTSIDE)):
+    """The shaped body is of another size class than the body (`requests.size_class`, of the compact writing that
+    `apply` keeps to its class). What a form adds is a few hundred bytes: a body this far from every bound is not
+    written out at all (a size probe is a MB)."""
+    lo, hi = compact_size(body)
+    if all(lo - bound > SHAPING_MARGIN or bound - hi > SHAPING_MARGIN for bound in (rq.BODY_INSIDE, rq.BODY_OUTSIDE)):
         return False
-    return rq.size_class(len(json.dumps(out))) != rq.size_class(size)
+    return rq.size_class(len(written(out, "compact"))) != rq.size_class(len(written(body, "compact")))
 
 
 def credential(form: dict[str, str], operation: str | None, body: Any, fact: str | None, target: Any) -> str | None:

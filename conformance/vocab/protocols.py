@@ -38,6 +38,31 @@ def written(value: Any, writing: str) -> bytes:
     return json.dumps(value, ensure_ascii=writing == "ascii-escaped", separators=(",", ":")).encode()
 
 
+def compact_size(value: Any) -> tuple[int, int]:
+    """(at least, at most) the bytes of `written(value, "compact")`, counted without writing it (a size probe is a MB
+    of JSON): a string of printable ASCII exactly (its quotes and backslashes escaped), any other string one to six
+    bytes a character; a value JSON writes otherwise than these types, exactly."""
+    if isinstance(value, str):
+        if value.isascii() and value.isprintable():
+            n = len(value) + 2 + value.count('"') + value.count("\\")
+            return n, n
+        return len(value) + 2, 6 * len(value) + 2
+    if isinstance(value, dict) and all(type(k) is str for k in value):
+        lo = hi = 2 + max(2 * len(value) - 1, 0)        # braces, a colon a member, commas between
+        for k, v in value.items():
+            (klo, khi), (vlo, vhi) = compact_size(k), compact_size(v)
+            lo, hi = lo + klo + vlo, hi + khi + vhi
+        return lo, hi
+    if type(value) in (list, tuple):
+        lo = hi = 2 + max(len(value) - 1, 0)
+        for v in value:
+            vlo, vhi = compact_size(v)
+            lo, hi = lo + vlo, hi + vhi
+        return lo, hi
+    n = len(written(value, "compact"))
+    return n, n
+
+
 def _reversed(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _reversed(value[k]) for k in reversed(list(value))}

@@ -27,8 +27,8 @@ from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
 from conformance.wire.redact import suite_made
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
-from conformance.vocab.protocols import agui_message, compact_size, JSON_WRITINGS, MCP_ACCEPT, META_CAPS, META_VERSION, SSE, \
-    written
+from conformance.vocab.protocols import (agui_message, changes, compact_size, JSON_WRITINGS, MCP_ACCEPT, META_CAPS,
+                                         META_VERSION, SSE, written)
 
 SUITE_AGENT = "aisvc-conformance/0.1"
 # an HTTP library's or tool's own, one per request by its name: what most clients leave as their library wrote it
@@ -289,7 +289,7 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
     if json_body is not None and not writing_set:
         writing = form["json-writing"]
         body = written(json_body, writing)
-        if not _writing_kept(json_body, body, writing):
+        if writing != "compact" and not _writing_kept(json_body, body, writing):
             body, writing = written(json_body, "compact"), "compact"
         applied["json-writing"] = writing
     if json_body is not None and (ct is None or out[ct] == "application/json"):
@@ -326,16 +326,14 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
 
 def _writing_kept(json_body: Any, body: bytes, writing: str) -> bool:
     """Whether `body`, `json_body` written in `writing`, changed its compact writing without taking it across a limit
-    (`requests.size_class`): a writing that changed nothing is none. Compact is the shortest writing, and each of the
-    others but reordering changes the text only by lengthening it: a body whose compact size is known exactly
-    (`compact_size`) is not written twice."""
-    if writing == "compact":
-        return True
+    (`requests.size_class`): a writing that changed nothing is none. Neither is read by writing the compact twin
+    where the body's size class is known without it (`compact_size`; a size probe is a MB)."""
     lo, hi = compact_size(json_body)
-    if lo == hi and writing != "members-reversed":
-        return len(body) != lo and rq.size_class(len(body)) == rq.size_class(lo)
+    size = rq.size_class(len(body))
+    if rq.size_class(lo) == rq.size_class(hi) == size:
+        return changes(json_body, writing)
     plain = written(json_body, "compact")
-    return body != plain and rq.size_class(len(body)) == rq.size_class(len(plain))
+    return body != plain and rq.size_class(len(plain)) == size
 
 
 def extra_headers(value: str, operation: str | None) -> dict[str, str | None]:

@@ -40,12 +40,9 @@ def written(value: Any, writing: str) -> bytes:
 
 def compact_size(value: Any) -> tuple[int, int]:
     """(at least, at most) the bytes of `written(value, "compact")`, counted without writing it (a size probe is a MB
-    of JSON): a string of printable ASCII exactly (its quotes and backslashes escaped), any other string one to six
-    bytes a character; a value JSON writes otherwise than these types, exactly."""
+    of JSON): a string's characters take one to six bytes each; a value JSON writes otherwise than these types is
+    written."""
     if isinstance(value, str):
-        if value.isascii() and value.isprintable():
-            n = len(value) + 2 + value.count('"') + value.count("\\")
-            return n, n
         return len(value) + 2, 6 * len(value) + 2
     if isinstance(value, dict) and all(type(k) is str for k in value):
         lo = hi = 2 + max(2 * len(value) - 1, 0)        # braces, a colon a member, commas between
@@ -61,6 +58,25 @@ def compact_size(value: Any) -> tuple[int, int]:
         return lo, hi
     n = len(written(value, "compact"))
     return n, n
+
+
+def changes(value: Any, writing: str) -> bool:
+    """Whether `written(value, writing)` differs from the compact writing, read without writing either: spacing
+    always adds a line end; escaping changes a text with a character beyond ASCII, or with `/`; reversing, an object
+    of two members or more."""
+    if writing == "compact":
+        return False
+    if writing not in ("ascii-escaped", "slash-escaped", "members-reversed"):
+        return True
+    if isinstance(value, str):
+        return not value.isascii() if writing == "ascii-escaped" else writing == "slash-escaped" and "/" in value
+    if isinstance(value, dict):
+        return writing == "members-reversed" and len(value) > 1 or any(
+            changes(k, writing) if isinstance(k, str) else False for k in value) or any(
+            changes(v, writing) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(changes(v, writing) for v in value)
+    return False
 
 
 def _reversed(value: Any) -> Any:

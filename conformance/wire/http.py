@@ -196,6 +196,16 @@ def tls_context(ca_bundle: str | None = None, insecure: bool = False) -> ssl.SSL
     return ctx
 
 
+class _Cookies(httpx.Cookies):
+    """httpx's cookie jar, handed an answer only when it sets a cookie: for each answer of a run the standard
+    library's jar wrapped the response and its request to find none (a twentieth of the recorder's thread). What is
+    kept and sent back is the same."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
+            super().extract_cookies(response)
+
+
 class Client:
     """Pooled, deadline-enforcing HTTP client (httpx underneath)."""
 
@@ -282,7 +292,7 @@ class Client:
         return chosen, f"offered h2 and http/1.1 by ALPN, the target picked {chosen or 'neither'}"
 
     def _pool(self, size: int, base_url: str = "") -> httpx.AsyncClient:
-        return httpx.AsyncClient(
+        pool = httpx.AsyncClient(
             base_url=base_url,
             follow_redirects=False,
             trust_env=False,
@@ -298,6 +308,9 @@ class Client:
             ),
             headers={"user-agent": USER_AGENT, "accept-encoding": "identity"},
         )
+        if type(getattr(pool, "_cookies", None)) is httpx.Cookies:    # httpx names no jar class: set where it reads it
+            pool._cookies = _Cookies()
+        return pool
 
     def redact(self, text: str) -> str:
         return self.redactor.redact(text)

@@ -830,3 +830,26 @@ def test_a_request_may_end_its_connection() -> None:
     assert closed.requests[0].headers.get("connection") == "close" and closed.connections == 2
     assert kept.requests[0].headers.get("connection") == "keep-alive" and kept.connections == 1
     assert "connection" not in unsaid.requests[0].headers and unsaid.connections == 1
+
+
+def test_a_cookie_an_answer_sets_is_sent_back() -> None:
+    """The pool reads cookies only off answers that set one (`http._Cookies`): one that does is still kept."""
+    async def h(req: Request, w, st):
+        setting = req.path == "/set"
+        w.write(response(200, b"{}", {"content-type": "application/json",
+                                      **({"set-cookie": "lb=node-2; Path=/"} if setting else {})}))
+        return True
+
+    async def scenario():
+        async with serve(h) as st:
+            client = Client(f"http://127.0.0.1:{st.port}", limits=FAST)
+            try:
+                for path in ("/before", "/set", "/after"):
+                    await client.send("GET", path, label=path)
+            finally:
+                await client.aclose()
+            return st
+
+    st = run(scenario())
+    cookies = [r.headers.get("cookie") for r in st.requests]
+    assert cookies == [None, None, "lb=node-2"]

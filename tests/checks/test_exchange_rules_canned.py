@@ -154,6 +154,40 @@ def test_every_mcp_response_keeps_the_id_and_its_type():
     assert judged(mcp(200, {"jsonrpc": "2.0", "id": "7", "result": {"tools": []}}), "MCP-METH-005") == "failed"
 
 
+def test_a_refusals_error_keeps_the_id_or_names_null_and_mcp_err_001_leaves_the_id_to_it():
+    error = {"code": -32022, "message": "no", "data": {"supported": ["2026-07-28"], "requested": "1999"}}
+    sent = {"jsonrpc": "2.0", "id": 4294967298, "method": "tools/list", "params": {}}
+    unsupported = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "1999-01-01", "Mcp-Method": "tools/list"}
+
+    def refused(rid, request=sent):     # a version the service does not speak: refused 400 -32022, as it must be
+        return mcp(400, {"jsonrpc": "2.0", "id": rid, "error": error}, request=request, headers=unsupported)
+    assert judged(refused(4294967298), "MCP-METH-005") == "passed"
+    assert judged(refused(None), "MCP-METH-005") == "passed"       # JSON-RPC 2.0 §5: an id it could not read
+    assert judged(refused(2), "MCP-METH-005") == "failed"          # held in 32 bits
+    assert judged(refused("4294967298"), "MCP-METH-005") == "failed"
+    huge = {**sent, "id": 2**60}                                    # beyond what every reader reads alike
+    assert judged(refused(2**60 + 1, huge), "MCP-METH-005") == "not read"
+
+
+def test_every_progress_stream_of_a_prompt_that_says_its_reply_ends_with_the_complete_result():
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "ask_conformance_agent", "arguments": {"prompt": "say hi", "session_id": "k1"},
+                       "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 9}}}
+    headers = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+               "Mcp-Name": "ask_conformance_agent"}
+    note = {"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": 9, "progress": 1, "message": "working"}}
+
+    def streamed(**result):
+        response = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hi"}],
+                                                          "isError": False, "structuredContent": {"sessionId": "k1"},
+                                                          **result}}
+        return canned.exchange(200, {"content-type": "text/event-stream"}, url=MCP, request_headers=headers,
+                               request_body=call, sse=canned.sse_frames(note, response))
+    assert judged(streamed(resultType="complete"), "MCP-PROG-008") == "passed"
+    assert judged(streamed(), "MCP-PROG-008") == "failed"
+
+
 @pytest.mark.parametrize("method", ["tools/list", "server/discover"])
 def test_no_credential_is_a_401_with_its_challenge_on_every_method(method):
     hdrs = {"Content-Type": "application/json", "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28",

@@ -19,6 +19,7 @@ from conformance.outcomes import Deviation, NotAssessed, Observation, preconditi
 from conformance.vocab import replies, requests as rq
 from conformance.vocab.refusals import unlisted_refusal
 from conformance.vocab.challenges import challenge_params, metadata_url, same_url
+from conformance.vocab.fuzzing import SAFE_INTEGER
 from conformance.vocab.constants import (JSONRPC_INVALID_REQUEST, MCP_DESCRIBING, MCP_LISTED_CODES, SCOPE,
                                           UNSUPPORTED_VERSION)
 from conformance.vocab.protocols import META_VERSION, MCP_VERSION
@@ -95,8 +96,11 @@ def id_echoed(ex: Exchange, target: Any) -> None:
 
 
 def refused_with_id(ex: Exchange, target: Any) -> bool:
-    """A refusal (4xx) of a JSON-RPC request with an id, whose body is a JSON-RPC error carrying an `id`."""
-    if not (is_refusal(ex, target) and rq.has_id(ex) and rq.rpc(ex).get("jsonrpc") == "2.0"):
+    """A refusal (4xx) of a JSON-RPC request with an id every reader reads alike (a string, or an integer within
+    ±(2^53−1), RFC 8259 §6: a generated case may send another), whose body is a JSON-RPC error carrying an `id`."""
+    rid = rq.rpc(ex).get("id")
+    if not (is_refusal(ex, target) and rq.has_id(ex) and rq.rpc(ex).get("jsonrpc") == "2.0"
+            and (isinstance(rid, str) or abs(rid) <= SAFE_INTEGER)):
         return False
     try:
         msg = final_message(ex)

@@ -36,7 +36,7 @@ BODY_OVER_1MB = ("a body over 1 MB: the suite's HTTP/2 client (httpcore) sends a
 #: steps a twin does not send over HTTP/2 (a `*` pattern names a family), and why: their rules are judged over
 #: HTTP/1.1 alone
 HTTP1_ONLY_STEPS: dict[str, dict[str, str]] = {
-    "invoke.refusals": {"body-2mb": BODY_OVER_1MB, "after-body-2mb": BODY_OVER_1MB},
+    "invoke.refusals": {"body-over-1mb": BODY_OVER_1MB, "after-body-over-1mb": BODY_OVER_1MB},
     "agui.refusals": {"two-mb": BODY_OVER_1MB},
     "mcp.input_forms": {"id-*": "the JSON-RPC id is in the body, not a header: its classes are judged over HTTP/1.1"},
 }

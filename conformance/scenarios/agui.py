@@ -21,7 +21,7 @@ import string
 from typing import Any
 
 from conformance.model.values import JSON_ESCAPES, TRANSFORMABLE
-from conformance.vocab import forms, inputs, protocols as p, sequences, silences
+from conformance.vocab import forms, inputs, protocols as p, requests as rq, sequences, silences
 from conformance.engine import Context
 from conformance.outcomes import NotAssessed
 from conformance.registry import Step, scenario
@@ -38,7 +38,7 @@ SSE_ACCEPT = {"Accept": p.SSE}
 RESUME_ANSWER = {"name": "Ada"}
 SILENCE_LONG_SECONDS = 32          # two ping intervals and then some (only with --thorough)
 INSIDE_LIMIT_BYTES = 500_000       # well inside the spec's "at most 1 MB"
-OUTSIDE_LIMIT_BYTES = 2 * 2**20    # well outside it (over 1 MB however a megabyte is counted)
+OUTSIDE_LIMIT_BYTES = rq.BODY_OVER_LIMIT    # well outside it (over 1 MB however a megabyte is counted)
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -378,7 +378,7 @@ async def refusals(ctx: Context):
         (steps.TWO_MB, agui, big),
         (steps.INVOKE_SESSION_257, invoke, p.invoke_body(prompt, long_key)),
     ]
-    cases = [case for case in cases if ctx.sends(case[0])]     # over HTTP/2, not the 2 MB body (`versions`)
+    cases = [case for case in cases if ctx.sends(case[0])]     # over HTTP/2, not the body over 1 MB (`versions`)
     await asyncio.gather(*(ctx.post(path, body, label=label, headers=SSE_ACCEPT) for label, path, body in cases))
     order = {case[0]: i for i, case in enumerate(cases)}
     ctx.recording.exchanges.sort(key=lambda e: order.get(e.label, len(order)))

@@ -13,7 +13,7 @@ from typing import Any
 from conformance.engine import Context
 from conformance.registry import scenario, swept
 from conformance.outcomes import NotAssessed
-from conformance.vocab import forms, inputs, protocols as p
+from conformance.vocab import forms, inputs, protocols as p, requests as rq
 from conformance.vocab.constants import BASIC_USER, MCP_DESCRIBING
 from conformance.vocab.sending import random_agent, rpc, tool_name, unknown_credential
 from conformance.vocab.steps import forms as steps
@@ -199,7 +199,7 @@ async def _limits(ctx: Context, protocol: str) -> None:
             key = length_key(ctx, kind)
             body = p.invoke_body(prompt, key) if protocol == "invoke" else p.agui_input(prompt, thread=key)
             sends.append(ctx.post(path, body, label=steps.KEY.of(f"{kind}@{protocol}")))
-        big = "x" * (2 * 2**20)
+        big = "x" * rq.BODY_OVER_LIMIT
         body = p.invoke_body(big) if protocol == "invoke" else p.agui_input(big)
         if ctx.sends(steps.BIG.of(protocol)):
             sends.append(ctx.post(path, body, label=steps.BIG.of(protocol), form={"body-framing": "chunked"}))
@@ -216,8 +216,8 @@ def _register_limits(protocol: str, what: str) -> None:
 
 
 _register_limits("invoke", "session keys inside or outside 1 to 256 by every count but on the other side by UTF-8 "
-                           "bytes, graphemes or after NFC; a body of 2 MB sent chunked")
-_register_limits("agui", "the same keys as threadId; a body of 2 MB sent chunked")
+                           "bytes, graphemes or after NFC; a body of 1.25 MB sent chunked")
+_register_limits("agui", "the same keys as threadId; a body of 1.25 MB sent chunked")
 _register_limits("mcp", "the keys inside as session_id; headers that differ from the body only in letter case, "
                         "a `_meta` version with a trailing space")
 

@@ -39,7 +39,7 @@ from conformance.vocab.steps import invoke as steps
 from conformance.vocab.steps import sequences as seq_steps
 from conformance.vocab.steps import silences as silence_steps
 from conformance.registry import scenario
-from conformance.vocab import forms, inputs
+from conformance.vocab import forms, inputs, requests as rq
 from conformance.vocab.constants import INVOKE_INTERPRETED as INTERPRETED, RUNS
 from conformance.wire.exchange import Exchange, Limits
 from conformance.wire.redact import suite_made
@@ -70,7 +70,7 @@ PASS_PARAMS: dict[str, Any] = {
 }
 
 BIG_BODY_BYTES = 500_000       # well inside 1 MB (however MB is counted)
-HUGE_BODY_BYTES = 2_000_000    # well outside
+HUGE_BODY_BYTES = rq.BODY_OVER_LIMIT    # well outside
 EXTRA_INSIDE_BYTES = 2_000     # well inside 4 KB
 EXTRA_OUTSIDE_BYTES = 8_000    # well outside
 MULTIBYTE_INSIDE_REPEAT = 50    # 150 characters beyond ASCII: about 450 UTF-8 bytes, 1200 as ASCII-escaped JSON
@@ -323,8 +323,8 @@ async def refusals(ctx: Context) -> None:
         steps.NOT_JSON: ctx.post(path, content=b'{"prompt": "say conformance", ', label=steps.NOT_JSON,
                                  headers={**ACCEPT_JSON, "Content-Type": "application/json"}),
         steps.JSON_ARRAY: ctx.post(path, [invoke_body(prompt)], headers=ACCEPT_JSON, label=steps.JSON_ARRAY),
-        steps.BODY_2MB: ctx.post(path, invoke_body(prompt, keys[steps.BODY_2MB], conformancePadding=padding),
-                                 headers=ACCEPT_JSON, label=steps.BODY_2MB),
+        steps.HUGE_BODY: ctx.post(path, invoke_body(prompt, keys[steps.HUGE_BODY], conformancePadding=padding),
+                              headers=ACCEPT_JSON, label=steps.HUGE_BODY),
         steps.KEY_257: ctx.post(path, invoke_body(prompt, inputs.padded(ctx, "len257", 257, "session-key:257-multibyte",
                                                                          steps.KEY_257, "x")),
                                 headers=ACCEPT_JSON, label=steps.KEY_257),
@@ -333,7 +333,7 @@ async def refusals(ctx: Context) -> None:
                                       label=steps.NO_CREDENTIAL),
     }
     for label in [label for label in sends if not ctx.sends(label)]:
-        sends.pop(label).close()     # not sent over this HTTP version (the 2 MB body over HTTP/2): never started
+        sends.pop(label).close()     # not sent over this HTTP version (the body over 1 MB over HTTP/2): never started
     ctx.note(refusals=list(sends), missing_agent=missing_agent, no_run={}, count_prompt=count_prompt(ctx))
     await asyncio.gather(*(run_then_count(ctx, coro, label, keys[label]) if label in keys else coro
                            for label, coro in sends.items()))

@@ -142,8 +142,8 @@ class _Hypercorn:
         async def answering(message: dict) -> None:
             if (not whole and scope.get("http_version") != "2" and message["type"] == "http.response.body"
                     and not message.get("more_body", False)):
-                # An HTTP/1.1 answer given before the body was read (a refusal of a 2 MB body): Hypercorn closes the
-                # connection as soon as the answer ends, and the body still arriving makes that close a reset that
+                # An HTTP/1.1 answer given before the body was read (a refusal of a body over 1 MB): Hypercorn closes
+                # the connection as soon as the answer ends, and the body still arriving makes that close a reset that
                 # destroys the answer before the client (which reads only once it has sent everything) sees it.
                 # uvicorn reads on. So the answer's bytes go out now (its Content-Length tells the client it is
                 # whole) and its end only once the rest of the body has been read (bounded): then the connection

@@ -228,7 +228,7 @@ FIGURES: tuple[Figure, ...] = (
         t.quoted(r"at most (\d+) MB"), t.quoted(r"at most (\d+) KB"),
         max(invoke_scenarios.BIG_BODY_BYTES, agui_scenarios.INSIDE_LIMIT_BYTES) / 1e6,
         *t.kilobytes_around(FUZZ_EXTRA_BYTES, invoke_scenarios.EXTRA_INSIDE_BYTES),
-        round(max(invoke_scenarios.HUGE_BODY_BYTES, agui_scenarios.OUTSIDE_LIMIT_BYTES) / 1e6),
+        max(invoke_scenarios.HUGE_BODY_BYTES, agui_scenarios.OUTSIDE_LIMIT_BYTES) / 1e6,
         invoke_scenarios.EXTRA_OUTSIDE_BYTES / 1000), ("conformance/catalog/README.md",)),
     Figure("the session key's length", ("(session key {}–{})",), lambda: (
         t.quoted(r"length (\d+) to \d+"), t.quoted(r"length \d+ to (\d+)")), ("conformance/catalog/README.md",)),

@@ -139,12 +139,12 @@ def test_a_precondition_broken_over_http2_alone_blocks_with_the_version_named() 
 
 def test_a_step_left_out_over_http2_is_not_assessed_there_with_its_reason() -> None:
     def two_mb(rec: Recording) -> None:
-        rec.get("body-2mb")
-    base = canned.recording("invoke.refusals", [answer(413, HTTP1, "body-2mb")])
+        rec.get("body-over-1mb")
+    base = canned.recording("invoke.refusals", [answer(413, HTTP1, "body-over-1mb")])
     source = Source({"invoke.refusals": base, "invoke.refusals@h2": canned.recording("invoke.refusals@h2", [])})
     got = judging.assess(source, Check("invoke.two_mb_test", two_mb, ("INV-LIM-002",), ("invoke.refusals",)))
     assert got.status == "passed" and got.http_versions == (HTTP1,)
-    assert got.left_out.startswith("body-2mb is not sent over HTTP/2: a body over 1 MB")
+    assert got.left_out.startswith("body-over-1mb is not sent over HTTP/2: a body over 1 MB")
 
 
 # -- one root --------------------------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ def half_megabyte_accepted(rec: Recording) -> None:
 
 @check("INV-LIM-002", scenarios=["invoke.refusals"])
 def two_megabytes_refused(rec: Recording) -> None:
-    """Sends a body of about 2 MB; it is refused with a 4xx and the error body."""
-    refused(rec.get(steps.BODY_2MB))
+    """Sends a body of 1.25 MB; it is refused with a 4xx and the error body."""
+    refused(rec.get(steps.HUGE_BODY))
 
 
 @check("INV-LIM-003", scenarios=["invoke.extra_data"])

@@ -53,12 +53,12 @@ STREAM_STRING = Step("stream-string")
 PROMPT_MISSING = Step("prompt-missing")
 NOT_JSON = Step("not-json")
 JSON_ARRAY = Step("json-array")
-BODY_2MB = Step("body-2mb")
+HUGE_BODY = Step("body-over-1mb")
 KEY_257 = Step("key-257")
 KEY_EMPTY = Step("key-empty")
 NO_CREDENTIAL = Step("no-credential")
-REFUSALS_WITH_KEY = (PROMPT_NUMBER, STREAM_STRING, PROMPT_MISSING, BODY_2MB)   # each followed by `count` on its key
-INVOKE_REFUSALS = (STREAM_NO_AGENT, PROMPT_NUMBER, STREAM_STRING, PROMPT_MISSING, NOT_JSON, JSON_ARRAY, BODY_2MB,
+REFUSALS_WITH_KEY = (PROMPT_NUMBER, STREAM_STRING, PROMPT_MISSING, HUGE_BODY)   # each followed by `count` on its key
+INVOKE_REFUSALS = (STREAM_NO_AGENT, PROMPT_NUMBER, STREAM_STRING, PROMPT_MISSING, NOT_JSON, JSON_ARRAY, HUGE_BODY,
                    KEY_257, KEY_EMPTY, NO_CREDENTIAL) + tuple(AFTER.of(step) for step in REFUSALS_WITH_KEY)
 
 # -- invoke.extra_data ----------------------------------------------------------------------------------

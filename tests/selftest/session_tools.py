@@ -72,15 +72,17 @@ def key_holder(body: Any, scope: dict, resumes: bool = False) -> tuple[dict, str
     return None
 
 
-#: how a key can stand in an answer: JSON-escaped with its characters beyond ASCII kept or escaped, and in JSON text
-#: carried as a string (an MCP tool's text content), escaped twice
-WRITTEN = [lambda k, ascii=ascii, times=times: _escaped(k, ascii, times).encode()
+#: how a key can stand in an answer: a JSON string, its characters beyond ASCII kept or escaped, and in JSON text
+#: carried as a string (an MCP tool's text content), escaped twice; quotes and all, so that a key routed to a prefix
+#: of itself is renamed where it stands whole, not inside every other value that starts with it (a run id, a reply)
+WRITTEN = [lambda k, ascii=ascii, times=times: _escaped(k, ascii, times, quoted=True).encode()
            for ascii in (False, True) for times in (1, 2)]
 
 
-def _escaped(key: str, ascii: bool, times: int) -> str:
-    for _ in range(times):
-        key = json.dumps(key, ensure_ascii=ascii)[1:-1]
+def _escaped(key: str, ascii: bool, times: int, quoted: bool = False) -> str:
+    for n in range(times):
+        key = json.dumps(key, ensure_ascii=ascii)
+        key = key if quoted and n == 0 else key[1:-1]
     return key
 
 

@@ -169,12 +169,17 @@ def test_a_refusals_error_keeps_the_id_or_names_null_and_mcp_err_001_leaves_the_
     assert judged(refused(2**60 + 1, huge), "MCP-METH-005") == "not read"
 
 
-def test_every_progress_stream_of_a_prompt_that_says_its_reply_ends_with_the_complete_result():
+def tool_call(token: int) -> tuple[dict, dict]:
+    """(body, headers) of a 2026-07-28 tools/call of `say hi` on key k1 with progress token `token`."""
     call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "ask_conformance_agent", "arguments": {"prompt": "say hi", "session_id": "k1"},
-                       "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 9}}}
-    headers = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-               "Mcp-Name": "ask_conformance_agent"}
+                       "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": token}}}
+    return call, {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                  "Mcp-Name": "ask_conformance_agent"}
+
+
+def test_every_progress_stream_of_a_prompt_that_says_its_reply_ends_with_the_complete_result():
+    call, headers = tool_call(9)
     note = {"jsonrpc": "2.0", "method": "notifications/progress",
             "params": {"progressToken": 9, "progress": 1, "message": "working"}}
 
@@ -413,11 +418,7 @@ def test_every_agui_run_reports_its_reply_as_result_and_a_resumed_one_at_least_w
 
 def test_a_stream_the_official_client_closed_at_its_response_is_read_up_to_it():
     from conformance.wire.sdk import CLOSED_BY_CLIENT
-    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-            "params": {"name": "ask_conformance_agent", "arguments": {"prompt": "say hi", "session_id": "k1"},
-                       "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 3}}}
-    headers = {**KEY, "Accept": MCP_ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-               "Mcp-Name": "ask_conformance_agent"}
+    call, headers = tool_call(3)
     response = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hi"}], "isError": False,
                                                       "structuredContent": {"sessionId": "k1"},
                                                       "resultType": "complete"}}

@@ -19,8 +19,9 @@ from conformance.model.dimensions import DIMENSIONS, FREE, CLIENT_WRITTEN, NARRO
 from conformance.vocab import forms
 
 PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
-_PAIRED_IDS: dict[tuple[str, str], int] = {}   # a paired (dimension, value) -> its number n: the pair of numbers
-_VALUE_IDS: dict[tuple[str, str], int] = {}    # m < n is the bit n(n-1)/2 + m of a set of pairs (`_pair_bit`)
+# a paired (dimension, value) -> its number: the pair of numbers m < n is the bit n(n-1)/2 + m of a set of pairs
+_PAIRED_IDS: dict[tuple[str, str], int] = {}
+_VALUE_IDS: dict[tuple[str, str], int] = {}    # a (dimension, value) -> its bit in a set of values
 
 
 SCENARIO_ONLY = ("a requirement its scenarios alone judge reads the requests they build for it: what a request is "

@@ -37,7 +37,7 @@ from conformance import catalog
 from conformance.difference import DIAGNOSES
 from conformance.model.dimensions import FREE
 from conformance.model.values import CLASSES
-from conformance.outcomes import JUDGING, Blocked, Deviation, NotAssessed, Observation, read_on
+from conformance.outcomes import Blocked, Deviation, NotAssessed, Observation, judging, read_on
 from conformance.vocab import forms
 from conformance.vocab.protocols import mcp_response
 from conformance.vocab.requests import fields, key_length, problems, session_key
@@ -178,26 +178,19 @@ def _read(ex: Exchange, target: Any) -> dict[str, Outcome]:
     return out
 
 
-_JUDGED_AS: dict[str, frozenset[str]] = {}    # a rule's requirement as `outcomes.JUDGING` holds it
-
-
 def _judged(r: ExchangeRule, ex: Exchange, target: Any) -> Outcome:
-    # `outcomes.judging` without its context manager: 7,000 judgings a run
-    as_judged = _JUDGED_AS.get(r.requirement) or _JUDGED_AS.setdefault(r.requirement, frozenset((r.requirement,)))
-    token = JUDGING.set(as_judged)
-    try:
-        note = r.judge(ex, target)
-    except NotAssessed as exc:
-        return Outcome("not_assessed", str(exc))
-    except Observation as exc:
-        return Outcome("info", str(exc))
-    except Blocked as exc:
-        return Outcome("blocked", exc.message, exc.root, exc.exchanges or (ex,))
-    except AssertionError as exc:
-        named = getattr(exc, "exchanges", ()) or (ex,)
-        return Outcome("failed", str(exc) or f"{r.requirement} broken", None, tuple(named), broke=True)
-    finally:
-        JUDGING.reset(token)
+    with judging((r.requirement,)):
+        try:
+            note = r.judge(ex, target)
+        except NotAssessed as exc:
+            return Outcome("not_assessed", str(exc))
+        except Observation as exc:
+            return Outcome("info", str(exc))
+        except Blocked as exc:
+            return Outcome("blocked", exc.message, exc.root, exc.exchanges or (ex,))
+        except AssertionError as exc:
+            named = getattr(exc, "exchanges", ()) or (ex,)
+            return Outcome("failed", str(exc) or f"{r.requirement} broken", None, tuple(named), broke=True)
     return Outcome("passed", note if isinstance(note, str) else "")
 
 

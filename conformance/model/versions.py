@@ -37,7 +37,7 @@ BODY_OVER_1MB = ("a body over 1 MB: the suite's HTTP/2 client (httpcore) sends a
 #: HTTP/1.1 alone
 HTTP1_ONLY_STEPS: dict[str, dict[str, str]] = {
     "invoke.refusals": {"body-over-1mb": BODY_OVER_1MB, "after-body-over-1mb": BODY_OVER_1MB},
-    "agui.refusals": {"two-mb": BODY_OVER_1MB},
+    "agui.refusals": {"body-over-1mb": BODY_OVER_1MB},
     "mcp.input_forms": {"id-*": "the JSON-RPC id is in the body, not a header: its classes are judged over HTTP/1.1"},
 }
 #: scenarios whose rules touch headers that are recorded over HTTP/1.1 alone, and why

@@ -375,7 +375,7 @@ async def refusals(ctx: Context):
         (steps.ASSISTANT_ONLY, agui, {"threadId": key, "messages": [p.agui_message("say x", "assistant", "a1")]}),
         (steps.THREAD_257, agui, p.agui_input(prompt, thread=long_key)),
         (steps.THREAD_EMPTY, agui, p.agui_input(prompt, thread="")),
-        (steps.TWO_MB, agui, big),
+        (steps.HUGE_BODY, agui, big),
         (steps.INVOKE_SESSION_257, invoke, p.invoke_body(prompt, long_key)),
     ]
     cases = [case for case in cases if ctx.sends(case[0])]     # over HTTP/2, not the body over 1 MB (`versions`)

@@ -70,10 +70,10 @@ def changes(value: Any, writing: str) -> bool:
         return True
     if isinstance(value, str):
         return not value.isascii() if writing == "ascii-escaped" else writing == "slash-escaped" and "/" in value
-    if isinstance(value, dict):
-        return writing == "members-reversed" and len(value) > 1 or any(
-            changes(k, writing) if isinstance(k, str) else False for k in value) or any(
-            changes(v, writing) for v in value.values())
+    if isinstance(value, dict):     # a key JSON writes from another type is ASCII, without `/`
+        return writing == "members-reversed" and len(value) > 1 \
+            or any(changes(k, writing) for k in value if isinstance(k, str)) \
+            or any(changes(v, writing) for v in value.values())
     if isinstance(value, (list, tuple)):
         return any(changes(v, writing) for v in value)
     return False

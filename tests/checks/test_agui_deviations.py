@@ -203,7 +203,7 @@ def refusals_rec(answers: dict):
     """agui.refusals with every step refused correctly, but for `answers` (label -> exchange)."""
     codes = {steps.NO_MESSAGES: "invalid_request", steps.EMPTY_MESSAGES: "invalid_request",
              steps.ASSISTANT_ONLY: "invalid_request", steps.THREAD_257: "validation_failed",
-             steps.THREAD_EMPTY: "validation_failed", steps.TWO_MB: "validation_failed",
+             steps.THREAD_EMPTY: "validation_failed", steps.HUGE_BODY: "validation_failed",
              steps.INVOKE_SESSION_257: "validation_failed"}
     return _refused("agui.refusals", codes, answers)
 

@@ -40,7 +40,7 @@ REFUSALS = (   # (requirement, check name, steps, error.code, doc)
         ("AGUI-SESS-004", "refused_thread_id_out_of_bounds", (steps.THREAD_257, steps.THREAD_EMPTY),
          "validation_failed",
          "Sends threadIds of 257 and 0 characters; each is refused before the stream with a 4xx and validation_failed."),
-        ("AGUI-LIM-002", "refused_two_megabytes", (steps.TWO_MB,), None,
+        ("AGUI-LIM-002", "refused_two_megabytes", (steps.HUGE_BODY,), None,
          "Sends a body of 1.25 MB (well over 1 MB); refused before the stream with a 4xx and the error body."))
 rule(lambda case: _refusal_check(case[2], case[3]), over=REFUSALS, requirements=lambda case: case[0],
      scenarios=["agui.refusals"], name=lambda case: case[1], doc=lambda case: case[4])

@@ -98,9 +98,9 @@ def id_echoed(ex: Exchange, target: Any) -> None:
 def refused_with_id(ex: Exchange, target: Any) -> bool:
     """A refusal (4xx) of a JSON-RPC request with an id every reader reads alike (a string, or an integer within
     ±(2^53−1), RFC 8259 §6: a generated case may send another), whose body is a JSON-RPC error carrying an `id`."""
-    rid = rq.rpc(ex).get("id")
-    if not (is_refusal(ex, target) and rq.has_id(ex) and rq.rpc(ex).get("jsonrpc") == "2.0"
-            and (isinstance(rid, str) or abs(rid) <= SAFE_INTEGER)):
+    sent = rq.rpc(ex)
+    if not (is_refusal(ex, target) and rq.has_id(ex) and sent.get("jsonrpc") == "2.0"
+            and (isinstance(sent["id"], str) or abs(sent["id"]) <= SAFE_INTEGER)):
         return False
     try:
         msg = final_message(ex)

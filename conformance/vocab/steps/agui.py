@@ -64,9 +64,9 @@ EMPTY_MESSAGES = Step("empty-messages")
 ASSISTANT_ONLY = Step("assistant-only")
 THREAD_257 = Step("thread-257")
 THREAD_EMPTY = Step("thread-empty")
-TWO_MB = Step("two-mb")
+HUGE_BODY = Step("body-over-1mb")
 INVOKE_SESSION_257 = Step("invoke-session-257")
-AGUI_REFUSED = (NO_MESSAGES, EMPTY_MESSAGES, ASSISTANT_ONLY, THREAD_257, THREAD_EMPTY, TWO_MB)
+AGUI_REFUSED = (NO_MESSAGES, EMPTY_MESSAGES, ASSISTANT_ONLY, THREAD_257, THREAD_EMPTY, HUGE_BODY)
 AGUI_REFUSALS = (*AGUI_REFUSED, INVOKE_SESSION_257)
 
 # -- agui.silence, agui.silence_long --------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Faults gated by a request condition, drawn at random: how many a default run catches.
 
     python bench/bench_gated.py [--draws 200] [--seed N|random] [--jobs 2] [--family inventory|ordinary|always]
-                                [--servers 'NAME,PATTERN*'] [--out reports/bench-gated.json]
+                                [--servers 'NAME,PATTERN*']
+                                [--values 'VALUE,PATTERN*'] [--out reports/bench-gated.json]
 
 Each draw is a single-fault server of the zoo (made by a middleware) whose fault shows only on requests carrying one
 value of the inventory, read on the server's side (tests/selftest/gated.py). A draw whose fault never showed in the
@@ -67,11 +68,14 @@ def main() -> None:
                          "or not at all (how many requests of a run provoke each fault)")
     ap.add_argument("--servers", default="",
                     help="draw only among these zoo servers (names or shell patterns, comma-separated)")
+    ap.add_argument("--values", default="",
+                    help="gate only by these values or conditions (names or shell patterns, comma-separated)")
     ap.add_argument("--out", default="reports/bench-gated.json")
     args = ap.parse_args()
     seed = random.SystemRandom().randrange(2**32) if args.seed == "random" else int(args.seed)
     from tests.selftest.gated import draws
-    todo = draws(seed, args.draws, args.family, [p for p in args.servers.split(",") if p])
+    todo = draws(seed, args.draws, args.family, [p for p in args.servers.split(",") if p],
+                 [p for p in args.values.split(",") if p])
     print(f"seed {seed}: {len(todo)} draws", flush=True)
     out = []
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:

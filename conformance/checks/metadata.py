@@ -55,15 +55,6 @@ def document(ex: Exchange, what: str = "GET of the metadata without a credential
     return doc
 
 
-def field_of(rec: Recording, name: str) -> tuple[Exchange, Any]:
-    """(the GET without a credential, the value of its document's member `name`)."""
-    ex = rec.get(steps.DOC)
-    doc = document(ex)
-    with on(ex):
-        assert name in doc, f"the metadata has no `{name}` member: {json.dumps(doc)[:300]}"
-    return ex, doc[name]
-
-
 def string_list(value: Any, name: str) -> list[str]:
     assert isinstance(value, list) and all(isinstance(v, str) for v in value), \
         f"`{name}` must be an array of strings, got {json.dumps(value)[:200]}"
@@ -81,20 +72,85 @@ def resource_is_mcp_url(rec: Recording):
     """`resource` names `{base_url}/v1/agents/<agent_id>/mcp` of the addressed agent (compared after RFC 3986
     normalization: scheme and host case, default port, percent-encoding case, dot segments)."""
     expected = mcp_url(rec.target)
-    ex, value = field_of(rec, "resource")
+    ex = rec.get(steps.DOC)
+    doc = document(ex)
     with on(ex):
+        value = member(doc, "resource")
         assert same_url(value, expected), \
             f"`resource` is {value!r}, expected {expected!r} (compared after RFC 3986 normalization)"
     return spelled(value, expected)
 
 
+# -- the document's fields: one judge per rule, read on the scenario's GET and on every document served --------
+def member(doc: dict[str, Any], name: str) -> Any:
+    assert name in doc, f"the metadata has no `{name}` member: {json.dumps(doc)[:300]}"
+    return doc[name]
+
+
+def only_one_server(doc: dict[str, Any], target: Any, ex: Exchange) -> None:
+    servers = string_list(member(doc, "authorization_servers"), "authorization_servers")
+    assert len(servers) == 1, f"`authorization_servers` has {len(servers)} entries, expected exactly one: {servers}"
+
+
+def server_is_auth_url(doc: dict[str, Any], target: Any, ex: Exchange):
+    servers = member(doc, "authorization_servers")
+    if not (isinstance(servers, list) and len(servers) == 1 and isinstance(servers[0], str)):
+        raise precondition("META-DOC-003", ex, f"`authorization_servers` is {json.dumps(servers)[:200]}, not an "
+                                               f"array of exactly one string")
+    assert same_url(servers[0], target.auth_url), \
+        f"`authorization_servers` is {servers}, expected [{target.auth_url!r}] (--auth-url; compared after " \
+        f"RFC 3986 normalization)"
+    return spelled(servers[0], target.auth_url)
+
+
+def scope_in_list(doc: dict[str, Any], target: Any, ex: Exchange) -> None:
+    scopes = string_list(member(doc, "scopes_supported"), "scopes_supported")
+    assert SCOPE in scopes, f"`scopes_supported` is {scopes}, which lacks {SCOPE!r}"
+
+
+def scope_alone(doc: dict[str, Any], target: Any, ex: Exchange) -> None:
+    scopes = member(doc, "scopes_supported")
+    if not (isinstance(scopes, list) and all(isinstance(v, str) for v in scopes) and SCOPE in scopes):
+        raise precondition("META-DOC-005", ex, f"`scopes_supported` is {json.dumps(scopes)[:200]}, not an array of "
+                                               f"strings listing {SCOPE!r}")
+    assert same_json(scopes, [SCOPE]), f"`scopes_supported` is {json.dumps(scopes)[:200]}, expected [{SCOPE!r}]"
+
+
+def header_method_alone(doc: dict[str, Any], target: Any, ex: Exchange) -> None:
+    methods = member(doc, "bearer_methods_supported")
+    assert same_json(methods, ["header"]), \
+        f"`bearer_methods_supported` is {json.dumps(methods)[:200]}, expected [\"header\"]"
+
+
+FIELD_RULES = {"META-DOC-003": only_one_server, "META-DOC-004": server_is_auth_url, "META-DOC-005": scope_in_list,
+               "META-DOC-006": scope_alone, "META-DOC-007": header_method_alone}
+
+
+def field_broken(doc: dict[str, Any], target: Any, ex: Exchange) -> str | None:
+    """The first field rule the document breaks (the resource named, then each field in the spec's order)."""
+    judges = {"META-DOC-002": lambda d, t, e: resource_names_mcp_url(e, t), **FIELD_RULES}
+    for rid, judge in judges.items():
+        if rid == "META-DOC-004" and not target.auth_url:
+            continue
+        try:
+            judge(doc, target, ex)
+        except AssertionError:
+            return rid
+    return None
+
+
+def on_document(rec: Recording, judge):
+    """A field judge read on the scenario's GET without a credential."""
+    ex = rec.get(steps.DOC)
+    doc = document(ex)
+    with on(ex):
+        return judge(doc, rec.target, ex)
+
+
 @check("META-DOC-003", scenarios=DOC)
 def one_authorization_server(rec: Recording):
     """`authorization_servers` is an array of exactly one string."""
-    ex, value = field_of(rec, "authorization_servers")
-    with on(ex):
-        servers = string_list(value, "authorization_servers")
-        assert len(servers) == 1, f"`authorization_servers` has {len(servers)} entries, expected exactly one: {servers}"
+    on_document(rec, only_one_server)
 
 
 @check("META-DOC-004", scenarios=DOC)
@@ -104,45 +160,26 @@ def authorization_server_is_auth_url(rec: Recording):
     "one entry" to compare: META-DOC-003 says so."""
     if not rec.target.auth_url:
         raise NotAssessed(f"needs {rec.target.option_for('auth_url')}, which was not given")
-    ex, servers = field_of(rec, "authorization_servers")
-    if not (isinstance(servers, list) and len(servers) == 1 and isinstance(servers[0], str)):
-        raise precondition("META-DOC-003", ex, f"`authorization_servers` is {json.dumps(servers)[:200]}, not an "
-                                               f"array of exactly one string")
-    with on(ex):
-        assert same_url(servers[0], rec.target.auth_url), \
-            f"`authorization_servers` is {servers}, expected [{rec.target.auth_url!r}] (--auth-url; compared after " \
-            f"RFC 3986 normalization)"
-    return spelled(servers[0], rec.target.auth_url)
+    return on_document(rec, server_is_auth_url)
 
 
 @check("META-DOC-005", scenarios=DOC)
 def scope_listed(rec: Recording):
     """`scopes_supported` is an array of strings containing `agent:invoke`."""
-    ex, value = field_of(rec, "scopes_supported")
-    with on(ex):
-        scopes = string_list(value, "scopes_supported")
-        assert SCOPE in scopes, f"`scopes_supported` is {scopes}, which lacks {SCOPE!r}"
+    on_document(rec, scope_in_list)
 
 
 @check("META-DOC-006", scenarios=DOC)
 def only_scope(rec: Recording):
     """`scopes_supported` is exactly `["agent:invoke"]`. One that does not list `agent:invoke` at all is
     META-DOC-005's."""
-    ex, scopes = field_of(rec, "scopes_supported")
-    if not (isinstance(scopes, list) and all(isinstance(v, str) for v in scopes) and SCOPE in scopes):
-        raise precondition("META-DOC-005", ex, f"`scopes_supported` is {json.dumps(scopes)[:200]}, not an array of "
-                                               f"strings listing {SCOPE!r}")
-    with on(ex):
-        assert same_json(scopes, [SCOPE]), f"`scopes_supported` is {json.dumps(scopes)[:200]}, expected [{SCOPE!r}]"
+    on_document(rec, scope_alone)
 
 
 @check("META-DOC-007", scenarios=DOC)
 def header_only(rec: Recording):
     """`bearer_methods_supported` is exactly `["header"]`."""
-    ex, methods = field_of(rec, "bearer_methods_supported")
-    with on(ex):
-        assert same_json(methods, ["header"]), \
-            f"`bearer_methods_supported` is {json.dumps(methods)[:200]}, expected [\"header\"]"
+    on_document(rec, header_method_alone)
 
 
 def cache_directives(ex: Exchange) -> dict[str, str | None]:
@@ -257,12 +294,21 @@ def cached_30_seconds(rec: Recording):
 @check("META-DOC-009", scenarios=DOC)
 def credential_ignored(rec: Recording):
     """GETs the metadata with no credential, the API key and an unknown bearer; 200 with the same document each time."""
-    base = document(rec.get(steps.DOC))
+    first = rec.get(steps.DOC)
+    base = document(first)
 
     def same_document(item: tuple[str, str]) -> None:
         label, what = item
-        other = document(rec.get(label), f"GET of the metadata {what}")
-        assert same_json(other, base), f"GET of the metadata {what} gave another document: {json.dumps(other)[:300]}"
+        ex = rec.get(label)
+        other = document(ex, f"GET of the metadata {what}")
+        if same_json(other, base):
+            return
+        for doc, where in ((base, first), (other, ex)):
+            broken = field_broken(doc, rec.target, where)
+            if broken:    # the documents differ in a field one of them broke: that rule names the deviation
+                raise precondition(broken, (first, ex), f"GET of the metadata {what} gave another document, one of "
+                                                        f"the two breaking {broken}: {json.dumps(other)[:300]}")
+        raise AssertionError(f"GET of the metadata {what} gave another document: {json.dumps(other)[:300]}")
     return judge_all(((steps.DOC_KEY, "with the API key"), (steps.DOC_UNKNOWN_BEARER, "with an unknown bearer "
                                                                                        "credential")),
                      same_document, exchange=lambda item: rec.get(item[0]))
@@ -461,6 +507,11 @@ def served_as_json(ex: Exchange, target: Any) -> None:
         f"Content-Type is {ex.header('content-type')!r}, expected application/json (RFC 9728 §3.2)"
 
 
+def every_document(judge):
+    """A field judge read on an exchange that served a document."""
+    return lambda ex, target: judge(ex.json(), target, ex)
+
+
 def answered_404(ex: Exchange, target: Any) -> None:
     assert ex.status == 404, f"expected 404, got {got(ex)}"
 
@@ -476,6 +527,18 @@ register(
                      "credential, whichever agent it names (whether that agent is there is the state rules')."),
     ExchangeRule("META-DOC-002", "resource_names_mcp_url", META_EVERY, document_answered, resource_names_mcp_url,
                  doc="`resource` names the agent's MCP URL."),
+    ExchangeRule("META-DOC-003", "one_authorization_server", META_EVERY, document_answered,
+                 every_document(only_one_server), doc="every 200 document names exactly one authorization server."),
+    ExchangeRule("META-DOC-004", "authorization_server_is_auth_url", META_EVERY,
+                 lambda ex, target: bool(target.auth_url) and document_answered(ex, target),
+                 every_document(server_is_auth_url),
+                 doc="every 200 document's authorization server is --auth-url (when given)."),
+    ExchangeRule("META-DOC-005", "scope_listed", META_EVERY, document_answered, every_document(scope_in_list),
+                 doc="every 200 document lists `agent:invoke`."),
+    ExchangeRule("META-DOC-006", "only_scope", META_EVERY, document_answered,
+                 every_document(scope_alone), doc="every 200 document lists `agent:invoke` alone."),
+    ExchangeRule("META-DOC-007", "header_only", META_EVERY, document_answered, every_document(header_method_alone),
+                 doc="every 200 document names the header as the only bearer method."),
     ExchangeRule("META-COMPAT-001", "served_as_json", META_EVERY, json_object_answered, served_as_json,
                  doc="every 200 document is served as `application/json`, whoever asked."),
     ExchangeRule("META-COMPAT-002", "authorization_servers_https", META_EVERY, servers_listed, servers_https,

@@ -175,3 +175,38 @@ def test_every_document_served_names_https_authorization_servers():
     assert compat([canned.DEFAULT_TARGET.auth_url]) == "passed"
     assert compat([canned.DEFAULT_TARGET.auth_url.replace("https://", "http://", 1)]) == "failed"
     assert compat("https://auth.example") is None
+
+
+def test_every_document_served_is_judged_by_each_field_rule():
+    """META-DOC-003…007 over every GET of the metadata, whatever sent it: a document one request got with a field
+    out of place fails that field's rule there (an exact list's rule blocked where the list lacks the scope)."""
+    from conformance import exchange_rules
+    import conformance.checks.metadata  # noqa: F401  (registers the rules over every exchange)
+    good = {"resource": MCP_URL, "authorization_servers": [canned.DEFAULT_TARGET.auth_url],
+            "scopes_supported": ["agent:invoke"], "bearer_methods_supported": ["header"]}
+
+    def statuses(**changed: Any) -> dict[str, str]:
+        got = exchange_rules.outcomes(get(steps.AGAIN, body={**good, **changed}), canned.DEFAULT_TARGET)
+        return {rid: got[rid].status for rid in ("META-DOC-003", "META-DOC-004", "META-DOC-005", "META-DOC-006",
+                                                 "META-DOC-007") if rid in got}
+    assert set(statuses().values()) == {"passed"}
+    assert statuses(scopes_supported=["agent:invoke", "offline_access"])["META-DOC-006"] == "failed"
+    assert statuses(scopes_supported=["agent"])["META-DOC-005"] == "failed"
+    assert statuses(scopes_supported=["agent"])["META-DOC-006"] == "blocked"
+    assert statuses(bearer_methods_supported=["header", "body"])["META-DOC-007"] == "failed"
+    assert statuses(authorization_servers=["https://login.example.com"])["META-DOC-004"] == "failed"
+    two = statuses(authorization_servers=[canned.DEFAULT_TARGET.auth_url, "https://login.example.com"])
+    assert two["META-DOC-003"] == "failed" and two["META-DOC-004"] == "blocked"
+
+
+def test_documents_that_differ_in_a_field_one_of_them_broke_are_that_fields_deviation():
+    """A credentialed GET given a document that differs from the plain GET's only because one of them broke a
+    field rule is that rule's one deviation: META-DOC-009 is blocked by it. Any other difference is META-DOC-009's."""
+    body = {"resource": MCP_URL, "authorization_servers": [canned.DEFAULT_TARGET.auth_url],
+            "scopes_supported": ["agent:invoke", "offline_access"], "bearer_methods_supported": ["header"]}
+    rec = document(doc=get(steps.DOC, body=body))
+    status, exc = judge("metadata.credential_ignored", rec)
+    assert status == "blocked" and exc.root == "META-DOC-006"
+    rec = document(doc_key=get(steps.DOC_KEY, body={**body, "scopes_supported": ["agent:invoke"],
+                                                    "jwks_uri": "https://server.test/jwks"}, credential=True))
+    assert judge("metadata.credential_ignored", rec)[0] == "failed"

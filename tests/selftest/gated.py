@@ -145,8 +145,9 @@ def _header_text(scope: dict, name: bytes) -> str:
 # one of them is a fault the inventory does not predict: the self-measure of what "every rule on every exchange"
 # catches beyond the dimensions the suite varies on purpose.
 # `state` is what the server read of the request and of those before it: its JSON (`doc`), its key, its number in
-# the server's sequence, whether it opened its connection, whether the server saw its key before, the time since the
-# first request.
+# the server's sequence and on its connection, whether it opened its connection, whether the server saw its key before
+# (on another operation), the time since the first request, how many requests are in flight with it, the status of
+# the answer before it.
 ORDINARY: dict[str, Any] = {
     "body-over-200-bytes": lambda scope, body, state: len(body) > 200,
     "body-at-most-200-bytes": lambda scope, body, state: 0 < len(body) <= 200,
@@ -171,7 +172,46 @@ ORDINARY: dict[str, Any] = {
     "key-new-to-the-server": lambda scope, body, state: state["key"] is not None and not state["known_key"],
     "key-the-server-saw-before": lambda scope, body, state: state["known_key"],
     "later-than-5-seconds": lambda scope, body, state: state["elapsed"] > 5.0,
+    "third-or-later-on-its-connection": lambda scope, body, state: state["on_connection"] >= 3,
+    "while-another-is-in-flight": lambda scope, body, state: state["in_flight"] > 1,
+    "every-third-request": lambda scope, body, state: state["n"] % 3 == 0,
+    "within-the-first-3-seconds": lambda scope, body, state: state["elapsed"] < 3.0,
+    "body-length-odd": lambda scope, body, state: len(body) % 2 == 1,
+    "body-has-a-space-after-a-colon": lambda scope, body, state: b'": ' in body,
+    "body-starts-with-its-jsonrpc-member": lambda scope, body, state: body.lstrip().startswith(b'{"jsonrpc"'),
+    "a-string-longer-than-40": lambda scope, body, state: any(len(s) > 40 for s in _strings(state["doc"])),
+    "text-has-a-digit": lambda scope, body, state: any(c.isdigit() for c in _texts(state["doc"])),
+    "key-has-a-hyphen": lambda scope, body, state: "-" in (state["key"] or ""),
+    "key-ends-with-a-letter": lambda scope, body, state: (state["key"] or "0")[-1:].isalpha(),
+    "key-seen-on-another-operation": lambda scope, body, state: state["key_elsewhere"],
+    "no-content-length-header": lambda scope, body, state: header(scope.get("headers") or [],
+                                                                    b"content-length") is None,
+    "header-count-even": lambda scope, body, state: len(scope.get("headers") or []) % 2 == 0,
+    "client-port-even": lambda scope, body, state: (tuple(scope.get("client") or (0, 0)) + (0, 0))[1] % 2 == 0,
+    "get-request": lambda scope, body, state: scope.get("method") == "GET",
+    "after-a-refusal": lambda scope, body, state: state["last_status"] >= 400,
 }
+
+
+def _strings(doc: Any):
+    """Every string a JSON value holds, keys included."""
+    if isinstance(doc, str):
+        yield doc
+    elif isinstance(doc, dict):
+        for k, v in doc.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from _strings(v)
+
+
+def _texts(doc: Any) -> str:
+    """The text a request asks the agent about (its messages' contents, a tool call's arguments)."""
+    if not isinstance(doc, dict):
+        return ""
+    params = doc.get("params") if isinstance(doc.get("params"), dict) else {}
+    return "".join(s for s in _strings([doc.get("messages"), params.get("arguments")]))
 
 
 def ordinary_conditions() -> list[tuple[str, str]]:
@@ -243,7 +283,8 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             probe["inner_request"] = b"".join(got)
 
         faulty = broken.wrap(Reference(), facts)
-        state: dict[str, Any] = {"n": 0, "clients": set(), "start": None, "keys": set()}
+        state: dict[str, Any] = {"n": 0, "clients": set(), "start": None, "keys": set(), "per_connection": {},
+                                 "key_ops": {}, "in_flight": 0, "last_status": 0}
 
         async def middleware(scope, receive, send):
             if scope.get("type") != "http":
@@ -256,13 +297,28 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             client = tuple(scope.get("client") or ())
             state["new_connection"] = client not in state["clients"]
             state["clients"].add(client)
+            state["per_connection"][client] = state["on_connection"] = state["per_connection"].get(client, 0) + 1
             state["elapsed"] = now - state["start"]
             state["doc"] = _json(body)
             state["key"] = key = _key(state["doc"])
             state["known_key"] = key is not None and key in state["keys"]
             state["keys"].add(key)
+            operations = state["key_ops"].setdefault(key, set())
+            state["key_elsewhere"] = key is not None and bool(operations - {view["operation"]})
+            operations.add(view["operation"])
+            state["in_flight"] += 1
+            try:
+                return await gate(scope, receive, send, body, pending, view)
+            finally:
+                state["in_flight"] -= 1
+
+        async def gate(scope, receive, send, body, pending, view):
             if not _matches(view, dimension, value, scope, body, state):
-                return await app(scope, _replay(body, pending, receive), send)
+                async def plain_send(msg):
+                    if msg.get("type") == "http.response.start":
+                        state["last_status"] = msg.get("status") or 0
+                    await send(msg)
+                return await app(scope, _replay(body, pending, receive), plain_send)
             mine = view["operation"] in ops     # a change to another operation's answer is no sign of this fault
             witness.seen += mine
             probe: dict[str, Any] = {}
@@ -276,6 +332,7 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
                 elif msg.get("type") == "http.response.start":
                     status.append(msg.get("status"))
                     status.append(_content_type(msg))
+                    state["last_status"] = msg.get("status") or 0
                 await send(msg)
             await faulty(scope, _replay(body, pending, receive), rec_send)
             # A request the fault changed on its way in is a witness only when the service ran it (2xx): a refused
@@ -307,17 +364,19 @@ def operations_of(broken: Broken) -> set[str]:
     return {protocol} if protocol in ("invoke", "agui", "mcp", "metadata") else {"invoke", "agui", "mcp", "metadata"}
 
 
-def draws(seed: int, n: int, family: str = "inventory", servers: list[str] | None = None
-          ) -> list[tuple[str, str, str]]:
+def draws(seed: int, n: int, family: str = "inventory", servers: list[str] | None = None,
+          values: list[str] | None = None) -> list[tuple[str, str, str]]:
     """n random (broken server, dimension, value), by seed: single-fault servers made by a middleware (those named
     by `servers`, names or shell patterns, when given), each with a value of a dimension its requirement's
-    operations carry (a gate on MCP's method never shows an invoke fault)."""
+    operations carry (a gate on MCP's method never shows an invoke fault), among the values named by `values`
+    (shell patterns) when given."""
     zoo = sorted(name for name, b in load_zoo().items() if b.wrap is not None
                  and (not servers or any(fnmatch.fnmatchcase(name, p) for p in servers)))
     rng = random.Random(seed)
     if family == "always":
         return [(name, "always", "open") for name in rng.sample(zoo, min(n, len(zoo)))]
-    conds = conditions() if family == "inventory" else ordinary_conditions()
+    conds = [c for c in (conditions() if family == "inventory" else ordinary_conditions())
+             if not values or any(fnmatch.fnmatchcase(c[1], p) for p in values)]
     out = []
     while len(out) < n:
         name = rng.choice(zoo)

@@ -114,6 +114,22 @@ def slept(prompt: Any) -> float:
     return sum(d.arg for d in script.directives if d.word == "sleep") if script and script.error is None else 0.0
 
 
+def said_before_a_pause(prompt: Any, at_least: float) -> tuple[str, float] | None:
+    """(the text, the seconds) of a prompt that says fixed text (`say` lines alone), then sleeps at least
+    `at_least` seconds: the text is produced that long before the run goes on. None for any other prompt."""
+    script = parse(prompt) if isinstance(prompt, str) else None
+    if script is None or script.error is not None or script.echo is not None:
+        return None
+    said = ""
+    for d in script.directives:
+        if d.word == "sleep" and d.arg >= at_least and said:
+            return said, d.arg
+        if d.word != "say":
+            return None
+        said += d.arg
+    return None
+
+
 def prompt_of(ex: Exchange) -> Any:
     """The prompt of a request that starts a run (None for a resume, a retry of a paused call or another method):
     invoke `prompt`, the text of AG-UI's last user message, MCP `arguments.prompt` of a `tools/call`."""

@@ -70,6 +70,23 @@ def test_stream_true_must_stream_and_a_json_answer_blocks_what_reads_the_stream(
     assert judged(two, "INV-TERM-001") == "failed"
 
 
+def test_text_said_before_a_pause_arrives_before_the_stream_ends_on_every_stream():
+    """INV-STREAM-009 on every streamed run whose prompt says text and then sleeps 2 s or more (invoke.timing's, the
+    long runs', a silence after text): the text that came before the pause arrives well before the end."""
+    def stream(prompt: str, early_at: float) -> str:
+        frames = canned.sse_frames({"v": 1, "type": "text", "delta": "early"}, event="text", start=early_at) + \
+            canned.sse_frames({"v": 1, "type": "text", "delta": "late"}, {"v": 1, "type": "done"}, event="text",
+                              start=15.2)
+        frames[-1] = (frames[-1][0], frames[-1][1].replace(b"event: text", b"event: done"))
+        return judged(invoke(200, b"", sse=frames, content_type="text/event-stream",
+                             request={"prompt": prompt, "stream": True, "sessionId": "k1"}), "INV-STREAM-009")
+    assert stream("say early\nsleep 15\nsay late", 0.1) == "passed"
+    assert stream("say early\nsleep 15\nsay late", 15.0) == "failed"       # held back to the end
+    assert stream("say early\nsleep 1\nsay late", 15.0) == "not read"      # a pause too short to tell
+    assert stream("sleep 15\nsay early\nsay late", 15.0) == "not read"     # nothing said before it
+    assert stream("count\nsleep 15\nsay late", 15.0) == "not read"         # what comes first is not fixed text
+
+
 @pytest.mark.parametrize("request_headers, rid", [
     ({"Content-Type": "application/json"}, "AUTH-KEY-002"),
     ({"Authorization": "Bearer ais_live_unknownunknown", "Content-Type": "application/json"}, "AUTH-KEY-004"),

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from conformance.checks.invoke._common import (ending, is_event_stream, named, quoted, reply_of, result_of,
-                                              run_status, text_of, what)
+from conformance.checks.invoke._common import (EARLY_LEAD_S, ending, is_event_stream, named, quoted, reply_of,
+                                              result_of, run_status, text_of, what)
 from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
 from conformance.checks.invoke.results import no_error_member
 from conformance.checks.invoke.runs import ends_with_done
@@ -206,6 +206,34 @@ def ends_done(ex: Exchange, target: Any) -> None:
     ends_with_done(ending(ex))
 
 
+def pauses_after_text(ex: Exchange, target: Any) -> bool:
+    """A streamed run of the conformance agent whose prompt says fixed text, then sleeps twice `EARLY_LEAD_S` or
+    more (`say early`, `sleep 2`, `say late` is invoke.timing's; the long runs sleep 15 s)."""
+    return is_event_stream(ex) and replies.by_the_conformance_agent(target) and must_run("stream-field", "accept")(
+        ex, target) and replies.said_before_a_pause(replies.prompt_of(ex), 2 * EARLY_LEAD_S) is not None
+
+
+def text_arrives_before_the_pause_ends(ex: Exchange, target: Any) -> None:
+    """the frame that completes the text said before the pause arrives `EARLY_LEAD_S` or more before the terminal
+    frame: the stream delivers text as it is produced, not held back to the end."""
+    said, seconds = replies.said_before_a_pause(replies.prompt_of(ex), 2 * EARLY_LEAD_S)
+    text, early = "", None
+    for f, d in named(ex):
+        if f.event == "text" and isinstance(d.get("delta"), str):
+            text += d["delta"]
+            if text.startswith(said):
+                early = f
+                break
+    ends = [f for f, _ in named(ex) if f.event in ("done", "error")]
+    if early is None or not ends:
+        raise NotAssessed(f"{ex.label}: the stream has no text {said!r} or no terminal frame (the reply and "
+                          f"termination rules judge it)")
+    lead = ends[-1].t - early.t
+    assert lead >= EARLY_LEAD_S, \
+        f"the text said before a {seconds:g} s pause arrived only {lead:.2f} s before the terminal frame: the stream " \
+        f"was held back, not delivered as produced"
+
+
 def answers_json(ex: Exchange, target: Any) -> bool:
     """A request that must run, asking for JSON; or leaving the form open (INV-SEL-005) and answered without the
     event stream: a non-streaming answer either way, so one JSON body with status 200 (INV-RES-001)."""
@@ -227,6 +255,10 @@ register(
                      "`result`, whatever else the request carried."),
     ExchangeRule("INV-STREAM-008", "deltas_are_reply", INVOKE, says_reply("stream-field", "accept"), deltas_are_reply,
                  doc="every streamed run whose prompt says its reply sends that reply as its `text` deltas."),
+    ExchangeRule("INV-STREAM-009", "text_arrives_before_the_pause_ends", INVOKE, pauses_after_text,
+                 text_arrives_before_the_pause_ends,
+                 doc="every streamed run whose prompt says text, then sleeps 2 s or more, delivers that text at "
+                     "least 1 s before its end."),
     ExchangeRule("INV-STREAM-010", "tool_call_start_names_tool", INVOKE, calls_tools, tool_starts_named,
                  doc="every streamed run whose prompt calls a tool has a `tool_call_start` naming it."),
     ExchangeRule("INV-STREAM-011", "tool_call_start_in_order", INVOKE, calls_tools, tool_starts_in_order,

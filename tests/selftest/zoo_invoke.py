@@ -251,6 +251,27 @@ def _register_result_deviations() -> None:
 _register_result_deviations()
 
 
+SENT_KEY = "zoo.sent-session-key"
+
+
+@broken("INV-RES-012", name="INV-RES-012-request-id-per-session")
+def request_id_per_session(app, facts):
+    """A call that sends its own `sessionId` gets a `requestId` made from the key (a tracing id taken from the
+    conversation): every call on one session names the same request identifier."""
+    import hashlib
+
+    def note(body, scope):
+        if isinstance(body, dict) and isinstance(body.get("sessionId"), str):
+            scope[SENT_KEY] = body["sessionId"]
+
+    def change(obj, scope, status, headers):
+        key = scope.get(SENT_KEY)
+        if key is not None and status == 200 and isinstance(obj, dict) and "requestId" in obj:
+            obj["requestId"] = "req_" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+        return obj
+    return t.rewrite_request_json(t.rewrite_json_response(app, change, where="invoke"), note, where="invoke")
+
+
 @broken("INV-RES-001", name="INV-RES-001-text-plain-result")
 def text_plain_result(app, facts):
     """The invoke result is sent as `text/plain`."""

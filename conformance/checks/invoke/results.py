@@ -6,7 +6,7 @@ from typing import Any, Iterable
 
 from conformance.engine import Recording
 from conformance.vocab import is_json_integer, same_integer
-from conformance.outcomes import Deviation, on, precondition
+from conformance.outcomes import Deviation, NotAssessed, on, precondition
 from conformance.registry import check
 from conformance.vocab.constants import COMPLETED_RUNS, FAILED_RUNS, RUNS
 from conformance.vocab.steps import invoke as steps
@@ -144,6 +144,39 @@ def request_ids_differ(rec: Recording) -> str | None:
         first[rid] = ex
 
     return judge_each(runs_of(rec, steps.RUN_JSON), rule)
+
+
+def json_result(ex: Exchange) -> dict[str, Any] | None:
+    """The JSON invoke result a 200 answer carries (a `status` among its members), or None."""
+    if ex.status != 200 or ex.content_type == "text/event-stream":
+        return None
+    try:
+        body = ex.json()
+    except AssertionError:
+        return None
+    return body if isinstance(body, dict) and "status" in body else None
+
+
+@check("INV-RES-012", scenarios=[], every=("invoke",), supplementary=True)
+def request_ids_differ_across_the_run(recordings: list[Any]) -> str:
+    """Every JSON invoke result of the run, whatever scenario sent it (calls on one session key, at once, after a
+    pause): no two name the same `requestId`. Each names its own request."""
+    from conformance.checks.generated_keys import same_call
+    from conformance.exchange_rules import operation
+    first: dict[str, Exchange] = {}
+    for rec in recordings:
+        for ex in rec.exchanges:
+            body = json_result(ex) if operation(ex) == "invoke" else None
+            rid = body.get("requestId") if body is not None else None
+            if not isinstance(rid, str) or not rid:
+                continue
+            if rid in first and not same_call(first[rid], ex):
+                raise Deviation(f"{ex.label} got the same requestId {rid!r} as {first[rid].label}: two requests, "
+                                f"one request identifier", (ex, first[rid]))
+            first[rid] = ex
+    if len(first) < 2:
+        raise NotAssessed("fewer than two JSON invoke results of the run named a requestId")
+    return f"{len(first)} JSON invoke results, each with a requestId of its own"
 
 
 @check("INV-RES-013", scenarios=["invoke.timing"])

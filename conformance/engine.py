@@ -32,6 +32,7 @@ from conformance.target import SECRET_FACTS, Target
 from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits, tls_context
 from conformance.wire.listening import listening_for
 from conformance.wire.pace import Pacer, RunDeadline, parse_duration, parse_rate_limit
+from conformance.wire import near_miss
 from conformance.wire.redact import Redactor
 from conformance.model.values import STRING_KINDS
 from conformance.vocab import forms, inputs, protocols as vocab_protocols
@@ -255,6 +256,9 @@ class Context:
                    **({"connection": "closed"} if sent.get("connection", "").lower() == "close" else {})}
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
         ex.credential = credential if credential and all_headers.get("Authorization") else carried
+        made = near_miss.recipe_of(str(all_headers.get("Authorization") or "").partition(" ")[2].strip())
+        if ex.credential is None and made:
+            ex.credential = near_miss.PREFIX + made
         if record:
             self.recording.exchanges.append(ex)
         return ex

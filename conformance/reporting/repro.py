@@ -13,6 +13,7 @@ from typing import Any
 
 from conformance.target import FACTS
 from conformance.vocab.constants import BASIC_USER
+from conformance.wire import near_miss
 from conformance.wire.redact import MASK
 
 UNKNOWN_CREDENTIAL_VAR = "CONFORMANCE_CREDENTIAL"
@@ -22,7 +23,9 @@ _LEFT_TO_CURL = {"host", "content-length", "connection", "accept-encoding", "use
 
 
 def credential_var(fact: str | None) -> str:
-    """api_key -> CONFORMANCE_API_KEY; an unknown or missing fact -> CONFORMANCE_CREDENTIAL."""
+    """api_key -> CONFORMANCE_API_KEY (a near miss of it too); an unknown or missing fact -> CONFORMANCE_CREDENTIAL."""
+    if fact and fact.startswith(near_miss.PREFIX):
+        fact = near_miss.fact_of(fact.removeprefix(near_miss.PREFIX))
     return FACTS[fact][1] if fact in FACTS else UNKNOWN_CREDENTIAL_VAR
 
 
@@ -38,7 +41,11 @@ def curl(ex: Any) -> str:
 
 
 def _curl(ex: Any) -> str:
-    var = credential_var(getattr(ex, "credential", None))
+    credential = getattr(ex, "credential", None) or ""
+    var = credential_var(credential)
+    # a near miss of the secret is the secret's variable changed in the shell, so the line sends it again
+    bearer = near_miss.shell(credential.removeprefix(near_miss.PREFIX), var) \
+        if credential.startswith(near_miss.PREFIX) else f'"${var}"'
     args = ["curl", "-sS", "-N", "-i", *_VERSION_FLAG.get(getattr(ex, "http_version", None), ())]
     if ex.method != "GET" or ex.request_body:
         args += ["-X", ex.method]
@@ -46,11 +53,11 @@ def _curl(ex: Any) -> str:
     for name, value in (ex.request_headers or {}).items():
         if name.lower() == "transfer-encoding" or (name.lower() == "user-agent" and form.get("user-agent") not in
                                                    (None, "suite")):
-            args += _header(_cased(name, form.get("header-name-case")), value, var)
+            args += _header(_cased(name, form.get("header-name-case")), value, var, bearer)
             continue
         if name.lower() in _LEFT_TO_CURL:
             continue
-        args += _header(_cased(name, form.get("header-name-case")), value, var)
+        args += _header(_cased(name, form.get("header-name-case")), value, var, bearer)
     if form.get("accept-encoding") == "gzip":
         args.append("--compressed")     # asks for compressed answers, as the suite did, and decodes them
     if form.get("user-agent") == "absent":
@@ -79,12 +86,12 @@ def _quoted(text: str, var: str) -> str:
     return f'"${var}"'.join(shlex.quote(part) for part in text.split(MASK)) if MASK in text else shlex.quote(text)
 
 
-def _header(name: str, value: str, var: str) -> list[str]:
+def _header(name: str, value: str, var: str, bearer: str) -> list[str]:
     if MASK not in value:
         return ["-H", shlex.quote(f"{name}: {value}")]
     scheme = value.split(" ", 1)[0].lower()
     if name.lower() == "authorization" and value.startswith("Bearer "):   # curl writes the scheme `Bearer` only
-        return ["--oauth2-bearer", f'"${var}"']
+        return ["--oauth2-bearer", bearer]
     if name.lower() == "authorization" and scheme == "basic":    # the suite's Basic: BASIC_USER and the credential
         return ["-u", f'"{BASIC_USER}:${var}"']
     return ["-H", '"' + f"{name}: {value.replace(MASK, '$' + var)}".replace('"', '\\"') + '"']

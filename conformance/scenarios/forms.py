@@ -23,8 +23,11 @@ NEEDS = {"revoked-key": ("revoked_key",), "expired-token": ("expired_token",),
          "other-agent-token": ("access_token", "other_agent_id"), "undeployed-agent": ("undeployed_agent_id",)}
 
 
-def _refused(ctx: Context, kind: str) -> tuple[str | None, dict[str, str], str | None] | None:
-    """(credential fact, headers, agent id) of a refusal kind, or None when a fact it needs was not given."""
+def _refused(ctx: Context, kind: str, probe: str, first: bool = True
+             ) -> tuple[str | None, dict[str, str], str | None] | None:
+    """(credential fact, headers, agent id) of a refusal kind for the probe so labelled, or None when a fact it needs
+    was not given. An unknown credential: the real one cut short on a protocol's `first` probe of its kind, the
+    suite's own on the others (the access scenarios send one with its middle changed)."""
     for fact in NEEDS.get(kind, ()):
         if not getattr(ctx.target, fact, None):
             ctx.recording.facts.setdefault("skipped", {})[kind] = f"needs {ctx.target.option_for(fact)}"
@@ -40,7 +43,8 @@ def _refused(ctx: Context, kind: str) -> tuple[str | None, dict[str, str], str |
         token = base64.b64encode(f"{BASIC_USER}:{ctx.need('api_key')}".encode()).decode()
         return "api_key", {"Authorization": f"Basic {token}"}, agent
     if kind in ("unknown-key", "unknown-token"):
-        made = unknown_credential(ctx, "live" if kind == "unknown-key" else "oat")
+        made = unknown_credential(ctx, "live" if kind == "unknown-key" else "oat", probe,
+                                  "cut-short" if first else "suite-made")
         return None, {"Authorization": f"Bearer {made}"}, agent
     fact = {"revoked-key": "revoked_key", "expired-token": "expired_token",
             "other-agent-token": "access_token"}.get(kind, "api_key")
@@ -48,7 +52,8 @@ def _refused(ctx: Context, kind: str) -> tuple[str | None, dict[str, str], str |
 
 
 async def _invoke(ctx: Context, kind: str, form: str, prompt: str) -> None:
-    got = _refused(ctx, kind)
+    label = steps.REFUSAL.of(f"{kind}@invoke-{form}")
+    got = _refused(ctx, kind, label, form == steps.INVOKE_FORMS[0])
     if got is None:
         return
     credential, headers, agent = got
@@ -57,28 +62,27 @@ async def _invoke(ctx: Context, kind: str, form: str, prompt: str) -> None:
         body["stream"] = True
     else:
         headers = {**headers, "Accept": p.SSE}
-    await ctx.post(ctx.agent_path("invoke", agent), body, label=steps.REFUSAL.of(f"{kind}@invoke-{form}"),
-                   credential=credential, headers=headers)
+    await ctx.post(ctx.agent_path("invoke", agent), body, label=label, credential=credential, headers=headers)
 
 
 async def _agui(ctx: Context, kind: str, prompt: str) -> None:
-    got = _refused(ctx, kind)
+    label = steps.REFUSAL.of(f"{kind}@agui-no-accept")
+    got = _refused(ctx, kind, label)
     if got is None:
         return
     credential, headers, agent = got
-    await ctx.post(ctx.agent_path("agui", agent), p.agui_input(prompt, thread=ctx.unique("form")),
-                   label=steps.REFUSAL.of(f"{kind}@agui-no-accept"), credential=credential,
-                   headers={**headers, "Accept": None})
+    await ctx.post(ctx.agent_path("agui", agent), p.agui_input(prompt, thread=ctx.unique("form")), label=label,
+                   credential=credential, headers={**headers, "Accept": None})
 
 
 async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> None:
     if kind == "unknown-key" and steps.MCP_FORMS.index(form) % 2:   # MCP takes both credentials: unknown ones of each
         kind = "unknown-token"
-    got = _refused(ctx, kind)
+    label = steps.REFUSAL.of(f"{kind}@{form}")
+    got = _refused(ctx, kind, label, steps.MCP_FORMS.index(form) < 2)
     if got is None:
         return
     credential, headers, agent = got
-    label = steps.REFUSAL.of(f"{kind}@{form}")
     common = dict(label=label, credential=credential, headers=headers, agent_id=agent)
     if form == "initialize":
         init = {"protocolVersion": p.MCP_LEGACY_VERSION, "capabilities": {},

@@ -45,9 +45,11 @@ ACCEPTED_STEP = {"api_key": steps.ACCEPTED, "access_token": steps.ACCEPTED_TOKEN
 _ERROR_BODY_ORDER = list(dict.fromkeys(ERROR_BODY.values()))   # GEN-ERR-001 (the body) before its fields
 
 
-def step_sent(label: str) -> str:
-    """What a credential or addressing step sent, in words (for messages)."""
-    return STEP_SENT.get(label, label)
+def step_sent(label: str, rec: Any = None) -> str:
+    """What a credential or addressing step sent, in words (for messages); how an unknown credential was made, when
+    it is a near miss of the real one (`sending.unknown_credential`: reports mask it)."""
+    made = ((rec.facts.get("unknown_credentials") or {}) if rec is not None else {}).get(label)
+    return STEP_SENT.get(label, label) + (f" ({made})" if made else "")
 
 
 def credential_refusal(ex: Exchange) -> bool:
@@ -121,7 +123,7 @@ def refused_4xx(rec: Recording, label: str, *, status: int | None = None, code: 
     """Invoke/AG-UI: the step was refused before any run with a 4xx (or `status`), optionally `error.code` = code,
     optionally with the whole error body (GEN-ERR-001…005)."""
     ex = step(rec, label)
-    what = f"{rec.scenario} sent {step_sent(label)}"
+    what = f"{rec.scenario} sent {step_sent(label, rec)}"
     with on(ex):
         if not ((ex.status == status) if status else is_4xx(ex)):
             raise not_refused_as(ex, what, f"{status or 'a 4xx'} refusal", rec)
@@ -138,7 +140,7 @@ def refused_4xx(rec: Recording, label: str, *, status: int | None = None, code: 
 def mcp_refused(rec: Recording, label: str, status: int | None, code: int | None = None) -> dict[str, Any]:
     """MCP: the step answered `status` (None: any 4xx) with a JSON-RPC error body, optionally `error.code` = code."""
     ex = step(rec, label)
-    what = f"{rec.scenario} sent {step_sent(label)}"
+    what = f"{rec.scenario} sent {step_sent(label, rec)}"
     with on(ex):
         if not (ex.status == status if status else is_4xx(ex)):
             raise not_refused_as(ex, what, f"HTTP {status or '4xx'} with a JSON-RPC error", rec)

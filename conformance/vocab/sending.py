@@ -14,6 +14,7 @@ from conformance.outcomes import NotAssessed
 from conformance.vocab import protocols as p
 from conformance.vocab.constants import QUERY_CREDENTIAL_PARAM
 from conformance.wire.exchange import Exchange
+from conformance.wire import near_miss
 from conformance.wire.redact import suite_made
 
 
@@ -115,9 +116,20 @@ def service_prefix(api_key: str | None) -> str:
     return m.group(1) if m else "svc"
 
 
-def unknown_credential(ctx: Context, kind: str) -> str:
-    """A credential of the right form that no server issued: the suite's own, shown in reports as it was sent."""
-    return suite_made(f"{service_prefix(ctx.target.api_key)}_{kind}_{ctx.made(kind)}")
+def unknown_credential(ctx: Context, kind: str, probe: str | None = None, form: str = "suite-made") -> str:
+    """A credential of the right form that no server issued (`kind`: `live` or `oat`): the suite's own, shown in
+    reports as it was sent; or, for a `probe` and a `form` of `near_miss.FORMS`, the real one of its kind changed so
+    that a server comparing credentials loosely takes it for the real one, masked in reports like the secret it is
+    made from, how it was made noted in the recording's facts (`unknown_credentials`)."""
+    fact = {"live": "api_key", "oat": "access_token"}[kind]
+    secret = getattr(ctx.target, fact)
+    if probe is None or form not in near_miss.FORMS or not secret:
+        return suite_made(f"{service_prefix(ctx.target.api_key)}_{kind}_{ctx.made(kind)}")
+    value = near_miss.make(fact, secret, form)
+    ctx.client.redactor.add(value)
+    ctx.session.redactor.add(value)
+    ctx.recording.facts.setdefault("unknown_credentials", {})[probe] = near_miss.describe(near_miss.recipe_of(value))
+    return value
 
 
 def one_letter(ctx: Context, letters: str) -> str:

@@ -30,6 +30,7 @@ from conformance.vocab import requests as rq
 from conformance.vocab.readers import request_json, stream_events
 from conformance.wire.exchange import Exchange
 from conformance.wire.http import Client, Transport
+from conformance.wire import near_miss
 from conformance.wire.redact import MASK
 
 # headers the client computes for the request it sends, as curl would (reporting.repro leaves them out too)
@@ -73,9 +74,20 @@ class _WithFresh:
         return self._patched(got) if name == self.scenario and isinstance(got, Recording) else got
 
 
+def _secret(ex: Exchange, target: Target) -> str:
+    """The credential the request carried: its fact's value, or the near miss of it the suite made
+    (`wire.near_miss`), made again from the secret."""
+    credential = ex.credential or ""
+    if credential.startswith(near_miss.PREFIX):
+        recipe = credential.removeprefix(near_miss.PREFIX)
+        secret = getattr(target, near_miss.fact_of(recipe), None)
+        return near_miss.remade(recipe, secret) if secret else ""
+    return (getattr(target, credential, None) or "") if credential else ""
+
+
 def _headers(ex: Exchange, target: Target) -> dict[str, str | None] | None:
     """The request's headers with the credential it carried put back; None when a masked value is unknown."""
-    secret = getattr(target, ex.credential, None) if ex.credential else None
+    secret = _secret(ex, target) or None
     out: dict[str, str | None] = {}
     for name, value in ex.request_headers.items():
         if name.lower() == "transfer-encoding":
@@ -164,7 +176,7 @@ def _renamed(rec: Recording, target: Exchange, tag: str) -> dict[str, str]:
 async def _send(ex: Exchange, target: Target, headers: dict[str, str | None], values: dict[str, str]) -> Exchange:
     """Sends `ex`'s request again: a credential masked in its query string or body put back, as its curl line
     reads it from the environment, and each generated value an earlier answer gave replaced by the fresh one."""
-    secret = (getattr(target, ex.credential, None) or "") if ex.credential else ""
+    secret = _secret(ex, target)
     body = ex.request_body.replace(MASK.encode(), secret.encode()) if ex.request_body else ex.request_body
     for (old, new), escaped, slash in itertools.product(values.items(), (True, False), (False, True)):
         def text(value: str) -> bytes:     # as JSON_WRITINGS write strings

@@ -237,3 +237,25 @@ def agent_not_found_code(app, facts):
     """Invoke and AG-UI name an unknown agent `agent_not_found` instead of `not_found`."""
     return on_error_body(app, lambda err, status: err.get("code") == "not_found" and err.update(code="agent_not_found"),
                          where=INVOKE_AGUI)
+
+
+def _loosely_matched(compare):
+    """Invoke and AG-UI take a Bearer credential that `compare(sent, real)` finds close to a known one for it."""
+    def wrap(app, facts):
+        def fn(headers, scope):
+            scheme, _, sent = (t.header(headers, "authorization") or b"").decode("latin-1").partition(" ")
+            sent = sent.strip()
+            match = next((real for real in known(facts) if sent != real and compare(sent, real)), None)
+            if scheme.lower() == "bearer" and match:
+                return t.with_header(headers, "authorization", f"Bearer {match}")
+            return headers
+        return t.rewrite_request_headers(app, fn, where=INVOKE_AGUI)
+    return wrap
+
+
+broken("AUTH-KEY-004", name="AUTH-KEY-004-key-looked-up-by-prefix")(_loosely_matched(
+    lambda sent, real: len(sent) >= 17 and sent[:17] == real[:17]))
+broken("AUTH-KEY-004", name="AUTH-KEY-004-key-compared-as-far-as-sent")(_loosely_matched(
+    lambda sent, real: len(sent) >= 16 and real.startswith(sent)))
+broken("AUTH-KEY-004", name="AUTH-KEY-004-key-looked-up-by-suffix")(_loosely_matched(
+    lambda sent, real: len(sent) >= 16 and sent[-8:] == real[-8:] and sent.split("_")[0] == real.split("_")[0]))

@@ -514,3 +514,20 @@ broken.config_only("AGUI-LIM-001", max_body_bytes=400_000, name="AGUI-LIM-001-ha
                    doc="Request bodies over 400 kB are refused (a 0.5 MB body is too).")
 broken.config_only("AGUI-LIM-002", max_body_bytes=4_000_000, name="AGUI-LIM-002-two-megabytes-accepted",
                    doc="Request bodies up to 4 MB are accepted (a 2 MB body runs).")
+
+
+@broken("AGUI-COMPAT-005", name="AGUI-COMPAT-005-last-step-left-open")
+def last_step_left_open(app, facts):
+    """A step is finished when the next event comes: a step that is the run's last event before RUN_FINISHED is
+    never finished (its STEP_FINISHED held back, then dropped)."""
+    def fn(event, obj, state, scope):
+        if not isinstance(obj, dict):
+            return obj
+        held = state.pop("held", None)
+        if obj.get("type") == "STEP_FINISHED":
+            state["held"] = obj
+            return [held] if held is not None else None
+        if held is not None and obj.get("type") != "RUN_FINISHED":
+            return [held, obj]
+        return obj
+    return t.rewrite_sse_json(app, fn, where="agui")

@@ -20,10 +20,9 @@ from conformance.checks.agui._common import (DELTAS_CARRY_REPLY, RESUME_CONTINUE
 GROUPS = {"sequences": ["agui.chain", "agui.together", "agui.slow_run"], "cross": [sequences.CROSS],
           "histories": [sequences.HISTORIES]}
 # The rules over every stream, and the id rules of ids.py (they read the threadId / runId a run sent or left out),
-# on the runs of the AG-UI scenarios; the tool and step lifecycles have nothing to read in runs that call no tool.
+# on the runs of the AG-UI scenarios (the chains' overlaps call a tool and take steps too: the lifecycles read them).
 ID_CHECKS = ("agui.thread_id_echoed_on_start", "agui.run_id_echoed_on_start", "agui.run_id_echoed_on_finish",
              "agui.generated_thread_ids", "agui.generated_run_id")
-NOTHING_TO_READ = ("agui.tool_call_lifecycle", "agui.step_lifecycle")
 
 
 def run_of(move: Played) -> Run:
@@ -147,7 +146,7 @@ def moves_rule(requirement: str):
 for _args in sequences.rules_over_moves("agui", GROUPS, moves_rule):
     rule(**_args)
 
-register_again(lambda c: (list(c.scenarios) == STREAMS and c.id not in NOTHING_TO_READ) or c.id in ID_CHECKS,
-               GROUPS["sequences"], "sequences", "The runs of the chains")
+register_again(lambda c: list(c.scenarios) == STREAMS or c.id in ID_CHECKS, GROUPS["sequences"], "sequences",
+               "The runs of the chains")
 register_again(lambda c: list(c.scenarios) == STREAMS or c.id in ID_CHECKS,   # its runs call tools and take steps
                GROUPS["histories"], "histories", "The runs of the history")

@@ -23,6 +23,7 @@ from typing import Any
 
 from conformance.model.dimensions import DIMENSIONS
 from conformance.server import ServerConfig
+from conformance.vocab.fuzzing import walk
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED
 from conformance.vocab.forms import SDK_AGENTS
 from tests.selftest.asgi_tools import _read_all, _replay, header, path_kind
@@ -195,15 +196,7 @@ ORDINARY: dict[str, Any] = {
 
 def _strings(doc: Any):
     """Every string a JSON value holds, keys included."""
-    if isinstance(doc, str):
-        yield doc
-    elif isinstance(doc, dict):
-        for k, v in doc.items():
-            yield k
-            yield from _strings(v)
-    elif isinstance(doc, list):
-        for v in doc:
-            yield from _strings(v)
+    return (value for value in walk(doc) if isinstance(value, str))
 
 
 def _texts(doc: Any) -> str:

@@ -12,7 +12,7 @@ from conformance.registry import check
 from conformance.vocab import requests as rq
 from conformance.vocab.sequences import generated_key
 from conformance.vocab.text import truncate
-from conformance.wire.exchange import Exchange
+from conformance.wire.exchange import Exchange, same_call
 
 GENERATED = {"invoke": ("INV-SESS-001", "sessionId"), "agui": ("AGUI-SESS-001", "threadId"),
              "mcp": ("MCP-SESS-004", "session_id")}
@@ -29,11 +29,6 @@ def left_out(protocol: str, ex: Exchange) -> bool:
     args = rq.tool_arguments(ex)
     return rq.rpc_method(ex) == "tools/call" and "session_id" not in args and "resume" not in args \
         and not (isinstance(params, dict) and "requestState" in params)
-
-
-def same_call(a: Exchange, b: Exchange) -> bool:
-    """One exchange recorded twice (a scenario may read the preflight's call as its own step)."""
-    return a is b or (a.url, a.started_at, a.request_body) == (b.url, b.started_at, b.request_body)
 
 
 def distinct(protocol: str):

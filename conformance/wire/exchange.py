@@ -249,3 +249,8 @@ class Exchange:
             + (f", error={self.error!r}" if self.error else "")
             + ")"
         )
+
+
+def same_call(a: Exchange, b: Exchange) -> bool:
+    """One exchange recorded twice (a scenario may read the preflight's call as its own step)."""
+    return a is b or (a.url, a.started_at, a.request_body) == (b.url, b.started_at, b.request_body)

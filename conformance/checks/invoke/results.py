@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from conformance.engine import Recording
+from conformance.exchange_rules import operation
 from conformance.vocab import is_json_integer, same_integer
 from conformance.outcomes import Deviation, NotAssessed, on, precondition
 from conformance.registry import check
@@ -14,7 +15,7 @@ from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.steps import inputs as input_steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
-from conformance.wire.exchange import Exchange
+from conformance.wire.exchange import Exchange, same_call
 from conformance.checks.invoke._common import (DURATION_FLOOR_MS, exact, expected_reply, generated,
                                                is_json_answer, judge_each, quoted, reply_of, result_of, run_status,
                                                runs_of, session_key_of, what)
@@ -161,8 +162,6 @@ def json_result(ex: Exchange) -> dict[str, Any] | None:
 def request_ids_differ_across_the_run(recordings: list[Any]) -> str:
     """Every JSON invoke result of the run, whatever scenario sent it (calls on one session key, at once, after a
     pause): no two name the same `requestId`. Each names its own request."""
-    from conformance.checks.generated_keys import same_call
-    from conformance.exchange_rules import operation
     first: dict[str, Exchange] = {}
     for rec in recordings:
         for ex in rec.exchanges:

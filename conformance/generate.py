@@ -65,11 +65,15 @@ _serialize_ast_parse()
 # astral-plane emoji, U+2028/U+2029 (JSON-legal, JavaScript-hostile), NUL-free.
 TRICKY = ["\n", "\r", "\r\n", "\n\n", '"', "\\", "'", "\t", "\u2028", "\u2029", "\U0001f600", "é", "data: x",
           "event: done", ":", " ", "\u00a0", "\ufeff"]
+# A default run sends the first four in one reply (on every protocol, streamed too). The fourth holds a line of
+# 5,000 characters: each stream then carries a frame far over what a writer or reader capping its lines at 1, 2 or
+# 4 KB passes whole (the 20,000-character text comes in at depth >= 2).
+LONG_LINE = "a long line: " + "0123456789abcdef" * 312
 FIXED_TEXTS = [
     "line one\nline two\r\nline three\rend",
     'quotes " and \\ backslash',
     "emoji \U0001f680 and U+2028 \u2028 U+2029 \u2029 here",
-    "\n\nleading and trailing blank lines\n\n",
+    f"\n\nleading and trailing blank lines, {LONG_LINE}\n\n",
     "data: looks like a frame\n\nevent: done\n\n",
     "x" * 20000,
 ]

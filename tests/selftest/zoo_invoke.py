@@ -605,3 +605,22 @@ def runs_before_validating(app, facts):
             await app(dict(scope, headers=headers), t._replay(shadow, None, never), discard)
         await app(scope, t._replay(raw, pending, receive), send)
     return mw
+
+
+@broken("INV-STREAM-002", name="INV-STREAM-002-long-data-lines-wrapped")
+def long_data_lines_wrapped(app, facts):
+    """An SSE writer that caps its lines: a `data:` line over 1,024 bytes goes as several `data:` lines of 512
+    characters, which a reader joins with newlines inside the JSON string."""
+    def fn(block, state, scope):
+        if block is None:
+            return None
+        lines = block.decode("utf-8", "surrogatepass").split("\n")
+        out = []
+        for line in lines:
+            if line.startswith("data: ") and len(line.encode("utf-8", "surrogatepass")) > 1024:
+                value = line[len("data: "):]
+                out += ["data: " + value[i:i + 512] for i in range(0, len(value), 512)]
+            else:
+                out.append(line)
+        return "\n".join(out).encode("utf-8", "surrogatepass")
+    return t.rewrite_sse(app, fn, where="invoke")

@@ -256,8 +256,8 @@ class Context:
                    **({"connection": "closed"} if sent.get("connection", "").lower() == "close" else {})}
         # for the curl reproduction and the re-sent proof: the fact whose secret the request carried
         ex.credential = credential if credential and all_headers.get("Authorization") else carried
-        made = near_miss.recipe_of(str(all_headers.get("Authorization") or "").partition(" ")[2].strip())
-        if ex.credential is None and made:
+        if ex.credential is None and (made := near_miss.recipe_of(
+                str(all_headers.get("Authorization") or "").partition(" ")[2].strip())):
             ex.credential = near_miss.PREFIX + made
         if record:
             self.recording.exchanges.append(ex)

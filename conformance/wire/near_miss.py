@@ -1,7 +1,9 @@
 """Credentials the suite makes from a secret: the real API key or access token changed so that a server comparing
 credentials loosely takes it for the real one, though no server issued it: a character in the middle of its opaque
 part changed (a server comparing a prefix or a suffix of up to half of it: a key looked up by its visible start or
-its last characters), or its last four characters cut (one comparing as far as the sent credential goes). Most of a secret, so masked in reports like one; each is kept with its recipe (`fact:cut:` or
+its last characters), or its last four characters cut (one comparing as far as the sent credential goes).
+
+Most of a secret, so masked in reports like one; each is kept with its recipe (`fact:cut:` or
 `fact:INDEX:CHARACTER`), which makes it again from the secret (the re-sent proof) and writes it as a bash expression
 over the variable that holds the secret (the curl line): no character of the secret is shown.
 """

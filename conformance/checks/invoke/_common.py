@@ -313,6 +313,25 @@ def inside_limit(rec: Recording) -> Exchange:
     return rec.get(steps.EXTRA_2KB)
 
 
+def text_completed(ex: Exchange, said: str) -> SSEEvent | None:
+    """The `text` frame whose delta completes `said`, the text the stream starts with; None when it never does."""
+    text = ""
+    for f, d in named(ex):
+        if f.event == "text" and isinstance(d.get("delta"), str):
+            text += d["delta"]
+            if text.startswith(said):
+                return f
+    return None
+
+
+def delivered_early(early: SSEEvent, end: SSEEvent, seconds: float) -> None:
+    """The text said before a pause of `seconds` (its last frame `early`) arrived `EARLY_LEAD_S` or more before the
+    terminal frame `end` (INV-STREAM-009): delivered as produced, not held back to the end."""
+    lead = end.t - early.t
+    assert lead >= EARLY_LEAD_S, f"the text said before a {seconds:g} s pause arrived only {lead:.2f} s before the " \
+                                 f"terminal frame: the stream was held back, not delivered as produced"
+
+
 def terminals(ex: Exchange) -> list[SSEEvent]:
     return [f for f in ending(ex) if f.event in TERMINAL]
 

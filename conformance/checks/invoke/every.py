@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from conformance.checks.invoke._common import (EARLY_LEAD_S, ending, is_event_stream, named, quoted, reply_of,
-                                              result_of, run_status, text_of, what)
+from conformance.checks.invoke._common import (EARLY_LEAD_S, delivered_early, ending, is_event_stream, named,
+                                              quoted, reply_of, result_of, run_status, terminals, text_completed,
+                                              text_of, what)
 from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
 from conformance.checks.invoke.results import no_error_member
 from conformance.checks.invoke.runs import ends_with_done
@@ -217,21 +218,11 @@ def text_arrives_before_the_pause_ends(ex: Exchange, target: Any) -> None:
     """the frame that completes the text said before the pause arrives `EARLY_LEAD_S` or more before the terminal
     frame: the stream delivers text as it is produced, not held back to the end."""
     said, seconds = replies.said_before_a_pause(replies.prompt_of(ex), 2 * EARLY_LEAD_S)
-    text, early = "", None
-    for f, d in named(ex):
-        if f.event == "text" and isinstance(d.get("delta"), str):
-            text += d["delta"]
-            if text.startswith(said):
-                early = f
-                break
-    ends = [f for f, _ in named(ex) if f.event in ("done", "error")]
+    early, ends = text_completed(ex, said), terminals(ex)
     if early is None or not ends:
         raise NotAssessed(f"{ex.label}: the stream has no text {said!r} or no terminal frame (the reply and "
                           f"termination rules judge it)")
-    lead = ends[-1].t - early.t
-    assert lead >= EARLY_LEAD_S, \
-        f"the text said before a {seconds:g} s pause arrived only {lead:.2f} s before the terminal frame: the stream " \
-        f"was held back, not delivered as produced"
+    delivered_early(early, ends[-1], seconds)
 
 
 def answers_json(ex: Exchange, target: Any) -> bool:

@@ -59,7 +59,8 @@ def missing_prompt_is_an_error(rec: Recording):
 def kept_status(ex: Exchange, *, refused_step: bool) -> None:
     """MCP-ERR-001 on one answer: a refusal keeps a 4xx with a JSON-RPC error body whose `id` is the request's or
     null (another id is the id rule's deviation, MCP-METH-005's: blocked by it where it failed); a JSON-RPC error
-    under a 2xx is a refusal that lost its status (except where the spec gives no status); a request that was served is no refusal (not assessed here: the requirement asking for the refusal judges it).
+    under a 2xx is a refusal that lost its status (except where the spec gives no status); a request that was served
+    is no refusal (not assessed here: the requirement asking for the refusal judges it).
     `refused_step`: the spec refuses this request, so no response at all is a refusal that kept no status."""
     if ex.status is None:
         if refused_step:

@@ -29,7 +29,7 @@ from conformance import catalog, options, plan, versions
 from conformance.outcomes import NotAssessed, read_on
 from conformance.registry import SCENARIOS, Check, Scenario, needed_scenarios, unknown_family, unknown_step
 from conformance.target import SECRET_FACTS, Target
-from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits, tls_context
+from conformance.wire.http import ACTIVITY, Activity, Client, Exchange, RecordingBudget, Limits
 from conformance.wire.listening import listening_for
 from conformance.wire.pace import Pacer, RunDeadline, parse_duration, parse_rate_limit
 from conformance.wire import near_miss
@@ -511,9 +511,9 @@ class Session:
 
     async def _make_client(self, http2: bool = False) -> Client:
         if http2 not in self._tls:    # one context per HTTP version offered: httpx sets the ALPN offer on it
-            self._tls[http2] = tls_context(self.target.ca_bundle, self.target.insecure)
+            self._tls[http2] = self.target.tls()
         return Client(self.target.base_url, tls=self._tls[http2], ca_bundle=self.target.ca_bundle,
-                      insecure=self.target.insecure,
+                      insecure=self.target.insecure, system_cas=not self.target.embedded,
                       limits=self.limits, secrets=self.target.secrets, pacer=self.pacer,
                       run_deadline=self.deadline.later(CLIENT_GRACE), budget=self.budget, http2=http2)
 

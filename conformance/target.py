@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import ssl
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -64,6 +65,11 @@ class Target:
             seed, source = int(self.seed), self.seed_source or "given"
         object.__setattr__(self, "seed", seed)
         object.__setattr__(self, "seed_source", source)
+
+    def tls(self) -> ssl.SSLContext:
+        """A TLS context to verify the target with: the suite's own CA alone for the embedded server."""
+        from conformance.wire.http import tls_context     # the network's libraries, for a run that sends
+        return tls_context(self.ca_bundle, self.insecure, system_cas=not self.embedded)
 
     @property
     def secrets(self) -> tuple[str, ...]:

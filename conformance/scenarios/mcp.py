@@ -25,7 +25,6 @@ from conformance.vocab.constants import MCP_MODERN_METHODS, UNKNOWN_VERSION
 from conformance.vocab.sending import call_tool, rpc, tool_name
 from conformance.vocab.text import truncate
 from conformance.wire.exchange import Exchange
-from conformance.wire.http import tls_context
 from conformance.wire.pace import remaining_count
 from conformance.wire.sdk import RecordingTransport, paced_timeout
 
@@ -317,7 +316,7 @@ async def drive_official_client(ctx: Context, mode: str, prefix: str, plain_prom
 
     headers = {"Authorization": f"Bearer {ctx.need('api_key')}"}
     # through the suite's pacer, byte cap and run deadline, every exchange recorded like the suite's own
-    transport = RecordingTransport(ctx.client, httpx2.AsyncHTTPTransport(verify=tls_context(ctx.target.ca_bundle, ctx.target.insecure), trust_env=False),
+    transport = RecordingTransport(ctx.client, httpx2.AsyncHTTPTransport(verify=ctx.target.tls(), trust_env=False),
                                    ctx.recording.exchanges.append, prefix=prefix)
     try:
         async with httpx2.AsyncClient(transport=transport, headers=headers, trust_env=False,

@@ -9,7 +9,8 @@ import time
 import pytest
 import trustme
 
-from conformance.wire.http import Client, Exchange, RecordingBudget, Limits, Transport
+from conformance.target import Target
+from conformance.wire.http import Client, Exchange, RecordingBudget, Limits, Transport, tls_context
 from conformance.wire.redact import MASK
 from conformance.reporting.transcript import transcript
 
@@ -557,16 +558,28 @@ def test_https_with_trustme(tmp_path) -> None:
         async with serve(h, ssl=server_ctx) as st:
             base = f"https://127.0.0.1:{st.port}"
             results = []
-            for kw in ({"ca_bundle": str(bundle)}, {}, {"insecure": True}):
+            for kw in ({"ca_bundle": str(bundle)}, {}, {"insecure": True},
+                       {"ca_bundle": str(bundle), "system_cas": False}):
                 c = Client(base, limits=FAST, **kw)
                 results.append(await c.send("GET", "/"))
                 await c.aclose()
             return results
 
-    trusted, untrusted, insecure = run(main())
+    trusted, untrusted, insecure, own_ca_only = run(main())
     assert trusted.status == 200 and trusted.json() == {"tls": True}
+    assert own_ca_only.status == 200 and own_ca_only.json() == {"tls": True}
     assert untrusted.status is None and untrusted.error.startswith("TLS verification failed:")
     assert insecure.status == 200
+
+
+def test_the_embedded_servers_context_trusts_its_own_ca_alone(tmp_path) -> None:
+    bundle = tmp_path / "ca.pem"
+    trustme.CA().cert_pem.write_to_path(str(bundle))
+    own = tls_context(str(bundle), system_cas=False)
+    assert own.cert_store_stats()["x509_ca"] == 1
+    assert own.verify_mode == __import__("ssl").CERT_REQUIRED and own.check_hostname
+    assert Target(base_url="https://127.0.0.1:1", ca_bundle=str(bundle), embedded=True).tls().cert_store_stats() == \
+        own.cert_store_stats()
 
 
 def test_plain_http_to_tls_port_does_not_hang() -> None:

@@ -13,6 +13,7 @@ of another type, an `Accept` of its own, a scheme under test) keeps what the sce
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import itertools
 import json
@@ -62,6 +63,7 @@ ACCEPT_FORMS = {MCP_ACCEPT: {"reordered": "text/event-stream, application/json",
                 JSON_ACCEPT: {"case": "Application/JSON", "weights": "application/json;q=1"}}
 
 
+@functools.cache
 def drawn(dim: str) -> tuple[str, ...]:
     """The values a run draws of a free dimension (none the spec leaves open)."""
     return tuple(v for v in DIMENSIONS[dim].values if v not in OPEN_VALUES.get(dim, ()))
@@ -70,11 +72,17 @@ def drawn(dim: str) -> tuple[str, ...]:
 def _pick(seed: Any, scenario: str, dim: str, n: int) -> str:
     """The value of `dim` for request `n` of `scenario`: rotating through the values from an offset the seed and the
     scenario choose, each dimension at a pace of its own (so pairs of values meet across requests)."""
+    values, h, step = _rotation(seed, scenario, dim)
+    return values[(h + n * step + (n // len(values))) % len(values)]
+
+
+@functools.lru_cache(maxsize=4096)     # asked for every free dimension of every request a run sends
+def _rotation(seed: Any, scenario: str, dim: str) -> tuple[tuple[str, ...], int, int]:
     values = drawn(dim)
     h = int.from_bytes(hashlib.sha256(f"{seed}|{scenario}|{dim}".encode()).digest()[:8], "big")
     paces = [k for k in range(1, len(values)) if math.gcd(k, len(values)) == 1] or [1]
     step = paces[FREE.index(dim) % len(paces)]     # prime to the count: each block of that many requests has them all
-    return values[(h + n * step + (n // len(values))) % len(values)]
+    return values, h, step
 
 
 AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-framing": "content-length",

@@ -15,15 +15,22 @@ import httpcore
 import httpx
 
 
-def _readable(sock: socket.socket | None) -> bool:
+def _poller(sock: socket.socket | None) -> Any:
+    """A poll set of the socket alone, made once (asked thousands of times a run); None where there is no poll."""
+    if sock is None or not hasattr(select, "poll"):
+        return None
+    poll = select.poll()
+    poll.register(sock, select.POLLIN)
+    return poll
+
+
+def _readable(sock: socket.socket | None, poll: Any = None) -> bool:
     """Whether a read would not block: data, or the peer's close. A socket gone counts as readable, so that httpcore
     drops its connection, as it does itself."""
     if sock is None or sock.fileno() < 0:
         return True
-    if not hasattr(select, "poll"):
+    if poll is None:
         return bool(select.select([sock], [], [], 0)[0])
-    poll = select.poll()
-    poll.register(sock, select.POLLIN)
     return bool(poll.poll(0))
 
 
@@ -31,6 +38,7 @@ class _Stream(httpcore.AsyncNetworkStream):
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self._socket = inner.get_extra_info("socket")
+        self._poll = _poller(self._socket)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         return await self._inner.read(max_bytes, timeout)
@@ -47,7 +55,7 @@ class _Stream(httpcore.AsyncNetworkStream):
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":
-            return _readable(self._socket)
+            return _readable(self._socket, self._poll)
         return self._inner.get_extra_info(info)
 
 

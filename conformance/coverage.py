@@ -15,10 +15,12 @@ import itertools
 import operator
 from typing import Any, Iterable, Iterator
 
-from conformance.model.dimensions import DIMENSIONS, FREE, CLIENT_WRITTEN, NARROWED, OPEN_VALUES, REFUSED_VALUES, TIED
+from conformance.model.dimensions import (DIMENSIONS, FREE, CLIENT_WRITTEN, MODAL, NARROWED, OPEN_VALUES,
+                                          REFUSED_VALUES, TIED)
 from conformance.vocab import forms
 
-PAIRED = (*FREE, "http-version", "operation")     # the dimensions whose values are paired across requests
+# the dimensions whose values are paired across requests (one mode's free dimension aside: `MODAL`)
+PAIRED = (*(d for d in FREE if d not in MODAL), "http-version", "operation")
 # a paired (dimension, value) -> its number: the pair of numbers m < n is the bit n(n-1)/2 + m of a set of pairs
 _PAIRED_IDS: dict[tuple[str, str], int] = {}
 _VALUE_IDS: dict[tuple[str, str], int] = {}    # a (dimension, value) -> its bit in a set of values

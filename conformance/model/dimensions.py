@@ -114,9 +114,18 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in [
               "`X-Forwarded-For`, `Via`, `X-Request-Id`; a browser's `Accept-Language`, `Cache-Control`)", free=True),
     Dimension("jsonrpc-id", ("integer", "string", "absent"), ("mcp",),
               "JSON-RPC 2.0 §4: a String or a Number; without an id the request is a notification", free=True),
+    # -- what the spec leaves free in how a request is written (after the standards' forms: a draw's pace) ----------
+    Dimension("stream-accept", ("as-built", "json"), ("invoke",),
+              "spec › invoke `stream`: `true` selects server-sent events; the `Accept` header decides only when "
+              "`stream` is absent, so a `stream: true` request may say `Accept: application/json` as a client's "
+              "default does (RFC 9110 §12.5.1 lets a server answer 406 to it: the run then sends it as built)",
+              free=True),
 ]}
 # the standards' forms first, then what the spec leaves free (a draw's rotation pace follows this order)
 FREE = tuple(d.name for d in sorted((d for d in DIMENSIONS.values() if d.free), key=lambda d: d.source.startswith("spec")))
+# Free dimensions a request carries in one mode alone (dimension -> (the mode's dimension, its value)): drawn over those
+# requests, never paired with the others' values (a pair or triple it makes is met only where the mode is)
+MODAL = {"stream-accept": ("invoke-mode", "stream-field")}
 # Values the spec leaves open: never judged as one or the other (an id-less request is a notification, whose answer
 # JSON-RPC leaves to the server; a Content-Type of both media types; a key length code points and UTF-16 units
 # disagree on), so a run does not draw them and a rule's scope leaves them out.
@@ -133,6 +142,8 @@ NARROWED = {
     "extra-data": "extra data over 4 KB is refused: only the limit rules read it",
     "mcp-headers": "headers that do not match the body are refused: only the header rules read them",
     "mcp-version": "an unsupported version is refused: only the version rules read it",
+    "stream-accept": "a form of `stream: true` requests alone: the rules of streams read it (a rule of JSON results "
+                     "never meets it)",
     "mcp-credential": "drawn for free where a call may carry either accepted credential; a refusal carries neither, "
                       "so a rule's scope is the credential dimension's (each exchange's credential is shown)",
 }

@@ -22,7 +22,7 @@ import random
 from typing import Any, Callable, Iterable
 
 from conformance.agent.script import parse
-from conformance.model.dimensions import DIMENSIONS, FREE, OPEN_VALUES, REFUSED_VALUES
+from conformance.model.dimensions import DIMENSIONS, FREE, MODAL, OPEN_VALUES, REFUSED_VALUES
 from conformance.model.values import STRING_KINDS, TRANSFORMABLE
 from conformance.vocab import inputs, replies, requests as rq
 from conformance.wire.http import Transport
@@ -89,7 +89,7 @@ AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-frami
             "json-writing": "compact", "content-type-form": "application/json", "auth-scheme-case": "Bearer",
             "accept-form": "as-built", "accept-encoding": "identity", "user-agent": "suite", "extra-header": "none",
             "jsonrpc-id": "integer", "mcp-elicitation": "cannot", "agui-fields": "absent", "other-field": "absent",
-            "mcp-credential": "api-key"}
+            "mcp-credential": "api-key", "stream-accept": "as-built"}
 # What the spec leaves free in a body, as written when drawn: an AG-UI client's empty fields, or some set; an invoke
 # field the service does not interpret (both reach the agent as `params`, which a reply read off its prompt ignores)
 AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "forwardedProps": {}},
@@ -178,8 +178,9 @@ Tuple = tuple[tuple[str, str], ...]     # values of distinct dimensions, by dime
 
 
 def free_values(operation: str) -> dict[str, tuple[str, ...]]:
-    """The values of each free dimension a request of `operation` may carry (over HTTP/1.1)."""
-    return {d: values_of(d, (operation,), False) for d in FREE if operation in DIMENSIONS[d].operations}
+    """The values of each free dimension a request of `operation` may carry (over HTTP/1.1), one mode's aside."""
+    return {d: values_of(d, (operation,), False) for d in FREE if operation in DIMENSIONS[d].operations
+            and d not in MODAL}
 
 
 ESCAPING_WRITINGS = ("ascii-escaped", "slash-escaped")
@@ -205,7 +206,8 @@ def possible_tuples(operation: str, strength: int) -> set[Tuple]:
 
 def tuples_of(values: dict[str, str], strength: int) -> set[Tuple]:
     """The `strength` values of distinct free dimensions one request carries (`values`: dimension -> value)."""
-    return set(itertools.combinations(sorted((d, v) for d, v in values.items() if d in FREE), strength))
+    return set(itertools.combinations(sorted((d, v) for d, v in values.items() if d in FREE and d not in MODAL),
+                                      strength))
 
 
 def covering_rows(seed: Any, operation: str, met: set[Tuple] = frozenset(), strength: int = COVERING_STRENGTH
@@ -316,6 +318,10 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
             inputs.is_sent(carried("accept-form", form["accept-form"], out[accept]) or "accept:case"):
         out[accept] = ACCEPT_FORMS[out[accept]][form["accept-form"]]
         applied["accept-form"] = form["accept-form"]
+    if accept is None and form.get("stream-accept") == "json" and operation == "invoke" \
+            and isinstance(json_body, dict) and json_body.get("stream") is True:
+        out["Accept"] = JSON_ACCEPT      # the `stream` field decides, not Accept
+        applied["stream-accept"] = "json"
     if "accept-encoding" not in lower and form["accept-encoding"] in ACCEPT_ENCODINGS:
         out["Accept-Encoding"] = ACCEPT_ENCODINGS[form["accept-encoding"]]     # None: the client's default left out
         applied["accept-encoding"] = form["accept-encoding"]
@@ -639,6 +645,8 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         known = {*INVOKE_INTERPRETED, getattr(target, "extra_data_field", None)}
         out["other-field"] = "sent" if set(fields) - known else "absent"
         out["invoke-mode"] = rq.invoke_mode(ex)
+        if out["invoke-mode"] == "stream-field":
+            out["stream-accept"] = "json" if (accept or "").strip().lower() == JSON_ACCEPT else "as-built"
         size = rq.extra_size(ex, target) if target is not None else None
         out["extra-data"] = size if size in ("inside", "outside") else "absent"
     if op == "agui":

@@ -82,6 +82,8 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
         accept_sse = b"text/event-stream" in (accept or b"").lower()
         out["invoke-mode"] = ("stream-field" if fields.get("stream") is True else "accept"
                               if "stream" not in fields and accept_sse else "json")
+        if fields.get("stream") is True:
+            out["stream-accept"] = "json" if (accept or b"").strip().lower() == b"application/json" else "as-built"
         out["session-key"] = "sent" if "sessionId" in fields else "absent"
         out["messages"] = "sent" if "messages" in fields else "absent"
         out["other-field"] = "sent" if set(fields) - {*INVOKE_INTERPRETED, facts.get("extra_data_field")} else "absent"
@@ -191,6 +193,26 @@ ORDINARY: dict[str, Any] = {
     "client-port-even": lambda scope, body, state: (tuple(scope.get("client") or (0, 0)) + (0, 0))[1] % 2 == 0,
     "get-request": lambda scope, body, state: scope.get("method") == "GET",
     "after-a-refusal": lambda scope, body, state: state["last_status"] >= 400,
+    "query-string-present": lambda scope, body, state: bool(scope.get("query_string")),
+    "body-has-a-unicode-escape": lambda scope, body, state: b"\\u" in body,
+    "body-over-1000-bytes": lambda scope, body, state: len(body) > 1000,
+    "body-has-a-boolean": lambda scope, body, state: any(isinstance(v, bool) for v in walk(state["doc"])),
+    "body-has-a-null": lambda scope, body, state: bool(body) and any(v is None for v in walk(state["doc"])),
+    "four-or-more-top-level-members": lambda scope, body, state: isinstance(state["doc"], dict)
+    and len(state["doc"]) >= 4,
+    "text-has-an-upper-case-letter": lambda scope, body, state: any(c.isupper() for c in _texts(state["doc"])),
+    "text-longer-than-20": lambda scope, body, state: len(_texts(state["doc"])) > 20,
+    "has-an-origin-or-referer": lambda scope, body, state: bool(_header_text(scope, b"origin")
+                                                                or _header_text(scope, b"referer")),
+    "accepts-gzip": lambda scope, body, state: "gzip" in _header_text(scope, b"accept-encoding"),
+    "key-length-even": lambda scope, body, state: state["key"] is not None and len(state["key"]) % 2 == 0,
+    "request-number-2-mod-5": lambda scope, body, state: state["n"] % 5 == 2,
+    "late-in-a-ten-second-window": lambda scope, body, state: state["elapsed"] % 10 >= 7,
+    "over-http2": lambda scope, body, state: scope.get("http_version") == "2",
+    "string-json-rpc-id": lambda scope, body, state: isinstance(state["doc"], dict)
+    and isinstance(state["doc"].get("id"), str),
+    "same-key-as-the-request-before": lambda scope, body, state: state["key"] is not None
+    and state["key"] == state.get("previous_key"),
 }
 
 
@@ -293,7 +315,8 @@ def gated(broken: Broken, dimension: str, value: str, witness: Witness, **base: 
             state["per_connection"][client] = state["on_connection"] = state["per_connection"].get(client, 0) + 1
             state["elapsed"] = now - state["start"]
             state["doc"] = _json(body)
-            state["key"] = key = _key(state["doc"])
+            key = _key(state["doc"])
+            state["previous_key"], state["key"] = state.get("key"), key
             state["known_key"] = key is not None and key in state["keys"]
             state["keys"].add(key)
             operations = state["key_ops"].setdefault(key, set())

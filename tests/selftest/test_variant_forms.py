@@ -23,6 +23,17 @@ def test_a_server_asking_a_length_for_every_body_is_conformant():
 
 
 @pytest.mark.xdist_group("default-runs")
+def test_a_server_refusing_a_stream_its_accept_excludes_is_conformant():
+    server = SERVERS["forms-not-acceptable"]
+    with ReferenceServer(server.config()) as srv:
+        rep = certify(from_server_facts(srv.facts), keep_recording=True)
+    assert not false_verdicts(server, rep), false_verdicts(server, rep)
+    refused = [label for s in rep["recording"]["document"]["scenarios"]
+               for label in (s.get("facts") or {}).get("not_acceptable", ())]
+    assert refused, "no stream: true request went with Accept: application/json"
+
+
+@pytest.mark.xdist_group("default-runs")
 def test_a_server_compressing_every_answer_it_may_is_conformant():
     server = SERVERS["forms-gzip"]
     with ReferenceServer(server.config()) as srv:

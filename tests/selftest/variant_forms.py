@@ -3,6 +3,9 @@
 - `length_required_config`: a body without a Content-Length (chunked) is refused 411 Length Required, as RFC 9110
   §15.5.12 lets a server (many proxies and some frameworks do): the suite sends such a request again with a
   Content-Length, and judges that answer.
+- `not_acceptable_config`: a `stream: true` invoke whose Accept admits no event stream is refused 406 Not
+  Acceptable, as RFC 9110 §12.5.1 lets a server that honours Accept: the suite sends it again with the Accept it
+  built (none), and judges that answer.
 - `gzip_config`: every answer compressed with gzip when the request's Accept-Encoding takes it (RFC 9110 §12.5.3),
   event streams too, flushed frame by frame (as Caddy's `encode`, or nginx's `gzip` with its buffer flushed): the
   suite reads the answers decoded, the frames when they come.
@@ -29,6 +32,37 @@ def length_required_config() -> ServerConfig:
                 await send({"type": "http.response.body", "body": body})
                 return
             await app(scope, receive, send)
+        return middleware
+    return ServerConfig(wrap_app=wrap)
+
+
+def not_acceptable_config() -> ServerConfig:
+    def wrap(app, facts):
+        async def middleware(scope, receive, send):
+            accept = t.header(scope.get("headers") or [], b"accept") if scope.get("type") == "http" else None
+            if accept is None or not scope.get("path", "").endswith("/invoke") or b"event-stream" in accept.lower() \
+                    or b"*/*" in accept or b"text/*" in accept.lower():
+                await app(scope, receive, send)
+                return
+            chunks, more = [], True
+            while more:
+                message = await receive()
+                chunks.append(message.get("body", b""))
+                more = message.get("more_body", False)
+            ok, doc = t._loads(b"".join(chunks))
+            if ok and isinstance(doc, dict) and doc.get("stream") is True:
+                body = json.dumps({"error": {"code": "not_acceptable", "message": "the stream is text/event-stream",
+                                             "requestId": "req_not_acceptable"}}).encode()
+                await send({"type": "http.response.start", "status": 406,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+            replayed = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+
+            async def again():
+                return replayed.pop() if replayed else await receive()
+            await app(scope, again, send)
         return middleware
     return ServerConfig(wrap_app=wrap)
 

@@ -115,6 +115,11 @@ def _gzip() -> ServerConfig:
     return gzip_config()
 
 
+def _not_acceptable() -> ServerConfig:
+    from tests.selftest.variant_forms import not_acceptable_config
+    return not_acceptable_config()
+
+
 def _length_required() -> ServerConfig:
     from tests.selftest.variant_forms import length_required_config
     return length_required_config()
@@ -166,6 +171,9 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("forms-length-required", _length_required,
                   doc="variant_forms.py: a chunked body refused 411 Length Required (RFC 9110 §15.5.12): sent again "
                       "with a Content-Length"),
+    CorrectServer("forms-not-acceptable", _not_acceptable,
+                  doc="variant_forms.py: a `stream: true` invoke whose Accept admits no event stream refused 406 Not "
+                      "Acceptable (RFC 9110 §12.5.1): sent again with the Accept as built"),
     CorrectServer("forms-gzip", _gzip,
                   doc="variant_forms.py: every answer gzip-compressed when Accept-Encoding takes it, event streams "
                       "flushed frame by frame"),

@@ -175,6 +175,17 @@ def stream_true_needs_accept(app, facts):
     return t.rewrite_request_json(app, _request(fn), where="invoke")
 
 
+@broken("INV-SEL-001", name="INV-SEL-001-accept-json-overrides-stream-true")
+def accept_json_overrides_stream_true(app, facts):
+    """`stream: true` is ignored when Accept names JSON and not the event stream (content negotiation read before
+    the body's field, which the spec says decides)."""
+    def fn(body, scope):
+        accept = (t.header(scope.get("headers") or [], "accept") or b"").lower()
+        if body.get("stream") is True and b"application/json" in accept and b"text/event-stream" not in accept:
+            body["stream"] = False
+    return t.rewrite_request_json(app, _request(fn), where="invoke")
+
+
 @broken("INV-SEL-002", name="INV-SEL-002-accept-ignored")
 def accept_ignored(app, facts):
     """Without a `stream` field the answer is JSON whatever the Accept header says."""

@@ -174,7 +174,10 @@ class Context:
         kind = kinds[(at + forms.offset(self.target.seed, f"{self.scenario.name}|{stem}", len(kinds))) % len(kinds)]
         if kind == UUID_KEY:    # the form SDKs write (`crypto.randomUUID()`, `uuid4()`), made from the run's key
             digest = hashlib.sha256(base.encode()).hexdigest()
-            return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
+            made = f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
+            # or upper-case, as Swift's `UUID().uuidString` and SQL Server's NEWID() write it: one string, not the
+            # lower-case one a server that parses keys as UUIDs gives back
+            return made.upper() if int(digest[-1], 16) % 2 else made
         # Beside its kind, a key carries the characters of more (KEY_COMPANIONS), spread over the kinds: a fault that
         # shows only on keys with some characters (and only on some requests) is met on that many times the requests.
         chars = [k for k in kinds if k not in (UUID_KEY, "edge-whitespace")]

@@ -19,6 +19,7 @@ from conformance.vocab.sending import random_agent, rpc, tool_name, unknown_cred
 from conformance.vocab.steps import forms as steps
 
 AT_ONCE = 8
+WIDE = "\u6771"     # 東: three bytes of UTF-8, one character, one UTF-16 unit
 NEEDS = {"revoked-key": ("revoked_key",), "expired-token": ("expired_token",),
          "other-agent-token": ("access_token", "other_agent_id"), "undeployed-agent": ("undeployed_agent_id",)}
 
@@ -203,10 +204,12 @@ async def _limits(ctx: Context, protocol: str) -> None:
             key = length_key(ctx, kind)
             body = p.invoke_body(prompt, key) if protocol == "invoke" else p.agui_input(prompt, thread=key)
             sends.append(ctx.post(path, body, label=steps.KEY.of(f"{kind}@{protocol}")))
-        big = "x" * rq.BODY_OVER_LIMIT
+        # over the limit in UTF-8 bytes, well under it in characters: a limit counted in characters lets it through
+        big = WIDE * (rq.BODY_OVER_LIMIT // len(WIDE.encode()))
         body = p.invoke_body(big) if protocol == "invoke" else p.agui_input(big)
         if ctx.sends(steps.BIG.of(protocol)):
-            sends.append(ctx.post(path, body, label=steps.BIG.of(protocol), form={"body-framing": "chunked"}))
+            sends.append(ctx.post(path, body, label=steps.BIG.of(protocol),
+                                  form={"body-framing": "chunked", "json-writing": "compact"}))
     for start in range(0, len(sends), AT_ONCE):
         await asyncio.gather(*sends[start:start + AT_ONCE])
 
@@ -220,8 +223,9 @@ def _register_limits(protocol: str, what: str) -> None:
 
 
 _register_limits("invoke", "session keys inside or outside 1 to 256 by every count but on the other side by UTF-8 "
-                           "bytes, graphemes or after NFC; a body of 1.25 MB sent chunked")
-_register_limits("agui", "the same keys as threadId; a body of 1.25 MB sent chunked")
+                           "bytes, graphemes or after NFC; a body of 1.25 MB sent chunked, in characters of three bytes "
+                           "(416,666 characters: under a limit counted in characters)")
+_register_limits("agui", "the same keys as threadId; the same body of 1.25 MB sent chunked")
 _register_limits("mcp", "the keys inside as session_id; headers that differ from the body only in letter case, "
                         "a `_meta` version with a trailing space")
 

@@ -423,7 +423,9 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         out[OTHER_FIELD[0]] = LONG_TEXT if long else OTHER_FIELD[1]
         applied["other-field"] = "sent"
         applied.update({"field-length": "long"} if long else {})
-    if operation == "agui" and free and made is not None and "runId" not in out \
+    # a run id on a resume too (an AG-UI client sends one with every run): the resumed run echoes it, whatever the
+    # paused run's was
+    if operation == "agui" and (free or "resume" in out) and made is not None and "runId" not in out \
             and form.get("run-id", _drawn(request, "run-id", RUN_IDS)) == "sent":
         out["runId"] = made("run")
         applied["run-id"] = "sent"

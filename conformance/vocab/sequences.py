@@ -606,7 +606,8 @@ class Player:
             return await rpc(ctx, "tools/list", label=label, id=f"list-{self.n}", **legacy)
         tool = await tool_name(ctx)
         if move.has("elicit"):
-            caps = {"capabilities": {"elicitation": {"form": {}}}}
+            # form elicitation declared as MCP writes it, or as an empty object (which MCP reads as form support)
+            caps = {"capabilities": {"elicitation": {"form": {}} if self.n % 2 else {}}}
             if answer is None:
                 return await call_tool(ctx, tool, _prompt(move), label=label, id=self.n, session=key, **caps)
             return await call_tool(ctx, tool, _prompt_of(pause), label=label, id=self.n, session=key,

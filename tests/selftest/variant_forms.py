@@ -19,17 +19,20 @@ from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
 
 
+async def _refuse(send, status: int, code: str, message: str) -> None:
+    """The spec's error body with `status`."""
+    body = json.dumps({"error": {"code": code, "message": message, "requestId": f"req_{code}"}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 def length_required_config() -> ServerConfig:
     def wrap(app, facts):
         async def middleware(scope, receive, send):
             if scope.get("type") == "http" and scope.get("method") == "POST" \
                     and t.header(scope.get("headers") or [], b"content-length") is None:
-                body = json.dumps({"error": {"code": "length_required", "message": "send a Content-Length",
-                                             "requestId": "req_length_required"}}).encode()
-                await send({"type": "http.response.start", "status": 411,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
+                await _refuse(send, 411, "length_required", "send a Content-Length")
                 return
             await app(scope, receive, send)
         return middleware
@@ -51,12 +54,7 @@ def not_acceptable_config() -> ServerConfig:
                 more = message.get("more_body", False)
             ok, doc = t._loads(b"".join(chunks))
             if ok and isinstance(doc, dict) and doc.get("stream") is True:
-                body = json.dumps({"error": {"code": "not_acceptable", "message": "the stream is text/event-stream",
-                                             "requestId": "req_not_acceptable"}}).encode()
-                await send({"type": "http.response.start", "status": 406,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
+                await _refuse(send, 406, "not_acceptable", "the stream is text/event-stream")
                 return
             replayed = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
 

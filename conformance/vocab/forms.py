@@ -401,8 +401,9 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
                 and META_VERSION in meta and meta.get(META_CAPS) == {}:
             out = _with_meta(out, META_CAPS, dict(ELICITATION))
             applied["mcp-elicitation"] = "can-elicit"
-        if free and made is not None and out.get("method") == "tools/call" and isinstance(meta, dict) \
-                and META_VERSION in meta and "progressToken" not in meta \
+        # on either version's call (a 2025-11-25 call's `_meta` made for it: the token is MCP's since before it)
+        if free and made is not None and out.get("method") == "tools/call" and isinstance(params, dict) \
+                and isinstance(meta, (dict, type(None))) and "progressToken" not in (meta or {}) \
                 and form.get("mcp-progress", _drawn(request, "mcp-progress", PROGRESS)) == "token":
             out = _with_meta(out, "progressToken", made("progress"))
             applied["mcp-progress"] = "token"
@@ -467,7 +468,7 @@ def _runs_as_built(body: dict[str, Any]) -> bool:
 def _with_meta(body: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
     """An MCP request with one more member in its `params._meta`."""
     params = body["params"]
-    return {**body, "params": {**params, "_meta": {**params["_meta"], name: value}}}
+    return {**body, "params": {**params, "_meta": {**(params.get("_meta") or {}), name: value}}}
 
 
 def _drawn(request: str | None, what: str, values: tuple[str, ...]) -> str:
@@ -522,9 +523,9 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     if applied.get("run-id") == "sent":
         body = {k: v for k, v in body.items() if k != "runId"}
     if applied.get("mcp-progress") == "token":
-        params = body["params"]
-        body = {**body, "params": {**params, "_meta": {k: v for k, v in params["_meta"].items()
-                                                         if k != "progressToken"}}}
+        params = dict(body["params"])
+        meta = {k: v for k, v in params.pop("_meta").items() if k != "progressToken"}
+        body = {**body, "params": {**params, **({"_meta": meta} if meta else {})}}    # a legacy call had none
     body = with_id_as_built(body, applied)
     if applied.get("agui-history") == "earlier":
         body = {**body, "messages": body["messages"][2:]}

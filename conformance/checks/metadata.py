@@ -469,7 +469,8 @@ def resource_names_mcp_url(ex: Exchange, target: Any) -> None:
 
 
 def document_answered(ex: Exchange, target: Any) -> bool:
-    return get_of("agent")(ex, target) and ex.status == 200 and is_json_media_type(ex.header("content-type")) \
+    """A 200 document of the agent, or of another agent of the organization where it is served (its own)."""
+    return get_of("agent", "other")(ex, target) and ex.status == 200 and is_json_media_type(ex.header("content-type")) \
         and isinstance(rq.json_or_none(ex.body), dict)
 
 
@@ -499,7 +500,7 @@ def servers_https(ex: Exchange, target: Any) -> None:
 
 
 def json_object_answered(ex: Exchange, target: Any) -> bool:
-    return get_of("agent")(ex, target) and ex.status == 200 and isinstance(rq.json_or_none(ex.body), dict)
+    return get_of("agent", "other")(ex, target) and ex.status == 200 and isinstance(rq.json_or_none(ex.body), dict)
 
 
 def served_as_json(ex: Exchange, target: Any) -> None:

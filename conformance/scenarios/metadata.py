@@ -15,8 +15,8 @@ from conformance.vocab.sending import call_tool, optional, random_agent, tool_na
 async def document(ctx: Context) -> None:
     """GET the metadata without a credential (the preflight's GET of it, when there was one), with the API key and
     with an unknown bearer; GET it for an unknown, a malformed and the undeployed agent id; POST to it (the endpoint
-    is GET only: a refusal that must use the error body); then the document, the undeployed agent's and the POST
-    again, in other forms."""
+    is GET only: a refusal that must use the error body); then the document (the other agent's, when given), the
+    undeployed agent's and the POST again, in other forms."""
     path = ctx.metadata_path()
     await document_without_credential(ctx, steps.DOC)
     await ctx.send("GET", path, label=steps.DOC_KEY)
@@ -29,9 +29,11 @@ async def document(ctx: Context) -> None:
                                     label=steps.UNDEPLOYED_AGENT, credential=None))
     await ctx.send("POST", path, label=steps.POST, credential=None, json={})
     # The probes of a request each, again in other forms: their faults show only on the requests that carry them, and
-    # the rules over every exchange judge these as those (the checks here read the first)
-    undeployed = ctx.target.undeployed_agent_id
-    again = [("GET", path, {}), *([("GET", ctx.metadata_path(undeployed), {})] if undeployed else []),
+    # the rules over every exchange judge these as those (the checks here read the first). The document again is the
+    # other agent's when there is one: its own, not the one just served (a cache keyed without the agent shows)
+    undeployed, other = ctx.target.undeployed_agent_id, ctx.target.other_agent_id
+    again = [("GET", ctx.metadata_path(other) if other else path, {}),
+             *([("GET", ctx.metadata_path(undeployed), {})] if undeployed else []),
              ("POST", path, {"json": {}})]
     for n, (method, url, body) in enumerate(again, 1):
         await ctx.send(method, url, label=steps.AGAIN.of(n), credential=None, **body)

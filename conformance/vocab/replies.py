@@ -160,6 +160,21 @@ def known(ex: Exchange, target: Any) -> Reply | None:
     return ex.remembered("reply", lambda: reply_of(prompt_of(ex)))
 
 
+def fails_before_output(ex: Exchange, target: Any) -> bool:
+    """The run this request starts is one of the conformance agent that fails before it says anything (`fail` before
+    any `say`, `chunks` or `count`): a streamed one must answer 200 and end with an `error` frame (INV-TERM-005)."""
+    if not by_the_conformance_agent(target):
+        return False
+    def read() -> bool:
+        prompt = prompt_of(ex)
+        script = parse(prompt) if isinstance(prompt, str) else None
+        if script is None or script.error is not None or script.echo is not None:
+            return False
+        first = next((d.word for d in script.directives if d.word in ("say", "chunks", "count", "fail")), None)
+        return first == "fail"
+    return ex.remembered("fails before output", read)
+
+
 def by_the_conformance_agent(target: Any) -> bool:
     """The target's agent is the conformance agent (its profile says no other)."""
     return getattr(getattr(target, "profile", None), "agent", "conformance") == "conformance"

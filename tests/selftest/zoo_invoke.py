@@ -438,6 +438,28 @@ def silent_failure_ends_done(app, facts):
     return t.rewrite_sse_json(app, fn, where="invoke")
 
 
+@broken("INV-TERM-005", name="INV-TERM-005-early-failure-answered-500")
+def early_failure_answered_500(app, facts):
+    """A streamed run that fails before any output is answered HTTP 500 with the error body: the stream's 200 is held
+    back until the first output, and the failure comes first."""
+    def streamed_failure(body, scope) -> bool:
+        prompt = body.get("prompt") if isinstance(body, dict) else None
+        streams = isinstance(body, dict) and (body.get("stream") is True or "stream" not in body and _accepts_sse(scope))
+        return streams and isinstance(prompt, str) and prompt.lstrip().startswith("fail")
+    refused = t.respond(app, 500, {"error": {"code": "agent_failed", "message": "the run failed",
+                                             "requestId": "req_failed_early"}},
+                        where=lambda scope: scope.get("failed_early", False))
+
+    async def mark(scope, receive, send):
+        if not t.matches(scope, "invoke"):
+            return await app(scope, receive, send)
+        raw, pending = await t._read_all(receive)
+        ok, body = t._loads(raw)
+        early = bool(ok and streamed_failure(body, scope))
+        await refused(dict(scope, failed_early=early), t._replay(raw, pending, receive), send)
+    return mark
+
+
 # -- INV-SESS: sessions ------------------------------------------------------------------------------------------------
 @broken("INV-SESS-001", name="INV-SESS-001-one-default-session")
 def one_default_session(app, facts):

@@ -36,7 +36,7 @@ from conformance import exchange_rules
 from conformance.engine import Recording
 from conformance.outcomes import Deviation, NotAssessed, judge_all, joined, on, precondition
 from conformance.registry import Step, rule
-from conformance.vocab import agent_readings, is_json_media_type, requests as rq
+from conformance.vocab import agent_readings, is_json_media_type, replies, requests as rq
 from conformance.vocab.constants import RUNS
 from conformance.vocab.readers import error_of, frame_json, is_4xx, request_json
 from conformance.vocab.steps import invoke as steps
@@ -227,11 +227,20 @@ def frames(ex: Exchange) -> list[SSEEvent]:
     `stream: true` or by `Accept: text/event-stream` alone: an answer that is no event stream broke INV-SEL-001 or
     INV-SEL-002."""
     if not is_event_stream(ex):
+        failed_before_output(ex)
         if rq.invoke_mode(ex) == "accept":
             raise precondition("INV-SEL-002", ex, f"`Accept: text/event-stream` (no `stream` field) must answer a "
                                                   f"200 `text/event-stream`, got {what(ex)}")
         raise precondition("INV-SEL-001", ex, f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}")
     return [f for f in ex.stream.events if any(name in ("event", "data") for name, _ in f.fields)]
+
+
+def failed_before_output(ex: Exchange) -> None:
+    """A streamed run that fails before any output, answered otherwise than with a stream: INV-TERM-005's deviation
+    (the failure is told in the stream), not the selection's."""
+    if not is_event_stream(ex) and replies.fails_before_output(ex, None):
+        raise precondition("INV-TERM-005", ex, f"a streamed run that fails before any output must answer 200 and end "
+                                               f"with an `error` frame, not a refusal status: got {what(ex)}")
 
 
 def data_or_none(frame: SSEEvent) -> dict[str, Any] | None:

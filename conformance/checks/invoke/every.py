@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from conformance.checks.invoke._common import (EARLY_LEAD_S, delivered_early, ending, is_event_stream, named,
+from conformance.checks.invoke._common import (EARLY_LEAD_S, assert_ends_with_error, delivered_early, ending,
+                                              is_event_stream, named,
                                               quoted, reply_of, result_of, run_status, terminals, text_completed,
                                               text_of, what)
 from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
@@ -62,6 +63,14 @@ def event_stream(ex: Exchange, target: Any) -> None:
     served(ex)
     assert ex.content_type == "text/event-stream", \
         f"a request asking for a stream must be answered with text/event-stream, got {what(ex)}"
+
+
+def failure_streams_error(ex: Exchange, target: Any) -> None:
+    """answered 200 with `text/event-stream`, ending with an `error` frame and no `done`."""
+    assert ex.status == 200 and is_event_stream(ex), \
+        f"a streamed run that fails before any output must answer 200 and end with an `error` frame, not a " \
+        f"refusal status: got {what(ex)}"
+    assert_ends_with_error(ex)
 
 
 def session_echoed(ex: Exchange, target: Any) -> None:
@@ -278,6 +287,13 @@ register(
                  doc="an invoke that must run, asking for JSON (or leaving the form open and answered without the "
                      "event stream), is answered 200 with one JSON object, however the request was written or "
                      "framed."),
+    # a streamed run that fails before any output: a refusal status for it is INV-TERM-005's (the failure's rule),
+    # not the selection's, which every other stream of the request's form reads
+    ExchangeRule("INV-TERM-005", "failure_before_output_streams_error", INVOKE,
+                 lambda ex, target: must_run("stream-field", "accept")(ex, target) and
+                 replies.fails_before_output(ex, target), failure_streams_error, basic=True,
+                 doc="every streamed run that fails before any output answers 200 and ends with an `error` frame, "
+                     "not a refusal status."),
     ExchangeRule("INV-SEL-001", "stream_true_streams", INVOKE, must_run("stream-field"), event_stream,
                  basic=True, doc="`stream: true` is answered 200 with an event stream."),
     ExchangeRule("INV-SEL-002", "accept_streams", INVOKE, must_run("accept"), event_stream, basic=True,

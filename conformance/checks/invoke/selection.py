@@ -9,8 +9,8 @@ from conformance.vocab import requests as rq
 from conformance.vocab.readers import sent_header
 from conformance.vocab.steps import inputs as input_steps, invoke as steps
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import (is_event_stream, is_json_answer, judge_each, result_of, stream_rule,
-                                               what)
+from conformance.checks.invoke._common import (failed_before_output, is_event_stream, is_json_answer, judge_each,
+                                              result_of, stream_rule, what)
 
 
 def assert_stream(ex: Exchange, why: str) -> None:
@@ -41,6 +41,7 @@ def stream_true_answers_stream(ex: Exchange) -> None:
     every answer is a 200 `text/event-stream` (what every stream check reads)."""
     if rq.invoke_mode(ex) != "stream-field":
         raise NotAssessed(f"{ex.label} selected its stream by Accept alone (INV-SEL-002's)")
+    failed_before_output(ex)
     assert is_event_stream(ex), f"`stream: true` must answer a 200 `text/event-stream`, got {what(ex)}"
 
 
@@ -50,6 +51,7 @@ def accept_answers_stream(ex: Exchange) -> None:
     200 `text/event-stream` (what every stream check reads: a refusal here is this rule's, not each reader's)."""
     if rq.invoke_mode(ex) != "accept":
         raise NotAssessed(f"{ex.label} selected its stream by `stream: true` (INV-SEL-001's)")
+    failed_before_output(ex)
     assert is_event_stream(ex), f"`Accept: text/event-stream` (no `stream` field) must answer a 200 " \
                                 f"`text/event-stream`, got {what(ex)}"
 

@@ -14,32 +14,30 @@ from tests.selftest.variant_servers import SERVERS, false_verdicts
 from tests.selftest.zoo import load_zoo
 
 
+def certified_without_false_verdicts(name: str) -> list[dict]:
+    """The recorded scenarios of a default run of the correct server `name`, which gave no false verdict."""
+    server = SERVERS[name]
+    with ReferenceServer(server.config()) as srv:
+        rep = certify(from_server_facts(srv.facts), keep_recording=True)
+    assert not false_verdicts(server, rep), false_verdicts(server, rep)
+    return rep["recording"]["document"]["scenarios"]
+
+
 @pytest.mark.xdist_group("default-runs")
 def test_a_server_asking_a_length_for_every_body_is_conformant():
-    server = SERVERS["forms-length-required"]
-    with ReferenceServer(server.config()) as srv:
-        rep = certify(from_server_facts(srv.facts))
-    assert not false_verdicts(server, rep), false_verdicts(server, rep)
+    certified_without_false_verdicts("forms-length-required")
 
 
 @pytest.mark.xdist_group("default-runs")
 def test_a_server_refusing_a_stream_its_accept_excludes_is_conformant():
-    server = SERVERS["forms-not-acceptable"]
-    with ReferenceServer(server.config()) as srv:
-        rep = certify(from_server_facts(srv.facts), keep_recording=True)
-    assert not false_verdicts(server, rep), false_verdicts(server, rep)
-    refused = [label for s in rep["recording"]["document"]["scenarios"]
-               for label in (s.get("facts") or {}).get("not_acceptable", ())]
+    scenarios = certified_without_false_verdicts("forms-not-acceptable")
+    refused = [label for s in scenarios for label in (s.get("facts") or {}).get("not_acceptable", ())]
     assert refused, "no stream: true request went with Accept: application/json"
 
 
 @pytest.mark.xdist_group("default-runs")
 def test_a_server_compressing_every_answer_it_may_is_conformant():
-    server = SERVERS["forms-gzip"]
-    with ReferenceServer(server.config()) as srv:
-        rep = certify(from_server_facts(srv.facts), keep_recording=True)
-    assert not false_verdicts(server, rep), false_verdicts(server, rep)
-    compressed = [ex for s in rep["recording"]["document"]["scenarios"] for ex in s.get("exchanges", ())
+    compressed = [ex for s in certified_without_false_verdicts("forms-gzip") for ex in s.get("exchanges", ())
                   if ["content-encoding", "gzip"] in (ex.get("headers") or [])]
     assert any(ex.get("stream") for ex in compressed), "no event stream came compressed"
     assert any(not ex.get("stream") and ex.get("body") for ex in compressed), "no JSON answer came compressed"

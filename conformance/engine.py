@@ -250,15 +250,16 @@ class Context:
         if body is not None:
             kw.pop("json")
             kw["content"] = body
-        ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
+        def sending(headers: dict[str, Any]) -> Any:
+            return self.client.send(method, path, headers=headers, label=label, limits=limits,
                                     transport=forms.transport(form, request=drawn), **kw)
+        ex = await sending(sent_headers)
         if ex.status == 406 and applied.get("stream-accept") == "json":
             # an Accept the run chose, which RFC 9110 §12.5.1 lets a server refuse: sent again as built, as a 411 to a
             # chunked body is (the 406 is kept as a fact: the request's own answer is the one judged)
             self.recording.facts.setdefault("not_acceptable", []).append(label)
-            sent_headers, applied["stream-accept"] = {k: v for k, v in sent_headers.items() if k != "Accept"}, "as-built"
-            ex = await self.client.send(method, path, headers=sent_headers, label=label, limits=limits,
-                                        transport=forms.transport(form, request=drawn), **kw)
+            applied["stream-accept"] = "as-built"
+            ex = await sending({k: v for k, v in sent_headers.items() if k != "Accept"})
         inputs.carry(self, label, *forms.classes({**applied, **shape}, accept))
         sent = {k.lower(): v for k, v in ex.request_headers.items()}
         ex.form = {**applied, **shape, "header-name-case": form["header-name-case"], "header-order": form["header-order"],

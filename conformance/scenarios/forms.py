@@ -223,8 +223,8 @@ def _register_limits(protocol: str, what: str) -> None:
 
 
 _register_limits("invoke", "session keys inside or outside 1 to 256 by every count but on the other side by UTF-8 "
-                           "bytes, graphemes or after NFC; a body of 1.25 MB sent chunked, in characters of three bytes "
-                           "(416,666 characters: under a limit counted in characters)")
+                           "bytes, graphemes or after NFC; a body of 1.25 MB sent chunked, in characters of three "
+                           "bytes (416,666 characters: under a limit counted in characters)")
 _register_limits("agui", "the same keys as threadId; the same body of 1.25 MB sent chunked")
 _register_limits("mcp", "the keys inside as session_id; headers that differ from the body only in letter case, "
                         "a `_meta` version with a trailing space")

@@ -231,9 +231,9 @@ class Client:
         http2: bool = False,
     ) -> None:
         """`tls`: a context made by `tls_context` to share between a run's clients (making one reads the system's
-        CA store, about 20 ms of CPU); made here from `ca_bundle`, `insecure` and `system_cas` when not given. `max_429_wait` and
-        `max_429_retries` bound the 429 resends (None: as the server's Retry-After asks and as often as the run's
-        deadline allows; without a run deadline LONE_429_WAIT and LONE_429_RETRIES)."""
+        CA store, about 20 ms of CPU); made here from `ca_bundle`, `insecure` and `system_cas` when not given.
+        `max_429_wait` and `max_429_retries` bound the 429 resends (None: as the server's Retry-After asks and as
+        often as the run's deadline allows; without a run deadline LONE_429_WAIT and LONE_429_RETRIES)."""
         _check_url(base_url)
         #: offer h2 as well as http/1.1 by ALPN (over https://; plain http:// stays HTTP/1.1)
         self.http2 = http2

@@ -444,7 +444,8 @@ def early_failure_answered_500(app, facts):
     back until the first output, and the failure comes first."""
     def streamed_failure(body, scope) -> bool:
         prompt = body.get("prompt") if isinstance(body, dict) else None
-        streams = isinstance(body, dict) and (body.get("stream") is True or "stream" not in body and _accepts_sse(scope))
+        streams = isinstance(body, dict) and (body.get("stream") is True
+                                              or "stream" not in body and _accepts_sse(scope))
         return streams and isinstance(prompt, str) and prompt.lstrip().startswith("fail")
     refused = t.respond(app, 500, {"error": {"code": "agent_failed", "message": "the run failed",
                                              "requestId": "req_failed_early"}},

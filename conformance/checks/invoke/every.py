@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from conformance.checks.invoke._common import (EARLY_LEAD_S, assert_ends_with_error, delivered_early, ending,
-                                              is_event_stream, named,
-                                              quoted, reply_of, result_of, run_status, terminals, text_completed,
-                                              text_of, what)
+                                              failed_before_output, is_event_stream, named, quoted, reply_of,
+                                              result_of, run_status, terminals, text_completed, text_of, what)
 from conformance.checks.invoke.passthrough import interpreted_withheld, params_hold
 from conformance.checks.invoke.results import no_error_member
 from conformance.checks.invoke.runs import ends_with_done
@@ -67,9 +66,7 @@ def event_stream(ex: Exchange, target: Any) -> None:
 
 def failure_streams_error(ex: Exchange, target: Any) -> None:
     """answered 200 with `text/event-stream`, ending with an `error` frame and no `done`."""
-    assert ex.status == 200 and is_event_stream(ex), \
-        f"a streamed run that fails before any output must answer 200 and end with an `error` frame, not a " \
-        f"refusal status: got {what(ex)}"
+    failed_before_output(ex)
     assert_ends_with_error(ex)
 
 

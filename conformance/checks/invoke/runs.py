@@ -14,9 +14,9 @@ from conformance.vocab.steps import generated as generated_steps
 from conformance.vocab.text import truncate
 from conformance.vocab.values import same_json
 from conformance.wire.exchange import Exchange
-from conformance.checks.invoke._common import (assert_ends_with_error, delivered_early, ending, exact, expected_reply, frames, generated,
-                                               judge_each, name_of, named, objects, quoted, runs_of, scenario_of,
-                                               terminals, terminated, text_completed, text_of, whole_text)
+from conformance.checks.invoke._common import (assert_ends_with_error, delivered_early, ending, exact, expected_reply,
+                                               frames, generated, judge_each, name_of, named, objects, quoted, runs_of,
+                                               scenario_of, terminals, terminated, text_completed, text_of, whole_text)
 
 
 @check("INV-STREAM-008", scenarios=["invoke.runs"])

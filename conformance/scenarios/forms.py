@@ -115,7 +115,7 @@ def _invalid(ctx: Context, protocol: str, what: str, prompt: str, tool: str | No
     label = steps.REFUSAL.of(f"{what}@{protocol}")
     path = ctx.agent_path(protocol)
     if protocol == "invoke":
-        body = {"prompt-number": {"prompt": 42}, "stream-string": p.invoke_body(prompt, stream="yes"),
+        body = {"two-invalid-fields": {"prompt": 42, "stream": "yes"}, "stream-string": p.invoke_body(prompt, stream="yes"),
                 "prompt-missing": {"sessionId": ctx.unique("form")}, "json-array": [p.invoke_body(prompt)]}
         if what == "not-json":
             return ctx.post(path, content=b'{"prompt": "say conformance", ', label=label,

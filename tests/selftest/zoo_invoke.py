@@ -146,6 +146,26 @@ def validation_without_details(app, facts):
     return t.rewrite_json_response(app, _refusal(fn), where="invoke")
 
 
+@broken("GEN-ERR-005", name="GEN-ERR-005-details-a-list-when-several-fields-fail")
+def details_a_list_for_several(app, facts):
+    """An invoke with more than one invalid field is refused `validation_failed` with `details` a list, one item per
+    field (a validator that collects every error); one invalid field still gets an object."""
+    def mark(body, scope):
+        if isinstance(body, dict):
+            bad = [name for name, ok in (("prompt", isinstance(body.get("prompt"), str)),
+                                         ("stream", isinstance(body.get("stream", False), bool))) if not ok]
+            scope.setdefault("state", {})["invalid_fields"] = bad
+        return body
+
+    def fn(obj, scope, status, headers):
+        bad = (scope.get("state") or {}).get("invalid_fields") or []
+        err = obj.get("error") if isinstance(obj, dict) else None
+        if 400 <= status < 500 and isinstance(err, dict) and err.get("code") == "validation_failed" and len(bad) > 1:
+            err["details"] = [{"field": name, "reason": "invalid type"} for name in bad]
+        return obj
+    return t.rewrite_request_json(t.rewrite_json_response(app, fn, where="invoke"), mark, where="invoke")
+
+
 # -- GEN-RATE ------------------------------------------------------------------------------------------------
 @broken("GEN-RATE-002", name="GEN-RATE-002-remaining-not-a-count")
 def remaining_not_a_count(app, facts):

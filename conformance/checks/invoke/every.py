@@ -106,6 +106,19 @@ def sole(problem: str, test: Callable[[dict[str, Any]], bool]) -> Callable[[Exch
     return lambda ex, target: rq.only(problem)(ex, target) and test(rq.fields(ex))
 
 
+# fields each invalid by its type: a request with several of them is refused as with any one (`validation_failed`)
+MISTYPED = ("prompt", "stream")
+
+
+def mistyped(problem: str) -> Callable[[Exchange, Any], bool]:
+    """The request's problems are `problem` and maybe other fields of the wrong type, each present (`MISTYPED`)."""
+    def applies(ex: Exchange, target: Any) -> bool:
+        found = rq.problems(ex, target)
+        return ex.status not in rq.NOT_JUDGED_STATUSES and problem in found and set(found) <= set(MISTYPED) and \
+            len(found) == len(set(found)) and "prompt" in rq.fields(ex)
+    return applies
+
+
 def refusal_is_error_body(ex: Exchange, target: Any) -> None:
     """a refusal is a 4xx whose body is the JSON error body, and not an event stream for a request that asked for
     one (INV-ERR-001)."""
@@ -313,12 +326,14 @@ register(
                  extra_data_echoed, doc="on every run of `echo params`, the extra data reached params unchanged."),
     *shared_refusal_rules("invoke"),
     *credential_rules(),
-    ExchangeRule("INV-ERR-002", "prompt_not_string_refused", INVOKE,
-                 sole("prompt", lambda sent: "prompt" in sent), refused_with("validation_failed", details=True),
-                 doc="a `prompt` that is not a string is refused `validation_failed` with `details`."),
-    ExchangeRule("INV-ERR-003", "stream_not_boolean_refused", INVOKE, sole("stream", lambda sent: True),
+    ExchangeRule("INV-ERR-002", "prompt_not_string_refused", INVOKE, mistyped("prompt"),
                  refused_with("validation_failed", details=True),
-                 doc="a `stream` that is not a boolean is refused `validation_failed` with `details`."),
+                 doc="a `prompt` that is not a string is refused `validation_failed` with `details` (an object), "
+                     "also when `stream` is not a boolean either."),
+    ExchangeRule("INV-ERR-003", "stream_not_boolean_refused", INVOKE, mistyped("stream"),
+                 refused_with("validation_failed", details=True),
+                 doc="a `stream` that is not a boolean is refused `validation_failed` with `details` (an object), "
+                     "also when `prompt` is not a string either."),
     ExchangeRule("INV-ERR-004", "prompt_missing_refused", INVOKE,
                  sole("prompt", lambda sent: "prompt" not in sent), refused_with(None),
                  doc="an invoke without `prompt` is refused with the error body."),

@@ -104,8 +104,9 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in [
               "RFC 9110 §11.1, RFC 6750 §2.1: the scheme is a case-insensitive token", free=True),
     Dimension("accept-form", ("as-built", "reordered", "case", "weights"), ("invoke", "mcp"),
               "RFC 9110 §12.5.1: media ranges in any order and case, with weights", free=True),
-    Dimension("accept-encoding", ("identity", "gzip", "absent"), OPERATIONS,
-              "RFC 9110 §12.5.3: a client lists the content codings it takes (an SDK's `gzip, deflate`) or none (curl); "
+    Dimension("accept-encoding", ("identity", "gzip", "browser", "absent"), OPERATIONS,
+              "RFC 9110 §12.5.3: a client lists the content codings it takes (an SDK's `gzip, deflate`, a browser's "
+              "`gzip, deflate, br, zstd`) or none (curl); "
               "a server compresses its answer or not, and the answer decoded is the same", free=True),
     Dimension("user-agent", ("suite", "browser", "sdk", "absent"), OPERATIONS,
               "RFC 9110 §10.1.5: User-Agent is optional and identifies the client only", free=True),

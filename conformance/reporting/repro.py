@@ -12,6 +12,7 @@ import shlex
 from typing import Any
 
 from conformance.target import FACTS
+from conformance.vocab.forms import ACCEPT_ENCODINGS
 from conformance.vocab.constants import BASIC_USER
 from conformance.wire import near_miss
 from conformance.wire.redact import MASK
@@ -58,7 +59,9 @@ def _curl(ex: Any) -> str:
         if name.lower() in _LEFT_TO_CURL:
             continue
         args += _header(_cased(name, form.get("header-name-case")), value, var, bearer)
-    if form.get("accept-encoding") == "gzip":
+    if form.get("accept-encoding") == "browser":
+        args += _header("Accept-Encoding", ACCEPT_ENCODINGS["browser"], var, bearer)
+    if form.get("accept-encoding") in ("gzip", "browser"):
         args.append("--compressed")     # asks for compressed answers, as the suite did, and decodes them
     if form.get("user-agent") == "absent":
         args += ["-H", "'User-Agent:'"]

@@ -39,7 +39,9 @@ USER_AGENTS = {"suite": SUITE_AGENT,
                           "Safari/537.36",
                "sdk": SDK_AGENTS, "absent": None}
 # the content codings a client takes (the client's own default, `identity`, is what the suite sends as built)
-ACCEPT_ENCODINGS = {"gzip": "gzip, deflate", "absent": None}
+# (a browser's list adds brotli and zstd: an answer in either is decoded as gzip is, by httpx with `brotli` and
+# `zstandard`)
+ACCEPT_ENCODINGS = {"gzip": "gzip, deflate", "browser": "gzip, deflate, br, zstd", "absent": None}
 # headers a client may add that the service does not read: one nobody registered, a proxy's, a browser's
 # (a value of None: one made per request, as a proxy or a tracer gives: a server that adopts it tells requests apart)
 EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
@@ -628,7 +630,7 @@ def _read(ex: Any, target: Any) -> dict[str, str]:
         out.update({"accept-form": name for name, value in forms.items() if accept == value and accept != base})
     coding = rq.header(ex, "accept-encoding")
     out["accept-encoding"] = "absent" if coding is None else "identity" if coding.strip().lower() == "identity" \
-        else "gzip" if "gzip" in coding.lower() else "other"
+        else next((name for name, value in ACCEPT_ENCODINGS.items() if value == coding), "other")
     ua = rq.header(ex, "user-agent")
     out["user-agent"] = next((k for k, v in USER_AGENTS.items() if v == ua or isinstance(v, tuple) and ua in v),
                              "other")

@@ -166,9 +166,43 @@ class RecordingTransport:
 
 def _decoder(coding: str | None) -> Any:
     """What decodes a body of this content coding for the record, as the suite's own client records bodies decoded
-    (gzip, deflate with its zlib wrapper); None for a body kept as it came (identity, or a coding not read here)."""
+    (gzip, deflate with its zlib wrapper, br, zstd); None for a body kept as it came (identity, or a coding not read
+    here)."""
     coding = (coding or "").strip().lower()
+    if coding == "br":
+        return _Brotli()
+    if coding == "zstd":
+        return _Zstd()
     return zlib.decompressobj(wbits=zlib.MAX_WBITS | 32) if coding in ("gzip", "x-gzip", "deflate") else None
+
+
+class _Brotli:
+    """brotli's decompressor under zlib's name for a step (`decompress`)."""
+
+    def __init__(self) -> None:
+        import brotli
+        self.inner = brotli.Decompressor()
+
+    def decompress(self, chunk: bytes) -> bytes:
+        return self.inner.process(chunk)
+
+
+class _Zstd:
+    """zstd frames one after another (a server may end a frame at each flush), as httpx reads them."""
+
+    def __init__(self) -> None:
+        import zstandard
+        self.make = zstandard.ZstdDecompressor().decompressobj
+        self.inner = self.make()
+
+    def decompress(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            out.append(self.inner.decompress(chunk))
+            chunk = self.inner.unused_data if self.inner.eof else b""
+            if self.inner.eof:
+                self.inner = self.make()
+        return b"".join(out)
 
 
 class _RecordedBody:

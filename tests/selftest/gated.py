@@ -25,7 +25,7 @@ from conformance.model.dimensions import DIMENSIONS
 from conformance.server import ServerConfig
 from conformance.vocab.fuzzing import walk
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED
-from conformance.vocab.forms import SDK_AGENTS
+from conformance.vocab.forms import ACCEPT_ENCODINGS, SDK_AGENTS
 from tests.selftest.asgi_tools import _read_all, _replay, header, path_kind
 from tests.selftest.zoo import Broken, load_zoo
 
@@ -64,7 +64,8 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
     out["accept-form"] = accept.decode("latin-1") if accept is not None else "absent"
     coding = header(headers, b"accept-encoding")
     out["accept-encoding"] = ("absent" if coding is None else "identity" if coding.strip().lower() == b"identity"
-                              else "gzip" if b"gzip" in coding.lower() else "other")
+                              else next((name for name, value in ACCEPT_ENCODINGS.items()
+                                         if value is not None and value.encode() == coding), "other"))
     ua = header(headers, b"user-agent")
     out["user-agent"] = ("absent" if ua is None else "suite" if ua == SUITE_AGENT else "browser"
                          if ua.startswith(b"Mozilla/") else "sdk" if ua.decode("latin-1") in SDK_AGENTS else "other")

@@ -6,9 +6,11 @@
 - `not_acceptable_config`: a `stream: true` invoke whose Accept admits no event stream is refused 406 Not
   Acceptable, as RFC 9110 §12.5.1 lets a server that honours Accept: the suite sends it again with the Accept it
   built (none), and judges that answer.
-- `gzip_config`: every answer compressed with gzip when the request's Accept-Encoding takes it (RFC 9110 §12.5.3),
-  event streams too, flushed frame by frame (as Caddy's `encode`, or nginx's `gzip` with its buffer flushed): the
-  suite reads the answers decoded, the frames when they come.
+- `gzip_config`: every answer compressed when the request's Accept-Encoding takes a coding (RFC 9110 §12.5.3),
+  zstd first, then br, then gzip (Caddy's `encode zstd gzip` order; on AG-UI and MCP br first, as Node's
+  `compression` prefers it), event
+  streams too, flushed frame by frame (as Caddy's `encode`, or nginx's `gzip` with its buffer flushed): the suite
+  reads the answers decoded, the frames when they come.
 """
 from __future__ import annotations
 
@@ -65,25 +67,59 @@ def not_acceptable_config() -> ServerConfig:
     return ServerConfig(wrap_app=wrap)
 
 
+class _Gzip:
+    def __init__(self) -> None:
+        self.packer = zlib.compressobj(wbits=31)     # the gzip format
+
+    def pack(self, data: bytes, more: bool) -> bytes:
+        return self.packer.compress(data) + self.packer.flush(zlib.Z_SYNC_FLUSH if more else zlib.Z_FINISH)
+
+
+class _Brotli:
+    def __init__(self) -> None:
+        import brotli
+        self.packer = brotli.Compressor()
+
+    def pack(self, data: bytes, more: bool) -> bytes:
+        return self.packer.process(data) + (self.packer.flush() if more else self.packer.finish())
+
+
+class _Zstd:
+    def __init__(self) -> None:
+        import zstandard
+        self.zstd = zstandard
+        self.packer = zstandard.ZstdCompressor().compressobj()
+
+    def pack(self, data: bytes, more: bool) -> bytes:
+        return self.packer.compress(data) + self.packer.flush(self.zstd.COMPRESSOBJ_FLUSH_BLOCK if more
+                                                              else self.zstd.COMPRESSOBJ_FLUSH_FINISH)
+
+
+CODINGS = {b"zstd": _Zstd, b"br": _Brotli, b"gzip": _Gzip}     # the order this server prefers them in...
+BROTLI_FIRST = ("agui", "mcp")                                  # ...but on these operations br comes first
+
+
 def gzip_config() -> ServerConfig:
     def wrap(app, facts):
         async def middleware(scope, receive, send):
-            coding = t.header(scope.get("headers") or [], b"accept-encoding") if scope.get("type") == "http" else None
-            if coding is None or b"gzip" not in coding.lower():
+            taken = t.header(scope.get("headers") or [], b"accept-encoding") if scope.get("type") == "http" else None
+            offered = {c.strip().split(b";")[0] for c in (taken or b"").lower().split(b",")}
+            order = sorted(CODINGS, key=lambda c: c != b"br") if t.path_kind(scope.get("path", "")) in BROTLI_FIRST \
+                else list(CODINGS)
+            coding = next((c for c in order if c in offered), None)
+            if coding is None:
                 await app(scope, receive, send)
                 return
-            packer = zlib.compressobj(wbits=31)     # the gzip format
+            packer = CODINGS[coding]()
 
             async def compressed(message):
                 if message["type"] == "http.response.start":
                     headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-length"]
-                    message = {**message, "headers": [*headers, (b"content-encoding", b"gzip"),
+                    message = {**message, "headers": [*headers, (b"content-encoding", coding),
                                                       (b"vary", b"accept-encoding")]}
                 elif message["type"] == "http.response.body":
-                    more = message.get("more_body", False)
-                    body = packer.compress(message.get("body", b"")) + packer.flush(zlib.Z_SYNC_FLUSH if more
-                                                                                   else zlib.Z_FINISH)
-                    message = {**message, "body": body}
+                    message = {**message, "body": packer.pack(message.get("body", b""),
+                                                              message.get("more_body", False))}
                 await send(message)
             await app(scope, receive, compressed)
         return middleware

@@ -175,8 +175,8 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
                   doc="variant_forms.py: a `stream: true` invoke whose Accept admits no event stream refused 406 Not "
                       "Acceptable (RFC 9110 §12.5.1): sent again with the Accept as built"),
     CorrectServer("forms-gzip", _gzip,
-                  doc="variant_forms.py: every answer gzip-compressed when Accept-Encoding takes it, event streams "
-                      "flushed frame by frame"),
+                  doc="variant_forms.py: every answer compressed (zstd, br or gzip) when Accept-Encoding takes it, "
+                      "event streams flushed frame by frame"),
     CorrectServer("silences-late-headers", _late_headers,
                   doc="variant_silences.py: invoke and MCP streams send their headers with their first frame"),
     # A correct service whose deployed agent is off its contract (variant_agents.py): what the agent hides is not

@@ -67,11 +67,12 @@ TRICKY = ["\n", "\r", "\r\n", "\n\n", '"', "\\", "'", "\t", "\u2028", "\u2029", 
           "event: done", ":", " ", "\u00a0", "\ufeff"]
 # A default run sends the first four in one reply (on every protocol, streamed too). The fourth holds a line of
 # 5,000 characters: each stream then carries a frame far over what a writer or reader capping its lines at 1, 2 or
-# 4 KB passes whole (the 20,000-character text comes in at depth >= 2).
-LONG_LINE = "a long line: " + "0123456789abcdef" * 312
+# 4 KB passes whole (the 20,000-character text comes in at depth >= 2). Its characters take 1 to 4 bytes, so a writer
+# that cuts a long piece every so many bytes cuts through one of them wherever it cuts.
+LONG_LINE = "a long line: " + "0123456789abc\u00e9\u20ac\U0001f600" * 312
 FIXED_TEXTS = [
     "line one\nline two\r\nline three\rend",
-    'quotes " and \\ backslash',
+    'quotes " and \\ backslash, <b>markup</b> & entities &amp; <',
     "emoji \U0001f680 and U+2028 \u2028 U+2029 \u2029 here",
     f"\n\nleading and trailing blank lines, {LONG_LINE}\n\n",
     "data: looks like a frame\n\nevent: done\n\n",

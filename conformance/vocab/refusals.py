@@ -261,8 +261,12 @@ def _credential_kept(ex: Exchange, target: Any) -> None:
 def _at_its_path(ex: Exchange, target: Any) -> bool:
     """A request the spec says must run or be answered (`requests.problems`: none), sent to exactly
     `{base}/v1/agents/{agentId}/{operation}`, the agentId written as it is: the spec leaves nothing for such a call
-    to answer 404 or 405 for (404 is an agent that is not there, or a token bound to another agent)."""
+    to answer 404 or 405 for (404 is an agent that is not there, or a token bound to another agent). An MCP request
+    carrying an `Mcp-Session-Id` is the stateless rule's (MCP-SESS-005): MCP's transport answers 404 to a session
+    it does not know."""
     op = operation_of(ex.url or "")
+    if op == "mcp" and rq.header(ex, "mcp-session-id") is not None:
+        return False
     base = urlsplit(getattr(target, "base_url", "") or "").path.rstrip("/")
     agents = {getattr(target, "agent_id", None), getattr(target, "other_agent_id", None)} - {None}
     return (rq.only()(ex, target) or rq.runs_elsewhere(ex, target)) and \

@@ -72,6 +72,8 @@ def replied_to_another(ex: Exchange, text: str) -> bool:
     messages = [m for m in rq.fields(ex).get("messages") or [] if isinstance(m, dict)]
     users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
     shown = [reply.shown for i in users[:-1] if (reply := scripted_reply(messages[i].get("content"))) is not None]
+    shown += [reply.shown for m in messages if m.get("role") in ("system", "developer")
+              and (reply := scripted_reply(m.get("content"))) is not None]
     shown += [m.get("content") for m in messages if m.get("role") == "assistant"]
     return any(isinstance(s, str) and s and (s == text or len(s) >= 8 and s in text) for s in shown)
 
@@ -158,6 +160,15 @@ def known(ex: Exchange, target: Any) -> Reply | None:
     if not by_the_conformance_agent(target):
         return None
     return ex.remembered("reply", lambda: reply_of(prompt_of(ex)))
+
+
+def pauses_without_failing(prompt: Any) -> bool:
+    """A prompt of the conformance agent's directives that asks a question (`ask`) and says no failure: its run
+    pauses, and has not failed."""
+    script = parse(prompt) if isinstance(prompt, str) else None
+    words = {d.word for d in script.directives} if script is not None else set()
+    return script is not None and script.error is None and script.echo is None and "ask" in words \
+        and "fail" not in words
 
 
 def fails_before_output(ex: Exchange, target: Any) -> bool:

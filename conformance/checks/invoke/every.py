@@ -188,6 +188,31 @@ def tools_called(ex: Exchange) -> list[str]:
     return [name for _, name in replies.tool_lines(replies.prompt_of(ex))]
 
 
+def made_events(ex: Exchange) -> int:
+    """How many tool calls and steps the conformance agent's prompt makes (`tool`, `step` lines)."""
+    prompt = replies.prompt_of(ex)
+    return sum(line.split(" ", 1)[0] in ("tool", "step") for line in prompt.split("\n")) \
+        if isinstance(prompt, str) else 0
+
+
+def completed_with_events(ex: Exchange, target: Any) -> bool:
+    """A completed JSON result of a conformance agent's run whose prompt says its reply and makes tool calls or
+    steps."""
+    return ran_json(ex, target) and replies.known(ex, target) is not None and run_status(ex) == "completed" \
+        and made_events(ex) > 0
+
+
+def every_event_listed(ex: Exchange, target: Any) -> None:
+    """`events` holds at least one element for each tool call and each step the run made (how many a call and its
+    result take, or a step, is not shown: one each at least)."""
+    events = result_of(ex).get("events")
+    if not isinstance(events, list):
+        raise NotAssessed(f"{ex.label}: `events` is no array (the array's own rule judges it)")
+    assert len(events) >= made_events(ex), \
+        f"the run made {made_events(ex)} tool calls and steps, but `events` holds {len(events)} element(s): " \
+        f"{quoted(events, 300)}"
+
+
 def calls_tools(ex: Exchange, target: Any) -> bool:
     return says_reply("stream-field", "accept")(ex, target) and is_event_stream(ex) and bool(tools_called(ex))
 
@@ -269,6 +294,9 @@ register(
                  text_arrives_before_the_pause_ends,
                  doc="every streamed run whose prompt says text, then sleeps 2 s or more, delivers that text at "
                      "least 1 s before its end."),
+    ExchangeRule("INV-RES-005", "every_event_listed", INVOKE, completed_with_events, every_event_listed,
+                 doc="every completed result of a run that made tool calls or steps has an element of `events` for "
+                     "each at least."),
     ExchangeRule("INV-STREAM-010", "tool_call_start_names_tool", INVOKE, calls_tools, tool_starts_named,
                  doc="every streamed run whose prompt calls a tool has a `tool_call_start` naming it."),
     ExchangeRule("INV-STREAM-011", "tool_call_start_in_order", INVOKE, calls_tools, tool_starts_in_order,

@@ -85,6 +85,8 @@ def served_by(ex: Exchange) -> str:
     method = body.get("method") if isinstance(body, dict) else None
     if method == "initialize":
         return LEGACY_HANDSHAKE
+    if sent_header(ex, "mcp-session-id") is not None:     # a session the stateless service never issued
+        return STATELESS
     resumed = resumes(body)
     if resumed is not None:     # on either handshake: a resume is served by continuing its paused run
         return resumed

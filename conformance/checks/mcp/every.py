@@ -373,6 +373,14 @@ def cannot_fail(ex: Exchange, target: Any) -> bool:
     return isinstance(result, dict) and result.get("resultType") != "input_required"
 
 
+def pauses(ex: Exchange, target: Any) -> bool:
+    """A tools/call of the conformance agent whose prompt asks a question and says no failure, answered with a
+    result: the run pauses (a form or the question as text), and a pause is no failure."""
+    return replies.by_the_conformance_agent(target) and replies.pauses_without_failing(replies.prompt_of(ex)) \
+        and must_answer(ex, target) and answered_200_response(ex, target) \
+        and isinstance(final_message(ex).get("result"), dict)
+
+
 def failure_has_text(ex: Exchange, target: Any) -> None:
     """the failed run's result has `content` with one text block."""
     text_block(final_message(ex)["result"])
@@ -418,6 +426,9 @@ register(
                      "application/json response or an event stream."),
     ExchangeRule("MCP-TOOL-005", "normal_run_not_error", MCP, cannot_fail, lambda ex, t: not_error(ex),
                  doc="every tools/call whose prompt says its reply has `isError` absent or false."),
+    ExchangeRule("MCP-TOOL-005", "paused_run_not_error", MCP, pauses, lambda ex, t: not_error(ex, "paused"),
+                 doc="every tools/call whose run pauses on a question (the question as text, or a form) has "
+                     "`isError` absent or false: the run has not failed."),
     ExchangeRule("MCP-TOOL-006", "failed_run_has_content", MCP, failed_run,
                  failure_has_text,
                  doc="every failed run's result (`isError: true`) still has `content` with one text block."),

@@ -156,10 +156,10 @@ def result_type_complete(rec: Recording):
     return judge_all(calls(rec), complete)
 
 
-def not_error(ex: Exchange) -> None:
-    """a run that ends normally has `isError` absent or false."""
+def not_error(ex: Exchange, run: str = "finished") -> None:
+    """a run that ends normally (or pauses: `run`) has `isError` absent or false."""
     flag = result_of(ex).get("isError", False)
-    assert flag is False, f"a finished run has `isError` {as_json(flag)}"
+    assert flag is False, f"a {run} run has `isError` {as_json(flag)}: `isError` is `true` when the run fails"
 
 
 @check("MCP-TOOL-005", scenarios=MODERN)

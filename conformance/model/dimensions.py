@@ -110,9 +110,11 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in [
               "a server compresses its answer or not, and the answer decoded is the same", free=True),
     Dimension("user-agent", ("suite", "browser", "sdk", "absent"), OPERATIONS,
               "RFC 9110 §10.1.5: User-Agent is optional and identifies the client only", free=True),
-    Dimension("extra-header", ("none", "unknown", "proxy", "browser"), OPERATIONS,
+    Dimension("extra-header", ("none", "unknown", "proxy", "browser", "stale-session"), OPERATIONS,
               "RFC 9110 §5.1: a recipient ignores fields it does not recognize (one nobody registered; a proxy's "
-              "`X-Forwarded-For`, `Via`, `X-Request-Id`; a browser's `Accept-Language`, `Cache-Control`)", free=True),
+              "`X-Forwarded-For`, `Via`, `X-Request-Id`; a browser's `Accept-Language`, `Cache-Control`); the spec: "
+              "MCP is stateless, every request answered on its own (an `Mcp-Session-Id` it never issued too)",
+              free=True),
     Dimension("jsonrpc-id", ("integer", "string", "absent"), ("mcp",),
               "JSON-RPC 2.0 §4: a String or a Number; without an id the request is a notification", free=True),
     # -- what the spec leaves free in how a request is written (after the standards' forms: a draw's pace) ----------

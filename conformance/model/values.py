@@ -258,6 +258,12 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "decomposed é, `²`/`2`, a name with and without spaces at its ends) are different names (RFC 8259 "
                "§8.3), and a value holding every transformable kind is any string: each reaches the agent as sent, "
                "none merged, renamed or normalized", ("INV-PASS-001", "AGUI-PASS-002"), (PARAM_TWINS,)),
+    InputClass("params", "binder-syntax", True,
+               "member names that a request binder or sanitizer reads as a path or an operator (`conf.dotted`, "
+               "`conf[bracket]`, `conf[]`, `$confOperator`: qs-style binders nest them, a Mongo sanitizer drops them) "
+               "are plain names (RFC 8259 §4: any string): each reaches the agent as sent, neither nested nor dropped",
+               ("INV-PASS-001", "AGUI-PASS-002"), ({"conf.dotted": "dot", "conf[bracket]": "bracket",
+                                                    "conf[]": ["list"], "$confOperator": {"$gt": ""}},)),
     InputClass("params", "interpreted-in-another-case", True,
                "member names that are a field the service interprets in another case (`Prompt`, `SESSIONID`, "
                "`ThreadId`, `RESUME`, …) are other names (RFC 8259 §8.3): unknown fields, which reach the agent "

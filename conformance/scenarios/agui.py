@@ -387,11 +387,12 @@ async def refusals(ctx: Context):
 # -- silence and pings (slow) ---------------------------------------------------------------------
 @scenario("agui.silence", protocol="agui", prompts=("silence",), slow=True, deadline=50, steps=steps.AGUI_SILENCE)
 async def silence(ctx: Context):
-    """`sleep 16` then `say awake`: a silence longer than one ping interval."""
+    """`sleep 16` then `say awake`: a silence longer than one ping interval, on a thread the service generates (the
+    silences of agui.silences send theirs: the keep-alive is judged on both forms of the key)."""
     s = ctx.agent_scenario("silence")
     seconds = float(s.get("silent_seconds", 16))
     ctx.note(silent_seconds=seconds)
-    await run_agui(ctx, steps.SILENCE, s["prompt"], thread=ctx.unique("quiet"), limits=silences.limits(ctx, seconds),
+    await run_agui(ctx, steps.SILENCE, s["prompt"], limits=silences.limits(ctx, seconds),
                    expectation=expect(reply=s.get("reply")))
     for silence in silences.of(ctx.scenario.name):
         if s["prompt"] == silence.prompt:        # the silence model's, unless a profile gave another prompt

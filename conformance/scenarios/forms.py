@@ -7,6 +7,7 @@ and by `Accept`), an AG-UI run without Accept, and every MCP method (the 2025-11
 from __future__ import annotations
 
 import asyncio
+import json
 import base64
 from typing import Any
 
@@ -28,7 +29,7 @@ def _refused(ctx: Context, kind: str, probe: str, first: bool = True
              ) -> tuple[str | None, dict[str, str], str | None] | None:
     """(credential fact, headers, agent id) of a refusal kind for the probe so labelled, or None when a fact it needs
     was not given. An unknown credential: the real one cut short on a protocol's `first` probe of its kind, the
-    suite's own on the others (the access scenarios send one with its middle changed)."""
+    suite's own on the others, of the service's form (a key) or a JWT of another issuer (a token) (the access scenarios send one with its middle changed)."""
     for fact in NEEDS.get(kind, ()):
         if not getattr(ctx.target, fact, None):
             ctx.recording.facts.setdefault("skipped", {})[kind] = f"needs {ctx.target.option_for(fact)}"
@@ -45,7 +46,7 @@ def _refused(ctx: Context, kind: str, probe: str, first: bool = True
         return "api_key", {"Authorization": f"Basic {token}"}, agent
     if kind in ("unknown-key", "unknown-token"):
         made = unknown_credential(ctx, "live" if kind == "unknown-key" else "oat", probe,
-                                  "cut-short" if first else "suite-made")
+                                  "cut-short" if first else "foreign" if kind == "unknown-token" else "suite-made")
         return None, {"Authorization": f"Bearer {made}"}, agent
     fact = {"revoked-key": "revoked_key", "expired-token": "expired_token",
             "other-agent-token": "access_token"}.get(kind, "api_key")
@@ -120,6 +121,9 @@ def _invalid(ctx: Context, protocol: str, what: str, prompt: str, tool: str | No
         if what == "not-json":
             return ctx.post(path, content=b'{"prompt": "say conformance", ', label=label,
                             headers={"Content-Type": "application/json"})
+        if what == "json-array":    # and not said to be JSON: refused either way, with the error body
+            return ctx.post(path, content=json.dumps(body[what]).encode(), label=label,
+                            headers={"Content-Type": "text/plain"})
         return ctx.post(path, body[what], label=label)
     if protocol == "agui":
         messages = {"no-messages": None, "empty-messages": [],

@@ -91,12 +91,13 @@ def stream_limits(ctx: Context) -> Limits | None:
 
 def sized_value(size: int, structured: bool, text: str = "") -> Any:
     """A JSON value whose compact JSON is about `size` UTF-8 bytes: `text`, then ASCII filler (the rest ASCII but
-    one ✓, so any serialisation stays close; `text` says where characters and bytes part)."""
-    if structured:
-        value: dict[str, Any] = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"],
-                                 "nested": {"a": {"b": ["c", {"d": -1}]}}, "filler": ""}
-    else:
-        value = {"filler": ""}
+    one ✓, so any serialisation stays close; `text` says where characters and bytes part). Structured: an object of
+    every JSON type; otherwise a string alone (the extra data is any JSON value: a limit written for objects alone
+    lets a string of any size through)."""
+    if not structured:
+        return text + "y" * max(0, size - 2 - len(text.encode()))
+    value: dict[str, Any] = {"note": "conformance \u2713 extra data", "list": [1, 2.5, True, False, None, "x"],
+                             "nested": {"a": {"b": ["c", {"d": -1}]}}, "filler": ""}
     base = len(canonical(value).encode())
     value["filler"] = text + "y" * max(0, size - base - len(text.encode()))
     return value

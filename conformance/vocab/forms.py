@@ -50,7 +50,10 @@ EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d
                  "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache",
                              "Referer": "https://app.example/chat", "Origin": "https://app.example",
                              "Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "cross-site",
-                             "Cookie": suite_made("theme=dark")}}
+                             "Cookie": suite_made("theme=dark")},
+                 # an MCP client's session id from an earlier server (a stateless service issues none, so it is not
+                 # one of its sessions; MCP's SDKs, stateless, pass it by)
+                 "stale-session": {"Mcp-Session-Id": None}}
 # ...but not where the protocol reads it: MCP's transport has a server refuse an Origin it finds invalid (403)
 NOT_SENT_ON = {"Origin": ("mcp",)}
 # what an SDK's library writes beside its user agent (Node's fetch: undici's own; the others add nothing the run
@@ -110,20 +113,33 @@ ELICITATION = {"elicitation": {}}
 # run sends, not on the few a scenario built for them. Invoke and AG-UI show them; an MCP result does not.
 AGENT_EVENTS = {"none": ((), ()),
                 "before": (("step plan", 'tool lookup {"q":"x"}'), ()),
-                "after": ((), ('tool lookup {"q":"x"}', "step plan"))}
+                "after": ((), ('tool lookup {"q":"x"}', "step plan")),
+                # a dozen: more than a page of ten, as a log or a list read with a default page size gives
+                "many": ((), ("step plan", 'tool lookup {"q":"x"}') * 6)}
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
+# ...and on a run that fails after its text, a tool call before the failure (on every protocol: MCP's result shows
+# none, but a run failing after a tool call is still a failed run): every rule of a failed run is judged on runs whose
+# agent called a tool on the way, not only on a failure that follows text
+FAILURE_EVENTS = ("none", "tool-before-failure")
+TOOL_LINE = AGENT_EVENTS["after"][1][0]
 # The conversation an AG-UI client holds around its prompt (the last user message): earlier turns before it, or a
-# message after it. The earlier prompt has a reply of its own and the assistant's turn a text of its own, so a run
-# that took either for the prompt shows it (AGUI-PROMPT-001 reads every such run); an `echo params` run gets them too
-# (what reaches the agent's params is read field by field, messages aside).
-EARLIER_PROMPT, ASSISTANT_TURN = "say earlier-turn", "assistant-turn"
-AGUI_HISTORIES = ("none", "earlier", "after")
+# message after it (the assistant's, or a system message a client appends). The earlier prompt and the system
+# message have a reply of their own and the assistant's turn a text of its own, so a run that took any of them for
+# the prompt shows it (AGUI-PROMPT-001 reads every such run); an `echo params` run gets them too (what reaches the
+# agent's params is read field by field, messages aside).
+EARLIER_PROMPT, ASSISTANT_TURN, SYSTEM_TURN = "say earlier-turn", "assistant-turn", "say system-turn"
+AGUI_HISTORIES = ("none", "earlier", "after", "system-after")
 # An AG-UI client's `runId`: optional, echoed on RUN_STARTED and RUN_FINISHED, generated when left out (the spec's
 # table). A scenario that sends none leaves it to the run, which sends one on about half of such requests (a made
 # value carrying the string kinds an echoed value carries, `Context.unique`): every rule of a sent run id (its echo
 # on both events, whatever the run's form) is judged on the run's ordinary runs, not on the few built for it; a
 # scenario whose subject is a generated run id sets `run-id` in its form.
 RUN_IDS = ("absent", "sent")
+# ...and an AG-UI resume's conversation: RunAgentInput carries `messages` on every run (AG-UI's own client sends the
+# conversation with its resume), and a request with `resume` on the thread continues the paused run whatever else it
+# carries (the state table), so the resumed run's reply is the paused run's continuation, not a reply to the
+# conversation's last user message
+RESUME_HISTORIES = ("none", "conversation")
 # ...and an MCP call's progress token (`_meta.progressToken`: "a progress token may be sent to get progress"): the
 # call then gets a stream of progress notifications ending with the response, whose every rule (the stream's frames,
 # the token given back on each notification, the response last) is judged on the run's ordinary calls
@@ -432,18 +448,28 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
             and form.get("run-id", _drawn(request, "run-id", RUN_IDS)) == "sent":
         out["runId"] = made("run")
         applied["run-id"] = "sent"
+    if operation == "agui" and "resume" in out and "messages" not in out \
+            and form.get("resume-history", _drawn(request, "resume-history", RESUME_HISTORIES)) == "conversation":
+        out["messages"] = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
+        applied["resume-history"] = "conversation"
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
     if operation in SHOWS_AGENT_EVENTS and events != "none" and plain:
         before, after = AGENT_EVENTS[events]
         out = with_prompt(operation, out, "\n".join((*before, prompt, *after)))
         applied["agent-events"] = events
+    if replies_read and _fails_after_text(prompt) \
+            and _rotated(request, "failure-events", FAILURE_EVENTS) == "tool-before-failure":
+        lines = replies.prompt_in(operation, out).split("\n")
+        out = with_prompt(operation, out, "\n".join((*lines[:-1], TOOL_LINE, lines[-1])))
+        applied["failure-events"] = "tool-before-failure"
     history = _drawn(request, "agui-history", AGUI_HISTORIES)
     messages = out.get("messages") if operation == "agui" else None
     if history != "none" and (plain or replies_read and replies.echoes_params(prompt)) \
             and isinstance(messages, list) and len(messages) == 1 and "resume" not in out:
         earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
-        out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, earlier[1]]}
+        trailing = agui_message(SYSTEM_TURN, "system") if history == "system-after" else earlier[1]
+        out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, trailing]}
         applied["agui-history"] = history
     if operation == "invoke" and runs and replies_read and _runs_as_built(body) \
             and form.get("invoke-history", _drawn(request, "invoke-history", INVOKE_HISTORIES)) == "earlier":
@@ -456,6 +482,17 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
+
+
+def _fails_after_text(prompt: Any) -> bool:
+    """A prompt of the conformance agent's directives that says text (`say`, `chunks`, `count`), then fails, on its
+    last line."""
+    if not isinstance(prompt, str) or not prompt.rstrip("\n").split("\n")[-1].startswith("fail"):
+        return False
+    script = parse(prompt)
+    words = [d.word for d in script.directives]
+    return script.error is None and script.echo is None and len(words) >= 2 and words[-1] == "fail" \
+        and all(w in ("say", "chunks", "count") for w in words[:-1]) and prompt == prompt.rstrip("\n")
 
 
 def _runs_as_built(body: dict[str, Any]) -> bool:
@@ -505,6 +542,9 @@ def with_prompt(operation: str, body: dict[str, Any], prompt: str) -> dict[str, 
     """The body with its prompt (`replies.prompt_in`) replaced."""
     if operation == "invoke":
         return {**body, "prompt": prompt}
+    if operation == "mcp":
+        params = body["params"]
+        return {**body, "params": {**params, "arguments": {**params["arguments"], "prompt": prompt}}}
     messages = list(body.get("messages") or [])
     last = max(i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user")
     messages[last] = {**messages[last], "content": prompt}
@@ -524,6 +564,8 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
         body = {k: v for k, v in body.items() if k != "messages"}
     if applied.get("run-id") == "sent":
         body = {k: v for k, v in body.items() if k != "runId"}
+    if applied.get("resume-history") == "conversation":
+        body = {k: v for k, v in body.items() if k != "messages"}
     if applied.get("mcp-progress") == "token":
         params = dict(body["params"])
         meta = {k: v for k, v in params.pop("_meta").items() if k != "progressToken"}
@@ -531,8 +573,11 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     body = with_id_as_built(body, applied)
     if applied.get("agui-history") == "earlier":
         body = {**body, "messages": body["messages"][2:]}
-    elif applied.get("agui-history") == "after":
+    elif applied.get("agui-history") in ("after", "system-after"):
         body = {**body, "messages": body["messages"][:-1]}
+    if applied.get("failure-events") == "tool-before-failure":
+        lines = replies.prompt_in(operation, body).split("\n")
+        body = with_prompt(operation, body, "\n".join((*lines[:-2], lines[-1])))
     before, after = AGENT_EVENTS[applied.get("agent-events", "none")]
     prompt = replies.prompt_in(operation, body)
     if (before or after) and isinstance(prompt, str):

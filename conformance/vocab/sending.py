@@ -118,9 +118,12 @@ def service_prefix(api_key: str | None) -> str:
 
 def unknown_credential(ctx: Context, kind: str, probe: str | None = None, form: str = "suite-made") -> str:
     """A credential of the right form that no server issued (`kind`: `live` or `oat`): the suite's own, shown in
-    reports as it was sent; or, for a `probe` and a `form` of `near_miss.FORMS`, the real one of its kind changed so
-    that a server comparing credentials loosely takes it for the real one, masked in reports like the secret it is
-    made from, how it was made noted in the recording's facts (`unknown_credentials`)."""
+    reports as it was sent; or one of no form of the service's (`foreign`: a JWT another authorization server
+    issued, as an OAuth client may hold); or, for a `probe` and a `form` of `near_miss.FORMS`, the real one of its
+    kind changed so that a server comparing credentials loosely takes it for the real one, masked in reports like the
+    secret it is made from, how it was made noted in the recording's facts (`unknown_credentials`)."""
+    if form == "foreign":
+        return suite_made(f"{FOREIGN_JWT}.{ctx.made(kind, 43)}")
     fact = {"live": "api_key", "oat": "access_token"}[kind]
     secret = getattr(ctx.target, fact)
     if probe is None or form not in near_miss.FORMS or not secret:
@@ -130,6 +133,11 @@ def unknown_credential(ctx: Context, kind: str, probe: str | None = None, form: 
     ctx.session.redactor.add(value)
     ctx.recording.facts.setdefault("unknown_credentials", {})[probe] = near_miss.describe(near_miss.recipe_of(value))
     return value
+
+
+# the header and claims of a JWT (base64url, RFC 7519) that another issuer signed: a bearer value of RFC 6750's
+# b64token form that is neither `<svc>_live_…` nor `<svc>_oat_…` (its signature made per run)
+FOREIGN_JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIiwic3ViIjoiY29uZm9ybWFuY2UifQ"
 
 
 def one_letter(ctx: Context, letters: str) -> str:

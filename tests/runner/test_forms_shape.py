@@ -97,11 +97,13 @@ def test_a_scenarios_first_request_goes_as_built():
     assert shaped("agui", body, None) == (body, {})
 
 
-@pytest.mark.parametrize("history", ["earlier", "after"])
+@pytest.mark.parametrize("history", ["earlier", "after", "system-after"])
 def test_an_agui_prompt_gets_a_conversation_around_it_and_stays_the_last_user_message(history):
     body = agui_input("say hi", thread="k1")
     out, applied = shaped("agui", body, request_drawing("agui-history", history))
     assert applied["agui-history"] == history and len(out["messages"]) == (3 if history == "earlier" else 2)
+    if history == "system-after":
+        assert out["messages"][-1]["role"] == "system"
     assert replies.reply_of(replies.prompt_in("agui", out)).shown == "hi"
     assert forms.unshaped("agui", out, applied) == body
 

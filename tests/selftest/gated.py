@@ -70,7 +70,8 @@ def server_view(scope: dict, body: bytes, facts: dict[str, Any]) -> dict[str, st
     out["user-agent"] = ("absent" if ua is None else "suite" if ua == SUITE_AGENT else "browser"
                          if ua.startswith(b"Mozilla/") else "sdk" if ua.decode("latin-1") in SDK_AGENTS else "other")
     out["extra-header"] = ("unknown" if header(headers, b"x-conformance-trace") else "proxy" if header(headers, b"via")
-                           else "browser" if header(headers, b"referer") else "none")
+                           else "browser" if header(headers, b"referer") else "stale-session"
+                           if header(headers, b"mcp-session-id") else "none")
     if body:
         out["body-framing"] = "content-length" if header(headers, b"content-length") is not None else "chunked"
         text = body.decode("utf-8", "replace")

@@ -349,6 +349,33 @@ def forwarded_omitempty(app, facts):
                                                 if k not in FORWARDED or v is None or bool(v)})
 
 
+def bound(body: dict) -> dict:
+    """A qs-style binder's reading of a body's members: `a.b` and `a[b]` nest under `a`, `a[]` is a list under `a`."""
+    out: dict = {}
+    for name, value in body.items():
+        path = [p for p in re.split(r"[.\[\]]+", name) if p] if re.search(r"[.\[]", name) else [name]
+        at = out
+        for part in path[:-1]:
+            at = at.setdefault(part, {}) if isinstance(at.get(part, {}), dict) else at
+        at[path[-1] if path else name] = value
+    return out
+
+
+@wrong_for("INV-PASS-001", "INV-PASS-001-member-names-bound-as-paths", "params:binder-syntax")
+def invoke_names_bound(app, facts):
+    """Invoke binds the request's members with a qs-style binder: `conf.dotted` reaches params as
+    `{"conf": {"dotted": …}}`."""
+    return on_request(app, lambda body, scope: bound(body), where="invoke")
+
+
+@wrong_for("AGUI-PASS-002", "AGUI-PASS-002-operator-names-sanitized", "params:binder-syntax")
+def agui_names_sanitized(app, facts):
+    """AG-UI passes the request through a Mongo sanitizer: members whose names start with `$` or hold a `.` are
+    dropped."""
+    return on_request(app, lambda body, scope: {k: v for k, v in body.items()
+                                                if not (k.startswith("$") or "." in k)})
+
+
 @wrong_for("AGUI-PASS-001", "AGUI-PASS-001-null-forwarded-fields-omitted", "params:null")
 def forwarded_null_omitted(app, facts):
     """`tools`, `state`, `context` and `forwardedProps` that are null are left out (read as absent)."""

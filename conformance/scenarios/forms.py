@@ -29,7 +29,8 @@ def _refused(ctx: Context, kind: str, probe: str, first: bool = True
              ) -> tuple[str | None, dict[str, str], str | None] | None:
     """(credential fact, headers, agent id) of a refusal kind for the probe so labelled, or None when a fact it needs
     was not given. An unknown credential: the real one cut short on a protocol's `first` probe of its kind, the
-    suite's own on the others, of the service's form (a key) or a JWT of another issuer (a token) (the access scenarios send one with its middle changed)."""
+    suite's own on the others, of the service's form (a key) or a JWT of another issuer (a token) (the access
+    scenarios send one with its middle changed)."""
     for fact in NEEDS.get(kind, ()):
         if not getattr(ctx.target, fact, None):
             ctx.recording.facts.setdefault("skipped", {})[kind] = f"needs {ctx.target.option_for(fact)}"
@@ -116,7 +117,8 @@ def _invalid(ctx: Context, protocol: str, what: str, prompt: str, tool: str | No
     label = steps.REFUSAL.of(f"{what}@{protocol}")
     path = ctx.agent_path(protocol)
     if protocol == "invoke":
-        body = {"two-invalid-fields": {"prompt": 42, "stream": "yes"}, "stream-string": p.invoke_body(prompt, stream="yes"),
+        body = {"two-invalid-fields": {"prompt": 42, "stream": "yes"},
+                "stream-string": p.invoke_body(prompt, stream="yes"),
                 "prompt-missing": {"sessionId": ctx.unique("form")}, "json-array": [p.invoke_body(prompt)]}
         if what == "not-json":
             return ctx.post(path, content=b'{"prompt": "say conformance", ', label=label,
@@ -193,9 +195,10 @@ async def _limits(ctx: Context, protocol: str) -> None:
                 params = {"name": tool, "arguments": p.tool_arguments(prompt, length_key(ctx, kind))}
                 sends.append(rpc(ctx, "tools/call", params, id=f"key-{kind}", mcp_name=tool,
                                  label=steps.KEY.of(f"{kind}@mcp")))
+        # each comparison on another method: a server that compares on tools/call alone meets one elsewhere
         call = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("hdr"))}
-        sends.append(rpc(ctx, "tools/call", call, id="hdr-method-case", mcp_name=tool,
-                         label=steps.HEADERS.of("method-case"), headers={"Mcp-Method": "Tools/Call"}))
+        sends.append(rpc(ctx, "tools/list", id="hdr-method-case", label=steps.HEADERS.of("method-case"),
+                         headers={"Mcp-Method": "Tools/List"}))
         sends.append(rpc(ctx, "tools/call", call, id="hdr-name-case", mcp_name=tool,
                          label=steps.HEADERS.of("name-case"), headers={"Mcp-Name": tool.upper()}))
         sends.append(rpc(ctx, "tools/call", call, id="hdr-version-space", mcp_name=tool,
@@ -230,8 +233,8 @@ _register_limits("invoke", "session keys inside or outside 1 to 256 by every cou
                            "bytes, graphemes or after NFC; a body of 1.25 MB sent chunked, in characters of three "
                            "bytes (416,666 characters: under a limit counted in characters)")
 _register_limits("agui", "the same keys as threadId; the same body of 1.25 MB sent chunked")
-_register_limits("mcp", "the keys inside as session_id; headers that differ from the body only in letter case, "
-                        "a `_meta` version with a trailing space")
+_register_limits("mcp", "the keys inside as session_id; headers that differ from the body only in letter case "
+                        "(on tools/list and tools/call), a `_meta` version with a trailing space")
 
 
 # -- --thorough: every three free values of distinct dimensions met on one request -------------------------------

@@ -386,8 +386,8 @@ def headers_match(ex: Exchange) -> str | None:
     body_name = params.get("name") if isinstance(params, dict) else None
     if name is not None and rpc_method(ex) == "tools/call" and name.strip() != body_name:
         return f"Mcp-Name {name!r}, params.name {body_name!r}"
-    declared = meta(ex).get(META_VERSION)
-    if rpc_method(ex) == "tools/call" and declared is not None and declared != version.strip():
+    declared = meta(ex).get(META_VERSION)     # on any method that declares one ("the version in the request's _meta")
+    if declared is not None and declared != version.strip():
         return f"MCP-Protocol-Version {version!r}, _meta version {declared!r}"
     return None
 
@@ -396,9 +396,9 @@ def mcp_problems(ex: Exchange, target: Any) -> list[str]:
     """What keeps this request from being an MCP request the spec says must be answered with a result ([] when
     nothing does): an accepted credential on the target's agent, JSON, a JSON-RPC 2.0 request with an id and a
     supported method, Accept listing both types (the recommended pair); a 2026-07-28 request with
-    `MCP-Protocol-Version`, `Mcp-Method` (and on tools/call the `_meta` version) equal to the body and `Mcp-Name`
-    absent or equal; a 2025-11-25 one with its header and no `_meta` version, or `initialize` with no header and
-    protocolVersion 2025-11-25; a tools/call of the agent's tool with a string prompt, no resume, and a session_id
+    `MCP-Protocol-Version`, `Mcp-Method` and the `_meta` version (on tools/call there must be one) equal to the
+    body and `Mcp-Name` absent or equal; a 2025-11-25 one with its header and no `_meta` version, or `initialize`
+    with no header and protocolVersion 2025-11-25; a tools/call of the agent's tool with a string prompt, no resume, and a session_id
     absent or of 1 to 256 characters."""
     if ex.method != "POST" or op(ex) != "mcp":
         return ["operation"]

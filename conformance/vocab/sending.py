@@ -137,7 +137,8 @@ def unknown_credential(ctx: Context, kind: str, probe: str | None = None, form: 
 
 # the header and claims of a JWT (base64url, RFC 7519) that another issuer signed: a bearer value of RFC 6750's
 # b64token form that is neither `<svc>_live_…` nor `<svc>_oat_…` (its signature made per run)
-FOREIGN_JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIiwic3ViIjoiY29uZm9ybWFuY2UifQ"
+FOREIGN_JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+               ".eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIiwic3ViIjoiY29uZm9ybWFuY2UifQ")
 
 
 def one_letter(ctx: Context, letters: str) -> str:

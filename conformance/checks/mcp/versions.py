@@ -167,7 +167,8 @@ def _mismatch(requirement: str, label: str, doc: str):
 
 MISMATCHES = {   # requirement: (step, check name, doc)
     "MCP-HDR-001": (steps.VERSION_MISMATCH, "version_header_mismatch",
-                    "Sends tools/call with header 2026-07-28 but `_meta` version 2025-11-25; HTTP 400 with -32022."),
+                    "Sends a request (its method drawn by seed) with header 2026-07-28 but `_meta` version "
+                    "2025-11-25; HTTP 400 with -32022."),
     "MCP-HDR-002": (steps.METHOD_MISMATCH, "method_header_mismatch",
                     "Sends a request whose `Mcp-Method` names another method; HTTP 400 with -32022."),
     "MCP-HDR-003": (steps.NAME_MISMATCH, "name_header_mismatch",

@@ -226,7 +226,7 @@ MCP_401 = {   # requirement: (steps, check name, what they sent)
     "AUTH-MCP-006": ((steps.REVOKED_KEY,), "mcp_revoked_key", "the revoked key (--revoked-key)"),
     "AUTH-MCP-007": ((steps.EXPIRED_TOKEN,), "mcp_expired_token", "the expired token (--expired-token)"),
     "AUTH-MCP-010": ((steps.QUERY_KEY, steps.QUERY_TOKEN, steps.BODY_KEY), "mcp_credential_outside_header",
-                     "a valid credential only in the query string or the JSON body"),
+                     "a valid credential only in the query string, or in the JSON body and a cookie"),
 }
 rule(lambda req: _mcp_401(*MCP_401[req][0]), over=MCP_401, requirements=lambda req: req, scenarios=["access.mcp"],
      name=lambda req: MCP_401[req][1],

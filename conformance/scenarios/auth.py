@@ -122,8 +122,9 @@ async def access_mcp(ctx: Context) -> None:
             await call(label, steps.NO_CREDENTIAL, agent=None, query=secret)
         else:
             body = p.mcp_call(tool, prompt, session=ctx.unique("auth-mcp"), id=next(ids))
-            body[BODY_CREDENTIAL_FIELD] = secret
-            await ctx.post(path, body, label=label, credential=None, headers=p.mcp_headers("tools/call", name=tool))
+            body[BODY_CREDENTIAL_FIELD] = secret    # and in a cookie, as a dashboard's browser calls carry one
+            await ctx.post(path, body, label=label, credential=None,
+                           headers={**p.mcp_headers("tools/call", name=tool), "Cookie": f"access_token={secret}"})
 
     await outside_header(steps.QUERY_KEY, "api_key", "query")
     await optional(ctx, steps.QUERY_TOKEN, ("access_token",),

@@ -25,17 +25,29 @@ NEEDS = {"revoked-key": ("revoked_key",), "expired-token": ("expired_token",),
          "other-agent-token": ("access_token", "other_agent_id"), "undeployed-agent": ("undeployed_agent_id",)}
 
 
+def case_flipped(agent_id: str | None) -> str | None:
+    """The target's agent id with the case of every letter after its `agt_` prefix flipped: another id (a URI's path
+    is compared case-sensitively, RFC 3986 §6.2.2.1), so an agent no organization has; None when no letter flips."""
+    if not agent_id:
+        return None
+    head = "agt_" if agent_id.startswith("agt_") else ""
+    flipped = head + agent_id[len(head):].swapcase()
+    return flipped if flipped != agent_id else None
+
+
 def _refused(ctx: Context, kind: str, probe: str, first: bool = True
              ) -> tuple[str | None, dict[str, str], str | None] | None:
     """(credential fact, headers, agent id) of a refusal kind for the probe so labelled, or None when a fact it needs
-    was not given. An unknown credential: the real one cut short on a protocol's `first` probe of its kind, the
-    suite's own on the others, of the service's form (a key) or a JWT of another issuer (a token) (the access
-    scenarios send one with its middle changed)."""
+    was not given. An unknown agent: a made one on a protocol's `first` probe, the target's in another letter case
+    on the others. An unknown credential: the real one cut short on a protocol's `first` probe of its kind; on the
+    others the real key with the case of its letters flipped, or a JWT of another issuer (a token) (the access
+    scenarios send one with its middle changed, and the suite's own)."""
     for fact in NEEDS.get(kind, ()):
         if not getattr(ctx.target, fact, None):
             ctx.recording.facts.setdefault("skipped", {})[kind] = f"needs {ctx.target.option_for(fact)}"
             return None
-    agent = {"malformed-agent": random_agent(ctx, "xyz_"), "unknown-agent": random_agent(ctx),
+    unknown = random_agent(ctx) if first else case_flipped(ctx.target.agent_id) or random_agent(ctx)
+    agent = {"malformed-agent": random_agent(ctx, "xyz_"), "unknown-agent": unknown,
              "undeployed-agent": ctx.target.undeployed_agent_id,
              "other-agent-token": ctx.target.other_agent_id}.get(kind)
     if kind == "no-credential":
@@ -47,7 +59,7 @@ def _refused(ctx: Context, kind: str, probe: str, first: bool = True
         return "api_key", {"Authorization": f"Basic {token}"}, agent
     if kind in ("unknown-key", "unknown-token"):
         made = unknown_credential(ctx, "live" if kind == "unknown-key" else "oat", probe,
-                                  "cut-short" if first else "foreign" if kind == "unknown-token" else "suite-made")
+                                  "cut-short" if first else "foreign" if kind == "unknown-token" else "case-flipped")
         return None, {"Authorization": f"Bearer {made}"}, agent
     fact = {"revoked-key": "revoked_key", "expired-token": "expired_token",
             "other-agent-token": "access_token"}.get(kind, "api_key")

@@ -23,8 +23,11 @@ def test_a_near_miss_is_another_credential_made_again_from_the_secret(secret, fo
     recipe = near_miss.recipe_of(value)
     assert value != secret and near_miss.remade(recipe, secret) == value
     assert secret[near_miss.opaque_start(secret):][:6] not in recipe + near_miss.shell(recipe, "K")
-    if form == "cut-short" and len(secret) - near_miss.opaque_start(secret) > 8:
+    start = near_miss.opaque_start(secret)
+    if form == "cut-short" and len(secret) - start > 8:
         assert secret.startswith(value)
+    elif form == "case-flipped" and secret[start:].swapcase() != secret[start:]:
+        assert value == secret.swapcase()
     else:     # one character changed, in the middle of the opaque part: its start and its end are the secret's
         assert len(value) == len(secret) and sum(a != b for a, b in zip(value, secret)) == 1
         assert value[-4:] == secret[-4:] and value[:near_miss.opaque_start(secret) + 4] == secret[

@@ -125,6 +125,7 @@ class Context:
         self.client = client
         self.recording = Recording(scenario.name, session.target)
         self._sent: collections.Counter = collections.Counter()    # label -> requests sent under it so far
+        self._n_of: dict[str, int] = {}                              # label -> the n of its first request's form
         self._stems: collections.Counter = collections.Counter()   # `unique` stem -> keys made from it so far
         self._made: collections.Counter = collections.Counter()    # `made` stem -> values made from it so far
 
@@ -218,13 +219,16 @@ class Context:
     # -- talking ---------------------------------------------------------------------
     async def send(self, method: str, path: str, *, label: str, credential: str | None = "api_key",
                    headers: dict[str, str] | None = None, limits: Limits | None = None, record: bool = True,
-                   form: dict[str, str] | None = None, shaped: bool = True, **kw) -> Exchange:
+                   form: dict[str, str] | None = None, shaped: bool = True, like: str | None = None,
+                   **kw) -> Exchange:
         """Sends and records one exchange, in the free form the run draws for it (`vocab.forms`: header names,
         order, framing, the JSON writing, the forms of Content-Type, Accept and the scheme, the user agent, an
         unknown header, and in a JSON body what the spec leaves free there, `forms.shape`; `form` sets some of them;
-        `shaped=False` sends a generated body as it was drawn); record=False leaves the keeping to the caller (a
-        probe that keeps one of many)."""
-        n = self._request_n(label)
+        `shaped=False` sends a generated body as it was drawn; `like` draws the form of the request so labelled, sent
+        before: the same body again, byte for byte, as a client's retry is); record=False leaves the keeping to the
+        caller (a probe that keeps one of many)."""
+        n = self._request_n(label) if like is None else self._n_of[like]
+        self._n_of.setdefault(label, n)
         form = {**forms.draw(self.target.seed, self.scenario.name, n), **(form or {})}
         if shaped and not any(k.lower() == "authorization" for k in headers or {}):
             credential = forms.credential(form, operation_of(path), kw.get("json"), credential, self.target)

@@ -71,7 +71,7 @@ TRICKY = ["\n", "\r", "\r\n", "\n\n", '"', "\\", "'", "\t", "\u2028", "\u2029", 
 # that cuts a long piece every so many bytes cuts through one of them wherever it cuts.
 LONG_LINE = "a long line: " + "0123456789abc\u00e9\u20ac\U0001f600" * 312
 FIXED_TEXTS = [
-    "line one\nline two\r\nline three\rend",
+    "error: none, a reply that only starts like one\nline one\nline two\r\nline three\rend",
     'quotes " and \\ backslash, <b>markup</b> & entities &amp; <',
     "emoji \U0001f680 and U+2028 \u2028 U+2029 \u2029 here",
     f"\n\nleading and trailing blank lines, {LONG_LINE}\n\n",

@@ -259,11 +259,13 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "§8.3), and a value holding every transformable kind is any string: each reaches the agent as sent, "
                "none merged, renamed or normalized", ("INV-PASS-001", "AGUI-PASS-002"), (PARAM_TWINS,)),
     InputClass("params", "binder-syntax", True,
-               "member names that a request binder or sanitizer reads as a path or an operator (`conf.dotted`, "
-               "`conf[bracket]`, `conf[]`, `$confOperator`: qs-style binders nest them, a Mongo sanitizer drops them) "
-               "are plain names (RFC 8259 §4: any string): each reaches the agent as sent, neither nested nor dropped",
+               "member names that a request binder or sanitizer reads as a path, an operator or an object's prototype "
+               "(`conf.dotted`, `conf[bracket]`, `conf[]`, `$confOperator`, `__proto__`: qs-style binders nest them, a "
+               "Mongo sanitizer drops them, Fastify's parser refuses the last) are plain names (RFC 8259 §4: any "
+               "string): each reaches the agent as sent, neither nested, dropped nor refused",
                ("INV-PASS-001", "AGUI-PASS-002"), ({"conf.dotted": "dot", "conf[bracket]": "bracket",
-                                                    "conf[]": ["list"], "$confOperator": {"$gt": ""}},)),
+                                                    "conf[]": ["list"], "$confOperator": {"$gt": ""},
+                                                    "__proto__": {"confProto": True}},)),
     InputClass("params", "interpreted-in-another-case", True,
                "member names that are a field the service interprets in another case (`Prompt`, `SESSIONID`, "
                "`ThreadId`, `RESUME`, …) are other names (RFC 8259 §8.3): unknown fields, which reach the agent "

@@ -212,7 +212,7 @@ async def messages(ctx: Context):
 
 PASS_FIELDS = {
     "tools": [{"name": "lookup", "description": "find things", "parameters": {"type": "object", "properties": {}}}],
-    "state": {"counter": 3, "nested": {"list": [1, "two", None]}, "ünï": "cödé"},
+    "state": {"counter": 3, "nested": {"list": [1, "two", None]}, "ünï": "cödé", "userName": {"firstName": "Ada"}},
     "context": [{"description": "user locale", "value": "de-CH"}],
     "forwardedProps": {"flag": True, "n": -12.5, "empty": {}},
 }

@@ -50,13 +50,13 @@ def _refused(ctx: Context, kind: str, probe: str, first: bool = True
     agent = {"malformed-agent": random_agent(ctx, "xyz_"), "unknown-agent": unknown,
              "undeployed-agent": ctx.target.undeployed_agent_id,
              "other-agent-token": ctx.target.other_agent_id}.get(kind)
-    if kind == "no-credential":
-        return None, {}, agent
+    if kind == "no-credential":     # on the others, the key in a header a gateway's key-auth reads, not Authorization
+        return None, {} if first else {"X-API-Key": ctx.need("api_key")}, agent
     if kind == "empty-bearer":
         return None, {"Authorization": "Bearer"}, agent
-    if kind == "basic-scheme":
+    if kind == "basic-scheme":      # on the others, the key under another scheme (Rails' `Token`)
         token = base64.b64encode(f"{BASIC_USER}:{ctx.need('api_key')}".encode()).decode()
-        return "api_key", {"Authorization": f"Basic {token}"}, agent
+        return "api_key", {"Authorization": f"Basic {token}" if first else f"Token {ctx.need('api_key')}"}, agent
     if kind in ("unknown-key", "unknown-token"):
         made = unknown_credential(ctx, "live" if kind == "unknown-key" else "oat", probe,
                                   "cut-short" if first else "foreign" if kind == "unknown-token" else "case-flipped")
@@ -103,8 +103,8 @@ async def _mcp(ctx: Context, kind: str, form: str, prompt: str, tool: str) -> No
         init = {"protocolVersion": p.MCP_LEGACY_VERSION, "capabilities": {},
                 "clientInfo": {"name": "conformance", "version": "1"}}
         await rpc(ctx, "initialize", init, id=label, version=None, **common)
-    elif form in MCP_DESCRIBING:
-        await rpc(ctx, form, id=label, **common)
+    elif form in MCP_DESCRIBING:     # without a credential, tools/list goes as a notification (no id): refused too
+        await rpc(ctx, form, id=None if kind == "no-credential" and form == "tools/list" else label, **common)
     else:
         params = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("form"))}
         await rpc(ctx, "tools/call", params, id=label, mcp_name=tool,
@@ -129,9 +129,13 @@ def _invalid(ctx: Context, protocol: str, what: str, prompt: str, tool: str | No
     label = steps.REFUSAL.of(f"{what}@{protocol}")
     path = ctx.agent_path(protocol)
     if protocol == "invoke":
+        field = ctx.target.extra_data_field
         body = {"two-invalid-fields": {"prompt": 42, "stream": "yes"},
-                "stream-string": p.invoke_body(prompt, stream="yes"),
                 "prompt-missing": {"sessionId": ctx.unique("form")}, "json-array": [p.invoke_body(prompt)]}
+        if what == "extra-data-streamed":   # the 4 KB limit holds on every mode and for any JSON value
+            if not field:
+                return None
+            body[what] = p.invoke_body(prompt, ctx.unique("form"), stream=True, **{field: ["y" * 8_000]})
         if what == "not-json":
             return ctx.post(path, content=b'{"prompt": "say conformance", ', label=label,
                             headers={"Content-Type": "application/json"})
@@ -148,14 +152,15 @@ def _invalid(ctx: Context, protocol: str, what: str, prompt: str, tool: str | No
         init = {"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "conformance", "version": "1"}}
         return rpc(ctx, "initialize", init, id=label, version=None, label=label)
     params = {"name": tool, "arguments": p.tool_arguments(prompt, ctx.unique("form"))}
-    return rpc(ctx, "tools/call", params, id=label, mcp_name=tool, version="1999-01-01", label=label)
+    # a version newer than any the service speaks (mcp.refusals sends an older one): refused, not served as the latest
+    return rpc(ctx, "tools/call", params, id=label, mcp_name=tool, version="2099-01-01", label=label)
 
 
 async def _refusals(ctx: Context, protocol: str) -> None:
     prompt = ctx.prompt("plain_reply")
     if protocol == "invoke":
         sends = [_invoke(ctx, kind, form, prompt) for kind in steps.KINDS for form in steps.INVOKE_FORMS]
-        sends += [_invalid(ctx, protocol, what, prompt, None) for what in steps.INVALID]
+        sends += [send for what in steps.INVALID if (send := _invalid(ctx, protocol, what, prompt, None))]
     elif protocol == "agui":
         sends = [_agui(ctx, kind, prompt) for kind in steps.KINDS]
         sends += [_invalid(ctx, protocol, what, prompt, None) for what in steps.AGUI_INVALID]

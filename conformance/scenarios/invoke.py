@@ -205,7 +205,8 @@ async def timing(ctx: Context) -> None:
 
 @scenario("invoke.sessions", protocol="invoke", prompts=("session_affinity",), steps=steps.INVOKE_SESSIONS)
 async def sessions(ctx: Context) -> None:
-    """`count` on a fresh key K twice, then on a fresh key K2; `count` without a key, then on the key returned."""
+    """`count` on a fresh key K twice (the same body both times), then on a fresh key K2; `count` without a key, then
+    on the key returned."""
     prompt = ctx.prompt("session_affinity")
     path = ctx.agent_path("invoke")
     key = inputs.keyed(ctx, "same", steps.COUNT_1, steps.COUNT_2)
@@ -214,7 +215,8 @@ async def sessions(ctx: Context) -> None:
 
     async def same_key() -> None:
         await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label=steps.COUNT_1)
-        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label=steps.COUNT_2)
+        # the same body again, byte for byte (a client's retry): a second run, not the first one's answer
+        await ctx.post(path, invoke_body(prompt, key), headers=ACCEPT_JSON, label=steps.COUNT_2, like=steps.COUNT_1)
         await ctx.post(path, invoke_body(prompt, other), headers=ACCEPT_JSON, label=steps.COUNT_OTHER)
 
     async def generated_key() -> None:

@@ -30,9 +30,10 @@ async def document(ctx: Context) -> None:
     await ctx.send("POST", path, label=steps.POST, credential=None, json={})
     # The probes of a request each, again in other forms: their faults show only on the requests that carry them, and
     # the rules over every exchange judge these as those (the checks here read the first). The document again is the
-    # other agent's when there is one: its own, not the one just served (a cache keyed without the agent shows)
+    # other agent's when there is one: its own, not the one just served (a cache keyed without the agent shows), with
+    # a query string a client adds to pass a cache by (the document's `resource` is the MCP URL, no query of its own)
     undeployed, other = ctx.target.undeployed_agent_id, ctx.target.other_agent_id
-    again = [("GET", ctx.metadata_path(other) if other else path, {}),
+    again = [("GET", (ctx.metadata_path(other) if other else path) + "?fresh=1", {}),
              *([("GET", ctx.metadata_path(undeployed), {})] if undeployed else []),
              ("POST", path, {"json": {}})]
     for n, (method, url, body) in enumerate(again, 1):

@@ -123,12 +123,13 @@ SHOWS_AGENT_EVENTS = ("invoke", "agui")
 FAILURE_EVENTS = ("none", "tool-before-failure")
 TOOL_LINE = AGENT_EVENTS["after"][1][0]
 # The conversation an AG-UI client holds around its prompt (the last user message): earlier turns before it, or a
-# message after it (the assistant's, or a system message a client appends). The earlier prompt and the system
+# message after it (the assistant's, or a system message a client appends), or an earlier user message right before it
+# (two user turns in a row, which a library may merge into one). The earlier prompt and the system
 # message have a reply of their own and the assistant's turn a text of its own, so a run that took any of them for
 # the prompt shows it (AGUI-PROMPT-001 reads every such run); an `echo params` run gets them too (what reaches the
 # agent's params is read field by field, messages aside).
 EARLIER_PROMPT, ASSISTANT_TURN, SYSTEM_TURN = "say earlier-turn", "assistant-turn", "say system-turn"
-AGUI_HISTORIES = ("none", "earlier", "after", "system-after")
+AGUI_HISTORIES = ("none", "earlier", "after", "system-after", "user-before")
 # An AG-UI client's `runId`: optional, echoed on RUN_STARTED and RUN_FINISHED, generated when left out (the spec's
 # table). A scenario that sends none leaves it to the run, which sends one on about half of such requests (a made
 # value carrying the string kinds an echoed value carries, `Context.unique`): every rule of a sent run id (its echo
@@ -469,7 +470,8 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
             and isinstance(messages, list) and len(messages) == 1 and "resume" not in out:
         earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
         trailing = agui_message(SYSTEM_TURN, "system") if history == "system-after" else earlier[1]
-        out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [*messages, trailing]}
+        out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [earlier[0], *messages]
+               if history == "user-before" else [*messages, trailing]}
         applied["agui-history"] = history
     if operation == "invoke" and runs and replies_read and _runs_as_built(body) \
             and form.get("invoke-history", _drawn(request, "invoke-history", INVOKE_HISTORIES)) == "earlier":
@@ -573,6 +575,8 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     body = with_id_as_built(body, applied)
     if applied.get("agui-history") == "earlier":
         body = {**body, "messages": body["messages"][2:]}
+    elif applied.get("agui-history") == "user-before":
+        body = {**body, "messages": body["messages"][1:]}
     elif applied.get("agui-history") in ("after", "system-after"):
         body = {**body, "messages": body["messages"][:-1]}
     if applied.get("failure-events") == "tool-before-failure":

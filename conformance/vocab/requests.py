@@ -344,6 +344,12 @@ def rpc_method(ex: Exchange) -> str | None:
     return method if isinstance(method, str) else None
 
 
+def is_notification(ex: Exchange) -> bool:
+    """A JSON-RPC 2.0 notification: a method and no id (answered 202 with no body once it is let in)."""
+    sent = rpc(ex)
+    return sent.get("jsonrpc") == "2.0" and isinstance(sent.get("method"), str) and "id" not in sent
+
+
 def has_id(ex: Exchange) -> bool:
     """A JSON-RPC request (not a notification) whose id is a string or an integer, as the spec's id is."""
     sent = rpc(ex)

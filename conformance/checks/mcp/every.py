@@ -228,7 +228,13 @@ def initialize_unsupported(ex: Exchange, target: Any) -> bool:
 
 
 def credential_is(*kinds: str):
-    return lambda ex, target: answered(ex) and rq.credential(ex) in kinds and problems(ex, target) == ["credential"]
+    """A request refused for its credential alone: otherwise one the service answers, or a notification (no id: the
+    401 holds whatever the message, a notification's 202 too)."""
+    def applies(ex: Exchange, target: Any) -> bool:
+        found = problems(ex, target)
+        return answered(ex) and rq.credential(ex) in kinds and (found == ["credential"] or (
+            found == ["credential", "jsonrpc"] and rq.is_notification(ex)))
+    return applies
 
 
 def status_401(ex: Exchange, target: Any) -> None:

@@ -11,8 +11,9 @@ MCP_KINDS = ("no-credential", "empty-bearer", "unknown-key", "revoked-key", "exp
              "malformed-agent", "unknown-agent", "undeployed-agent")
 # invalid requests every protocol refuses whatever form they come in, sent again here in another form than their
 # scenario's (the refusal scenarios send each once)
-# (`two-invalid-fields`: a number for `prompt` and a string for `stream` at once: several fields failing, one refusal)
-INVALID = ("two-invalid-fields", "stream-string", "prompt-missing", "not-json", "json-array")
+# (`two-invalid-fields`: a number for `prompt` and a string for `stream` at once: several fields failing, one refusal;
+# `extra-data-streamed`: extra data of 8 KB as an array, on a streamed invoke, when the field's name is known)
+INVALID = ("two-invalid-fields", "extra-data-streamed", "prompt-missing", "not-json", "json-array")
 AGUI_INVALID = ("no-messages", "empty-messages", "assistant-only")
 MCP_INVALID = ("unsupported-version", "initialize-unsupported")
 # the forms each protocol's refusal is sent in here (the access scenarios send invoke as JSON, AG-UI with the

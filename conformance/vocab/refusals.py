@@ -30,7 +30,8 @@ STEP_SENT = {   # the steps of the access scenarios (the MCP and metadata refusa
     steps.OTHER_AGENT_TOKEN: "the access token, addressed to --other-agent-id",
     steps.QUERY_KEY: "no header, the API key as `access_token` query parameter",
     steps.QUERY_TOKEN: "no header, the access token as `access_token` query parameter",
-    steps.BODY_KEY: "no header, the API key as an `access_token` member of the JSON body",
+    steps.BODY_KEY: "no header, the API key as an `access_token` member of the JSON body and in an `access_token` "
+                    "cookie",
     steps.MALFORMED_AGENT: "a valid API key to an agentId without the `agt_` prefix",
     steps.UNKNOWN_AGENT: "a valid API key to a well-formed agentId that does not exist",
     steps.UNDEPLOYED_AGENT: "a valid API key to the undeployed agent (--undeployed-agent-id)",

@@ -211,7 +211,10 @@ async def messages(ctx: Context):
 
 
 PASS_FIELDS = {
-    "tools": [{"name": "lookup", "description": "find things", "parameters": {"type": "object", "properties": {}}}],
+    "tools": [{"name": "lookup", "description": "find things",
+               "parameters": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                              "properties": {"q": {"type": "string", "format": "uri", "default": "x"}},
+                              "required": ["q"], "additionalProperties": False}}],
     "state": {"counter": 3, "nested": {"list": [1, "two", None]}, "ünï": "cödé", "userName": {"firstName": "Ada"}},
     "context": [{"description": "user locale", "value": "de-CH"}],
     "forwardedProps": {"flag": True, "n": -12.5, "empty": {}},
@@ -219,6 +222,7 @@ PASS_FIELDS = {
 UNKNOWN_FIELDS = {
     "x_text": "plain", "x_number": 42, "x_float": 0.125, "x_null": None, "x_bool": False,
     "x_object": {"a": {"b": [1, {"c": "d"}]}}, "x_array": [1, "two", [3]], "x_unicode": "naïve 東京 \U0001f680",
+    "xCamelCase": "camel", "XUpperStart": 1,
 }
 # ...and, unless a test withholds their classes, a name and a value with what JSON escapes and a value a transformation
 # changes (whitespace at its ends): what agui.params_falsy's one request carries rides on every echo run here too
@@ -237,9 +241,10 @@ async def params(ctx: Context):
     ctx.note(forwarded=PASS_FIELDS, unknown=unknown)
     await run_agui(ctx, steps.ECHO_PARAMS, prompt, thread=ctx.unique("params"), run=ctx.unique("run", echoed=True),
                    expectation=expect(), **extra)
-    for n in range(1, forms.AGAIN + 1):
+    for n in range(1, forms.AGAIN + 1):     # the first again with a `state` that is no object (AG-UI's State: any)
+        again = {**extra, "state": ["not", "an", {"object": True}]} if n == 1 else extra
         await run_agui(ctx, steps.ECHO_PARAMS_AGAIN.of(n), prompt, thread=ctx.unique("params"),
-                       run=ctx.unique("run", echoed=True), expectation=expect(), **extra)
+                       run=ctx.unique("run", echoed=True), expectation=expect(), **again)
 
 
 @scenario("agui.params_falsy", protocol="agui", prompts=("params_passthrough",), deadline=60,

@@ -131,16 +131,13 @@ def _invalid(ctx: Context, protocol: str, what: str, prompt: str, tool: str | No
     if protocol == "invoke":
         field = ctx.target.extra_data_field
         body = {"two-invalid-fields": {"prompt": 42, "stream": "yes"},
-                "prompt-missing": {"sessionId": ctx.unique("form")}, "json-array": [p.invoke_body(prompt)]}
+                "prompt-missing": {"sessionId": ctx.unique("form")}, "json-string": prompt}
         if what == "extra-data-streamed":   # the 4 KB limit holds on every mode and for any JSON value
             if not field:
                 return None
             body[what] = p.invoke_body(prompt, ctx.unique("form"), stream=True, **{field: ["y" * 8_000]})
-        if what == "not-json":
+        if what == "not-json":      # and not said to be JSON: refused either way, with the error body
             return ctx.post(path, content=b'{"prompt": "say conformance", ', label=label,
-                            headers={"Content-Type": "application/json"})
-        if what == "json-array":    # and not said to be JSON: refused either way, with the error body
-            return ctx.post(path, content=json.dumps(body[what]).encode(), label=label,
                             headers={"Content-Type": "text/plain"})
         return ctx.post(path, body[what], label=label)
     if protocol == "agui":

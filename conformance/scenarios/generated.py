@@ -1,7 +1,7 @@
 """Generated inputs sent once over every protocol, shared by the round-trip and cross-protocol checks.
 
 `generated.round_trip`: each run's prompt is several `say-json` lines of
-generated text (one text piece each; the first run says one of them twice in a row);
+generated text (one text piece each; the first run says one of them twice in a row, and one of whitespace alone);
 `facts["texts"][i]` is run i's expected reply (the pieces joined). The same prompts go over invoke JSON
 (`invoke-json-{i}`), invoke stream (`invoke-sse-{i}`), AG-UI (`agui-{i}`) and
 MCP (`mcp-{i}`).
@@ -23,6 +23,7 @@ from conformance.vocab.sending import listed_tool
 from conformance.vocab.steps import generated as steps
 
 TEXTS_PER_RUN = 4
+WHITESPACE_PIECE = " \t "
 RUNS_PER_PROTOCOL = 2
 PARAM_RUNS = 3
 
@@ -43,8 +44,9 @@ async def round_trip(ctx):
     ctx.conformance_agent("the exact text round trip uses `say-json`")
     texts = await asyncio.to_thread(round_trip_texts, ctx.target.depth, ctx.target.seed)
     groups = _groups(texts, TEXTS_PER_RUN)
-    if len(groups[0]) > 1:      # one piece twice in a row: a reply of equal pieces is their sum, not one of them
-        groups[0].insert(2, groups[0][1])
+    if len(groups[0]) > 1:      # one piece twice in a row: a reply of equal pieces is their sum, not one of them;
+        groups[0].insert(2, groups[0][1])       # and a piece of whitespace alone, a piece like any other
+        groups[0].insert(1, WHITESPACE_PIECE)
     prompts = ["\n".join(say_json(t) for t in g) for g in groups]
     ctx.note(texts=["".join(g) for g in groups], prompts=prompts)
     tool = await listed_tool(ctx)

@@ -218,13 +218,15 @@ def calls_tools(ex: Exchange, target: Any) -> bool:
 
 
 def tool_starts_named(ex: Exchange, target: Any) -> None:
-    """each tool the prompt calls has a `tool_call_start` frame naming it."""
+    """each tool call the prompt makes has a `tool_call_start` frame naming its tool (a tool called twice, two)."""
     frames = named(ex)
     if "done" not in [f.event for f, _ in frames]:
         raise NotAssessed(f"{ex.label}: the stream did not end with `done`, so its tool calls are not all there")
     started = [d.get("name") for f, d in frames if f.event == "tool_call_start"]
-    missing = [tool for tool in tools_called(ex) if tool not in started]
-    assert not missing, f"the prompt calls {quoted(missing)}, no `tool_call_start` names it; names: {quoted(started)}"
+    called = tools_called(ex)
+    missing = sorted({tool for tool in called if started.count(tool) < called.count(tool)})
+    assert not missing, f"the prompt calls {quoted(missing)} {', '.join(str(called.count(t)) for t in missing)} " \
+                        f"time(s), fewer `tool_call_start` frames name it; names: {quoted(started)}"
 
 
 def tool_starts_in_order(ex: Exchange, target: Any) -> None:

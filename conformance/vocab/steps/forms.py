@@ -13,7 +13,9 @@ MCP_KINDS = ("no-credential", "empty-bearer", "unknown-key", "revoked-key", "exp
 # scenario's (the refusal scenarios send each once)
 # (`two-invalid-fields`: a number for `prompt` and a string for `stream` at once: several fields failing, one refusal;
 # `extra-data-streamed`: extra data of 8 KB as an array, on a streamed invoke, when the field's name is known)
-INVALID = ("two-invalid-fields", "extra-data-streamed", "prompt-missing", "not-json", "json-array")
+# `not-json` goes as `text/plain`; `json-string`: a body that is a JSON string, not an object (invoke.refusals sends an
+# array)
+INVALID = ("two-invalid-fields", "extra-data-streamed", "prompt-missing", "not-json", "json-string")
 AGUI_INVALID = ("no-messages", "empty-messages", "assistant-only")
 MCP_INVALID = ("unsupported-version", "initialize-unsupported")
 # the forms each protocol's refusal is sent in here (the access scenarios send invoke as JSON, AG-UI with the

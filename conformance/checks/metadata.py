@@ -238,7 +238,11 @@ def caching_forbidden(ex: Exchange) -> str | None:
     no-store: no cache may store it (§5.2.2.5). no-cache without field names: no cache may use it without
     revalidating (§5.2.2.4). max-age below 30: stale sooner (§5.2.2.1). Without max-age, an Expires in the past or
     less than 30 s after Date (§5.3). `private` forbids only shared caches (§5.2.2.7): the client may still cache it,
-    so it does not contradict "cached for 30 seconds"; nor does s-maxage, which binds only shared caches."""
+    so it does not contradict "cached for 30 seconds"; nor does s-maxage, which binds only shared caches. `Vary: *`:
+    a stored response never matches a later request (§4.1), so no cache can use it."""
+    if any(v.strip() == "*" for line in (ex.headers.get_list("vary") if ex.headers is not None else [])
+           for v in line.split(",")):
+        return "Vary: * (a stored response never matches a later request, RFC 9111 §4.1: no cache can use it)"
     cc = cache_directives(ex)
     if "no-store" in cc:
         return "Cache-Control no-store (no cache may store the response)"

@@ -268,10 +268,10 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                                                     "__proto__": {"confProto": True}},)),
     InputClass("params", "interpreted-in-another-case", True,
                "member names that are a field the service interprets in another case (`Prompt`, `SESSIONID`, "
-               "`ThreadId`, `RESUME`, …) are other names (RFC 8259 §8.3): unknown fields, which reach the agent "
-               "unchanged in `params`, while the fields themselves keep their meaning (a case-insensitive binder, "
-               "as Go's encoding/json is by default, takes them for the fields)",
-               ("INV-PASS-001", "AGUI-PASS-002"), ("capitalized and upper case",)),
+               "`ThreadId`, `RESUME`, `thread_id`, …) are other names (RFC 8259 §8.3): unknown fields, which reach the "
+               "agent unchanged in `params`, while the fields themselves keep their meaning (a case-insensitive "
+               "binder, as Go's encoding/json is by default, or a snake_case one takes them for the fields)",
+               ("INV-PASS-001", "AGUI-PASS-002"), ("capitalized, upper case and snake_case",)),
     InputClass("params", "json-escapes", True,
                "member names and values with `\"`, `\\`, U+2028 and U+2029 are JSON; unchanged",
                ("INV-PASS-001", "AGUI-PASS-002"), JSON_ESCAPES),

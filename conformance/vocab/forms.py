@@ -47,7 +47,7 @@ ACCEPT_ENCODINGS = {"gzip": "gzip, deflate", "browser": "gzip, deflate, br, zstd
 EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
                  "proxy": {"X-Forwarded-For": "203.0.113.7", "Via": "1.1 conformance-proxy", "X-Request-Id": None,
                            "traceparent": None},
-                 "browser": {"Accept-Language": "en-GB,en;q=0.8", "Cache-Control": "no-cache",
+                 "browser": {"Accept-Language": "ar-EG,ar;q=0.9,en;q=0.8", "Cache-Control": "no-cache",
                              "Referer": "https://app.example/chat", "Origin": "https://app.example",
                              "Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "cross-site",
                              "Cookie": suite_made("theme=dark")},
@@ -117,11 +117,11 @@ AGENT_EVENTS = {"none": ((), ()),
                 # a dozen: more than a page of ten, as a log or a list read with a default page size gives
                 "many": ((), ("step plan", 'tool lookup {"q":"x"}') * 6)}
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
-# ...and on a run that fails after its text, a tool call before the failure (on every protocol: MCP's result shows
-# none, but a run failing after a tool call is still a failed run): every rule of a failed run is judged on runs whose
-# agent called a tool on the way, not only on a failure that follows text
+# ...and on a run that fails after its text, a tool call and a second's pause before the failure (on every protocol:
+# MCP's result shows none, but a run failing after a tool call is still a failed run): every rule of a failed run is
+# judged on runs whose agent called a tool on the way and took time, not only on a failure that follows text at once
 FAILURE_EVENTS = ("none", "tool-before-failure")
-TOOL_LINE = AGENT_EVENTS["after"][1][0]
+BEFORE_FAILURE = (AGENT_EVENTS["after"][1][0], "sleep 1")
 # The conversation an AG-UI client holds around its prompt (the last user message): earlier turns before it, or a
 # message after it (the assistant's, or a system message a client appends), or an earlier user message right before it
 # (two user turns in a row, which a library may merge into one). The earlier prompt and the system
@@ -462,7 +462,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     if replies_read and _fails_after_text(prompt) \
             and _rotated(request, "failure-events", FAILURE_EVENTS) == "tool-before-failure":
         lines = replies.prompt_in(operation, out).split("\n")
-        out = with_prompt(operation, out, "\n".join((*lines[:-1], TOOL_LINE, lines[-1])))
+        out = with_prompt(operation, out, "\n".join((*lines[:-1], *BEFORE_FAILURE, lines[-1])))
         applied["failure-events"] = "tool-before-failure"
     history = _drawn(request, "agui-history", AGUI_HISTORIES)
     messages = out.get("messages") if operation == "agui" else None
@@ -581,7 +581,7 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
         body = {**body, "messages": body["messages"][:-1]}
     if applied.get("failure-events") == "tool-before-failure":
         lines = replies.prompt_in(operation, body).split("\n")
-        body = with_prompt(operation, body, "\n".join((*lines[:-2], lines[-1])))
+        body = with_prompt(operation, body, "\n".join((*lines[:-1 - len(BEFORE_FAILURE)], lines[-1])))
     before, after = AGENT_EVENTS[applied.get("agent-events", "none")]
     prompt = replies.prompt_in(operation, body)
     if (before or after) and isinstance(prompt, str):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 from typing import Any, Iterable, Iterator
 
 from conformance.model.values import (  # noqa: F401 (the model's data, read through this module too)
@@ -119,6 +120,11 @@ def padded(ctx: Any, stem: str, length: int, name: str, step: str, baseline: str
     return (key + value(ctx.target, name, baseline) * length)[:length]
 
 
+def snake_case(name: str) -> str:
+    """`threadId` -> `thread_id`: the name a snake_case binder maps to the camelCase field."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
 def extra_fields(ctx: Any, step: str, interpreted: tuple[str, ...] = ()) -> dict[str, Any]:
     """Unknown fields of classes params:falsy (0, [], {}, a field named ""), params:json-escapes (in a name and
     a value), params:twins (names a transformation would merge), params:binder-syntax (names a binder reads as
@@ -129,8 +135,8 @@ def extra_fields(ctx: Any, step: str, interpreted: tuple[str, ...] = ()) -> dict
     escapes = value(ctx.target, "params:json-escapes", "")
     twins = value(ctx.target, "params:twins", {})
     cased = {other: f"not the {name} field" for name in interpreted for other in (name[:1].upper() + name[1:],
-                                                                                 name.upper())} \
-        if is_sent("params:interpreted-in-another-case") else {}
+                                                                                 name.upper(), snake_case(name))
+             if other != name} if is_sent("params:interpreted-in-another-case") else {}
     return {**value(ctx.target, "params:falsy", {}), **value(ctx.target, "params:binder-syntax", {}),
             **({f"conf{escapes}Name": f"v{escapes}"} if escapes else {}),
             **twins, **({"confText": TRANSFORMABLE} if twins else {}), **cased}

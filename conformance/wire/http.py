@@ -32,6 +32,7 @@ import contextlib
 import dataclasses
 import ipaddress
 import json as _json
+import re
 import ssl
 import threading
 import time
@@ -100,6 +101,20 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")     # RFC 9110 §5.6.2
+
+
+def _masked(name: str, value: str) -> str:
+    """A credential-bearing header's value with its secret masked: `<scheme> «redacted»` for an Authorization of any
+    scheme, each `name=«redacted»` of a Cookie, the whole value otherwise."""
+    if name in ("authorization", "proxy-authorization"):
+        scheme, _, rest = value.partition(" ")
+        return f"{scheme} {MASK}" if rest.strip() and _TOKEN.fullmatch(scheme) else MASK
+    if name == "cookie" and "=" in value:
+        return "; ".join(f"{pair.split('=', 1)[0].strip()}={MASK}" for pair in value.split(";") if pair.strip())
+    return MASK
 
 
 @dataclass
@@ -380,12 +395,14 @@ class Client:
 
     @staticmethod
     def _masked_headers(req: httpx.Request) -> dict[str, str]:
+        """The request's headers as transcripts show them: a credential's value masked, what carries it kept (the
+        scheme of an Authorization, RFC 9110 §11.4, whatever it is; a cookie's names), so a re-sent request carries
+        the secret as the recorded one did."""
         out: dict[str, str] = {}
         for k, v in req.headers.multi_items():
             bare_scheme = v.strip().lower() in ("bearer", "basic")     # a scheme with no credential hides nothing
             if k.lower() in SENSITIVE_HEADERS and not bare_scheme and not is_suite_made(v.split(None, 1)[-1].strip()):
-                scheme = v.split(None, 1)[0] if " " in v else ""
-                v = f"{scheme} {MASK}" if scheme.lower() in ("bearer", "basic") else MASK
+                v = _masked(k.lower(), v)
             out[k] = v if k not in out else out[k] + ", " + v
         return out
 

@@ -1,14 +1,13 @@
 """Broken servers that are right on every request of a form, and wrong on another form of the same request, or on a
 run of another shape: what the run meets only because it sends those forms (`vocab.forms`) and runs of those shapes
-(a tool call before a failure, a dozen tool calls, a long reply, a paused MCP run's question as text).
+(a tool call before a failure, a long reply, a paused MCP run's question as text, a reply that starts like an error).
 
-The forms: an AG-UI conversation that ends in a system message or in two user messages, or that carries the
-conversation with its resume; a run without a threadId; forwarded state with camelCase keys; extra data over 4 KB
-that is no object, or on a stream; a repeated call byte for byte the first; a request with a content type other than
-JSON; a credential in another form (a JWT), under another scheme (`Token`) or in another header (`X-API-Key`); an
-agent id in another letter case; an MCP notification without a credential, an `Mcp-Session-Id`, a description
-request whose `_meta` version differs from its header, a version newer than the service speaks; a metadata GET with a
-query string.
+The forms: an AG-UI conversation that ends in a system message or in two user messages; a run without a threadId;
+forwarded state with camelCase keys; extra data over 4 KB that is no object; a repeated call byte for byte the first;
+a request with a content type other than JSON; a credential in another form (a JWT) or in another header
+(`X-API-Key`); an agent id in another letter case; an MCP notification without a credential, an `Mcp-Session-Id`, a
+description request whose `_meta` version differs from its header, a version newer than the service speaks; a
+metadata GET with a query string.
 """
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ from tests.selftest.zoo_agui import on_request
 from tests.selftest.zoo_auth import INVOKE_AGUI
 from tests.selftest.zoo_inputs import FORWARDED, on_json
 from tests.selftest.zoo_mcp import LEGACY, MODERN, bearer_of, hdr, meta_of, reroute_agent, rpc_error, set_headers
-from tests.selftest.zoo_mcp import on_request as on_mcp_request
 from tests.selftest.zoo_silences import pings_dropped
 
 VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -95,8 +93,8 @@ def text_of(result: dict) -> str:
 
 
 def prompted(app, pick: Callable[[dict], str | None]):
-    """AG-UI runs whose request `pick(body)` maps to a text run that text as the prompt (the messages reach the agent
-    as sent)."""
+    """An AG-UI run for whose request `pick(body)` gives a text runs that text as its prompt (the messages still reach
+    the agent as sent)."""
     agent = app.interpreter
 
     class Prompted(Interpreter):
@@ -117,7 +115,7 @@ def prompted(app, pick: Callable[[dict], str | None]):
 
 
 def extra_data_unchecked(app, skipped: Callable[[dict, dict], bool]):
-    """Invoke bodies for which `skipped(body, scope)` holds are not held to the extra data field's 4 KB limit (every
+    """Invoke requests for which `skipped(scope, body)` holds are not held to the extra data field's 4 KB limit (every
     other field is checked)."""
     field = app.config.extra_data_field
     loose = Service(dataclasses.replace(app.config, max_extra_bytes=10 ** 12), app.org, app.facts)
@@ -128,7 +126,7 @@ def extra_data_unchecked(app, skipped: Callable[[dict, dict], bool]):
         raw, pending = await t._read_all(receive)
         ok, body = t._loads(raw)
         errors = ref_invoke.validate(app, body) if ok and isinstance(body, dict) and field in body else []
-        over = errors and all(f == field for f, _ in errors) and skipped(body, scope)
+        over = errors and all(f == field for f, _ in errors) and skipped(scope, body)
         await (loose if over else app)(scope, t._replay(raw, pending, receive), send)
     return middleware
 
@@ -151,38 +149,26 @@ def deltas_cut_on_bytes(app, facts):
 def failure_after_tool_completed(app, facts):
     """A JSON invoke whose run fails after it called a tool is reported `completed`, without `error`."""
     def completed(obj):
-        if obj.get("status") == "failed" and any(isinstance(e, dict) and e.get("type") in ("tool_call_start",
-                                                                                           "tool_result")
-                                                 for e in obj.get("events") or []):
+        called = any(isinstance(e, dict) and e.get("type") in ("tool_call_start", "tool_result")
+                     for e in obj.get("events") or [])
+        if obj.get("status") == "failed" and called:
             obj["status"] = "completed"
             obj.pop("error", None)
     return on_json(app, "invoke", completed)
-
-
-@broken("INV-RES-005", name="INV-RES-005-events-capped-at-ten")
-def events_capped(app, facts):
-    """The JSON result's `events` holds at most 10 events (the run log read with its default page size)."""
-    return on_json(app, "invoke", lambda obj: isinstance(obj.get("events"), list)
-                   and obj.update(events=obj["events"][:10]))
 
 
 @broken("INV-LIM-004", name="INV-LIM-004-limit-checked-on-objects-only")
 def limit_on_objects_only(app, facts):
     """The 4 KB limit of the extra data field is checked on an object only: an array or a string of any size runs."""
     field = app.config.extra_data_field
-    return extra_data_unchecked(app, lambda body, scope: not isinstance(body[field], dict))
-
-
-@broken("INV-LIM-004", name="INV-LIM-004-extra-data-unchecked-on-streams")
-def extra_unchecked_on_streams(app, facts):
-    """The 4 KB limit of the extra data field is checked on JSON invokes only: a streamed one of any size runs."""
-    return extra_data_unchecked(app, streamed)
+    return extra_data_unchecked(app, lambda scope, body: not isinstance(body[field], dict))
 
 
 @broken("INV-SESS-002", name="INV-SESS-002-identical-bodies-deduplicated")
 def identical_bodies_deduplicated(app, facts):
     """A JSON invoke byte for byte the same as one answered less than 5 s before (same credential) gets that answer
     again and never reaches the agent."""
+    # "Calls with the same session key reach the same running instance": a second `count` says 1 again.
     answers: dict[str, tuple[float, list, bytes]] = {}
 
     async def middleware(scope, receive, send):
@@ -242,19 +228,6 @@ def consecutive_users_merged(app, facts):
     return prompted(app, pick)
 
 
-@broken("AGUI-INT-002", name="AGUI-INT-002-resume-ignored-when-messages-sent")
-def resume_ignored_with_messages(app, facts):
-    """A request carrying user messages is a new run: its `resume` is read only without messages, so the paused run
-    is abandoned and the last user message runs."""
-    # "`messages` | ... | yes unless `resume` is sent": messages may come with a resume, which continues the run.
-    def ignore(body, scope):
-        if body.get("resume") in (None, [], {}) or not agui_runs(body) \
-                or not any(isinstance(m, dict) and m.get("role") == "user" for m in body.get("messages") or []):
-            return None
-        return {k: v for k, v in body.items() if k != "resume"}
-    return on_request(app, ignore)
-
-
 @broken("AGUI-PASS-001", name="AGUI-PASS-001-nested-keys-decamelized")
 def nested_keys_decamelized(app, facts):
     """The keys of every object inside `tools`, `state`, `context` and `forwardedProps` reach the agent in snake_case
@@ -266,7 +239,11 @@ def nested_keys_decamelized(app, facts):
             return {re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", k).lower() if k != k.lower() else k: snake(v)
                     for k, v in value.items()}
         return value
-    return on_request(app, lambda body, scope: {k: snake(v) if k in FORWARDED else v for k, v in body.items()})
+
+    def rewrite(body, scope):
+        new = {k: snake(v) if k in FORWARDED else v for k, v in body.items()}
+        return new if new != body else None
+    return on_request(app, rewrite)
 
 
 @broken("AGUI-PING-001", name="AGUI-PING-001-no-pings-on-generated-threads")
@@ -292,6 +269,7 @@ def text_html_escaped(app, facts):
 @broken("MCP-TOOL-005", name="MCP-TOOL-005-question-flagged-as-error")
 def question_flagged_as_error(app, facts):
     """A paused run's question, sent as text to a client that cannot elicit, is a tool result with `isError: true`."""
+    # "`isError` | `true` when the run fails": a paused run has not failed.
     def flag(result):
         if isinstance(result.get("structuredContent"), dict) and result["structuredContent"].get("awaitingResume"):
             result["isError"] = True
@@ -313,6 +291,7 @@ def error_looking_reply_flagged(app, facts):
 def session_header_refused(app, facts):
     """A request other than initialize carrying an `Mcp-Session-Id` (which this server never issues) is answered 404
     "Session not found" (the SDK's stateful transport)."""
+    # "Stateless: every request is answered on its own."
     def refuse(body, scope):
         if hdr(scope, "mcp-session-id") is None or (isinstance(body, dict) and body.get("method") == "initialize"):
             return None
@@ -329,9 +308,11 @@ def mismatch_unchecked_on_description(app, facts):
     def align(body, scope):
         meta, header = meta_of(body), hdr(scope, "mcp-protocol-version")
         if body.get("method") in ("tools/list", "server/discover") and header in (MODERN, LEGACY) \
-                and meta.get(VERSION) in (MODERN, LEGACY):
+                and meta.get(VERSION) in (MODERN, LEGACY) and meta[VERSION] != header:
             meta[VERSION] = header
-    return on_mcp_request(app, align)
+            return body
+        return None
+    return on_request(app, align, where="mcp")
 
 
 @broken("MCP-VER-002", name="MCP-VER-002-newer-versions-served-as-latest")
@@ -342,11 +323,13 @@ def newer_versions_served(app, facts):
         header, meta = hdr(scope, "mcp-protocol-version") or "", meta_of(body)
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", header) or header <= MODERN or body.get("method") == "initialize" \
                 or meta.get(VERSION, header) != header:
-            return
-        set_headers(scope, {"mcp-protocol-version": MODERN})
+            return None
+        set_headers(scope, {"mcp-protocol-version": MODERN})   # the app sees the changed headers
         if VERSION in meta:
             meta[VERSION] = MODERN
-    return on_mcp_request(app, cap)
+            return body
+        return None
+    return on_request(app, cap, where="mcp")
 
 
 # == authentication, agents, metadata, rate limits ====================================================================
@@ -355,9 +338,11 @@ def foreign_form_400(app, facts):
     """An MCP bearer value in none of the service's own forms (`<svc>_live_…`, `<svc>_oat_…`), such as a JWT, is
     refused as a malformed request: 400 -32600 without a challenge."""
     svc = facts["api_key"].split("_live_", 1)[0]
-    return t.respond(app, 400, rpc_error(-32600, "Malformed bearer token."), where=posted(
-        "mcp", test=lambda scope: bool(bearer_of(scope)) and not bearer_of(scope).startswith((f"{svc}_live_",
-                                                                                             f"{svc}_oat_"))))
+
+    def foreign(scope):
+        cred = bearer_of(scope)
+        return bool(cred) and not cred.startswith((f"{svc}_live_", f"{svc}_oat_"))
+    return t.respond(app, 400, rpc_error(-32600, "Malformed bearer token."), where=posted("mcp", test=foreign))
 
 
 @broken("AUTH-MCP-003", name="AUTH-MCP-003-notifications-acknowledged-before-auth")

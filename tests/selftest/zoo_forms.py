@@ -307,12 +307,16 @@ def mismatch_unchecked_on_description(app, facts):
     description cached by the header's version); tools/call still does."""
     def align(body, scope):
         meta, header = meta_of(body), hdr(scope, "mcp-protocol-version")
-        if body.get("method") in ("tools/list", "server/discover") and header in (MODERN, LEGACY) \
-                and meta.get(VERSION) in (MODERN, LEGACY) and meta[VERSION] != header:
-            meta[VERSION] = header
-            return body
-        return None
+        mismatched = body.get("method") in ("tools/list", "server/discover") and header in (MODERN, LEGACY) \
+            and meta.get(VERSION) in (MODERN, LEGACY) and meta[VERSION] != header
+        return declaring(body, meta, header) if mismatched else None
     return on_request(app, align, where="mcp")
+
+
+def declaring(body: dict, meta: dict, version: str) -> dict:
+    """The request `body` (whose `_meta` is `meta`) declaring `version` instead."""
+    meta[VERSION] = version
+    return body
 
 
 @broken("MCP-VER-002", name="MCP-VER-002-newer-versions-served-as-latest")
@@ -325,10 +329,7 @@ def newer_versions_served(app, facts):
                 or meta.get(VERSION, header) != header:
             return None
         set_headers(scope, {"mcp-protocol-version": MODERN})   # the app sees the changed headers
-        if VERSION in meta:
-            meta[VERSION] = MODERN
-            return body
-        return None
+        return declaring(body, meta, MODERN) if VERSION in meta else None
     return on_request(app, cap, where="mcp")
 
 

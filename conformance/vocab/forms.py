@@ -114,7 +114,9 @@ ELICITATION = {"elicitation": {}}
 AGENT_EVENTS = {"none": ((), ()),
                 "before": (("step plan", 'tool lookup {"q":"x"}'), ()),
                 "after": ((), ('tool lookup {"q":"x"}', "step plan")),
-                # a dozen: more than a page of ten, as a log or a list read with a default page size gives
+                # a dozen: more than a page of ten, as a log or a list read with a default page size gives (on
+                # invoke, whose JSON result lists them; AG-UI's runs take the pair after: a dozen there costs a run
+                # forty frames more to read)
                 "many": ((), ("step plan", 'tool lookup {"q":"x"}') * 6)}
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # ...and on a run that fails after its text, a tool call and a second's pause before the failure (on every protocol:
@@ -455,6 +457,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         applied["resume-history"] = "conversation"
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
+    events = "after" if events == "many" and operation != "invoke" else events
     if operation in SHOWS_AGENT_EVENTS and events != "none" and plain:
         before, after = AGENT_EVENTS[events]
         out = with_prompt(operation, out, "\n".join((*before, prompt, *after)))

@@ -27,6 +27,7 @@ from tests.selftest import asgi_tools as t
 from tests.selftest.session_tools import Store, TrackedInstance, session_key, with_store
 
 KEY = "conformance.variant.session"
+RUN_ID = "conformance.variant.run_id"      # the AG-UI request's runId, echoed even on a stale resume's failed run
 KEEP_ALIVE = b": keep-alive\n\n"
 KEEP_ALIVE_EVERY = 1.0
 
@@ -39,6 +40,8 @@ def one_call_per_session(app: t.ASGIApp) -> t.ASGIApp:
         key = session_key(body, scope)
         if key is not None:
             scope[KEY] = key
+        if isinstance(body, dict) and isinstance(body.get("runId"), str):
+            scope[RUN_ID] = body["runId"]
         return None
 
     async def serialised(scope, receive, send):
@@ -70,7 +73,8 @@ def stale_resume_fails(app: t.ASGIApp) -> t.ASGIApp:
         message = ((obj.get("error") or {}).get("message") or "") if isinstance(obj, dict) else ""
         if status < 400 or not any(s in message for s in NOTHING_WAITS):
             return obj
-        events = [{"type": "RUN_STARTED", "threadId": scope.get(KEY, "thr_unknown"), "runId": "run_stale"},
+        events = [{"type": "RUN_STARTED", "threadId": scope.get(KEY, "thr_unknown"),
+                   "runId": scope.get(RUN_ID, "run_stale")},
                   {"type": "RUN_ERROR", "message": "No run waits for an answer on this thread.", "code": "no_paused_run"}]
         body = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
         return 200, [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")], body

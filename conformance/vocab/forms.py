@@ -132,6 +132,9 @@ BEFORE_FAILURE = (AGENT_EVENTS["after"][1][0], "sleep 1")
 # agent's params is read field by field, messages aside).
 EARLIER_PROMPT, ASSISTANT_TURN, SYSTEM_TURN = "say earlier-turn", "assistant-turn", "say system-turn"
 AGUI_HISTORIES = ("none", "earlier", "after", "system-after", "user-before")
+_EARLIER = (agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant"))
+AROUND_PROMPT = {"earlier": (_EARLIER, ()), "after": ((), _EARLIER[1:]), "user-before": (_EARLIER[:1], ()),
+                 "system-after": ((), (agui_message(SYSTEM_TURN, "system"),))}   # messages (before, after) it
 # An AG-UI client's `runId`: optional, echoed on RUN_STARTED and RUN_FINISHED, generated when left out (the spec's
 # table). A scenario that sends none leaves it to the run, which sends one on about half of such requests (a made
 # value carrying the string kinds an echoed value carries, `Context.unique`): every rule of a sent run id (its echo
@@ -453,7 +456,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         applied["run-id"] = "sent"
     if operation == "agui" and "resume" in out and "messages" not in out \
             and form.get("resume-history", _drawn(request, "resume-history", RESUME_HISTORIES)) == "conversation":
-        out["messages"] = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
+        out["messages"] = [*map(dict, _EARLIER)]
         applied["resume-history"] = "conversation"
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
@@ -471,10 +474,8 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     messages = out.get("messages") if operation == "agui" else None
     if history != "none" and (plain or replies_read and replies.echoes_params(prompt)) \
             and isinstance(messages, list) and len(messages) == 1 and "resume" not in out:
-        earlier = [agui_message(EARLIER_PROMPT), agui_message(ASSISTANT_TURN, "assistant")]
-        trailing = agui_message(SYSTEM_TURN, "system") if history == "system-after" else earlier[1]
-        out = {**out, "messages": [*earlier, *messages] if history == "earlier" else [earlier[0], *messages]
-               if history == "user-before" else [*messages, trailing]}
+        before, after = AROUND_PROMPT[history]
+        out = {**out, "messages": [*map(dict, before), *messages, *map(dict, after)]}
         applied["agui-history"] = history
     if operation == "invoke" and runs and replies_read and _runs_as_built(body) \
             and form.get("invoke-history", _drawn(request, "invoke-history", INVOKE_HISTORIES)) == "earlier":
@@ -492,12 +493,12 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
 def _fails_after_text(prompt: Any) -> bool:
     """A prompt of the conformance agent's directives that says text (`say`, `chunks`, `count`), then fails, on its
     last line."""
-    if not isinstance(prompt, str) or not prompt.rstrip("\n").split("\n")[-1].startswith("fail"):
+    if not isinstance(prompt, str) or not prompt.split("\n")[-1].startswith("fail"):
         return False
     script = parse(prompt)
     words = [d.word for d in script.directives]
     return script.error is None and script.echo is None and len(words) >= 2 and words[-1] == "fail" \
-        and all(w in ("say", "chunks", "count") for w in words[:-1]) and prompt == prompt.rstrip("\n")
+        and all(w in ("say", "chunks", "count") for w in words[:-1])
 
 
 def _runs_as_built(body: dict[str, Any]) -> bool:
@@ -576,12 +577,9 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
         meta = {k: v for k, v in params.pop("_meta").items() if k != "progressToken"}
         body = {**body, "params": {**params, **({"_meta": meta} if meta else {})}}    # a legacy call had none
     body = with_id_as_built(body, applied)
-    if applied.get("agui-history") == "earlier":
-        body = {**body, "messages": body["messages"][2:]}
-    elif applied.get("agui-history") == "user-before":
-        body = {**body, "messages": body["messages"][1:]}
-    elif applied.get("agui-history") in ("after", "system-after"):
-        body = {**body, "messages": body["messages"][:-1]}
+    if applied.get("agui-history") in AROUND_PROMPT:
+        before, after = AROUND_PROMPT[applied["agui-history"]]
+        body = {**body, "messages": body["messages"][len(before):len(body["messages"]) - len(after)]}
     if applied.get("failure-events") == "tool-before-failure":
         lines = replies.prompt_in(operation, body).split("\n")
         body = with_prompt(operation, body, "\n".join((*lines[:-1 - len(BEFORE_FAILURE)], lines[-1])))

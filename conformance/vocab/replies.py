@@ -98,6 +98,12 @@ def reads_messages(prompt: str) -> bool:
         (d.word, d.arg) == ("echo", "messages") for d in parse(prompt).directives)
 
 
+def events_made(prompt: Any) -> int:
+    """How many tool calls and steps the conformance agent's prompt makes (`tool`, `step` directives)."""
+    script = parse(prompt) if isinstance(prompt, str) else None
+    return sum(d.word in ("tool", "step") for d in script.directives) if script is not None else 0
+
+
 def tool_lines(prompt: Any) -> list[tuple[int, str]]:
     """(line index, tool name) of each `tool NAME ARGS` line of the conformance agent's prompt, in order."""
     if not isinstance(prompt, str):

@@ -189,10 +189,7 @@ def tools_called(ex: Exchange) -> list[str]:
 
 
 def made_events(ex: Exchange) -> int:
-    """How many tool calls and steps the conformance agent's prompt makes (`tool`, `step` lines)."""
-    prompt = replies.prompt_of(ex)
-    return sum(line.split(" ", 1)[0] in ("tool", "step") for line in prompt.split("\n")) \
-        if isinstance(prompt, str) else 0
+    return replies.events_made(replies.prompt_of(ex))
 
 
 def completed_with_events(ex: Exchange, target: Any) -> bool:

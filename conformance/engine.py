@@ -240,13 +240,15 @@ class Context:
         shape: dict[str, str] = {}
         if shaped and "json" in kw:
             operation = operation_of(path)
-            runs = operation == "invoke" and credential == "api_key" and self.session.takes_conversation \
-                and not self.scenario.slow and path == self.agent_path(operation) \
+            runs = operation in ("invoke", "agui") and credential == "api_key" \
+                and (operation == "agui" or self.session.takes_conversation) and not self.scenario.slow \
+                and path == self.agent_path(operation) \
                 and not any(k.lower() in ("authorization", "content-type") for k in headers or {})
             kw["json"], shape = forms.shape(form, operation, kw["json"],
                                             replies_read=self.target.profile.is_conformance_agent, runs=runs,
                                             request=drawn, accept=accept,
                                             made=lambda stem: self.unique(f"f{stem}-{n}", echoed=True))
+        shaped_json = kw.get("json")
         sent_headers, body, applied = forms.apply(form, all_headers, kw.get("json") if "json" in kw else None,
                                                   writing_set="content" in kw,
                                                   request=request,
@@ -258,6 +260,18 @@ class Context:
             return self.client.send(method, path, headers=headers, label=label, limits=limits,
                                     transport=forms.transport(form, request=drawn), **kw)
         ex = await sending(sent_headers)
+        if shape.get("run-id-writing") == "empty" and ex.status is not None and 400 <= ex.status < 500 \
+                and ex.status != 429 and isinstance(shaped_json, dict):
+            # an empty runId, whose refusal the spec leaves open (no length given): sent again with a run id of the
+            # run's own, as a 406 to a chosen Accept is (the refusal is kept as a fact)
+            self.recording.facts.setdefault("empty_run_id_refused", []).append(label)
+            del shape["run-id-writing"]
+            again = {**shaped_json, "runId": self.unique(f"frun-{n}", echoed=True)}
+            sent_headers, body, applied = forms.apply(form, all_headers, again, writing_set=False, request=request,
+                                                      operation=operation_of(path))
+            kw.pop("json", None)
+            kw["content"] = body if body is not None else json.dumps(again).encode()
+            ex = await sending(sent_headers)
         if ex.status == 406 and applied.get("stream-accept") == "json":
             # an Accept the run chose, which RFC 9110 §12.5.1 lets a server refuse: sent again as built, as a 411 to a
             # chunked body is (the 406 is kept as a fact: the request's own answer is the one judged)

@@ -197,9 +197,11 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "256 characters outside the BMP are 256 code points but 512 UTF-16 units: languages count 'characters' "
                "differently, so the spec leaves the answer open; not sent"),
     *_strings("run-id", ("AGUI-ID-002", "AGUI-ID-003"), "`runId` (echoed)"),
-    InputClass("run-id", "empty", False,
-               "`runId: \"\"` is a string, but whether an empty id is read as absent (and generated) is not said; "
-               "not sent (tests/selftest/variant_inputs.py row 5)"),
+    InputClass("run-id", "empty", True,
+               "`runId: \"\"` is a string sent, not left out: a run that starts echoes it ('Echoed on RUN_STARTED and "
+               "RUN_FINISHED. Generated when left out'); with no length given, a refusal of it is open, and the request "
+               "then goes again with a run id of the run's own (a server reading `runId || newId()` fails)",
+               ("AGUI-ID-002", "AGUI-ID-003"), ("",)),
     # the id classes below ride on the ids the run chooses for its MCP requests (`forms.ID_WRITINGS`): most of those
     # requests are refusals and runs, so the class is judged by MCP-METH-005 (the id echoed) on every one, and by
     # the rule of whatever each request is (a tools/list refused for its id fails MCP-SESS-005 there)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 from conformance.agent.script import parse
 from conformance.model.dimensions import DIMENSIONS, FREE, MODAL, OPEN_VALUES, REFUSED_VALUES
 from conformance.model.values import STRING_KINDS, TRANSFORMABLE
-from conformance.vocab import inputs, replies, requests as rq
+from conformance.vocab import fuzzing, inputs, replies, requests as rq
 from conformance.wire.http import Transport
 from conformance.wire.redact import suite_made
 from conformance.vocab.constants import AGUI_FORWARDED, INVOKE_INTERPRETED, MCP_DESCRIBING
@@ -141,6 +141,7 @@ AROUND_PROMPT = {"earlier": (_EARLIER, ()), "after": ((), _EARLIER[1:]), "user-b
 # on both events, whatever the run's form) is judged on the run's ordinary runs, not on the few built for it; a
 # scenario whose subject is a generated run id sets `run-id` in its form.
 RUN_IDS = ("absent", "sent")
+RUN_ID_WRITINGS = ("made", "", "made")     # a run id the run makes, or the empty string
 # ...and an AG-UI resume's conversation: RunAgentInput carries `messages` on every run (AG-UI's own client sends the
 # conversation with its resume), and a request with `resume` on the thread continues the paused run whatever else it
 # carries (the state table), so the resumed run's reply is the paused run's continuation, not a reply to the
@@ -304,7 +305,8 @@ def classes(applied: dict[str, str], accept: str | None) -> list[str]:
     """The input classes (`vocab.inputs`) a request's applied forms carried (`accept`: the Accept the scenario
     wrote, whose forms the applied one is): a report names them on every requirement judged on the request."""
     out = [cls for dim, value in applied.items() if (cls := carried(dim, value, accept))]
-    return out + ([f"jsonrpc-id:{applied['id-writing']}"] if applied.get("id-writing") else [])
+    return out + ([f"jsonrpc-id:{applied['id-writing']}"] if applied.get("id-writing") else []) + (
+        ["run-id:empty"] if applied.get("run-id-writing") == "empty" else [])
 
 
 def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writing_set: bool, request: str = "",
@@ -398,9 +400,10 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     that can elicit, an AG-UI client's fields, an invoke field the service does not interpret; and on a request
     named by `request` (not a scenario's first, which goes as built) a step and a tool call around the reply of a
     prompt that says it (`AGENT_EVENTS`), and where the scenario sent none an AG-UI `runId` (`RUN_IDS`) or an MCP
-    call's progress token (`PROGRESS`), each a value the service only gives back (`made(stem)` makes it), and a
-    conversation (`INVOKE_HISTORIES`) on an invoke that `runs` (the caller's word: the API key, the target's agent, no
-    header of its own to refuse, a service that ran the preflight's conversation).
+    call's progress token (`PROGRESS`), each a value the service only gives back (`made(stem)` makes it; on an AG-UI
+    run that `runs`, now and then an empty runId), and a conversation (`INVOKE_HISTORIES`) on an invoke that `runs`
+    (the caller's word: the API key, the target's agent, no header of its own to refuse, not a slow scenario; on
+    invoke, a service that ran the preflight's conversation).
     What the scenario set stays; nothing moves a body across a limit."""
     if not isinstance(body, dict):
         return body, {}
@@ -452,8 +455,12 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     # paused run's was
     if operation == "agui" and (free or "resume" in out) and made is not None and "runId" not in out \
             and form.get("run-id", _drawn(request, "run-id", RUN_IDS)) == "sent":
-        out["runId"] = made("run")
-        applied["run-id"] = "sent"
+        # on a run of the target's agent with the API key, now and then the empty string: sent, not left out, so
+        # echoed (input class run-id:empty; a refusal of it is open, and the engine then sends the run id it makes)
+        empty = runs and not fuzzing.agui_issues(out) and inputs.is_sent("run-id:empty") \
+            and _rotated(request, "run-id-writing", RUN_ID_WRITINGS) == ""
+        out["runId"] = "" if empty else made("run")
+        applied.update({"run-id": "sent", **({"run-id-writing": "empty"} if empty else {})})
     if operation == "agui" and "resume" in out and "messages" not in out \
             and form.get("resume-history", _drawn(request, "resume-history", RESUME_HISTORIES)) == "conversation":
         out["messages"] = [*map(dict, _EARLIER)]

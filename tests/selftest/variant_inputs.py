@@ -24,10 +24,10 @@ right answer the spec does not give (a suite bug). The reference server sits in 
  4     invoke ``messages`` items          any item, any ``messages`` value     items must be objects     "Shape of the items of the `messages` field
                                           (a non-array is ignored)             with string ``role`` and  of invoke: not shown."
                                                                                ``content``
- 5     an empty string where no length    ``runId: ""`` read as absent         ``validation_failed``     "`prompt` | string", "`runId` | string":
-       is given: invoke ``prompt``,       (ref: echoed)                        (``prompt``, ``runId``,   no length given
-       AG-UI ``runId``                                                         message ``id`` and
-                                                                               ``content``)
+ 5     an empty string where no length    ``prompt: ""`` read as absent;       ``validation_failed``     "`prompt` | string", "`runId` | string":
+       is given: invoke ``prompt``,       ``runId: ""`` echoed (as ref: it     (``prompt``, ``runId``,   no length given, so a refusal is open;
+       AG-UI ``runId``                    is sent, not left out)               message ``id`` and        a run is not: "Echoed … Generated when
+                                                                               ``content``)              left out", and "" is not left out
  6     AG-UI ``tools`` / ``context``      any value (as ref)                   must be lists of          "`tools`, … `context` | any" — but AG-UI's
                                                                                objects                   RunAgentInput types them as lists
  7     integers beyond ±(2^53−1)          JSON-RPC ``id`` echoed as the        refused (JSON-RPC ``id``: RFC 8259 §6, §9: "An implementation may set
@@ -186,8 +186,6 @@ def lenient_agui(body: Any, scope: dict) -> Any:
     for name in AGUI_OPTIONAL:                                         # 1
         if name in body and body[name] is None:
             del body[name]
-    if body.get("runId") == "":                                        # 5
-        del body["runId"]
     if isinstance(body.get("messages"), list):                         # 3
         readable = [m for m in body["messages"] if isinstance(m, dict) and isinstance(m.get("role"), str)]
         body["messages"] = [{**m, "id": m["id"] if isinstance(m.get("id"), str) else json.dumps(m.get("id"))}

@@ -37,10 +37,12 @@ def is_stream(ex: Exchange, target: Any) -> bool:
 
 def must_stream(ex: Exchange, target: Any) -> bool:
     """A run the spec says must stream (to another deployed agent too: `requests.runs_elsewhere`); or one the service
-    ran with an access token (whether AG-UI takes one is not shown, AUTH-OPEN-001: once it ran, it streams)."""
+    ran with an access token (whether AG-UI takes one is not shown, AUTH-OPEN-001: once it ran, it streams), or with
+    an empty runId (a refusal of it is open; a run of it is a run like any)."""
     return ex.status not in rq.NOT_JUDGED_STATUSES and (
         not rq.problems(ex, target) or rq.runs_elsewhere(ex, target) or (
-            ex.status == 200 and rq.credential(ex) == "access-token" and rq.problems(ex, target) == ["credential"]))
+            ex.status == 200 and rq.credential(ex) == "access-token" and rq.problems(ex, target) == ["credential"])
+        or (ex.status == 200 and rq.problems(ex, target) == ["run-id"]))
 
 
 def streams(ex: Exchange, target: Any) -> None:
@@ -106,7 +108,9 @@ def echoed(event_type: str, field: str):
 def sent(field: str, finished: bool = False):
     def applies(ex: Exchange, target: Any) -> bool:
         value = rq.fields(ex).get(field)
-        if not (is_stream(ex, target) and isinstance(value, str) and rq.key_length(value) == "inside"):
+        # a threadId is a session key of 1 to 256 characters; a runId is any string, "" too (once the run started)
+        if not (is_stream(ex, target) and isinstance(value, str)
+                and (field == "runId" or rq.key_length(value) == "inside")):
             return False
         return not finished or any(e["type"] == "RUN_FINISHED" for e in run_of(ex).events)
     return applies

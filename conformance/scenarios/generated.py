@@ -1,7 +1,8 @@
 """Generated inputs sent once over every protocol, shared by the round-trip and cross-protocol checks.
 
 `generated.round_trip`: each run's prompt is several `say-json` lines of
-generated text (one text piece each; the first run says one of them twice in a row, and one of whitespace alone);
+text (one piece each: the fixed tricky texts in every run, then its share of the drawn ones; the first run says one of
+them twice in a row, and one of whitespace alone);
 `facts["texts"][i]` is run i's expected reply (the pieces joined). The same prompts go over invoke JSON
 (`invoke-json-{i}`), invoke stream (`invoke-sse-{i}`), AG-UI (`agui-{i}`) and
 MCP (`mcp-{i}`).
@@ -43,7 +44,12 @@ async def round_trip(ctx):
     """Generated texts (newlines, CR, quotes, emoji, U+2028, long lines) as say-json over all three protocols."""
     ctx.conformance_agent("the exact text round trip uses `say-json`")
     texts = await asyncio.to_thread(round_trip_texts, ctx.target.depth, ctx.target.seed)
-    groups = _groups(texts, TEXTS_PER_RUN)
+    # the fixed tricky texts go in every run, the drawn ones shared out: a server that mangles markup, a line of
+    # multibyte characters or a reply starting `error:` does so on every round trip of a protocol, not on one
+    fixed = [t for t in texts if t in generate.FIXED_TEXTS]
+    drawn = texts[len(fixed):]
+    groups = [fixed + share for share in _groups(drawn, -(-len(drawn) // (RUNS_PER_PROTOCOL * ctx.target.depth)))] \
+        if drawn else [fixed]
     if len(groups[0]) > 1:      # one piece twice in a row: a reply of equal pieces is their sum, not one of them;
         groups[0].insert(2, groups[0][1])       # and a piece of whitespace alone, a piece like any other
         groups[0].insert(1, WHITESPACE_PIECE)

@@ -59,11 +59,17 @@ def _refused(ctx: Context, kind: str, probe: str, first: bool = True
         return "api_key", {"Authorization": f"Basic {token}" if first else f"Token {ctx.need('api_key')}"}, agent
     if kind in ("unknown-key", "unknown-token"):
         made = unknown_credential(ctx, "live" if kind == "unknown-key" else "oat", probe,
-                                  "cut-short" if first else "foreign" if kind == "unknown-token" else "case-flipped")
+                                  "cut-short" if first else "foreign" if kind == "unknown-token" else
+                                  "prefix-swapped" if "@invoke" in probe else "case-flipped")
         return None, {"Authorization": f"Bearer {made}"}, agent
     fact = {"revoked-key": "revoked_key", "expired-token": "expired_token",
             "other-agent-token": "access_token"}.get(kind, "api_key")
     return fact, {}, agent
+
+
+# what a browser's navigation asks for: HTML first, JSON only as any other type (RFC 9110 §12.5.1): a refusal still
+# answers with the spec's error body, which the wildcard accepts
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 
 async def _invoke(ctx: Context, kind: str, form: str, prompt: str) -> None:
@@ -75,6 +81,8 @@ async def _invoke(ctx: Context, kind: str, form: str, prompt: str) -> None:
     body: dict[str, Any] = p.invoke_body(prompt, ctx.unique("form"))
     if form == "stream-field":
         body["stream"] = True
+        if steps.KINDS.index(kind) % 2:     # a browser's Accept (JSON only by its */*): the error body all the same
+            headers = {**headers, "Accept": BROWSER_ACCEPT}
     else:
         headers = {**headers, "Accept": p.SSE}
     await ctx.post(ctx.agent_path("invoke", agent), body, label=label, credential=credential, headers=headers)

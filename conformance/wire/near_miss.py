@@ -1,16 +1,17 @@
 """Credentials the suite makes from a secret: the real API key or access token changed so that a server comparing
 credentials loosely takes it for the real one, though no server issued it: a character in the middle of its opaque
 part changed (a server comparing a prefix or a suffix of up to half of it: a key looked up by its visible start or
-its last characters), its last four characters cut (one comparing as far as the sent credential goes), or the case
-of every letter flipped (one comparing without case: a key looked up under a case-insensitive collation).
+its last characters), its last four characters cut (one comparing as far as the sent credential goes), the case
+of every letter flipped (one comparing without case: a key looked up under a case-insensitive collation), or its
+service prefix another (`conf_live_…` for `ais_live_…`: one looking a key up by its opaque part alone).
 
 Most of a secret, so masked in reports like one; each is kept with its recipe (`fact:cut:`, `fact:case:` or
-`fact:INDEX:CHARACTER`), which makes it again from the secret (the re-sent proof) and writes it as a bash expression
+`fact:swapN:PREFIX`, `fact:INDEX:CHARACTER`), which makes it again from the secret (the re-sent proof) and writes it as a bash expression
 over the variable that holds the secret (the curl line): no character of the secret is shown.
 """
 from __future__ import annotations
 
-FORMS = ("middle-character-changed", "cut-short", "case-flipped")
+FORMS = ("middle-character-changed", "cut-short", "case-flipped", "prefix-swapped")
 PREFIX = "near_miss:"        # the Exchange.credential of a request that carried one: `near_miss:<recipe>`
 _MADE: dict[str, str] = {}   # credential -> recipe, for the whole process (the suite-made set's counterpart)
 
@@ -37,6 +38,9 @@ def make(fact: str, secret: str, form: str) -> str:
         recipe = f"{fact}:cut:"
     elif form == "case-flipped" and secret[start:].swapcase() != secret[start:]:
         recipe = f"{fact}:case:"
+    elif form == "prefix-swapped" and start:
+        prefix = secret.index("_")
+        recipe = f"{fact}:swap{prefix}:{'conf' if secret[:prefix] != 'conf' else 'xconf'}"
     else:
         at = start + (len(secret) - start) // 2
         recipe = f"{fact}:{at}:{_replacement(secret[at])}"
@@ -60,6 +64,8 @@ def remade(recipe: str, secret: str) -> str:
         return secret[:-4]
     if at == "case":
         return secret.swapcase()
+    if at.startswith("swap"):
+        return c + secret[int(at[4:]):]
     return secret[:int(at)] + c + secret[int(at) + 1:]
 
 
@@ -70,12 +76,15 @@ def shell(recipe: str, var: str) -> str:
         return f'"${{{var}%????}}"'
     if at == "case":     # bash's ${x~~} flips the case of every letter
         return f'"${{{var}~~}}"'
+    if at.startswith("swap"):
+        return f'"{c}${{{var}:{at[4:]}}}"'
     return f'"${{{var}:0:{at}}}{c}${{{var}:{int(at) + 1}}}"'
 
 
 def describe(recipe: str) -> str:
-    fact, at, _ = recipe.split(":", 2)
+    fact, at, c = recipe.split(":", 2)
     what = {"api_key": "the API key", "access_token": "the access token"}.get(fact, fact)
     return f"{what} without its last four characters" if at == "cut" else \
         f"{what} with the case of its letters flipped" if at == "case" else \
+        f"{what} under the service prefix {c!r}" if at.startswith("swap") else \
         f"{what} with character {int(at) + 1} changed"

@@ -22,12 +22,15 @@ def test_a_near_miss_is_another_credential_made_again_from_the_secret(secret, fo
     value = near_miss.make("api_key", secret, form)
     recipe = near_miss.recipe_of(value)
     assert value != secret and near_miss.remade(recipe, secret) == value
+    assert near_miss.describe(recipe).startswith("the API key ")
     assert secret[near_miss.opaque_start(secret):][:6] not in recipe + near_miss.shell(recipe, "K")
     start = near_miss.opaque_start(secret)
     if form == "cut-short" and len(secret) - start > 8:
         assert secret.startswith(value)
     elif form == "case-flipped" and secret[start:].swapcase() != secret[start:]:
         assert value == secret.swapcase()
+    elif form == "prefix-swapped" and start:     # the service's prefix another, the rest the secret's
+        assert value.split("_", 1)[1] == secret.split("_", 1)[1] and value.split("_")[0] != secret.split("_")[0]
     else:     # one character changed, in the middle of the opaque part: its start and its end are the secret's
         assert len(value) == len(secret) and sum(a != b for a, b in zip(value, secret)) == 1
         assert value[-4:] == secret[-4:] and value[:near_miss.opaque_start(secret) + 4] == secret[

@@ -217,6 +217,8 @@ class Model:
                                 parts=inst.said_parts[-2:], whole_parts=inst.said_parts)
         expected["judged"] = [["resume", RESUMES[move.path()]]] + ([["thread", RESUMED_THREAD]]
                                                                  if move.protocol == "agui" else [])
+        if question is not None and move.path() == "mcp-elicit":    # how it asks again is the pause's rule
+            expected["judged"].append(["pause", PAUSES[move.path()]])
         if inst.generated_paused:      # the first call that sends the key back: does it name the paused run?
             expected["judged"].append(["returned", GENERATED_KEY[move.protocol]])
             inst.generated_paused = False
@@ -606,8 +608,9 @@ class Player:
             return await rpc(ctx, "tools/list", label=label, id=f"list-{self.n}", **legacy)
         tool = await tool_name(ctx)
         if move.has("elicit"):
-            # form elicitation declared as MCP writes it, or as an empty object (which MCP reads as form support)
-            caps = {"capabilities": {"elicitation": {"form": {}} if self.n % 2 else {}}}
+            # form elicitation declared as MCP writes it, as an empty object (which MCP reads as form support), or
+            # beside URL mode (a client that takes both is still asked for a form)
+            caps = {"capabilities": {"elicitation": ({"form": {}}, {}, {"form": {}, "url": {}})[self.n % 3]}}
             if answer is None:
                 return await call_tool(ctx, tool, _prompt(move), label=label, id=self.n, session=key, **caps)
             return await call_tool(ctx, tool, _prompt_of(pause), label=label, id=self.n, session=key,

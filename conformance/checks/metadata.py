@@ -462,6 +462,12 @@ def document_served(ex: Exchange, target: Any) -> None:
     assert isinstance(ex.json(), dict), f"the metadata is not a JSON object: {got(ex)}"
 
 
+def document_or_refusal(ex: Exchange, target: Any) -> None:
+    assert ex.status == 200 and isinstance(rq.json_or_none(ex.body), dict) or 400 <= ex.status < 500, \
+        f"the agent's metadata must be served (200, a JSON object), or the credential refused (a 4xx: whether a " \
+        f"credential is refused is META-DOC-009's), got {got(ex)}"
+
+
 def no_credential_asked(ex: Exchange, target: Any) -> None:
     assert ex.status != 401, f"the metadata needs no credential, but a GET without one was refused: {got(ex)}"
 
@@ -523,10 +529,17 @@ def answered_404(ex: Exchange, target: Any) -> None:
 
 register(
     ExchangeRule("META-DOC-001", "document_served", META_EVERY,
-                 lambda ex, target: get_of("agent")(ex, target) and rq.credential(ex) == "none", document_served,
-                 basic=True, doc="a GET without credential answers 200 with a JSON object."),
+                 lambda ex, target: get_of("agent", "other")(ex, target) and rq.credential(ex) == "none",
+                 document_served, basic=True,
+                 doc="a GET without credential answers 200 with a JSON object, for the agent and for the "
+                     "organization's other deployed agent alike."),
+    ExchangeRule("META-DOC-001", "document_or_refusal", META_EVERY,
+                 lambda ex, target: get_of("agent", "other")(ex, target) and rq.credential(ex) != "none",
+                 document_or_refusal, basic=True,
+                 doc="a GET with a credential returns the metadata too, or refuses the credential (a SHOULD of its "
+                     "own, META-DOC-009): never another answer (a 304 to a validator it never gave, a 5xx)."),
     ExchangeRule("META-DOC-001", "no_credential_asked", META_EVERY,
-                 lambda ex, target: get_of("undeployed", "unknown", "malformed", "other")(ex, target)
+                 lambda ex, target: get_of("undeployed", "unknown", "malformed")(ex, target)
                  and rq.credential(ex) == "none", no_credential_asked, basic=True,
                  doc="a GET without credential for any other agent is not answered 401: the endpoint needs no "
                      "credential, whichever agent it names (whether that agent is there is the state rules')."),

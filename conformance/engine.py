@@ -230,10 +230,14 @@ class Context:
         n = self._request_n(label) if like is None else self._n_of[like]
         self._n_of.setdefault(label, n)
         form = {**forms.draw(self.target.seed, self.scenario.name, n), **(form or {})}
-        if shaped and not any(k.lower() == "authorization" for k in headers or {}):
-            credential = forms.credential(form, operation_of(path), kw.get("json"), credential, self.target)
-        all_headers = {**self.bearer(credential), **(headers or {})}
         request = f"{self.target.seed}|{self.scenario.name}|{n}"
+        given = credential
+        if shaped and not any(k.lower() == "authorization" for k in headers or {}):
+            operation = operation_of(path)
+            ours = operation is not None and path == self.agent_path(operation) and not self.scenario.slow
+            credential = forms.credential(form, operation, kw.get("json"), credential, self.target,
+                                          request=request if n and ours else None)
+        all_headers = {**self.bearer(credential), **(headers or {})}
         drawn = request if n else None      # what rides on a request is drawn by its name; a scenario's first: none
         accept = next((v for k, v in all_headers.items() if k.lower() == "accept" and isinstance(v, str)), None)
         carried = None if credential and all_headers.get("Authorization") else self._carried(path, all_headers, kw)
@@ -260,6 +264,16 @@ class Context:
             return self.client.send(method, path, headers=headers, label=label, limits=limits,
                                     transport=forms.transport(form, request=drawn), **kw)
         ex = await sending(sent_headers)
+        if credential != given and operation_of(path) in ("invoke", "agui") and ex.status is not None \
+                and 400 <= ex.status < 500 and ex.status != 429:
+            # the access token on a run, which the spec neither grants nor refuses there (AUTH-OPEN-001): sent again
+            # with the API key the scenario gave (the refusal is kept as a fact)
+            self.recording.facts.setdefault("access_token_refused", []).append(label)
+            credential = given
+            auth = next(k for k in sent_headers if k.lower() == "authorization")
+            scheme = sent_headers[auth].partition(" ")[0]      # in the form the request drew
+            sent_headers = {**sent_headers, auth: f"{scheme} {self.bearer(given)['Authorization'].partition(' ')[2]}"}
+            ex = await sending(sent_headers)
         if shape.get("run-id-writing") == "empty" and ex.status is not None and 400 <= ex.status < 500 \
                 and ex.status != 429 and isinstance(shaped_json, dict):
             # an empty runId, whose refusal the spec leaves open (no length given): sent again with a run id of the

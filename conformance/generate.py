@@ -72,7 +72,7 @@ TRICKY = ["\n", "\r", "\r\n", "\n\n", '"', "\\", "'", "\t", "\u2028", "\u2029", 
 LONG_LINE = "a long line: " + "0123456789abc\u00e9\u20ac\U0001f600" * 312
 FIXED_TEXTS = [
     "error: none, a reply that only starts like one\nline one\nline two\r\nline three\rend",
-    'quotes " and \\ backslash, <b>markup</b> & entities &amp; <',
+    'quotes " and \\ backslash, <b>markup</b> & entities &amp; <, a terminal\'s \x1b[31mcolour\x1b[0m',
     "emoji \U0001f680 and U+2028 \u2028 U+2029 \u2029 here",
     f"\n\nleading and trailing blank lines, {LONG_LINE}\n\n",
     "data: looks like a frame\n\nevent: done\n\n",

@@ -274,6 +274,11 @@ CLASSES: dict[str, InputClass] = {c.name: c for c in [
                "agent unchanged in `params`, while the fields themselves keep their meaning (a case-insensitive "
                "binder, as Go's encoding/json is by default, or a snake_case one takes them for the fields)",
                ("INV-PASS-001", "AGUI-PASS-002"), ("capitalized, upper case and snake_case",)),
+    InputClass("params", "formatted-strings", True,
+               "strings that read as another type (an ISO 8601 date-time, digits with leading zeros, `true`) are "
+               "strings (RFC 8259 §7): each reaches the agent as sent (a JSON reviver or a lax binder that makes a "
+               "date or a number of them writes them back otherwise)", ("INV-PASS-001", "AGUI-PASS-002"),
+               ({"confSentAt": "2024-05-01T10:00:00.500+02:00", "confCode": "007", "confFlag": "true"},)),
     InputClass("params", "json-escapes", True,
                "member names and values with `\"`, `\\`, U+2028 and U+2029 are JSON; unchanged",
                ("INV-PASS-001", "AGUI-PASS-002"), JSON_ESCAPES),

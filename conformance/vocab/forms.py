@@ -56,6 +56,10 @@ EXTRA_HEADERS = {"unknown": {"X-Conformance-Trace": "00-4bf92f3577b34da6a3ce929d
                  "stale-session": {"Mcp-Session-Id": None}}
 # ...but not where the protocol reads it: MCP's transport has a server refuse an Origin it finds invalid (403)
 NOT_SENT_ON = {"Origin": ("mcp",)}
+# A metadata GET, now and then, with a validator of a copy the client holds from elsewhere (a cache, a CDN): an entity
+# tag the server never gave matches nothing (RFC 9110 §13.1.2), so the GET is performed as if it were absent: 200 and
+# the document, never 304
+VALIDATORS = ("none", "stale-etag", "stale-etag")
 # what an SDK's library writes beside its user agent (Node's fetch: undici's own; the others add nothing the run
 # does not vary already)
 SDK_HEADERS = {"node": {"Accept-Language": "*", "Sec-Fetch-Mode": "cors"}}
@@ -98,8 +102,11 @@ AS_BUILT = {"header-name-case": "lower", "header-order": "as-built", "body-frami
 # What the spec leaves free in a body, as written when drawn: an AG-UI client's empty fields, or some set; an invoke
 # field the service does not interpret (both reach the agent as `params`, which a reply read off its prompt ignores)
 AGUI_FIELDS = {"client-defaults": {"tools": [], "context": [], "state": {}, "forwardedProps": {}},
-               "set": {"tools": [], "state": {}, "context": [{"description": "locale", "value": "en-GB"}],
-                       "forwardedProps": {"client": "conformance/0.1 \u2713"}}}
+               # two context entries of one description (a list, not a map by description) and a time stamp that
+               # is a string (not a date to write back another way)
+               "set": {"tools": [], "state": {}, "context": [{"description": "locale", "value": "en-GB"},
+                                                             {"description": "locale", "value": "fr-CA"}],
+                       "forwardedProps": {"client": "conformance/0.1 \u2713", "sentAt": "2024-05-01T10:00:00Z"}}}
 OTHER_FIELD = ("clientTag", "conformance/0.1 \u2713")     # a `/` and a character beyond ASCII: what writings escape
 # ...or, on a request drawn so, a long one (about 1.5 KB): bodies of a run then differ in size as clients' do, not
 # only as its probes are built (a fault that shows only on larger bodies meets its probes too)
@@ -111,19 +118,25 @@ ELICITATION = {"elicitation": {}}
 # `tool` add no text): a step and a tool call before the text, or a tool call and a step after it. So every rule of a
 # run's events (their order, their fields, where the text falls around them) is judged on runs of every form the
 # run sends, not on the few a scenario built for them. Invoke and AG-UI show them; an MCP result does not.
+# The tools' names are an agent's own: a namespace's dot, a path's slash and colon are as much a name's as letters (a
+# server that sanitizes names for a model's function calling changes them), and a run may end on a tool call.
+TOOL_CALLS = ('tool lookup {"q":"x"}', 'tool web.search {"q":"x"}', 'tool fs/read:v2 {"q":"x"}')
 AGENT_EVENTS = {"none": ((), ()),
-                "before": (("step plan", 'tool lookup {"q":"x"}'), ()),
-                "after": ((), ('tool lookup {"q":"x"}', "step plan")),
+                "before": (("step plan", TOOL_CALLS[1]), ()),
+                "after": ((), ("step plan", TOOL_CALLS[2])),
                 # a dozen: more than a page of ten, as a log or a list read with a default page size gives (on
                 # invoke, whose JSON result lists them; AG-UI's runs take the pair after: a dozen there costs a run
                 # forty frames more to read)
-                "many": ((), ("step plan", 'tool lookup {"q":"x"}') * 6)}
+                "many": ((), tuple(line for i in range(6) for line in ("step plan", TOOL_CALLS[i % 3])))}
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # ...and on a run that fails after its text, a tool call and a second's pause before the failure (on every protocol:
 # MCP's result shows none, but a run failing after a tool call is still a failed run): every rule of a failed run is
 # judged on runs whose agent called a tool on the way and took time, not only on a failure that follows text at once
 FAILURE_EVENTS = ("none", "tool-before-failure")
-BEFORE_FAILURE = (AGENT_EVENTS["after"][1][0], "sleep 1")
+# ...and a failure the agent gives no message (`fail` alone: an empty one): a failed run all the same, whose message
+# is a string like any (a server that takes an empty message for no failure reports success)
+FAILURE_MESSAGES = ("said", "unsaid")
+BEFORE_FAILURE = (TOOL_CALLS[0], "sleep 1")
 # The conversation an AG-UI client holds around its prompt (the last user message): earlier turns before it, or a
 # message after it (the assistant's, or a system message a client appends), or an earlier user message right before it
 # (two user turns in a row, which a library may merge into one). The earlier prompt and the system
@@ -357,9 +370,15 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         out["User-Agent"] = agent[int(made[:8], 16) % len(agent)] if isinstance(agent, tuple) else agent
         applied["user-agent"] = form["user-agent"]
         out.update({k: v for k, v in SDK_HEADERS.get(out["User-Agent"], {}).items() if k.lower() not in lower})
+    if operation == "metadata" and "if-none-match" not in lower and not request.endswith("|0") \
+            and _rotated(request, "validator", VALIDATORS) != "none":
+        out["If-None-Match"] = _made_per_request("If-None-Match", made)
+        applied["validator"] = "stale-etag"
     added = extra_headers(form["extra-header"], operation)
     if added and not set(map(str.lower, added)) & set(lower):
-        out.update({k: v if v is not None else _made_per_request(k, made) for k, v in added.items()})
+        client = hashlib.sha256(request.split("|", 1)[0].encode()).hexdigest()
+        out.update({k: v if v is not None else _made_per_request(k, client if k == "Mcp-Session-Id" else made)
+                    for k, v in added.items()})
         applied["extra-header"] = form["extra-header"]
     return out, body, applied
 
@@ -377,13 +396,18 @@ def _writing_kept(json_body: Any, body: bytes, writing: str) -> bool:
 
 
 def extra_headers(value: str, operation: str | None) -> dict[str, str | None]:
-    """The headers an `extra-header` value adds to a request of `operation`."""
-    return {k: v for k, v in EXTRA_HEADERS.get(value, {}).items() if operation not in NOT_SENT_ON.get(k, ())}
+    """The headers an `extra-header` value adds to a request of `operation`: on MCP, each value but `none` with the
+    client's stale session id beside its own (an SDK that once held a session sends it on every request, through a
+    proxy or not), so a server that reads it meets it on most MCP requests, not a fifth of them."""
+    added = {k: v for k, v in EXTRA_HEADERS.get(value, {}).items() if operation not in NOT_SENT_ON.get(k, ())}
+    return {**added, **EXTRA_HEADERS["stale-session"]} if operation == "mcp" and added else added
 
 
 def _made_per_request(header: str, made: str) -> str:
-    """A proxy's request id, or a W3C trace context (a trace id and a span id), made of the request's name."""
-    return f"00-{made[:32]}-{made[32:48]}-01" if header == "traceparent" else f"conf-{made[:16]}"
+    """A proxy's request id, or a W3C trace context (a trace id and a span id), made of the request's name; an MCP
+    client's stale session id, of the run's (an SDK sends the one it holds on every request of its session)."""
+    return f"00-{made[:32]}-{made[32:48]}-01" if header == "traceparent" else f'"conf-{made[:16]}"' \
+        if header == "If-None-Match" else f"conf-{made[:16]}"
 
 
 def asks_json(operation: str | None, body: Any) -> bool:
@@ -453,12 +477,13 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         applied.update({"field-length": "long"} if long else {})
     # a run id on a resume too (an AG-UI client sends one with every run): the resumed run echoes it, whatever the
     # paused run's was
-    if operation == "agui" and (free or "resume" in out) and made is not None and "runId" not in out \
+    # on a run of the target's agent with the API key, now and then the empty string: sent, not left out, so echoed
+    # (input class run-id:empty; a refusal of it is open, and the engine then sends the run id it makes)
+    empty = operation == "agui" and free and runs and made is not None and "runId" not in out \
+        and form.get("run-id") != "absent" and not fuzzing.agui_issues(out) and inputs.is_sent("run-id:empty") \
+        and _rotated(request, "run-id-writing", RUN_ID_WRITINGS) == ""
+    if empty or operation == "agui" and (free or "resume" in out) and made is not None and "runId" not in out \
             and form.get("run-id", _drawn(request, "run-id", RUN_IDS)) == "sent":
-        # on a run of the target's agent with the API key, now and then the empty string: sent, not left out, so
-        # echoed (input class run-id:empty; a refusal of it is open, and the engine then sends the run id it makes)
-        empty = runs and not fuzzing.agui_issues(out) and inputs.is_sent("run-id:empty") \
-            and _rotated(request, "run-id-writing", RUN_ID_WRITINGS) == ""
         out["runId"] = "" if empty else made("run")
         applied.update({"run-id": "sent", **({"run-id-writing": "empty"} if empty else {})})
     if operation == "agui" and "resume" in out and "messages" not in out \
@@ -477,6 +502,13 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         lines = replies.prompt_in(operation, out).split("\n")
         out = with_prompt(operation, out, "\n".join((*lines[:-1], *BEFORE_FAILURE, lines[-1])))
         applied["failure-events"] = "tool-before-failure"
+    last = replies.prompt_in(operation, out).split("\n")[-1] if isinstance(replies.prompt_in(operation, out), str) \
+        else ""
+    if replies_read and last.startswith("fail ") and parse(replies.prompt_in(operation, out)).error is None \
+            and _rotated(request, "failure-message", FAILURE_MESSAGES) == "unsaid":
+        out = with_prompt(operation, out, replies.prompt_in(operation, out).rpartition("\n")[0] + "\nfail"
+                          if "\n" in replies.prompt_in(operation, out) else "fail")
+        applied.update({"failure-message": "unsaid", "failure-line": last})
     history = _drawn(request, "agui-history", AGUI_HISTORIES)
     messages = out.get("messages") if operation == "agui" else None
     if history != "none" and (plain or replies_read and replies.echoes_params(prompt)) \
@@ -587,6 +619,9 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     if applied.get("agui-history") in AROUND_PROMPT:
         before, after = AROUND_PROMPT[applied["agui-history"]]
         body = {**body, "messages": body["messages"][len(before):len(body["messages"]) - len(after)]}
+    if applied.get("failure-message") == "unsaid":
+        lines = replies.prompt_in(operation, body).split("\n")
+        body = with_prompt(operation, body, "\n".join((*lines[:-1], applied["failure-line"])))
     if applied.get("failure-events") == "tool-before-failure":
         lines = replies.prompt_in(operation, body).split("\n")
         body = with_prompt(operation, body, "\n".join((*lines[:-1 - len(BEFORE_FAILURE)], lines[-1])))
@@ -625,12 +660,26 @@ def _moves_across_a_limit(body: dict[str, Any], out: dict[str, Any]) -> bool:
     return rq.size_class(len(written(out, "compact"))) != rq.size_class(len(written(body, "compact")))
 
 
-def credential(form: dict[str, str], operation: str | None, body: Any, fact: str | None, target: Any) -> str | None:
+# On invoke and AG-UI, now and then the access token in place of the API key, on a run of the target's agent that names
+# no session (whether a session is the credential's too is not shown): whether those protocols take a token is not
+# shown (AUTH-OPEN-001), so a refusal of it is open and the engine sends the run again with the key; a run the service
+# took is a run like any, every rule of a run judged on it
+RUN_CREDENTIALS = ("api-key", "access-token", "api-key")
+
+
+def credential(form: dict[str, str], operation: str | None, body: Any, fact: str | None, target: Any,
+               request: str | None = None) -> str | None:
     """The credential fact a request carries: the access token instead of the API key where the form draws it, on an
     MCP request no session reads (the tool's description: whether a session is the credential's too is not shown),
-    when the target gives one."""
-    if fact != "api_key" or operation != "mcp" or form.get("mcp-credential") != "access-token" \
-            or not getattr(target, "access_token", None) or not isinstance(body, dict):
+    or on an invoke or AG-UI run of the target's agent named by `request` (`RUN_CREDENTIALS`), when the target gives
+    one."""
+    if fact != "api_key" or not getattr(target, "access_token", None) or not isinstance(body, dict):
+        return fact
+    if operation in ("invoke", "agui") and request is not None \
+            and not {"sessionId", "threadId", "resume"} & set(body) \
+            and _rotated(request, "run-credential", RUN_CREDENTIALS) == "access-token":
+        return "access_token"
+    if operation != "mcp" or form.get("mcp-credential") != "access-token":
         return fact
     return "access_token" if body.get("method") in MCP_DESCRIBING else fact
 

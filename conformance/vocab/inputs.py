@@ -128,16 +128,17 @@ def snake_case(name: str) -> str:
 def extra_fields(ctx: Any, step: str, interpreted: tuple[str, ...] = ()) -> dict[str, Any]:
     """Unknown fields of classes params:falsy (0, [], {}, a field named ""), params:json-escapes (in a name and
     a value), params:twins (names a transformation would merge), params:binder-syntax (names a binder reads as
-    paths) and params:interpreted-in-another-case (the `interpreted` names of the protocol, capitalized and in upper
+    paths), params:formatted-strings (strings that read as a date or a number) and params:interpreted-in-another-case (the `interpreted` names of the protocol, capitalized and in upper
     case), carried on `step`: what every pass-through request adds to its own fields."""
     carry(ctx, step, "params:falsy", "params:json-escapes", "params:twins", "params:binder-syntax",
-          *(["params:interpreted-in-another-case"] if interpreted else []))
+          "params:formatted-strings", *(["params:interpreted-in-another-case"] if interpreted else []))
     escapes = value(ctx.target, "params:json-escapes", "")
     twins = value(ctx.target, "params:twins", {})
     cased = {other: f"not the {name} field" for name in interpreted for other in (name[:1].upper() + name[1:],
                                                                                  name.upper(), snake_case(name))
              if other != name} if is_sent("params:interpreted-in-another-case") else {}
     return {**value(ctx.target, "params:falsy", {}), **value(ctx.target, "params:binder-syntax", {}),
+            **value(ctx.target, "params:formatted-strings", {}),
             **({f"conf{escapes}Name": f"v{escapes}"} if escapes else {}),
             **twins, **({"confText": TRANSFORMABLE} if twins else {}), **cased}
 

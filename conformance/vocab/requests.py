@@ -192,7 +192,11 @@ def _json_size(value: Any) -> tuple[int, int]:
 # that problem alone; the spec does not say which of two problems a server reports first.
 def common_problems(ex: Exchange, target: Any, operation: str, accepted: tuple[str, ...] = ("api-key",)) -> list[str]:
     found = []
-    if credential(ex) not in accepted:
+    # whether invoke and AG-UI take the access token is not shown (AUTH-OPEN-001): a refusal of it is open, but once
+    # the service ran the request with it, it was taken, and the run is one like any
+    taken = operation in ("invoke", "agui") and credential(ex) == "access-token" and ex.status is not None \
+        and 200 <= ex.status < 300
+    if credential(ex) not in accepted and not taken:
         found.append("credential")
     if addressed(ex, target) != "agent":
         found.append("agent")

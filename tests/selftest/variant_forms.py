@@ -11,6 +11,9 @@
   `compression` prefers it), event
   streams too, flushed frame by frame (as Caddy's `encode`, or nginx's `gzip` with its buffer flushed): the suite
   reads the answers decoded, the frames when they come.
+- `tokens_refused_on_runs_config`: invoke and AG-UI take the API key alone, refusing an access token 401
+  `unauthenticated` (whether they take one is not shown, AUTH-OPEN-001): the suite sends a run it gave the token
+  again with the API key, and judges that answer.
 """
 from __future__ import annotations
 
@@ -21,11 +24,12 @@ from conformance.server import ServerConfig
 from tests.selftest import asgi_tools as t
 
 
-async def _refuse(send, status: int, code: str, message: str) -> None:
+async def _refuse(send, status: int, code: str, message: str, headers: tuple = ()) -> None:
     """The spec's error body with `status`."""
     body = json.dumps({"error": {"code": code, "message": message, "requestId": f"req_{code}"}}).encode()
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *headers]})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -122,5 +126,20 @@ def gzip_config() -> ServerConfig:
                                                               message.get("more_body", False))}
                 await send(message)
             await app(scope, receive, compressed)
+        return middleware
+    return ServerConfig(wrap_app=wrap)
+
+
+def tokens_refused_on_runs_config() -> ServerConfig:
+    def wrap(app, facts):
+        token = (facts.get("access_token") or "").encode()
+
+        async def middleware(scope, receive, send):
+            if scope.get("type") == "http" and t.path_kind(scope.get("path", "")) in ("invoke", "agui") and token \
+                    and token in (t.header(scope.get("headers") or [], b"authorization") or b""):
+                await _refuse(send, 401, "unauthenticated", "invoke and AG-UI take the API key",
+                              ((b"www-authenticate", b'Bearer error="invalid_token"'),))
+                return
+            await app(scope, receive, send)
         return middleware
     return ServerConfig(wrap_app=wrap)

@@ -120,6 +120,11 @@ def _not_acceptable() -> ServerConfig:
     return not_acceptable_config()
 
 
+def _tokens_refused_on_runs() -> ServerConfig:
+    from tests.selftest.variant_forms import tokens_refused_on_runs_config
+    return tokens_refused_on_runs_config()
+
+
 def _length_required() -> ServerConfig:
     from tests.selftest.variant_forms import length_required_config
     return length_required_config()
@@ -174,6 +179,9 @@ SERVERS: dict[str, CorrectServer] = {s.name: s for s in (
     CorrectServer("forms-not-acceptable", _not_acceptable,
                   doc="variant_forms.py: a `stream: true` invoke whose Accept admits no event stream refused 406 Not "
                       "Acceptable (RFC 9110 §12.5.1): sent again with the Accept as built"),
+    CorrectServer("forms-tokens-refused-on-runs", _tokens_refused_on_runs,
+                  doc="variant_forms.py: invoke and AG-UI refuse the access token 401 (AUTH-OPEN-001 leaves it "
+                      "open): a run the suite gave the token goes again with the API key"),
     CorrectServer("forms-gzip", _gzip,
                   doc="variant_forms.py: every answer compressed (zstd, br or gzip) when Accept-Encoding takes it, "
                       "event streams flushed frame by frame"),

@@ -36,12 +36,11 @@ def is_stream(ex: Exchange, target: Any) -> bool:
 
 
 def must_stream(ex: Exchange, target: Any) -> bool:
-    """A run the spec says must stream (to another deployed agent too: `requests.runs_elsewhere`); or one the service
-    ran with an access token (whether AG-UI takes one is not shown, AUTH-OPEN-001: once it ran, it streams), or with
-    an empty runId (a refusal of it is open; a run of it is a run like any)."""
+    """A run the spec says must stream (to another deployed agent too: `requests.runs_elsewhere`; with an access token
+    the service took, `requests.common_problems`); or one with an empty runId (a refusal of it is open; a run of it is
+    a run like any)."""
     return ex.status not in rq.NOT_JUDGED_STATUSES and (
-        not rq.problems(ex, target) or rq.runs_elsewhere(ex, target) or (
-            ex.status == 200 and rq.credential(ex) == "access-token" and rq.problems(ex, target) == ["credential"])
+        not rq.problems(ex, target) or rq.runs_elsewhere(ex, target)
         or (ex.status == 200 and rq.problems(ex, target) == ["run-id"]))
 
 

@@ -152,11 +152,11 @@ def answered_with_result(ex: Exchange) -> bool:
 @scenario("mcp.pause_elicit", protocol="mcp", prompts=("question_and_resume",), steps=steps.MCP_PAUSE_ELICIT,
           imports=("mcp_types._v2026_07_28", "pydantic"))
 async def pause_elicit(ctx: Context) -> None:
-    """A client declaring form elicitation asks the question prompt, then retries with the form answered
+    """A client declaring form (and URL) elicitation asks the question prompt, then retries with the form answered
     (upstream 2026-07-28 InputRequiredResult: inputResponses + requestState)."""
     tool, entry = await tool_name(ctx), ctx.agent_scenario("question_and_resume")
     key = ctx.unique("mcp-elicit")
-    caps = {"elicitation": {"form": {}}}
+    caps = {"elicitation": {"form": {}, "url": {}}}     # both modes, as the official SDKs declare: asked for a form
     ctx.note(session=key, question=entry.get("question"), **p.resume_facts(entry))
     first = await call_tool(ctx, tool, entry["prompt"], label=steps.ASK, id=1, session=key, capabilities=caps)
     answered = answered_form(first)

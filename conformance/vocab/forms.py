@@ -127,7 +127,9 @@ AGENT_EVENTS = {"none": ((), ()),
                 # a dozen: more than a page of ten, as a log or a list read with a default page size gives (on
                 # invoke, whose JSON result lists them; AG-UI's runs take the pair after: a dozen there costs a run
                 # forty frames more to read)
-                "many": ((), tuple(line for i in range(6) for line in ("step plan", TOOL_CALLS[i % 3])))}
+                "many": ((), tuple(line for i in range(6) for line in ("step plan", TOOL_CALLS[i % 3]))),
+                # ...and one ending on a step, in place of the dozen on AG-UI (below)
+                "after-step": ((), (TOOL_CALLS[0], "step plan"))}
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # ...and on a run that fails after its text, a tool call and a second's pause before the failure (on every protocol:
 # MCP's result shows none, but a run failing after a tool call is still a failed run): every rule of a failed run is
@@ -492,7 +494,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         applied["resume-history"] = "conversation"
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
-    events = "after" if events == "many" and operation != "invoke" else events
+    events = "after-step" if events == "many" and operation != "invoke" else events
     if operation in SHOWS_AGENT_EVENTS and events != "none" and plain:
         before, after = AGENT_EVENTS[events]
         out = with_prompt(operation, out, "\n".join((*before, prompt, *after)))

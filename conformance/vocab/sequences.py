@@ -217,8 +217,6 @@ class Model:
                                 parts=inst.said_parts[-2:], whole_parts=inst.said_parts)
         expected["judged"] = [["resume", RESUMES[move.path()]]] + ([["thread", RESUMED_THREAD]]
                                                                  if move.protocol == "agui" else [])
-        if question is not None and move.path() == "mcp-elicit":    # how it asks again is the pause's rule
-            expected["judged"].append(["pause", PAUSES[move.path()]])
         if inst.generated_paused:      # the first call that sends the key back: does it name the paused run?
             expected["judged"].append(["returned", GENERATED_KEY[move.protocol]])
             inst.generated_paused = False

@@ -4,7 +4,7 @@ run of another shape: what the run meets only because it sends those forms (`voc
 
 The forms: an AG-UI conversation that ends in a system message or in two user messages; a run without a threadId;
 forwarded state with camelCase keys; extra data over 4 KB that is no object; a repeated call byte for byte the first;
-a request with a content type other than JSON; an empty runId; a credential in another form (a JWT) or in another header
+a request with a content type other than JSON; a credential in another form (a JWT) or in another header
 (`X-API-Key`); an agent id in another letter case; an MCP notification without a credential, an `Mcp-Session-Id`, a
 description request whose `_meta` version differs from its header, a version newer than the service speaks; a
 metadata GET with a query string.
@@ -243,15 +243,6 @@ def nested_keys_decamelized(app, facts):
     def rewrite(body, scope):
         new = {k: snake(v) if k in FORWARDED else v for k, v in body.items()}
         return new if new != body else None
-    return on_request(app, rewrite)
-
-
-@broken("AGUI-ID-002", name="AGUI-ID-002-empty-run-id-replaced")
-def empty_run_id_replaced(app, facts):
-    """`runId` is read as `input.runId || newRunId()`: an empty runId, sent, is taken for one left out, and the run
-    reports an id of its own."""
-    def rewrite(body, scope):
-        return {k: v for k, v in body.items() if k != "runId"} if body.get("runId") == "" else None
     return on_request(app, rewrite)
 
 

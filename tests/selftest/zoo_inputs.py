@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
+from datetime import datetime, timezone
 from typing import Any, Callable
 from urllib.parse import unquote_plus
 
@@ -374,6 +375,30 @@ def agui_names_sanitized(app, facts):
     dropped."""
     return on_request(app, lambda body, scope: {k: v for k, v in body.items()
                                                 if not (k.startswith("$") or "." in k)})
+
+
+@wrong_for("INV-PASS-001", "INV-PASS-001-date-strings-parsed", "params:formatted-strings")
+def invoke_dates_parsed(app, facts):
+    """Invoke reads the request with a date reviver: a string member that reads as an ISO 8601 date-time reaches
+    params as the date written back in UTC (`2024-05-01T08:00:00.500Z`)."""
+    def revived(value):
+        try:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) and \
+                len(value) > 18 and value[4:5] == "-" and value[10:11] == "T" else None
+        except ValueError:
+            when = None
+        if when is None or when.tzinfo is None:
+            return value
+        return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return on_request(app, lambda body, scope: {k: revived(v) for k, v in body.items()}, where="invoke")
+
+
+@wrong_for("AGUI-ID-002", "AGUI-ID-002-empty-run-id-replaced", "run-id:empty")
+def empty_run_id_replaced(app, facts):
+    """`runId` is read as `input.runId || newRunId()`: an empty runId, sent, is taken for one left out, and the run
+    reports an id of its own."""
+    return on_request(app, lambda body, scope: {k: v for k, v in body.items() if k != "runId"}
+                      if body.get("runId") == "" else None)
 
 
 @wrong_for("AGUI-PASS-001", "AGUI-PASS-001-null-forwarded-fields-omitted", "params:null")

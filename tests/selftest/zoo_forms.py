@@ -164,6 +164,19 @@ def limit_on_objects_only(app, facts):
     return extra_data_unchecked(app, lambda scope, body: not isinstance(body[field], dict))
 
 
+@broken("INV-LIM-004", name="INV-LIM-004-extra-data-unchecked-on-streams")
+def extra_unchecked_on_streams(app, facts):
+    """The 4 KB limit of the extra data field is checked on JSON invokes only: a streamed one of any size runs."""
+    return extra_data_unchecked(app, streamed)
+
+
+@broken("INV-RES-005", name="INV-RES-005-events-capped-at-ten")
+def events_capped(app, facts):
+    """The JSON result's `events` holds at most ten events (the run log read with its default page size)."""
+    return on_json(app, "invoke", lambda obj: isinstance(obj.get("events"), list)
+                   and obj.update(events=obj["events"][:10]))
+
+
 @broken("INV-SESS-002", name="INV-SESS-002-identical-bodies-deduplicated")
 def identical_bodies_deduplicated(app, facts):
     """A JSON invoke byte for byte the same as one answered less than 5 s before (same credential) gets that answer

@@ -264,18 +264,20 @@ class Context:
             return self.client.send(method, path, headers=headers, label=label, limits=limits,
                                     transport=forms.transport(form, request=drawn), **kw)
         ex = await sending(sent_headers)
-        if credential != given and operation_of(path) in ("invoke", "agui") and ex.status is not None \
-                and 400 <= ex.status < 500 and ex.status != 429:
+        def refused(got: Any) -> bool:
+            """A refusal, not a rate limit: what a server may answer to a form whose refusal the spec leaves open."""
+            return got.status is not None and 400 <= got.status < 500 and got.status != 429
+        if refused(ex) and credential != given and operation_of(path) in ("invoke", "agui"):
             # the access token on a run, which the spec neither grants nor refuses there (AUTH-OPEN-001): sent again
             # with the API key the scenario gave (the refusal is kept as a fact)
             self.recording.facts.setdefault("access_token_refused", []).append(label)
             credential = given
+            all_headers = {**self.bearer(given), **(headers or {})}     # what a later re-send is built from
             auth = next(k for k in sent_headers if k.lower() == "authorization")
             scheme = sent_headers[auth].partition(" ")[0]      # in the form the request drew
-            sent_headers = {**sent_headers, auth: f"{scheme} {self.bearer(given)['Authorization'].partition(' ')[2]}"}
+            sent_headers = {**sent_headers, auth: f"{scheme} {self.need(given)}"}
             ex = await sending(sent_headers)
-        if shape.get("run-id-writing") == "empty" and ex.status is not None and 400 <= ex.status < 500 \
-                and ex.status != 429 and isinstance(shaped_json, dict):
+        if refused(ex) and shape.get("run-id-writing") == "empty" and isinstance(shaped_json, dict):
             # an empty runId, whose refusal the spec leaves open (no length given): sent again with a run id of the
             # run's own, as a 406 to a chosen Accept is (the refusal is kept as a fact)
             self.recording.facts.setdefault("empty_run_id_refused", []).append(label)
@@ -284,7 +286,7 @@ class Context:
             sent_headers, body, applied = forms.apply(form, all_headers, again, writing_set=False, request=request,
                                                       operation=operation_of(path))
             kw.pop("json", None)
-            kw["content"] = body if body is not None else json.dumps(again).encode()
+            kw["content"] = body        # a JSON body the run writes: apply() gives its bytes
             ex = await sending(sent_headers)
         if ex.status == 406 and applied.get("stream-accept") == "json":
             # an Accept the run chose, which RFC 9110 §12.5.1 lets a server refuse: sent again as built, as a 411 to a

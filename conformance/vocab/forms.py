@@ -115,7 +115,7 @@ LONG_TEXT = " ".join([OTHER_FIELD[1]] * 80)
 MCP_NOTES = "app.example/notes"     # on MCP, a `_meta` key of the client's own (MCP reserves only its prefixes)
 ELICITATION = {"elicitation": {}}
 # What a run of the conformance agent does beside its reply, added to a prompt that says it (docs/agent.md: `step` and
-# `tool` add no text): a step and a tool call before the text, or a tool call and a step after it. So every rule of a
+# `tool` add no text): a step and a tool call before the text, or after it in either order. So every rule of a
 # run's events (their order, their fields, where the text falls around them) is judged on runs of every form the
 # run sends, not on the few a scenario built for them. Invoke and AG-UI show them; an MCP result does not.
 # The tools' names are an agent's own: a namespace's dot, a path's slash and colon are as much a name's as letters (a
@@ -128,7 +128,7 @@ AGENT_EVENTS = {"none": ((), ()),
                 # invoke, whose JSON result lists them; AG-UI's runs take the pair after: a dozen there costs a run
                 # forty frames more to read)
                 "many": ((), tuple(line for i in range(6) for line in ("step plan", TOOL_CALLS[i % 3]))),
-                # ...and one ending on a step, in place of the dozen on AG-UI (below)
+                # ...and a pair after the text ending on a step (drawn as any, and in place of the dozen on AG-UI)
                 "after-step": ((), (TOOL_CALLS[0], "step plan"))}
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # ...and on a run that fails after its text, a tool call and a second's pause before the failure (on every protocol:
@@ -504,12 +504,11 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         lines = replies.prompt_in(operation, out).split("\n")
         out = with_prompt(operation, out, "\n".join((*lines[:-1], *BEFORE_FAILURE, lines[-1])))
         applied["failure-events"] = "tool-before-failure"
-    last = replies.prompt_in(operation, out).split("\n")[-1] if isinstance(replies.prompt_in(operation, out), str) \
-        else ""
-    if replies_read and last.startswith("fail ") and parse(replies.prompt_in(operation, out)).error is None \
+    now = replies.prompt_in(operation, out)
+    head, _, last = now.rpartition("\n") if isinstance(now, str) else ("", "", "")
+    if replies_read and last.startswith("fail ") and parse(now).error is None \
             and _rotated(request, "failure-message", FAILURE_MESSAGES) == "unsaid":
-        out = with_prompt(operation, out, replies.prompt_in(operation, out).rpartition("\n")[0] + "\nfail"
-                          if "\n" in replies.prompt_in(operation, out) else "fail")
+        out = with_prompt(operation, out, f"{head}\nfail" if "\n" in now else "fail")
         applied.update({"failure-message": "unsaid", "failure-line": last})
     history = _drawn(request, "agui-history", AGUI_HISTORIES)
     messages = out.get("messages") if operation == "agui" else None

@@ -266,7 +266,8 @@ def agui_problems(ex: Exchange, target: Any) -> list[str]:
     """What keeps this request from being an AG-UI run the spec says must stream ([] when nothing does): the API key
     on the target's agent, a JSON object well inside 1 MB with a user message of string content and no `resume` (a
     resume is answered on its thread's state), `threadId` absent or 1 to 256 characters by every count, `runId`
-    absent or a non-empty string, every message an object of string `id`, `role` and `content`."""
+    absent or a non-empty string (an empty one too once the service ran it: with no length given, a refusal of it is
+    open, a run of it a run like any), every message an object of string `id`, `role` and `content`."""
     if ex.method != "POST" or op(ex) != "agui":
         return ["operation"]
     found = common_problems(ex, target, "agui")
@@ -282,7 +283,7 @@ def agui_problems(ex: Exchange, target: Any) -> list[str]:
         found.append("message-shape")
     if "threadId" in sent and key_length(sent["threadId"]) != "inside":
         found.append("session-key")
-    if "runId" in sent and not (isinstance(sent["runId"], str) and sent["runId"]):
+    if "runId" in sent and not (isinstance(sent["runId"], str) and (sent["runId"] or ex.status == 200)):
         found.append("run-id")
     return found
 

@@ -37,11 +37,8 @@ def is_stream(ex: Exchange, target: Any) -> bool:
 
 def must_stream(ex: Exchange, target: Any) -> bool:
     """A run the spec says must stream (to another deployed agent too: `requests.runs_elsewhere`; with an access token
-    the service took, `requests.common_problems`); or one with an empty runId (a refusal of it is open; a run of it is
-    a run like any)."""
-    return ex.status not in rq.NOT_JUDGED_STATUSES and (
-        not rq.problems(ex, target) or rq.runs_elsewhere(ex, target)
-        or (ex.status == 200 and rq.problems(ex, target) == ["run-id"]))
+    or an empty runId the service took, `requests.agui_problems`)."""
+    return ex.status not in rq.NOT_JUDGED_STATUSES and (not rq.problems(ex, target) or rq.runs_elsewhere(ex, target))
 
 
 def streams(ex: Exchange, target: Any) -> None:

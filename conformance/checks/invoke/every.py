@@ -31,12 +31,9 @@ INVOKE = ("invoke",)
 
 def must_run(*modes: str) -> Callable[[Exchange, Any], bool]:
     """A request the spec says must run (`requests.invoke_problems` finds nothing: `messages` too, once the service
-    ran it; or it addresses another deployed agent, `requests.runs_elsewhere`), asking in one of `modes`; or one the
-    service ran with an access token (whether invoke takes one is not shown, AUTH-OPEN-001): once it ran, the request
-    is answered as its mode asks."""
-    return lambda ex, target: rq.invoke_mode(ex) in modes and (
-        rq.only()(ex, target) or rq.runs_elsewhere(ex, target) or (
-            ex.status == 200 and rq.credential(ex) == "access-token" and rq.only("credential")(ex, target)))
+    ran it, and the access token once the service took it; or it addresses another deployed agent,
+    `requests.runs_elsewhere`), asking in one of `modes`."""
+    return lambda ex, target: rq.invoke_mode(ex) in modes and (rq.only()(ex, target) or rq.runs_elsewhere(ex, target))
 
 
 def json_result(ex: Exchange, target: Any) -> None:

@@ -11,6 +11,7 @@ import argparse
 import difflib
 import gc
 import json
+import logging
 import os
 import shlex
 import signal
@@ -64,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["run"], ["serve"]) and gc.get_threshold()[0] < GC_FIRST_THRESHOLD:
         gc.set_threshold(GC_FIRST_THRESHOLD, max(GC_SECOND_THRESHOLD, gc.get_threshold()[1]), gc.get_threshold()[2])
+    if argv[:1] == ["run"] and not logging.getLogger().handlers:
+        # the libraries the suite drives log what a run's own cancelling causes (the official MCP client, reading a
+        # stream a Ctrl-C closed, logs a traceback): with no handler Python prints it on stderr; a run's findings
+        # are in its reports, and what the suite itself cannot do is an error there
+        logging.getLogger().addHandler(logging.NullHandler())
     try:
         return _dispatch(argv)
     except UsageProblem as exc:

@@ -168,6 +168,22 @@ def test_an_interrupted_run_is_an_error_with_partial_reports_that_say_so(tmp_pat
     assert "interrupted after" in (tmp_path / "report.html").read_text()
 
 
+def test_what_a_driven_library_logs_during_a_run_stays_off_the_terminal():
+    # the official MCP client logs a traceback when a Ctrl-C closes the stream it was reading (seen once in CI)
+    code = ("import logging, sys\n"
+            "from conformance import cli\n"
+            "def dispatch(argv):\n"
+            "    try:\n"
+            "        raise RuntimeError('the stream was closed')\n"
+            "    except RuntimeError:\n"
+            "        logging.getLogger('mcp.client.streamable_http').exception('Error parsing SSE message')\n"
+            "    return 0\n"
+            "cli._dispatch = dispatch\n"
+            "sys.exit(cli.main(['run']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr and "SSE" not in proc.stderr, proc.stderr
+
+
 def test_last_failed_reruns_only_what_failed_and_reports_on_it(clean_env, tmp_path):
     (tmp_path / "report.json").write_text(json.dumps({"requirements": [
         {"id": "META-DOC-001", "status": "failed"}, {"id": "INV-SEL-001", "status": "passed"}]}))

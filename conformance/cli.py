@@ -47,6 +47,9 @@ GC_FIRST_THRESHOLD = 10_000
 # and the middle generation every 50 young collections, not 10: each of its passes walked again the objects the run's
 # recordings had added since the last, which the young passes had found alive (0.06 of the collector's 0.14 CPU-s)
 GC_SECOND_THRESHOLD = 50
+# pytest plugins installed beside the suite that a run uses none of (their imports were about a tenth of a run's)
+UNUSED_PLUGINS = ("html", "html_fixtures", "metadata", "xdist", "xdist.looponfail", "timeout", "anyio",
+                  "hypothesispytest")
 COMMANDS = ("run", "serve", "list", "explain", "rejudge", "compare", "judge")
 
 
@@ -224,7 +227,11 @@ def pytest_args_for(opts: argparse.Namespace, extra: list[str]) -> list[str]:
             "-p", "no:unraisableexception", "-p", "no:threadexception",
             # no check logs: capturing logs around each of a run's checks cost more than some checks themselves
             "-p", "no:logging",
+            # a check prints nothing: swapping sys.stdout around each is enough (fd capture read a file per phase)
+            "--capture=sys",
             "--tb=short" if opts.verbose else "--tb=no"]
+    if not extra:   # pytest's own options of the user's (--html, -n, --timeout) need the plugins installed beside it
+        args += [arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")]
     return args + ["-v"] * opts.verbose + ["-q"] * opts.quiet + extra
 
 

@@ -431,7 +431,8 @@ class SuiteErrors:
                 excinfo.traceback = excinfo.traceback.cut(path=item.path)
             except Exception:   # pragma: no cover - the whole traceback then
                 pass
-        self.runtest(report, f"{strip_paths(str(item.path))}::{item.name}", excinfo)
+        if report.failed:   # (a run's thousands of passing phases need no place named)
+            self.runtest(report, f"{strip_paths(str(item.path))}::{item.name}", excinfo)
         return report
 
     def runtest(self, report, where: str, excinfo=None) -> None:

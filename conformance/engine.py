@@ -57,6 +57,11 @@ PREFLIGHT_SLACK = 5.0  # the preflight's bound beyond its exchanges' own (the me
 CLOSE_BUDGET = 5.0     # seconds close() may take for all lanes together
 WATCH = 1.0            # how often a wait re-reads the run's deadline (it moves while the run waits for the rate limit)
 PREFLIGHT_WAIT = 30.0  # how long a scenario started before the preflight's end waits for it to read its answers
+# A scenario marked late (its requests are other forms of what the early ones send) starts this share of the way
+# through the run's floor, when at least LATE_ROOM seconds are left of it to finish in: a server is then met both
+# fresh and after seconds of work (a cache that expires, a key evicted, a counter that wraps), at no cost in time
+LATE_SHARE = 0.5
+LATE_ROOM = 6.0
 
 
 @dataclass
@@ -420,6 +425,8 @@ class Session:
         #: requests the run plans to send (set when it starts) and the length of its longest scenario
         self.planned = self.planned_free = 0
         self.floor = plan.floor_seconds(())
+        #: when the late scenarios start (time.monotonic()); None: at once, with the rest
+        self.late_at: float | None = None
         #: the estimates `estimate()` gave first (`start`), and first once the pace was learnt or not needed (`paced`)
         self.estimates: dict[str, plan.Estimate] = {}
         #: called (from the judging thread) while it waits for a recording: progress output
@@ -488,6 +495,8 @@ class Session:
             return
         self._plan(needed | set(twins))
         self.estimate()
+        if self.floor * (1 - LATE_SHARE) >= LATE_ROOM:
+            self.late_at = self.started_at + self.floor * LATE_SHARE
         for name in _in_order(needed | set(twins)):
             if name not in self._futures:
                 self._schedule(name, shared, sem)
@@ -735,6 +744,8 @@ class Session:
 
     async def _run_scenario(self, scn: Scenario, ctx: Context, sem: asyncio.Semaphore | None,
                             after: list[Future], activity: Activity | None = None) -> None:
+        if scn.late and self.late_at is not None:
+            await asyncio.sleep(max(0.0, self.late_at - time.monotonic()))
         if after:
             await asyncio.wait([asyncio.wrap_future(f) for f in after])
         async with sem or contextlib.nullcontext():

@@ -117,10 +117,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     deselected = [i for i in ours if i.callspec.params["check_id"] not in chosen_ids]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-    # slow scenarios' checks last: by then their recordings (started first) are done; the checks over every
-    # exchange after all of them (they read every recording, and what the scenarios' checks failed on)
+    # slow scenarios' checks last: by then their recordings (started first) are done; the late scenarios' before
+    # them; the checks over every exchange after all of them (they read every recording, and what the scenarios'
+    # checks failed on)
     keep.sort(key=lambda i: (bool(checks[i.callspec.params["check_id"]].every),
-                             checks[i.callspec.params["check_id"]].slow))
+                             checks[i.callspec.params["check_id"]].slow, checks[i.callspec.params["check_id"]].late))
     items[:] = [i for i in items if i not in ours] + keep
     config._conformance_selection = True
     # from here pytest's session is running: a signal interrupts it, and its end writes the reports

@@ -48,6 +48,9 @@ class Scenario:
     # sent for the rules over every exchange (`exchange_rules`) of these requirements alone: recorded whenever the
     # check of one of them runs, though no check names it
     sweep: tuple[str, ...] = ()
+    # its requests are other forms of what earlier scenarios send (the refusal sweeps, the histories, the fuzzing):
+    # started halfway through the run (`engine.LATE_SHARE`), so each is sent both early and late
+    late: bool = False
 
     def declares(self, label: str) -> bool:
         return any(fnmatch.fnmatchcase(label, pattern) for pattern in self.steps or ())
@@ -91,6 +94,10 @@ class Check:
     @property
     def slow(self) -> bool:
         return any(SCENARIOS[s].slow for s in self.scenarios)
+
+    @property
+    def late(self) -> bool:
+        return any(SCENARIOS[s].late for s in self.scenarios)
 
 
 SCENARIOS: dict[str, Scenario] = {}
@@ -158,7 +165,7 @@ def _summary(fn) -> str:
 
 
 def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=(), slow=False, deadline=90.0,
-             timing=False, last=False, steps=None, imports=(), sweep=()):
+             timing=False, last=False, steps=None, imports=(), sweep=(), late=False):
     protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol)
     if not protocols or not set(protocols) <= set(ENDPOINT_PROTOCOLS):
         raise RegistryError(f"scenario {name}: protocol {protocol!r} not among {ENDPOINT_PROTOCOLS}")
@@ -168,7 +175,7 @@ def scenario(name: str, *, protocol: str | tuple[str, ...], needs=(), prompts=()
             raise RegistryError(f"scenario {name} registered twice")
         SCENARIOS[name] = Scenario(name, fn, protocols, tuple(needs), tuple(prompts), slow, deadline,
                                    _summary(fn), timing, last, None if steps is None else tuple(steps),
-                                   tuple(imports), tuple(sweep))
+                                   tuple(imports), tuple(sweep), late)
         for make in _DERIVERS:
             _add_derived(make, SCENARIOS[name])
         return fn

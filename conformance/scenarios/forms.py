@@ -183,7 +183,7 @@ def _register_refusals(protocol: str, forms: str) -> None:
     refusals.__doc__ = (f"Every refusal kind {protocol} must give, in the forms the access scenarios leave out "
                         f"({forms}): no run starts; the rules over every exchange judge each answer.")
     scenario(f"forms.{protocol}_refusals", protocol=protocol, prompts=("plain_reply",), steps=steps.FORMS_REFUSALS,
-             sweep=REFUSAL_RULES)(refusals)
+             sweep=REFUSAL_RULES, late=True)(refusals)
 
 
 _register_refusals("invoke", "streamed by `stream: true` and by `Accept`")
@@ -248,7 +248,7 @@ def _register_limits(protocol: str, what: str) -> None:
         await _limits(ctx, protocol)
     limits.__doc__ = f"Lengths and comparisons in the units and forms a server may get wrong, over {protocol}: {what}."
     scenario(f"forms.{protocol}_limits", protocol=protocol, prompts=("plain_reply",), steps=steps.FORMS_LIMITS,
-             sweep=LIMIT_RULES)(limits)
+             sweep=LIMIT_RULES, late=True)(limits)
 
 
 _register_limits("invoke", "session keys inside or outside 1 to 256 by every count but on the other side by UTF-8 "

@@ -510,7 +510,7 @@ def _fuzz_scenario(name: str):
     fuzz.__doc__ = f"Schemathesis-generated {name} requests (positive, negative, no credential), sent once each."
     fuzz.__name__ = f"fuzz_{name}"
     return scenario(f"fuzz.{name}", protocol=protocol, deadline=TIME_BUDGET + 30,
-                    steps=steps.FUZZ)(fuzz)
+                    steps=steps.FUZZ, late=True)(fuzz)
 
 
 for _name in PLAN:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from conformance import plan
+from conformance import engine, plan, registry, versions
 from conformance.reporting import progress
 from conformance.wire.pace import PaceState, Pacer, RunDeadline, duration_text, parse_duration
 from tests.runner.conftest import DEFAULT_RUN
@@ -228,3 +228,23 @@ def test_the_table_is_what_a_default_run_sends(default_run):
     assert free == plan.FREE, f"plan.FREE differs from a default run: the run's {free}"
     cost = report["cost"]
     assert cost["planned_requests"] == plan.PREFLIGHT + sum(sent.values()) == cost["requests"]
+
+
+@pytest.mark.xdist_group(DEFAULT_RUN)
+def test_the_late_scenarios_meet_a_server_that_has_worked_for_seconds(default_run):
+    """The scenarios marked late (other forms of what the early ones send) start halfway through the run's floor, so
+    a default run sends requests of every operation both in its first seconds and after them: a server whose fault
+    shows only once it has run a while (a cache expired, a key evicted) meets the refusal sweeps and the histories."""
+    doc = json.loads(gzip.decompress((default_run / "recording.json.gz").read_bytes()))
+    sent = [(rec["scenario"], ex["url"].rstrip("/").rpartition("/")[2], ex["started_at"])
+            for rec in doc["scenarios"] for ex in rec.get("exchanges") or []
+            if ex.get("started_at") is not None and ex["label"] not in ((rec.get("facts") or {}).get("kept") or {})]
+    t0 = min(t for _, _, t in sent)
+    late_at = engine.LATE_SHARE * plan.floor_seconds([plan.SLOWEST])
+    registry.load_scenarios()
+    late = {name for name, _, _ in sent if registry.SCENARIOS[name.removesuffix(versions.TWIN)].late}
+    assert {"forms.invoke_refusals", "forms.agui_refusals", "forms.mcp_refusals", "agui.histories"} <= late
+    assert all(t - t0 >= late_at - 1.0 for name, _, t in sent if name in late)
+    for op in ("invoke", "agui", "mcp"):
+        times = [t - t0 for _, path, t in sent if path == op]
+        assert min(times) < late_at - 1.0 < late_at <= max(times), op

@@ -135,6 +135,11 @@ SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # MCP's result shows none, but a run failing after a tool call is still a failed run): every rule of a failed run is
 # judged on runs whose agent called a tool on the way and took time, not only on a failure that follows text at once
 FAILURE_EVENTS = ("none", "tool-before-failure")
+# ...and on a streamed invoke run whose reply is plain text, now and then a pause after it (`sleep 2` before `done`):
+# a stream must deliver text as it is produced (INV-STREAM-009), and a run whose agent says its text and then works
+# on is what shows a stream held back; so that rule is judged on runs of every form the run sends, not only on the
+# few a timing scenario built (a server that holds a stream back only for some requests meets it)
+PAUSES = {"none": (), "after-text": ("sleep 2",)}
 # ...and a failure the agent gives no message (`fail` alone: an empty one): a failed run all the same, whose message
 # is a string like any (a server that takes an empty message for no failure reports success)
 FAILURE_MESSAGES = ("said", "unsaid")
@@ -495,10 +500,13 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
     events = "after-step" if events == "many" and operation != "invoke" else events
-    if operation in SHOWS_AGENT_EVENTS and events != "none" and plain:
-        before, after = AGENT_EVENTS[events]
-        out = with_prompt(operation, out, "\n".join((*before, prompt, *after)))
-        applied["agent-events"] = events
+    pause = _drawn(request, "pause", ("none", "after-text")) if operation == "invoke" and plain and runs and (
+        out.get("stream") is True or "event-stream" in (accept or "")) else "none"
+    if operation in SHOWS_AGENT_EVENTS and (events != "none" or pause != "none") and plain:
+        before, after = AGENT_EVENTS[events if operation in SHOWS_AGENT_EVENTS else "none"]
+        out = with_prompt(operation, out, "\n".join((*before, prompt, *PAUSES[pause], *after)))
+        applied.update({"agent-events": events} if events != "none" else {})
+        applied.update({"pause": pause} if pause != "none" else {})
     if replies_read and _fails_after_text(prompt) \
             and _rotated(request, "failure-events", FAILURE_EVENTS) == "tool-before-failure":
         lines = replies.prompt_in(operation, out).split("\n")
@@ -627,6 +635,7 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
         lines = replies.prompt_in(operation, body).split("\n")
         body = with_prompt(operation, body, "\n".join((*lines[:-1 - len(BEFORE_FAILURE)], lines[-1])))
     before, after = AGENT_EVENTS[applied.get("agent-events", "none")]
+    after = after + PAUSES[applied.get("pause", "none")]
     prompt = replies.prompt_in(operation, body)
     if (before or after) and isinstance(prompt, str):
         lines = prompt.split("\n")

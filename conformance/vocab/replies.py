@@ -123,8 +123,9 @@ def slept(prompt: Any) -> float:
 
 
 def said_before_a_pause(prompt: Any, at_least: float) -> tuple[str, float] | None:
-    """(the text, the seconds) of a prompt that says fixed text (`say` lines alone), then sleeps at least
-    `at_least` seconds: the text is produced that long before the run goes on. None for any other prompt."""
+    """(the text, the seconds) of a prompt that says fixed text (`say` lines, and steps and tool calls, which add
+    none), then sleeps at least `at_least` seconds: the text is produced that long before the run goes on. None for
+    any other prompt."""
     script = parse(prompt) if isinstance(prompt, str) else None
     if script is None or script.error is not None or script.echo is not None:
         return None
@@ -132,9 +133,9 @@ def said_before_a_pause(prompt: Any, at_least: float) -> tuple[str, float] | Non
     for d in script.directives:
         if d.word == "sleep" and d.arg >= at_least and said:
             return said, d.arg
-        if d.word != "say":
+        if d.word not in ("say", "step", "tool"):
             return None
-        said += d.arg
+        said += d.arg if d.word == "say" else ""
     return None
 
 

@@ -85,6 +85,8 @@ def test_text_said_before_a_pause_arrives_before_the_stream_ends_on_every_stream
     assert stream("say early\nsleep 1\nsay late", 15.0) == "not read"      # a pause too short to tell
     assert stream("sleep 15\nsay early\nsay late", 15.0) == "not read"     # nothing said before it
     assert stream("count\nsleep 15\nsay late", 15.0) == "not read"         # what comes first is not fixed text
+    # steps and tool calls add no text: the run's events before the reply leave it fixed text said before a pause
+    assert stream('step plan\ntool lookup {"q":"x"}\nsay early\nsleep 2\nstep plan', 15.0) == "failed"
 
 
 @pytest.mark.parametrize("request_headers, rid", [

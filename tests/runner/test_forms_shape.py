@@ -19,7 +19,7 @@ from conformance.vocab.protocols import agui_input, invoke_body, mcp_request
 FORM = {**forms.AS_BUILT, "stream-writing": "absent"}
 DRAWN = {"agent-events": tuple(forms.AGENT_EVENTS), "agui-history": forms.AGUI_HISTORIES,
          "stream-writing": forms.STREAM_WRITINGS, "run-id": forms.RUN_IDS, "mcp-progress": forms.PROGRESS,
-         "invoke-history": forms.INVOKE_HISTORIES}
+         "invoke-history": forms.INVOKE_HISTORIES, "pause": ("none", "after-text")}
 
 
 def shaped(operation: str, body: dict, request: str | None) -> tuple[dict, dict]:
@@ -223,3 +223,19 @@ def test_a_body_free_to_carry_a_field_of_its_own_is_sometimes_long(operation):
         out, applied = forms.shape(form, operation, body, replies_read=True, request=f"7|s|{n}")
         sizes.setdefault(applied.get("field-length", "short"), len(json.dumps(out)))
     assert sizes["long"] > 1500 > sizes["short"]
+
+
+@pytest.mark.parametrize("stream", ["field", "accept"])
+def test_a_streamed_invoke_run_pauses_after_its_reply_on_some_requests_and_says_the_same_reply(stream):
+    """INV-STREAM-009 is judged on runs of every form: now and then a streamed run of a plain reply sleeps 2 s after
+    it (after a step and a tool call before it too), so its text must arrive well before `done`."""
+    body = invoke_body("say hi", "k1") | ({"stream": True} if stream == "field" else {})
+    accept = "text/event-stream" if stream == "accept" else None
+    out, applied = forms.shape(FORM, "invoke", body, replies_read=True, runs=True, accept=accept,
+                               request=request_drawing("pause", "after-text"))
+    prompt = replies.prompt_in("invoke", out)
+    assert applied["pause"] == "after-text" and replies.said_before_a_pause(prompt, 2.0) == ("hi", 2.0)
+    assert replies.reply_of(prompt).shown == "hi" and forms.unshaped("invoke", out, applied) == body
+    json_run, applied = forms.shape(FORM, "invoke", invoke_body("say hi", "k1"), replies_read=True, runs=True,
+                                    request=request_drawing("pause", "after-text"))
+    assert "pause" not in applied       # a JSON answer shows no timing of its text

@@ -195,19 +195,34 @@ async def last_user(ctx: Context):
 async def messages(ctx: Context):
     """`echo messages` after a history with non-ASCII text and newlines: the whole list reaches the agent.
 
-    Items carry only the members the spec names (`id`, `role`, `content`): a server may validate messages
-    strictly, and the spec says nothing of other members."""
+    The items are AG-UI messages, with the members AG-UI's message model gives them beside `id`, `role` and
+    `content`, as a client's history after a tool call holds them (a user's `name`, an assistant's `toolCalls`, a
+    tool message's `toolCallId`): a server that binds messages to fewer members drops them. The spec names only those
+    three, so a server may validate messages strictly: refused (a 4xx but 429), the list goes again with those three
+    alone (`facts["message_members_refused"]`), and that run is the one judged."""
     prompt = ctx.prompt("messages_passthrough")
-    sent = [
+    named = [
         {"id": "h1", "role": "user", "content": "Grüße, 世界 \U0001f600"},
         {"id": "h2", "role": "assistant", "content": "line one\nline two"},
         {"id": "h3", "role": "user", "content": "say ignored"},
         {"id": "h3b", "role": "assistant", "content": inputs.history_text(ctx, steps.ECHO_MESSAGES)},
         {"id": "h4", "role": "user", "content": prompt},
     ]
-    ctx.note(messages=sent)
-    await run_agui(ctx, steps.ECHO_MESSAGES, messages=sent, thread=ctx.unique("msgs"),
-                   expectation=expect(reply=p.canonical(sent)))
+    members = [{**named[0], "name": "ada"}, named[1],
+               {"id": "h2t", "role": "assistant", "content": "looking it up",
+                "toolCalls": [{"id": "call-1", "type": "function",
+                               "function": {"name": "lookup", "arguments": "{\"q\":\"x\"}"}}]},
+               {"id": "h2r", "role": "tool", "content": "{\"q\":\"x\"}", "toolCallId": "call-1"}, *named[2:]]
+    tried = await ctx.post(ctx.agent_path("agui"), p.agui_input(None, thread=ctx.unique("msgs"), messages=members),
+                           label=steps.ECHO_MESSAGES, headers=SSE_ACCEPT, record=False)
+    if tried.status is not None and 400 <= tried.status < 500 and tried.status != 429:
+        ctx.note(message_members_refused=tried.status, messages=named)
+        await run_agui(ctx, steps.ECHO_MESSAGES, messages=named, thread=ctx.unique("msgs"),
+                       expectation=expect(reply=p.canonical(named)))
+        return
+    ctx.note(messages=members)
+    ctx.recording.facts.setdefault("runs", {})[steps.ECHO_MESSAGES] = expect(reply=p.canonical(members))
+    ctx.recording.exchanges.append(tried)
 
 
 PASS_FIELDS = {

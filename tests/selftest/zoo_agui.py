@@ -266,6 +266,20 @@ def only_last_message(app, facts):
     return on_request(app, rewrite)
 
 
+@broken("AGUI-PROMPT-002", name="AGUI-PROMPT-002-message-members-beyond-the-model-dropped")
+def members_beyond_the_model_dropped(app, facts):
+    """Messages are bound to an {id, role, content} model: a user's `name`, an assistant's `toolCalls` and a tool
+    message's `toolCallId` never reach the agent (the list is otherwise passed as sent)."""
+    def rewrite(body, scope):
+        msgs = body.get("messages")
+        if not isinstance(msgs, list) or not any(isinstance(m, dict) and set(m) - {"id", "role", "content"}
+                                                 for m in msgs):
+            return None
+        return {**body, "messages": [{k: v for k, v in m.items() if k in ("id", "role", "content")}
+                                     if isinstance(m, dict) else m for m in msgs]}
+    return on_request(app, rewrite)
+
+
 @broken("AGUI-PROMPT-003", name="AGUI-PROMPT-003-result-empty")
 def result_empty(app, facts):
     """RUN_FINISHED.result is the empty string."""

@@ -627,14 +627,24 @@ class Session:
         protocols = [protocol for protocol in PLAIN_CALL_PROTOCOLS if self._selected(protocol)]
         calls = {plain_call(protocol): (protocol, self._plain_call(protocol)) for protocol in protocols}
         conversation = (t.profile.scenario("messages_passthrough") or {}).get("prompt")
+
+        def conversation_call(parts: bool) -> dict[str, Any]:
+            return {"headers": {"Authorization": f"Bearer {t.api_key}", "Accept": "application/json"},
+                    "json": vocab_protocols.invoke_body(conversation, f"conf-{t.run_tag}-preflight-messages",
+                                                        messages=inputs.pass_messages(t, parts=parts))}
         if "invoke" in protocols and t.profile.is_conformance_agent and conversation:
-            calls[PREFLIGHT_CONVERSATION] = ("invoke", {
-                "headers": {"Authorization": f"Bearer {t.api_key}", "Accept": "application/json"},
-                "json": vocab_protocols.invoke_body(conversation, f"conf-{t.run_tag}-preflight-messages",
-                                                    messages=inputs.pass_messages(t))})
+            calls[PREFLIGHT_CONVERSATION] = ("invoke", conversation_call(parts=True))
         sent = list(await asyncio.gather(*(   # at once: a preflight lasts as long as the slowest plain call
             client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=label, limits=limits, **call)
             for label, (protocol, call) in calls.items())))
+        for i, ex in enumerate(sent):
+            if ex.label == PREFLIGHT_CONVERSATION and ex.status is not None and 400 <= ex.status < 500 \
+                    and ex.status != 429:
+                # an item shape the spec does not show (content parts, a name): refusing it is open, so the
+                # conversation goes again with items of `role` and `content` alone (the refusal is kept as a fact)
+                self.preflight.facts["conversation_parts_refused"] = ex.status
+                sent[i] = await client.send("POST", f"/v1/agents/{t.agent_id}/invoke", label=PREFLIGHT_CONVERSATION,
+                                            limits=limits, **conversation_call(parts=False))
         for ex in sent:
             ex.credential = "api_key"
             self.preflight.exchanges.append(ex)

@@ -147,11 +147,14 @@ def extra_fields(ctx: Any, step: str, interpreted: tuple[str, ...] = ()) -> dict
 PASS_MESSAGES = ({"role": "user", "content": "first \u2713"}, {"role": "assistant", "content": "second\nline"})
 
 
-def pass_messages(target: Any) -> list[dict[str, str]]:
+def pass_messages(target: Any, *, parts: bool = False) -> list[dict[str, Any]]:
     """The invoke `messages` list whose reaching the agent INV-PASS-004 reads: two turns, then an earlier text of
-    class messages:transformable (`history_text`)."""
-    return [*map(dict, PASS_MESSAGES),
-            {"role": "assistant", "content": value(target, "messages:transformable", "earlier text")}]
+    class messages:transformable (`history_text`). With `parts`, its first turn as clients of chat APIs write one:
+    the content a list of typed parts, the speaker's name beside it (the spec shows no item shape: INV-OPEN-003)."""
+    first, *rest = map(dict, PASS_MESSAGES)
+    if parts:
+        first = {"role": first["role"], "content": [{"type": "text", "text": first["content"]}], "name": "ada"}
+    return [first, *rest, {"role": "assistant", "content": value(target, "messages:transformable", "earlier text")}]
 
 
 def history_text(ctx: Any, step: str) -> str:

@@ -60,6 +60,10 @@ NOT_SENT_ON = {"Origin": ("mcp",)}
 # tag the server never gave matches nothing (RFC 9110 §13.1.2), so the GET is performed as if it were absent: 200 and
 # the document, never 304
 VALIDATORS = ("none", "stale-etag", "stale-etag")
+# ...and, two of three, as a browser's reload sends it (RFC 9111 §5.2.1.4, §5.4: `no-cache` asks a cache to
+# revalidate; the origin answers as to any GET): the document as it is served, cached for 30 s like any
+RELOADS = ("no-cache", "none", "no-cache")
+RELOAD = {"Cache-Control": "no-cache", "Pragma": "no-cache"}
 # what an SDK's library writes beside its user agent (Node's fetch: undici's own; the others add nothing the run
 # does not vary already)
 SDK_HEADERS = {"node": {"Accept-Language": "*", "Sec-Fetch-Mode": "cors"}}
@@ -128,8 +132,15 @@ AGENT_EVENTS = {"none": ((), ()),
                 # invoke, whose JSON result lists them; AG-UI's runs take the pair after: a dozen there costs a run
                 # forty frames more to read)
                 "many": ((), tuple(line for i in range(6) for line in ("step plan", TOOL_CALLS[i % 3]))),
-                # ...and a pair after the text ending on a step (drawn as any, and in place of the dozen on AG-UI)
-                "after-step": ((), (TOOL_CALLS[0], "step plan"))}
+                # ...and a pair after the text ending on a step (drawn as any)
+                "after-step": ((), (TOOL_CALLS[0], "step plan")),
+                # ...or inside the reply (`INSIDE`): text before them and after, which no other value gives (drawn as
+                # any, and in place of the dozen on AG-UI)
+                "inside": ((), ())}
+# A step and a tool call between two pieces of the reply: a prompt of several lines takes them after its first line,
+# one `say` line is cut in two (`say confor` / `say mance`: the reply the same). On AG-UI the text is then two
+# messages around the tool call, and RUN_FINISHED's result still the whole reply
+INSIDE = ("step plan", TOOL_CALLS[0])
 SHOWS_AGENT_EVENTS = ("invoke", "agui")
 # ...and on a run that fails after its text, a tool call and a second's pause before the failure (on every protocol:
 # MCP's result shows none, but a run failing after a tool call is still a failed run): every rule of a failed run is
@@ -377,10 +388,13 @@ def apply(form: dict[str, str], headers: dict[str, Any], json_body: Any, *, writ
         out["User-Agent"] = agent[int(made[:8], 16) % len(agent)] if isinstance(agent, tuple) else agent
         applied["user-agent"] = form["user-agent"]
         out.update({k: v for k, v in SDK_HEADERS.get(out["User-Agent"], {}).items() if k.lower() not in lower})
-    if operation == "metadata" and "if-none-match" not in lower and not request.endswith("|0") \
-            and _rotated(request, "validator", VALIDATORS) != "none":
+    cached = operation == "metadata" and not request.endswith("|0")
+    if cached and "if-none-match" not in lower and _rotated(request, "validator", VALIDATORS) != "none":
         out["If-None-Match"] = _made_per_request("If-None-Match", made)
         applied["validator"] = "stale-etag"
+    if cached and not {"cache-control", "pragma"} & set(lower) and _rotated(request, "reload", RELOADS) != "none":
+        out.update(RELOAD)
+        applied["reload"] = "no-cache"
     added = extra_headers(form["extra-header"], operation)
     if added and not set(map(str.lower, added)) & set(lower):
         client = hashlib.sha256(request.split("|", 1)[0].encode()).hexdigest()
@@ -499,10 +513,16 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         applied["resume-history"] = "conversation"
     plain = replies_read and plain_script(prompt)
     events = _drawn(request, "agent-events", tuple(AGENT_EVENTS))
-    events = "after-step" if events == "many" and operation != "invoke" else events
+    events = "inside" if events == "many" and operation != "invoke" else events
+    inside = _inside(prompt) if operation in SHOWS_AGENT_EVENTS and events == "inside" and plain else None
+    events = "none" if events == "inside" and inside is None else events
     pause = _drawn(request, "pause", ("none", "after-text")) if operation == "invoke" and plain and runs and (
-        out.get("stream") is True or "event-stream" in (accept or "")) else "none"
-    if operation in SHOWS_AGENT_EVENTS and (events != "none" or pause != "none") and plain:
+        out.get("stream") is True or "event-stream" in (accept or "")) and inside is None else "none"
+    if inside is not None:
+        head, tail, cut = inside
+        out = with_prompt(operation, out, "\n".join((*head, *INSIDE, *tail)))
+        applied["agent-events"] = "inside-cut" if cut else "inside"
+    elif operation in SHOWS_AGENT_EVENTS and (events != "none" or pause != "none") and plain:
         before, after = AGENT_EVENTS[events if operation in SHOWS_AGENT_EVENTS else "none"]
         out = with_prompt(operation, out, "\n".join((*before, prompt, *PAUSES[pause], *after)))
         applied.update({"agent-events": events} if events != "none" else {})
@@ -536,6 +556,19 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
     if applied and _moves_across_a_limit(body, out):
         return body, {}
     return out, applied
+
+
+def _inside(prompt: str) -> tuple[list[str], list[str], bool] | None:
+    """(the lines before `INSIDE`, those after, whether one `say` line was cut in two) for a prompt whose reply can
+    have the events inside it; None for one that cannot (one line that is not a `say` of two characters or more)."""
+    lines = prompt.split("\n")
+    if len(lines) > 1:
+        return lines[:1], lines[1:], False
+    said = lines[0][len("say "):] if lines[0].startswith("say ") else ""
+    if len(said) < 2:
+        return None
+    half = len(said) // 2
+    return [f"say {said[:half]}"], [f"say {said[half:]}"], True
 
 
 def _fails_after_text(prompt: Any) -> bool:
@@ -634,9 +667,16 @@ def unshaped(operation: str | None, body: Any, applied: dict[str, str]) -> Any:
     if applied.get("failure-events") == "tool-before-failure":
         lines = replies.prompt_in(operation, body).split("\n")
         body = with_prompt(operation, body, "\n".join((*lines[:-1 - len(BEFORE_FAILURE)], lines[-1])))
-    before, after = AGENT_EVENTS[applied.get("agent-events", "none")]
-    after = after + PAUSES[applied.get("pause", "none")]
+    events = applied.get("agent-events", "none")
     prompt = replies.prompt_in(operation, body)
+    if events.startswith("inside") and isinstance(prompt, str):
+        lines = prompt.split("\n")
+        head, tail = lines[:1], lines[1 + len(INSIDE):]
+        if events == "inside-cut":      # `say confor` and `say mance`, one line again
+            head, tail = [head[0] + tail[0][len("say "):]], tail[1:]
+        return with_prompt(operation, body, "\n".join((*head, *tail)))
+    before, after = AGENT_EVENTS.get(events, ((), ()))
+    after = after + PAUSES[applied.get("pause", "none")]
     if (before or after) and isinstance(prompt, str):
         lines = prompt.split("\n")
         body = with_prompt(operation, body, "\n".join(lines[len(before):len(lines) - len(after)]))

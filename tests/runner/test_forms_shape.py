@@ -230,12 +230,33 @@ def test_a_streamed_invoke_run_pauses_after_its_reply_on_some_requests_and_says_
     """INV-STREAM-009 is judged on runs of every form: now and then a streamed run of a plain reply sleeps 2 s after
     it (after a step and a tool call before it too), so its text must arrive well before `done`."""
     body = invoke_body("say hi", "k1") | ({"stream": True} if stream == "field" else {})
+    pausing = next(f"7|s|{n}" for n in range(1, 500) if forms._drawn(f"7|s|{n}", "pause", DRAWN["pause"]) ==
+                   "after-text" and forms._drawn(f"7|s|{n}", "agent-events", DRAWN["agent-events"]) != "inside")
     accept = "text/event-stream" if stream == "accept" else None
     out, applied = forms.shape(FORM, "invoke", body, replies_read=True, runs=True, accept=accept,
-                               request=request_drawing("pause", "after-text"))
+                               request=pausing)
     prompt = replies.prompt_in("invoke", out)
     assert applied["pause"] == "after-text" and replies.said_before_a_pause(prompt, 2.0) == ("hi", 2.0)
     assert replies.reply_of(prompt).shown == "hi" and forms.unshaped("invoke", out, applied) == body
     json_run, applied = forms.shape(FORM, "invoke", invoke_body("say hi", "k1"), replies_read=True, runs=True,
-                                    request=request_drawing("pause", "after-text"))
+                                    request=pausing)
     assert "pause" not in applied       # a JSON answer shows no timing of its text
+
+
+@pytest.mark.parametrize("operation", ["invoke", "agui"])
+@pytest.mark.parametrize("prompt, cut", [("say conformance", True), ("say hello, \nsay conformance", False),
+                                         ("chunks 5 hello, conformance", None)])
+def test_a_step_and_a_tool_call_go_inside_a_reply_that_has_two_pieces_and_it_says_the_same(operation, prompt, cut):
+    """The order of a run's mixed events with text on both sides: a step and a tool call after the prompt's first
+    line, or between the halves of its one `say` line; a prompt of one other line keeps its events outside."""
+    body = invoke_body(prompt, "k1") if operation == "invoke" else agui_input(prompt, thread="k1")
+    out, applied = shaped(operation, body, request_drawing("agent-events", "inside"))
+    sent = replies.prompt_in(operation, out)
+    if cut is None:
+        assert "agent-events" not in applied and sent == prompt
+        return
+    assert applied["agent-events"] == ("inside-cut" if cut else "inside")
+    lines = sent.split("\n")
+    assert lines[1:3] == list(forms.INSIDE) and (lines[0] != prompt if cut else lines[0] == "say hello, ")
+    assert replies.reply_of(sent).shown == replies.reply_of(prompt).shown
+    assert forms.unshaped(operation, out, applied) == body

@@ -2,7 +2,7 @@
 colon; a run ending on a tool call; two context entries of one description; a string that reads as a date; a
 terminal's colour codes in a reply; a cache validator on a GET; an MCP client's stale session id on every request;
 another service prefix on a key; a browser's Accept on a refused request; a client offering both elicitation modes; a
-failure with no message; a run with the access token.
+failure with no message; a run with the access token; a reply said before and after a tool call; a browser's reload.
 """
 from __future__ import annotations
 
@@ -255,3 +255,31 @@ def any_if_none_match_304(app, facts):
             return status, headers, raw
         return 304, t.without(headers, b"content-type"), b""
     return t.rewrite_body(app, validated, where="metadata")
+
+
+@broken("AGUI-PROMPT-003", name="AGUI-PROMPT-003-result-is-the-last-text-message")
+def result_of_the_last_text_message(app, facts):
+    """RUN_FINISHED.result is the text of the run's last text message: a reply said before and after a tool call or
+    a step (two messages) reports only its second piece."""
+    def fn(event, obj, state, scope):
+        if isinstance(obj, dict) and obj.get("type") == "TEXT_MESSAGE_START":
+            state["last"] = []
+        elif isinstance(obj, dict) and obj.get("type") == "TEXT_MESSAGE_CONTENT" and isinstance(obj.get("delta"), str):
+            state.setdefault("last", []).append(obj["delta"])
+        elif isinstance(obj, dict) and obj.get("type") == "RUN_FINISHED" and isinstance(obj.get("result"), str) \
+                and "last" in state:
+            obj["result"] = "".join(state["last"])
+        return obj
+    return t.rewrite_sse_json(app, fn, where="agui")
+
+
+@broken("META-DOC-011", name="META-DOC-011-reload-answered-uncacheable")
+def reload_answered_uncacheable(app, facts):
+    """A metadata GET sent as a browser's reload (`Cache-Control: no-cache` or `Pragma: no-cache`) bypasses the
+    response cache to a handler whose framework default is `Cache-Control: private, max-age=0`."""
+    def fn(headers, scope, status):
+        asked = b" ".join((t.header(list(scope.get("headers") or []), name) or b"").lower()
+                          for name in (b"cache-control", b"pragma"))
+        return t.with_header(headers, b"cache-control", b"private, max-age=0") \
+            if status == 200 and b"no-cache" in asked else headers
+    return t.rewrite_headers(app, fn, where="metadata")

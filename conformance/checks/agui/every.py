@@ -212,8 +212,9 @@ def result_is_reply(ex: Exchange, target: Any) -> None:
         return
     try:
         reply.judge(said, "the TEXT_MESSAGE_CONTENT deltas joined")
-    except AssertionError as exc:     # the reply itself went wrong: AGUI-ORDER-006's deviation
-        raise precondition("AGUI-ORDER-006", ex, str(exc)) from None
+    except AssertionError as exc:     # the reply itself went wrong: AGUI-ORDER-006's deviation (on a run with a
+        # message history, AGUI-PROMPT-001's: the reply of another message)
+        raise precondition("AGUI-PROMPT-001" if with_history(ex, target) else "AGUI-ORDER-006", ex, str(exc)) from None
     reply.judge(result, "RUN_FINISHED.result")
 
 
@@ -275,7 +276,7 @@ register(
                      "whatever else the request carried (the reply of another message of its history: "
                      "AGUI-PROMPT-001's)."),
     ExchangeRule("AGUI-PROMPT-003", "result_is_reply", AGUI,
-                 lambda ex, target: is_stream(ex, target) and not with_history(ex, target) and (
+                 lambda ex, target: is_stream(ex, target) and (
                      must_stream(ex, target) and replies.known(ex, target) is not None
                      or resumed_by_the_agent(ex, target)), result_is_reply,
                  doc="every run that ends normally, whatever else the request carried, reports its reply as "

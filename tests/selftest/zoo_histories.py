@@ -185,12 +185,6 @@ broken("INV-PASS-004", name="INV-PASS-004-drops-system-messages")(kept_messages(
     lambda msgs: [m for m in msgs if not (isinstance(m, dict) and m.get("role") in ("system", "developer"))],
     "invoke", "Invoke drops the `system` and `developer` messages of the list it passes on."))
 
-broken("INV-PASS-004", name="INV-PASS-004-content-parts-flattened")(kept_messages(
-    lambda msgs: [{**m, "content": "".join(p.get("text", "") for p in m["content"] if isinstance(p, dict))}
-                  if isinstance(m, dict) and isinstance(m.get("content"), list) else m for m in msgs],
-    "invoke", "Invoke joins a message's content parts into one string before the agent sees them (a chat "
-              "API's adapter)."))
-
 
 # -- the session key had in every form, the client that can elicit, a run's steps and tool calls -------------------
 GENERATED = "conformance.zoo.history.generated"

@@ -2,7 +2,8 @@
 colon; a run ending on a tool call; two context entries of one description; a string that reads as a date; a
 terminal's colour codes in a reply; a cache validator on a GET; an MCP client's stale session id on every request;
 another service prefix on a key; a browser's Accept on a refused request; a client offering both elicitation modes; a
-failure with no message; a run with the access token; a reply said before and after a tool call; a browser's reload.
+failure with no message; a run with the access token; a reply said before and after a tool call; a browser's reload;
+a chat client's message of content parts.
 """
 from __future__ import annotations
 
@@ -283,3 +284,19 @@ def reload_answered_uncacheable(app, facts):
         return t.with_header(headers, b"cache-control", b"private, max-age=0") \
             if status == 200 and b"no-cache" in asked else headers
     return t.rewrite_headers(app, fn, where="metadata")
+
+
+@broken("INV-PASS-004", name="INV-PASS-004-content-parts-flattened")
+def content_parts_flattened(app, facts):
+    """Invoke joins a message's content parts into one string before the agent sees them (a chat API's adapter)."""
+    def joined(m):
+        if not (isinstance(m, dict) and isinstance(m.get("content"), list)):
+            return m
+        return {**m, "content": "".join(p.get("text", "") for p in m["content"] if isinstance(p, dict))}
+
+    def rewrite(body, scope):
+        msgs = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(msgs, list) or all(joined(m) is m for m in msgs):
+            return None
+        return {**body, "messages": [joined(m) for m in msgs]}
+    return t.rewrite_request_json(app, rewrite, where="invoke")

@@ -269,9 +269,6 @@ class Context:
             return self.client.send(method, path, headers=headers, label=label, limits=limits,
                                     transport=forms.transport(form, request=drawn), **kw)
         ex = await sending(sent_headers)
-        def refused(got: Any) -> bool:
-            """A refusal, not a rate limit: what a server may answer to a form whose refusal the spec leaves open."""
-            return got.status is not None and 400 <= got.status < 500 and got.status != 429
         if refused(ex) and credential != given and operation_of(path) in ("invoke", "agui"):
             # the access token on a run, which the spec neither grants nor refuses there (AUTH-OPEN-001): sent again
             # with the API key the scenario gave (the refusal is kept as a fact)
@@ -638,8 +635,7 @@ class Session:
             client.send("POST", f"/v1/agents/{t.agent_id}/{protocol}", label=label, limits=limits, **call)
             for label, (protocol, call) in calls.items())))
         for i, ex in enumerate(sent):
-            if ex.label == PREFLIGHT_CONVERSATION and ex.status is not None and 400 <= ex.status < 500 \
-                    and ex.status != 429:
+            if ex.label == PREFLIGHT_CONVERSATION and refused(ex):
                 # an item shape the spec does not show (content parts, a name): refusing it is open, so the
                 # conversation goes again with items of `role` and `content` alone (the refusal is kept as a fact)
                 self.preflight.facts["conversation_parts_refused"] = ex.status
@@ -880,6 +876,12 @@ class Session:
                 "estimated_seconds": round(first.total, 1) if first is not None else None,
                 "estimate_basis": first.basis() if first is not None else None,
                 "max_run_time_seconds": self.max_run_time, "cut_advice": self.cut_advice()}
+
+
+def refused(ex: Exchange) -> bool:
+    """A refusal, not a rate limit: what a server may answer to a form whose refusal the spec leaves open (the request
+    then goes again in the form the spec shows)."""
+    return ex.status is not None and 400 <= ex.status < 500 and ex.status != 429
 
 
 def plain_call(protocol: str) -> str:

@@ -120,8 +120,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     # slow scenarios' checks last: by then their recordings (started first) are done; the late scenarios' before
     # them; the checks over every exchange after all of them (they read every recording, and what the scenarios'
     # checks failed on)
-    keep.sort(key=lambda i: (bool(checks[i.callspec.params["check_id"]].every),
-                             checks[i.callspec.params["check_id"]].slow, checks[i.callspec.params["check_id"]].late))
+    def order(item: pytest.Item) -> tuple[bool, bool, bool]:
+        c = checks[item.callspec.params["check_id"]]
+        return bool(c.every), c.slow, c.late
+    keep.sort(key=order)
     items[:] = [i for i in items if i not in ours] + keep
     config._conformance_selection = True
     # from here pytest's session is running: a signal interrupts it, and its end writes the reports

@@ -22,7 +22,7 @@ from typing import Any
 
 from conformance.model.values import JSON_ESCAPES, TRANSFORMABLE
 from conformance.vocab import forms, inputs, protocols as p, requests as rq, sequences, silences
-from conformance.engine import Context
+from conformance.engine import Context, refused
 from conformance.outcomes import NotAssessed
 from conformance.registry import Step, scenario
 from conformance.vocab.steps import agui as steps
@@ -50,13 +50,15 @@ def expect(kind: str = "success", reply: str | None = None, thread: str | None =
 async def run_agui(ctx: Context, label: Step, prompt: str | None = None, *, expectation: dict[str, Any] | None,
                    thread: str | None = None, run: str | None = None, messages: list[dict[str, Any]] | None = None,
                    accept: bool = True, limits: Limits | None = None, form: dict[str, str] | None = None,
-                   **extra: Any) -> Exchange:
-    """POST one RunAgentInput; `expectation` (None: not a run every-stream check should judge) goes to facts."""
+                   record: bool = True, **extra: Any) -> Exchange:
+    """POST one RunAgentInput (`extra`: more of its fields); `expectation` (None: not a run every-stream check should
+    judge) goes to facts; `record=False` leaves the keeping to the caller."""
     body = p.agui_input(prompt, thread=thread, run=run, messages=messages, **extra)
     headers = SSE_ACCEPT if accept else {"accept": None}
     if expectation is not None:
         ctx.recording.facts.setdefault("runs", {})[label] = expectation
-    return await ctx.post(ctx.agent_path("agui"), body, label=label, headers=headers, limits=limits, form=form)
+    return await ctx.post(ctx.agent_path("agui"), body, label=label, headers=headers, limits=limits, form=form,
+                          record=record)
 
 
 def started_thread(ex: Exchange) -> str | None:
@@ -213,9 +215,9 @@ async def messages(ctx: Context):
                 "toolCalls": [{"id": "call-1", "type": "function",
                                "function": {"name": "lookup", "arguments": "{\"q\":\"x\"}"}}]},
                {"id": "h2r", "role": "tool", "content": "{\"q\":\"x\"}", "toolCallId": "call-1"}, *named[2:]]
-    tried = await ctx.post(ctx.agent_path("agui"), p.agui_input(None, thread=ctx.unique("msgs"), messages=members),
-                           label=steps.ECHO_MESSAGES, headers=SSE_ACCEPT, record=False)
-    if tried.status is not None and 400 <= tried.status < 500 and tried.status != 429:
+    tried = await run_agui(ctx, steps.ECHO_MESSAGES, messages=members, thread=ctx.unique("msgs"), expectation=None,
+                           record=False)
+    if refused(tried):
         ctx.note(message_members_refused=tried.status, messages=named)
         await run_agui(ctx, steps.ECHO_MESSAGES, messages=named, thread=ctx.unique("msgs"),
                        expectation=expect(reply=p.canonical(named)))

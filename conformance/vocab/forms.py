@@ -523,7 +523,7 @@ def shape(form: dict[str, str], operation: str | None, body: Any, *, replies_rea
         out = with_prompt(operation, out, "\n".join((*head, *INSIDE, *tail)))
         applied["agent-events"] = "inside-cut" if cut else "inside"
     elif operation in SHOWS_AGENT_EVENTS and (events != "none" or pause != "none") and plain:
-        before, after = AGENT_EVENTS[events if operation in SHOWS_AGENT_EVENTS else "none"]
+        before, after = AGENT_EVENTS[events]
         out = with_prompt(operation, out, "\n".join((*before, prompt, *PAUSES[pause], *after)))
         applied.update({"agent-events": events} if events != "none" else {})
         applied.update({"pause": pause} if pause != "none" else {})
